@@ -1,0 +1,72 @@
+//! `slang-analyzer`: the command-line entry point.
+//!
+//! Subcommands follow the contract in ARCHITECTURE.md. Only what works is
+//! offered: `parse` today; the language server and the semantic commands
+//! arrive with their issues.
+
+mod cli_parse;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "slang-analyzer",
+    version,
+    about = "Language server and toolchain for Slang and its automatic differentiation"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse Slang files and report syntax errors.
+    ///
+    /// PATH may be a file or a folder (searched recursively for .slang and
+    /// .slangh files). Exit status 1 when any error is reported.
+    Parse(cli_parse::ParseArgs),
+    /// Run the language server over stdio (not available yet).
+    Lsp,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Parse(args)) => cli_parse::run(args),
+        Some(Command::Lsp) | None => {
+            eprintln!(
+                "slang-analyzer: the language server is not implemented yet; available subcommands: parse (see --help)"
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Options shared by the compiler-like subcommands (`-I`, `-D`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct FrontendArgs {
+    /// Add a folder to the include/import search path.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include_dirs: Vec<PathBuf>,
+    /// Predefine a macro: NAME or NAME=VALUE.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub defines: Vec<String>,
+}
+
+impl FrontendArgs {
+    pub fn parse_options(&self) -> slang_syntax::ParseOptions {
+        let defines = self
+            .defines
+            .iter()
+            .map(|d| match d.split_once('=') {
+                Some((n, v)) => (n.to_string(), v.to_string()),
+                None => (d.clone(), "1".to_string()),
+            })
+            .collect();
+        slang_syntax::ParseOptions { defines }
+    }
+}

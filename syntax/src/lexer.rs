@@ -1,0 +1,653 @@
+//! Turns source text into tokens. Never fails: every byte ends up in exactly
+//! one token, and anything the lexer does not understand becomes an
+//! `ERROR_TOKEN` with an error message.
+
+use crate::SyntaxKind::{self, *};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token {
+    pub kind: SyntaxKind,
+    /// For identifiers: the keyword kind the word has where it is used as a
+    /// keyword (`IDENT` if none). Soft keywords stay `IDENT` in `kind`.
+    pub contextual: SyntaxKind,
+    pub len: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LexError {
+    pub offset: u32,
+    pub len: u32,
+    pub message: String,
+}
+
+pub struct Lexed {
+    pub tokens: Vec<Token>,
+    pub errors: Vec<LexError>,
+}
+
+/// Words that are never identifiers: lexed straight to their keyword kind.
+/// All other keywords are soft and the parser re-tags them in context.
+fn hard_keyword(word: &str) -> Option<SyntaxKind> {
+    let kind = SyntaxKind::from_keyword(word)?;
+    let hard = matches!(
+        kind,
+        STRUCT_KW
+            | CLASS_KW
+            | ENUM_KW
+            | INTERFACE_KW
+            | TYPEDEF_KW
+            | TYPEALIAS_KW
+            | NAMESPACE_KW
+            | EXTENSION_KW
+            | IMPORT_KW
+            | ASSOCIATEDTYPE_KW
+            | CBUFFER_KW
+            | TBUFFER_KW
+            | IF_KW
+            | ELSE_KW
+            | FOR_KW
+            | WHILE_KW
+            | DO_KW
+            | SWITCH_KW
+            | CASE_KW
+            | DEFAULT_KW
+            | BREAK_KW
+            | CONTINUE_KW
+            | RETURN_KW
+            | DISCARD_KW
+            | TRUE_KW
+            | FALSE_KW
+            | NULLPTR_KW
+            | THIS_KW
+            | THIS_TYPE_KW
+            | LET_KW
+            | VAR_KW
+            | STATIC_KW
+            | CONST_KW
+            | CONSTEXPR_KW
+            | IN_KW
+            | OUT_KW
+            | INOUT_KW
+            | CONSTREF_KW
+            | UNIFORM_KW
+            | GROUPSHARED_KW
+            | NO_DIFF_KW
+            | PUBLIC_KW
+            | PRIVATE_KW
+            | INTERNAL_KW
+            | EXTERN_KW
+            | EXPORT_KW
+            | INLINE_KW
+            | OPERATOR_KW
+            | SIZEOF_KW
+            | ALIGNOF_KW
+            | STATIC_ASSERT_KW
+            | SPIRV_ASM_KW
+            | NOINTERPOLATION_KW
+            | NOPERSPECTIVE_KW
+            | ROW_MAJOR_KW
+            | COLUMN_MAJOR_KW
+            | VOLATILE_KW
+            | GLOBALLYCOHERENT_KW
+    ) || word.starts_with("__");
+    hard.then_some(kind)
+}
+
+pub fn lex(text: &str) -> Lexed {
+    let mut lexer = Lexer {
+        bytes: text.as_bytes(),
+        text,
+        pos: 0,
+        tokens: Vec::with_capacity(text.len() / 3),
+        errors: Vec::new(),
+    };
+    lexer.run();
+    Lexed {
+        tokens: lexer.tokens,
+        errors: lexer.errors,
+    }
+}
+
+struct Lexer<'a> {
+    bytes: &'a [u8],
+    text: &'a str,
+    pos: usize,
+    tokens: Vec<Token>,
+    errors: Vec<LexError>,
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+}
+
+fn is_ident_continue(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+impl<'a> Lexer<'a> {
+    fn peek(&self, n: usize) -> u8 {
+        self.bytes.get(self.pos + n).copied().unwrap_or(0)
+    }
+
+    fn push(&mut self, kind: SyntaxKind, start: usize) {
+        self.tokens.push(Token {
+            kind,
+            contextual: IDENT,
+            len: (self.pos - start) as u32,
+        });
+    }
+
+    fn error(&mut self, start: usize, message: impl Into<String>) {
+        self.errors.push(LexError {
+            offset: start as u32,
+            len: (self.pos - start) as u32,
+            message: message.into(),
+        });
+    }
+
+    fn run(&mut self) {
+        while self.pos < self.bytes.len() {
+            let start = self.pos;
+            let b = self.bytes[self.pos];
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => {
+                    self.whitespace();
+                    self.push(WHITESPACE, start);
+                }
+                b'\\' if matches!(self.peek(1), b'\n' | b'\r') => {
+                    // An escaped line break is whitespace (it only matters
+                    // inside directive lines, which the preprocessor handles).
+                    self.whitespace();
+                    self.push(WHITESPACE, start);
+                }
+                b'/' if self.peek(1) == b'/' => {
+                    self.line_comment();
+                    self.push(COMMENT, start);
+                }
+                b'/' if self.peek(1) == b'*' => {
+                    self.pos += 2;
+                    let mut closed = false;
+                    while self.pos < self.bytes.len() {
+                        if self.bytes[self.pos] == b'*' && self.peek(1) == b'/' {
+                            self.pos += 2;
+                            closed = true;
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                    self.push(COMMENT, start);
+                    if !closed {
+                        self.error(start, "unterminated block comment");
+                    }
+                }
+                _ if is_ident_start(b) => {
+                    self.pos += 1;
+                    while self.pos < self.bytes.len() && is_ident_continue(self.bytes[self.pos]) {
+                        self.pos += 1;
+                    }
+                    // Non-ASCII bytes are identifier characters (as in the
+                    // reference lexer); keep the token on char boundaries.
+                    while !self.text.is_char_boundary(self.pos) {
+                        self.pos += 1;
+                    }
+                    let word = &self.text[start..self.pos];
+                    // A string prefix such as R"(...)" is a raw string.
+                    if word == "R" && self.peek(0) == b'"' {
+                        self.raw_string(start);
+                        continue;
+                    }
+                    let (kind, contextual) = match hard_keyword(word) {
+                        Some(kw) => (kw, IDENT),
+                        None => (IDENT, SyntaxKind::from_keyword(word).unwrap_or(IDENT)),
+                    };
+                    self.tokens.push(Token {
+                        kind,
+                        contextual,
+                        len: (self.pos - start) as u32,
+                    });
+                }
+                b'0'..=b'9' => {
+                    let kind = self.number();
+                    self.push(kind, start);
+                }
+                b'.' if self.peek(1).is_ascii_digit() => {
+                    let kind = self.number();
+                    self.push(kind, start);
+                }
+                b'"' => {
+                    self.quoted(b'"');
+                    self.push(STRING, start);
+                    if self.bytes[self.pos - 1] != b'"' || self.pos - start < 2 {
+                        self.error(start, "unterminated string literal");
+                    }
+                }
+                b'\'' => {
+                    self.quoted(b'\'');
+                    self.push(CHAR, start);
+                    if self.bytes[self.pos - 1] != b'\'' || self.pos - start < 2 {
+                        self.error(start, "unterminated character literal");
+                    }
+                }
+                _ => {
+                    let kind = self.punct();
+                    if kind == ERROR_TOKEN {
+                        // One whole (possibly multi-byte) character.
+                        self.pos += 1;
+                        while !self.text.is_char_boundary(self.pos) {
+                            self.pos += 1;
+                        }
+                        self.push(ERROR_TOKEN, start);
+                        let ch = &self.text[start..self.pos];
+                        self.error(start, format!("unexpected character {ch:?}"));
+                    } else {
+                        self.push(kind, start);
+                    }
+                }
+            }
+        }
+    }
+
+    fn whitespace(&mut self) {
+        while self.pos < self.bytes.len() {
+            match self.bytes[self.pos] {
+                b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => self.pos += 1,
+                b'\\' if self.peek(1) == b'\n' => self.pos += 2,
+                b'\\' if self.peek(1) == b'\r' => {
+                    self.pos += 2;
+                    if self.peek(0) == b'\n' {
+                        self.pos += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+
+    fn line_comment(&mut self) {
+        while self.pos < self.bytes.len() {
+            match self.bytes[self.pos] {
+                b'\n' | b'\r' => break,
+                // A line comment continues over an escaped line break.
+                b'\\' if matches!(self.peek(1), b'\n' | b'\r') => {
+                    self.pos += 2;
+                    if self.bytes[self.pos - 1] == b'\r' && self.peek(0) == b'\n' {
+                        self.pos += 1;
+                    }
+                }
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    /// A quoted literal; stops at the closing quote or the end of the line.
+    fn quoted(&mut self, quote: u8) {
+        self.pos += 1;
+        while self.pos < self.bytes.len() {
+            match self.bytes[self.pos] {
+                b'\\' => {
+                    self.pos += 2;
+                    if self.pos > self.bytes.len() {
+                        self.pos = self.bytes.len();
+                    }
+                }
+                b'\n' | b'\r' => return,
+                c if c == quote => {
+                    self.pos += 1;
+                    return;
+                }
+                _ => self.pos += 1,
+            }
+        }
+        while !self.text.is_char_boundary(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    /// `R"delim( ... )delim"`
+    fn raw_string(&mut self, start: usize) {
+        self.pos += 1; // the opening quote
+        let delim_start = self.pos;
+        while self.pos < self.bytes.len() && !matches!(self.bytes[self.pos], b'(' | b'"' | b'\n') {
+            self.pos += 1;
+        }
+        if self.peek(0) != b'(' {
+            self.push(STRING, start);
+            self.error(start, "malformed raw string literal");
+            return;
+        }
+        let delim = &self.text[delim_start..self.pos];
+        let closing = format!("){delim}\"");
+        match self.text[self.pos..].find(&closing) {
+            Some(i) => {
+                self.pos += i + closing.len();
+                self.push(STRING, start);
+            }
+            None => {
+                self.pos = self.bytes.len();
+                self.push(STRING, start);
+                self.error(start, "unterminated raw string literal");
+            }
+        }
+    }
+
+    fn number(&mut self) -> SyntaxKind {
+        let start = self.pos;
+        let mut is_float = false;
+        let radix_prefix =
+            self.peek(0) == b'0' && matches!(self.peek(1), b'x' | b'X' | b'b' | b'B');
+        if radix_prefix {
+            let hex = matches!(self.peek(1), b'x' | b'X');
+            self.pos += 2;
+            while self.peek(0).is_ascii_hexdigit() || self.peek(0) == b'_' {
+                self.pos += 1;
+            }
+            if hex
+                && self.peek(0) == b'.'
+                && (self.peek(1).is_ascii_hexdigit() || matches!(self.peek(1), b'p' | b'P'))
+            {
+                self.pos += 1;
+                while self.peek(0).is_ascii_hexdigit() {
+                    self.pos += 1;
+                }
+                is_float = true;
+            }
+            if hex && matches!(self.peek(0), b'p' | b'P') {
+                is_float = true;
+                self.exponent();
+            }
+        } else {
+            while self.peek(0).is_ascii_digit() || self.peek(0) == b'_' {
+                self.pos += 1;
+            }
+            // A '.' continues the number unless it starts a member access
+            // on an integer (`1.xxx` is a swizzle of 1.0 in Slang? No: we
+            // treat `1.` as a float and any letters after it as a suffix
+            // only when they form a valid one).
+            if self.peek(0) == b'.' && self.peek(1) != b'.' {
+                let after = self.peek(1);
+                if after.is_ascii_digit()
+                    || !is_ident_start(after)
+                    || self.is_float_suffix_at(self.pos + 1)
+                    || matches!(after, b'e' | b'E')
+                {
+                    self.pos += 1;
+                    is_float = true;
+                    while self.peek(0).is_ascii_digit() || self.peek(0) == b'_' {
+                        self.pos += 1;
+                    }
+                }
+            }
+            if matches!(self.peek(0), b'e' | b'E')
+                && (self.peek(1).is_ascii_digit()
+                    || (matches!(self.peek(1), b'+' | b'-') && self.peek(2).is_ascii_digit()))
+            {
+                is_float = true;
+                self.exponent();
+            }
+        }
+        // MSVC-style special values: `1.#INF`, `1#INF`, `1.#QNAN`.
+        if !radix_prefix && self.peek(0) == b'#' {
+            let rest = &self.text[self.pos + 1..];
+            if let Some(word) = ["INF", "IND", "QNAN", "SNAN"]
+                .iter()
+                .find(|w| rest.starts_with(**w))
+            {
+                self.pos += 1 + word.len();
+                is_float = true;
+            }
+        } else if !radix_prefix && self.peek(0) == b'.' && self.peek(1) == b'#' {
+            let rest = &self.text[self.pos + 2..];
+            if let Some(word) = ["INF", "IND", "QNAN", "SNAN"]
+                .iter()
+                .find(|w| rest.starts_with(**w))
+            {
+                self.pos += 2 + word.len();
+                is_float = true;
+            }
+        }
+        // Suffix: any run of identifier characters; validated below.
+        let suffix_start = self.pos;
+        while self.pos < self.bytes.len() && is_ident_continue(self.bytes[self.pos]) {
+            self.pos += 1;
+        }
+        while !self.text.is_char_boundary(self.pos) {
+            self.pos += 1;
+        }
+        let suffix = self.text[suffix_start..self.pos].to_ascii_lowercase();
+        let int_suffix = matches!(
+            suffix.as_str(),
+            "" | "u" | "l" | "ul" | "lu" | "ll" | "ull" | "llu" | "z" | "uz"
+        );
+        let float_suffix = matches!(suffix.as_str(), "f" | "h" | "lf" | "l" | "d" | "hf");
+        if !radix_prefix && !is_float && float_suffix && !int_suffix {
+            is_float = true;
+        }
+        let ok = if is_float {
+            suffix.is_empty() || float_suffix
+        } else {
+            int_suffix
+        };
+        if !ok {
+            self.errors.push(LexError {
+                offset: suffix_start as u32,
+                len: (self.pos - suffix_start) as u32,
+                message: format!(
+                    "invalid suffix `{}` on numeric literal",
+                    &self.text[suffix_start..self.pos]
+                ),
+            });
+        }
+        let _ = start;
+        if is_float {
+            FLOAT_NUMBER
+        } else {
+            INT_NUMBER
+        }
+    }
+
+    fn is_float_suffix_at(&self, at: usize) -> bool {
+        let mut end = at;
+        while end < self.bytes.len() && is_ident_continue(self.bytes[end]) {
+            end += 1;
+        }
+        matches!(
+            self.text
+                .get(at..end)
+                .map(|s| s.to_ascii_lowercase())
+                .as_deref(),
+            Some("f" | "h" | "lf" | "l" | "d" | "hf")
+        )
+    }
+
+    fn exponent(&mut self) {
+        self.pos += 1;
+        if matches!(self.peek(0), b'+' | b'-') {
+            self.pos += 1;
+        }
+        while self.peek(0).is_ascii_digit() {
+            self.pos += 1;
+        }
+    }
+
+    fn punct(&mut self) -> SyntaxKind {
+        let b0 = self.peek(0);
+        let b1 = self.peek(1);
+        let b2 = self.peek(2);
+        let (kind, len) = match (b0, b1, b2) {
+            (b'.', b'.', b'.') => (DOT3, 3),
+            (b'<', b'<', b'=') => (SHLEQ, 3),
+            (b':', b':', _) => (COLON2, 2),
+            (b'-', b'>', _) => (THIN_ARROW, 2),
+            (b'=', b'=', _) => (EQ2, 2),
+            (b'=', b'>', _) => (FAT_ARROW, 2),
+            (b'!', b'=', _) => (NEQ, 2),
+            (b'<', b'=', _) => (LTEQ, 2),
+            (b'<', b'<', _) => (SHL, 2),
+            (b'+', b'=', _) => (PLUSEQ, 2),
+            (b'-', b'=', _) => (MINUSEQ, 2),
+            (b'*', b'=', _) => (STAREQ, 2),
+            (b'/', b'=', _) => (SLASHEQ, 2),
+            (b'%', b'=', _) => (PERCENTEQ, 2),
+            (b'&', b'=', _) => (AMPEQ, 2),
+            (b'|', b'=', _) => (PIPEEQ, 2),
+            (b'^', b'=', _) => (CARETEQ, 2),
+            (b'&', b'&', _) => (AMP2, 2),
+            (b'|', b'|', _) => (PIPE2, 2),
+            (b'+', b'+', _) => (PLUS2, 2),
+            (b'-', b'-', _) => (MINUS2, 2),
+            (b'#', b'#', _) => (POUND2, 2),
+            // `>` is always a single token: `>>`, `>=` and `>>=` are glued
+            // by the parser, so that `a<b<c>>` closes two generic lists.
+            (b'>', _, _) => (R_ANGLE, 1),
+            (b';', _, _) => (SEMICOLON, 1),
+            (b',', _, _) => (COMMA, 1),
+            (b'(', _, _) => (L_PAREN, 1),
+            (b')', _, _) => (R_PAREN, 1),
+            (b'{', _, _) => (L_CURLY, 1),
+            (b'}', _, _) => (R_CURLY, 1),
+            (b'[', _, _) => (L_BRACK, 1),
+            (b']', _, _) => (R_BRACK, 1),
+            (b'<', _, _) => (L_ANGLE, 1),
+            (b'@', _, _) => (AT, 1),
+            (b'#', _, _) => (POUND, 1),
+            (b'~', _, _) => (TILDE, 1),
+            (b'?', _, _) => (QUESTION, 1),
+            (b'$', _, _) => (DOLLAR, 1),
+            (b'&', _, _) => (AMP, 1),
+            (b'|', _, _) => (PIPE, 1),
+            (b'+', _, _) => (PLUS, 1),
+            (b'*', _, _) => (STAR, 1),
+            (b'/', _, _) => (SLASH, 1),
+            (b'^', _, _) => (CARET, 1),
+            (b'%', _, _) => (PERCENT, 1),
+            (b'.', _, _) => (DOT, 1),
+            (b':', _, _) => (COLON, 1),
+            (b'=', _, _) => (EQ, 1),
+            (b'!', _, _) => (BANG, 1),
+            (b'-', _, _) => (MINUS, 1),
+            (b'\\', _, _) => (BACKSLASH, 1),
+            _ => return ERROR_TOKEN,
+        };
+        self.pos += len;
+        kind
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str, expect: expect_test::Expect) {
+        let lexed = lex(text);
+        let mut out = String::new();
+        let mut pos = 0usize;
+        for t in &lexed.tokens {
+            let s = &text[pos..pos + t.len as usize];
+            if t.kind != WHITESPACE {
+                out.push_str(&format!("{:?} {:?}\n", t.kind, s));
+            }
+            pos += t.len as usize;
+        }
+        for e in &lexed.errors {
+            out.push_str(&format!(
+                "error {}..{}: {}\n",
+                e.offset,
+                e.offset + e.len,
+                e.message
+            ));
+        }
+        expect.assert_eq(&out);
+    }
+
+    #[test]
+    fn numbers() {
+        check(
+            "0 42 0x1F 0XffU 0b1011 017 1u 2l 3ul 4ll 5ull 1.0 .5 1. 1e10 2.5e-3f 1.0h 1.0lf 3f 0x1.8p3 1_000 1.0.x 1.xy 7q",
+            expect_test::expect![[r#"
+                INT_NUMBER "0"
+                INT_NUMBER "42"
+                INT_NUMBER "0x1F"
+                INT_NUMBER "0XffU"
+                INT_NUMBER "0b1011"
+                INT_NUMBER "017"
+                INT_NUMBER "1u"
+                INT_NUMBER "2l"
+                INT_NUMBER "3ul"
+                INT_NUMBER "4ll"
+                INT_NUMBER "5ull"
+                FLOAT_NUMBER "1.0"
+                FLOAT_NUMBER ".5"
+                FLOAT_NUMBER "1."
+                FLOAT_NUMBER "1e10"
+                FLOAT_NUMBER "2.5e-3f"
+                FLOAT_NUMBER "1.0h"
+                FLOAT_NUMBER "1.0lf"
+                FLOAT_NUMBER "3f"
+                FLOAT_NUMBER "0x1.8p3"
+                INT_NUMBER "1_000"
+                FLOAT_NUMBER "1.0"
+                DOT "."
+                IDENT "x"
+                INT_NUMBER "1"
+                DOT "."
+                IDENT "xy"
+                INT_NUMBER "7q"
+                error 107..108: invalid suffix `q` on numeric literal
+            "#]],
+        );
+    }
+
+    #[test]
+    fn strings_comments_and_errors() {
+        check(
+            "\"a\\\"b\" 'c' '\\n' R\"(raw \" text)\" // line\n/// doc\n/* block */ \"open\n` /* never",
+            expect_test::expect![[r#"
+                STRING "\"a\\\"b\""
+                CHAR "'c'"
+                CHAR "'\\n'"
+                STRING "R\"(raw \" text)\""
+                COMMENT "// line"
+                COMMENT "/// doc"
+                COMMENT "/* block */"
+                STRING "\"open"
+                ERROR_TOKEN "`"
+                COMMENT "/* never"
+                error 51..56: unterminated string literal
+                error 57..58: unexpected character "`"
+                error 59..67: unterminated block comment
+            "#]],
+        );
+    }
+
+    #[test]
+    fn punctuation_and_keywords() {
+        check(
+            "a::b->c ... <<= >>= >= != => && || ++ -- ## struct set fwd_diff café",
+            expect_test::expect![[r#"
+                IDENT "a"
+                COLON2 "::"
+                IDENT "b"
+                THIN_ARROW "->"
+                IDENT "c"
+                DOT3 "..."
+                SHLEQ "<<="
+                R_ANGLE ">"
+                R_ANGLE ">"
+                EQ "="
+                R_ANGLE ">"
+                EQ "="
+                NEQ "!="
+                FAT_ARROW "=>"
+                AMP2 "&&"
+                PIPE2 "||"
+                PLUS2 "++"
+                MINUS2 "--"
+                POUND2 "##"
+                STRUCT_KW "struct"
+                IDENT "set"
+                IDENT "fwd_diff"
+                IDENT "café"
+            "#]],
+        );
+    }
+}

@@ -1,0 +1,248 @@
+//! The Slang grammar, one module per family of constructs.
+//!
+//! Lookahead that needs more than a token or two (is this a type followed by
+//! a name? is this `<` a generic argument list?) is done with the `scan_*`
+//! functions, which walk the token list without emitting events.
+
+mod attributes;
+mod exprs;
+mod items;
+mod stmts;
+mod types;
+
+use super::{CompletedMarker, Parser};
+use crate::SyntaxKind::{self, *};
+
+pub(super) fn source_file(p: &mut Parser<'_>) {
+    let m = p.start();
+    items::item_list(p, ItemContext::TopLevel);
+    m.complete(p, SOURCE_FILE);
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum ItemContext {
+    TopLevel,
+    /// Inside `{ }` of a namespace, struct, interface, extension, cbuffer …
+    Member,
+    /// A declaration used as a statement inside a function body.
+    Statement,
+}
+
+/// A name being declared.
+pub(crate) fn name(p: &mut Parser<'_>) -> bool {
+    if p.at(IDENT) {
+        let m = p.start();
+        p.bump_remap(IDENT);
+        m.complete(p, NAME);
+        true
+    } else {
+        p.error("expected a name");
+        false
+    }
+}
+
+/// A name being referred to. Soft keywords are identifiers here.
+pub(crate) fn name_ref(p: &mut Parser<'_>) -> Option<CompletedMarker> {
+    if p.current() == IDENT || p.current() == THIS_TYPE_KW {
+        let m = p.start();
+        let k = p.current();
+        p.bump_remap(k);
+        Some(m.complete(p, NAME_REF))
+    } else {
+        None
+    }
+}
+
+/// Whether the token at `i` is a word usable as a name (identifier, or a
+/// soft keyword).
+pub(crate) fn is_word(p: &Parser<'_>, i: usize) -> bool {
+    p.raw_kind(i) == IDENT
+}
+
+// ---------------------------------------------------------------------------
+// Token-level scanners (no events).
+
+/// Index just past a balanced group starting at `i` (which must be an
+/// opening bracket), or `None` if it does not close.
+pub(crate) fn scan_balanced(p: &Parser<'_>, i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut j = i;
+    loop {
+        match p.raw_kind(j) {
+            L_PAREN | L_BRACK | L_CURLY => depth += 1,
+            R_PAREN | R_BRACK | R_CURLY => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            EOF => return None,
+            _ => {}
+        }
+        j += 1;
+        if j - i > 100_000 {
+            return None;
+        }
+    }
+}
+
+/// `< ... >` starting at `i`: the index past the closing `>`.
+pub(crate) fn scan_generic_args(p: &Parser<'_>, i: usize) -> Option<usize> {
+    if p.raw_kind(i) != L_ANGLE {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut j = i;
+    loop {
+        match p.raw_kind(j) {
+            L_ANGLE => depth += 1,
+            R_ANGLE => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            L_PAREN | L_BRACK => {
+                j = scan_balanced(p, j)?;
+                continue;
+            }
+            IDENT | INT_NUMBER | FLOAT_NUMBER | COMMA | COLON2 | DOT | STAR | PLUS | MINUS
+            | SLASH | PERCENT | TRUE_KW | FALSE_KW | THIS_TYPE_KW | NO_DIFF_KW | CONST_KW
+            | IN_KW | OUT_KW | INOUT_KW => {}
+            _ => return None,
+        }
+        j += 1;
+        if j - i > 4096 {
+            return None;
+        }
+    }
+}
+
+/// A type starting at `i`: the index just past it.
+pub(crate) fn scan_type(p: &Parser<'_>, i: usize) -> Option<usize> {
+    let mut j = i;
+    // Type-level prefixes.
+    while matches!(p.raw_kind(j), NO_DIFF_KW | CONST_KW)
+        || p.raw_at(j, EXPAND_KW)
+        || p.raw_at(j, EACH_KW)
+    {
+        if !is_word(p, j + 1)
+            && !matches!(
+                p.raw_kind(j + 1),
+                THIS_TYPE_KW | NO_DIFF_KW | CONST_KW | COLON2
+            )
+        {
+            break;
+        }
+        j += 1;
+    }
+    if p.raw_kind(j) == COLON2 {
+        j += 1;
+    }
+    if !(is_word(p, j) || p.raw_kind(j) == THIS_TYPE_KW) {
+        return None;
+    }
+    // `functype (A, B) -> R`
+    if p.raw_at(j, FUNCTYPE_KW) && p.raw_kind(j + 1) == L_PAREN {
+        j = scan_balanced(p, j + 1)?;
+        if p.raw_kind(j) == THIN_ARROW {
+            return scan_type(p, j + 1);
+        }
+        return Some(j);
+    }
+    j += 1;
+    loop {
+        if p.raw_kind(j) == L_ANGLE {
+            j = scan_generic_args(p, j)?;
+        }
+        if matches!(p.raw_kind(j), COLON2 | DOT)
+            && (is_word(p, j + 1) || p.raw_kind(j + 1) == THIS_TYPE_KW)
+        {
+            j += 2;
+            continue;
+        }
+        break;
+    }
+    loop {
+        match p.raw_kind(j) {
+            STAR => j += 1,
+            L_BRACK if p.raw_kind(j + 1) != L_BRACK => j = scan_balanced(p, j)?,
+            _ => break,
+        }
+    }
+    Some(j)
+}
+
+/// Whether a declaration `Type name ...` starts at token `i`.
+pub(crate) fn scan_type_then_name(p: &Parser<'_>, i: usize) -> Option<usize> {
+    let j = scan_type(p, i)?;
+    if is_word(p, j) {
+        Some(j)
+    } else {
+        None
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Small shared rules.
+
+/// A comma-separated list between `open` and `close`, each element parsed by
+/// `f`. `f` returns false if it could not parse an element.
+pub(crate) fn delimited(
+    p: &mut Parser<'_>,
+    open: SyntaxKind,
+    close: SyntaxKind,
+    recovery: &[SyntaxKind],
+    mut f: impl FnMut(&mut Parser<'_>) -> bool,
+) {
+    p.bump(open);
+    while !p.at(close) && !p.at_eof() {
+        let before = p.pos();
+        if !f(p) {
+            if p.pos() == before {
+                if p.at_ts(recovery) {
+                    break;
+                }
+                p.err_and_bump("unexpected token");
+            }
+        }
+        if !p.at(close) && !p.eat(COMMA) {
+            if p.at_ts(recovery) || p.pos() == before {
+                break;
+            }
+            p.error(format!(
+                "expected `,` or `{}`",
+                close.static_text().unwrap_or("")
+            ));
+        }
+    }
+    p.expect(close);
+}
+
+/// A balanced run of tokens (macro arguments, spirv_asm bodies …) kept as
+/// plain tokens. Expects to be at an opening bracket.
+pub(crate) fn token_tree(p: &mut Parser<'_>) {
+    let mut depth = 0usize;
+    loop {
+        match p.current() {
+            L_PAREN | L_BRACK | L_CURLY => depth += 1,
+            R_PAREN | R_BRACK | R_CURLY => {
+                if depth == 0 {
+                    return;
+                }
+                depth -= 1;
+                p.bump_any();
+                if depth == 0 {
+                    return;
+                }
+                continue;
+            }
+            EOF => {
+                p.error("unclosed delimiter");
+                return;
+            }
+            _ => {}
+        }
+        p.bump_any();
+    }
+}

@@ -1,0 +1,411 @@
+//! The event-based recursive-descent parser (the rust-analyzer design).
+//!
+//! The parser reads only significant tokens of active code (trivia,
+//! directive lines and disabled text are filtered out) and emits a flat list
+//! of [`Event`]s; `build_tree` turns the events and the raw tokens back into
+//! a lossless rowan tree.
+//!
+//! Termination is guaranteed: every loop in the grammar either consumes a
+//! token or breaks, and as a backstop too many lookahead steps without
+//! consuming a token make the parser report end of input. Recursion is bounded by [`MAX_DEPTH`].
+
+mod grammar;
+
+use std::cell::Cell;
+
+use crate::preprocessor::MacroNames;
+use crate::SyntaxKind::{self, *};
+use text_size::{TextRange, TextSize};
+
+pub(crate) const MAX_DEPTH: u32 = 400;
+
+/// The significant tokens the parser sees.
+pub(crate) struct Input<'a> {
+    pub text: &'a str,
+    pub kinds: Vec<SyntaxKind>,
+    pub contextual: Vec<SyntaxKind>,
+    pub starts: Vec<u32>,
+    pub ends: Vec<u32>,
+    /// No trivia, directive or disabled text between this token and the
+    /// previous one.
+    pub joint: Vec<bool>,
+    /// First significant token on its line.
+    pub line_start: Vec<bool>,
+    /// Starts at column 0.
+    pub col0: Vec<bool>,
+    pub macros: &'a MacroNames,
+}
+
+impl Input<'_> {
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+    pub fn text(&self, i: usize) -> &str {
+        if i >= self.len() {
+            return "";
+        }
+        &self.text[self.starts[i] as usize..self.ends[i] as usize]
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Event {
+    Start {
+        kind: SyntaxKind,
+        forward_parent: Option<u32>,
+    },
+    Finish,
+    /// Consume `n_raw` significant input tokens as one tree token of `kind`.
+    Token {
+        kind: SyntaxKind,
+        n_raw: u8,
+    },
+    Tombstone,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub range: TextRange,
+    pub message: String,
+}
+
+pub(crate) struct Parser<'t> {
+    pub(crate) input: &'t Input<'t>,
+    pos: usize,
+    pub(crate) events: Vec<Event>,
+    pub(crate) errors: Vec<ParseError>,
+    steps: Cell<u32>,
+    depth: u32,
+}
+
+const MAX_ERRORS: usize = 1000;
+const MAX_STEPS_WITHOUT_PROGRESS: u32 = 1_000_000;
+
+impl<'t> Parser<'t> {
+    pub(crate) fn new(input: &'t Input<'t>) -> Parser<'t> {
+        Parser {
+            input,
+            pos: 0,
+            events: Vec::with_capacity(input.len() * 2),
+            errors: Vec::new(),
+            steps: Cell::new(0),
+            depth: 0,
+        }
+    }
+
+    /// Counts lookahead steps since the last consumed token; a grammar bug
+    /// that loops without consuming ends at a fake end of input instead of
+    /// hanging.
+    fn tick(&self) -> bool {
+        let steps = self.steps.get();
+        if steps >= MAX_STEPS_WITHOUT_PROGRESS {
+            return false;
+        }
+        self.steps.set(steps + 1);
+        true
+    }
+
+    /// Kind of the token `n` ahead (hard kind or IDENT).
+    pub(crate) fn nth(&self, n: usize) -> SyntaxKind {
+        if !self.tick() {
+            return EOF;
+        }
+        self.input.kinds.get(self.pos + n).copied().unwrap_or(EOF)
+    }
+
+    pub(crate) fn current(&self) -> SyntaxKind {
+        self.nth(0)
+    }
+
+    /// Whether the token `n` ahead is `kind`, also matching soft keywords
+    /// and the glued operators `>>`, `>=`, `>>=`.
+    pub(crate) fn nth_at(&self, n: usize, kind: SyntaxKind) -> bool {
+        let i = self.pos + n;
+        let cur = self.nth(n);
+        if cur == kind {
+            return true;
+        }
+        match kind {
+            SHR => cur == R_ANGLE && self.joint_kind(i + 1, R_ANGLE),
+            GTEQ => cur == R_ANGLE && self.joint_kind(i + 1, EQ),
+            SHREQ => {
+                cur == R_ANGLE && self.joint_kind(i + 1, R_ANGLE) && self.joint_kind(i + 2, EQ)
+            }
+            _ => cur == IDENT && self.input.contextual.get(i).copied() == Some(kind),
+        }
+    }
+
+    fn joint_kind(&self, i: usize, kind: SyntaxKind) -> bool {
+        i < self.input.len() && self.input.kinds[i] == kind && self.input.joint[i]
+    }
+
+    pub(crate) fn at(&self, kind: SyntaxKind) -> bool {
+        self.nth_at(0, kind)
+    }
+
+    pub(crate) fn at_ts(&self, set: &[SyntaxKind]) -> bool {
+        set.iter().any(|&k| self.at(k))
+    }
+
+    pub(crate) fn nth_text(&self, n: usize) -> &str {
+        self.input.text(self.pos + n)
+    }
+
+    pub(crate) fn at_eof(&self) -> bool {
+        self.current() == EOF
+    }
+
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Whether the current token begins a line at column 0.
+    pub(crate) fn at_col0(&self) -> bool {
+        self.pos < self.input.len() && self.input.col0[self.pos]
+    }
+
+    pub(crate) fn at_line_start(&self) -> bool {
+        self.pos < self.input.len() && self.input.line_start[self.pos]
+    }
+
+    pub(crate) fn raw_kind(&self, i: usize) -> SyntaxKind {
+        self.input.kinds.get(i).copied().unwrap_or(EOF)
+    }
+
+    pub(crate) fn raw_at(&self, i: usize, kind: SyntaxKind) -> bool {
+        let k = self.raw_kind(i);
+        k == kind || (k == IDENT && self.input.contextual.get(i).copied() == Some(kind))
+    }
+
+    pub(crate) fn start(&mut self) -> Marker {
+        let pos = self.events.len() as u32;
+        self.events.push(Event::Tombstone);
+        Marker {
+            pos,
+            completed: false,
+        }
+    }
+
+    /// Consume the current token if it is `kind` (re-tagging soft keywords).
+    pub(crate) fn eat(&mut self, kind: SyntaxKind) -> bool {
+        if !self.at(kind) {
+            return false;
+        }
+        let n_raw = match kind {
+            SHR | GTEQ if self.current() == R_ANGLE => 2,
+            SHREQ if self.current() == R_ANGLE => 3,
+            _ => 1,
+        };
+        self.do_bump(kind, n_raw);
+        true
+    }
+
+    pub(crate) fn bump(&mut self, kind: SyntaxKind) {
+        let ok = self.eat(kind);
+        debug_assert!(ok, "bump({kind:?}) at {:?}", self.current());
+        if !ok {
+            self.bump_any();
+        }
+    }
+
+    pub(crate) fn bump_any(&mut self) {
+        let kind = self.current();
+        if kind == EOF {
+            return;
+        }
+        self.do_bump(kind, 1);
+    }
+
+    /// Consume the current token as `kind` (e.g. an identifier as a keyword).
+    pub(crate) fn bump_remap(&mut self, kind: SyntaxKind) {
+        if self.current() == EOF {
+            return;
+        }
+        self.do_bump(kind, 1);
+    }
+
+    fn do_bump(&mut self, kind: SyntaxKind, n_raw: u8) {
+        self.pos += n_raw as usize;
+        self.steps.set(0);
+        self.events.push(Event::Token { kind, n_raw });
+    }
+
+    /// An error about something missing: a zero-width range at the end of
+    /// the previous token.
+    pub(crate) fn error(&mut self, message: impl Into<String>) {
+        let at = if self.pos == 0 {
+            0
+        } else {
+            self.input.ends[self.pos - 1]
+        };
+        self.push_error(TextRange::empty(TextSize::new(at)), message.into());
+    }
+
+    /// An error about the current token.
+    pub(crate) fn error_here(&mut self, message: impl Into<String>) {
+        let range = if self.pos < self.input.len() {
+            TextRange::new(
+                TextSize::new(self.input.starts[self.pos]),
+                TextSize::new(self.input.ends[self.pos]),
+            )
+        } else {
+            TextRange::empty(TextSize::of(self.input.text))
+        };
+        self.push_error(range, message.into());
+    }
+
+    fn push_error(&mut self, range: TextRange, message: String) {
+        if self.errors.len() < MAX_ERRORS {
+            // One error per position is enough.
+            if self
+                .errors
+                .last()
+                .is_some_and(|e| e.range.start() == range.start())
+            {
+                return;
+            }
+            self.errors.push(ParseError { range, message });
+        }
+    }
+
+    pub(crate) fn expect(&mut self, kind: SyntaxKind) -> bool {
+        if self.eat(kind) {
+            return true;
+        }
+        let what = kind
+            .static_text()
+            .map(|t| format!("`{t}`"))
+            .unwrap_or_else(|| format!("{kind:?}"));
+        self.error(format!("expected {what}"));
+        false
+    }
+
+    /// Report an error and wrap the current token in an `ERROR` node.
+    pub(crate) fn err_and_bump(&mut self, message: &str) {
+        if self.at_eof() {
+            self.error(message);
+            return;
+        }
+        self.error_here(message);
+        let m = self.start();
+        self.bump_any();
+        m.complete(self, ERROR);
+    }
+
+    /// Like `err_and_bump`, but does not consume a token in `recovery`.
+    pub(crate) fn err_recover(&mut self, message: &str, recovery: &[SyntaxKind]) {
+        if self.at_ts(recovery) || self.at(L_CURLY) || self.at(R_CURLY) || self.at_eof() {
+            self.error(message);
+            return;
+        }
+        self.err_and_bump(message);
+    }
+
+    /// Enter a recursive grammar rule; `false` if nesting is too deep (the
+    /// caller must then not recurse).
+    pub(crate) fn enter(&mut self) -> bool {
+        if self.depth >= MAX_DEPTH {
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    pub(crate) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    pub(crate) fn too_deep(&mut self) {
+        self.error_here("nesting too deep");
+        // Skip a whole balanced group so the outer rules can resynchronize.
+        let m = self.start();
+        let mut level = 0i32;
+        loop {
+            match self.current() {
+                EOF => break,
+                L_PAREN | L_BRACK | L_CURLY => level += 1,
+                R_PAREN | R_BRACK | R_CURLY => {
+                    level -= 1;
+                    if level < 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            self.bump_any();
+            if level == 0 {
+                break;
+            }
+        }
+        m.complete(self, ERROR);
+    }
+}
+
+pub(crate) struct Marker {
+    pos: u32,
+    completed: bool,
+}
+
+impl Marker {
+    pub(crate) fn complete(mut self, p: &mut Parser<'_>, kind: SyntaxKind) -> CompletedMarker {
+        self.completed = true;
+        let idx = self.pos as usize;
+        if let Event::Tombstone = p.events[idx] {
+            p.events[idx] = Event::Start {
+                kind,
+                forward_parent: None,
+            };
+        }
+        p.events.push(Event::Finish);
+        CompletedMarker {
+            pos: self.pos,
+            kind,
+        }
+    }
+
+    pub(crate) fn abandon(mut self, p: &mut Parser<'_>) {
+        self.completed = true;
+        let idx = self.pos as usize;
+        if idx == p.events.len() - 1 {
+            if let Some(Event::Tombstone) = p.events.last() {
+                p.events.pop();
+            }
+        }
+    }
+}
+
+impl Drop for Marker {
+    fn drop(&mut self) {
+        // A marker dropped without completion leaves a tombstone, which the
+        // tree builder ignores; nothing else to do (and never panic).
+        let _ = self.completed;
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct CompletedMarker {
+    pos: u32,
+    kind: SyntaxKind,
+}
+
+impl CompletedMarker {
+    /// Start a new node that becomes the parent of this one.
+    pub(crate) fn precede(self, p: &mut Parser<'_>) -> Marker {
+        let new = p.start();
+        let idx = self.pos as usize;
+        if let Event::Start { forward_parent, .. } = &mut p.events[idx] {
+            *forward_parent = Some(new.pos - self.pos);
+        }
+        new
+    }
+
+    pub(crate) fn kind(&self) -> SyntaxKind {
+        self.kind
+    }
+}
+
+pub(crate) fn parse_source_file(input: &Input<'_>) -> (Vec<Event>, Vec<ParseError>) {
+    let mut p = Parser::new(input);
+    grammar::source_file(&mut p);
+    (p.events, p.errors)
+}
