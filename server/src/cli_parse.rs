@@ -27,17 +27,12 @@ pub struct ParseArgs {
 /// Every `.slang`/`.slangh` file under `path` (or `path` itself), sorted.
 pub fn collect_files(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     if path.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
         entries.sort();
         for e in entries {
             if e.is_dir() {
                 collect_files(&e, out)?;
-            } else if matches!(
-                e.extension().and_then(|x| x.to_str()),
-                Some("slang" | "slangh")
-            ) {
+            } else if matches!(e.extension().and_then(|x| x.to_str()), Some("slang" | "slangh")) {
                 out.push(e);
             }
         }
@@ -109,26 +104,15 @@ pub fn run(args: ParseArgs) -> ExitCode {
             }
             for e in errors {
                 let (line, col) = slang_syntax::line_col(&text, e.range.start());
-                let _ = writeln!(
-                    out,
-                    "{name}:{line}:{col}: error[{}]: {}",
-                    e.code(),
-                    e.message
-                );
+                let _ = writeln!(out, "{name}:{line}:{col}: error[{}]: {}", e.code(), e.message);
             }
             if !lossless {
-                let _ = writeln!(
-                    out,
-                    "{name}: internal error: the syntax tree does not reproduce the file"
-                );
+                let _ = writeln!(out, "{name}: internal error: the syntax tree does not reproduce the file");
             }
         }
     }
     if !args.json {
-        let _ = writeln!(
-            out,
-            "{n_files} files parsed, {n_clean} without syntax errors"
-        );
+        let _ = writeln!(out, "{n_files} files parsed, {n_clean} without syntax errors");
     }
     if failed {
         ExitCode::from(1)

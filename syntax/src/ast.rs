@@ -19,10 +19,7 @@ fn children<N: AstNode>(parent: &SyntaxNode) -> impl Iterator<Item = N> {
 }
 
 fn token(parent: &SyntaxNode, kind: SyntaxKind) -> Option<SyntaxToken> {
-    parent
-        .children_with_tokens()
-        .filter_map(|e| e.into_token())
-        .find(|t| t.kind() == kind)
+    parent.children_with_tokens().filter_map(|e| e.into_token()).find(|t| t.kind() == kind)
 }
 
 macro_rules! ast_nodes {
@@ -73,10 +70,8 @@ macro_rules! ast_enums {
 ast_nodes! {
     SourceFile => SOURCE_FILE,
     Name => NAME,
-    NameRef => NAME_REF,
     OperatorName => OPERATOR_NAME,
     Path => PATH,
-    PathSegment => PATH_SEGMENT,
     ModuleDecl => MODULE_DECL,
     ImplementingDecl => IMPLEMENTING_DECL,
     ImportDecl => IMPORT_DECL,
@@ -245,10 +240,7 @@ pub trait HasAttributes: AstNode {
             .take_while(|e| {
                 e.kind().is_keyword()
                     || e.kind().is_trivia()
-                    || matches!(
-                        e.kind(),
-                        ATTRIBUTE | MODIFIER_CALL | LAYOUT_MODIFIER | NAME_REF
-                    )
+                    || matches!(e.kind(), ATTRIBUTE | MODIFIER_CALL | LAYOUT_MODIFIER | IDENT)
             })
             .filter_map(|e| e.into_token())
             .filter(|t| t.kind().is_keyword())
@@ -285,10 +277,7 @@ pub trait HasDocComments: AstNode {
                         let body = rest.strip_suffix("*/").unwrap_or(rest);
                         for l in body.lines() {
                             let l = l.trim();
-                            let l = l
-                                .strip_prefix('*')
-                                .map(|s| s.strip_prefix(' ').unwrap_or(s))
-                                .unwrap_or(l);
+                            let l = l.strip_prefix('*').map(|s| s.strip_prefix(' ').unwrap_or(s)).unwrap_or(l);
                             lines.push(l.to_string());
                         }
                     }
@@ -343,35 +332,54 @@ impl Name {
     }
 }
 
-impl NameRef {
-    pub fn ident(&self) -> Option<SyntaxToken> {
-        self.syntax.first_token()
-    }
-    pub fn text(&self) -> String {
-        self.syntax.text().to_string()
+/// One name of a path, with its generic arguments: `Foo<int>` in
+/// `a::Foo<int>.Bar`. The name is an `IDENT` (or `This`) token.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Segment {
+    pub ident: SyntaxToken,
+    pub generic_arg_list: Option<GenericArgList>,
+}
+
+impl Segment {
+    pub fn text(&self) -> &str {
+        self.ident.text()
     }
 }
 
-impl Path {
-    pub fn segments(&self) -> impl Iterator<Item = PathSegment> {
-        children(&self.syntax)
+fn segments_of(node: &SyntaxNode) -> Vec<Segment> {
+    let mut out: Vec<Segment> = Vec::new();
+    for e in node.children_with_tokens() {
+        match e {
+            rowan::NodeOrToken::Token(t) if matches!(t.kind(), IDENT | THIS_TYPE_KW) => {
+                out.push(Segment { ident: t, generic_arg_list: None })
+            }
+            rowan::NodeOrToken::Node(n) if n.kind() == GENERIC_ARG_LIST => {
+                if let Some(last) = out.last_mut() {
+                    last.generic_arg_list = Some(GenericArgList { syntax: n });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Nodes that hold a path's names directly: `PATH`, `PATH_TYPE`,
+/// `PATH_EXPR`.
+pub trait HasPath: AstNode {
+    fn segments(&self) -> Vec<Segment> {
+        segments_of(self.syntax())
     }
     /// Whether the path starts with `::` (global scope).
-    pub fn is_global(&self) -> bool {
-        self.syntax
-            .first_token()
-            .is_some_and(|t| t.kind() == COLON2)
+    fn is_global(&self) -> bool {
+        self.syntax().children_with_tokens().find(|e| !e.kind().is_trivia()).is_some_and(|e| e.kind() == COLON2)
+    }
+    /// The last name (`Bar` in `a::Foo<int>.Bar`).
+    fn last_name(&self) -> Option<String> {
+        self.segments().last().map(|s| s.text().to_string())
     }
 }
-
-impl PathSegment {
-    pub fn name_ref(&self) -> Option<NameRef> {
-        child(&self.syntax)
-    }
-    pub fn generic_arg_list(&self) -> Option<GenericArgList> {
-        child(&self.syntax)
-    }
-}
+impl_traits!(HasPath: Path, PathType, PathExpr);
 
 impl GenericArgList {
     pub fn args(&self) -> impl Iterator<Item = GenericArg> {
@@ -394,26 +402,18 @@ impl Attribute {
     }
     /// The last segment of the attribute's name (`binding` in `vk::binding`).
     pub fn name(&self) -> Option<String> {
-        self.path()?.segments().last()?.name_ref().map(|n| n.text())
+        self.path()?.last_name()
     }
     pub fn args(&self) -> impl Iterator<Item = Expr> {
         self.syntax
             .children()
             .filter_map(AttributeArgs::cast)
-            .flat_map(|a| {
-                a.syntax
-                    .children()
-                    .filter_map(Expr::cast)
-                    .collect::<Vec<_>>()
-            })
+            .flat_map(|a| a.syntax.children().filter_map(Expr::cast).collect::<Vec<_>>())
     }
     /// `[[...]]` rather than `[...]`.
     pub fn is_double_bracket(&self) -> bool {
-        let mut toks = self
-            .syntax
-            .children_with_tokens()
-            .filter_map(|e| e.into_token())
-            .filter(|t| !t.kind().is_trivia());
+        let mut toks =
+            self.syntax.children_with_tokens().filter_map(|e| e.into_token()).filter(|t| !t.kind().is_trivia());
         matches!((toks.next(), toks.next()), (Some(a), Some(b)) if a.kind() == L_BRACK && b.kind() == L_BRACK)
     }
 }
@@ -457,9 +457,7 @@ impl Subscript {
         child::<ReturnType>(&self.syntax).and_then(|rt| child(&rt.syntax))
     }
     pub fn accessors(&self) -> impl Iterator<Item = Accessor> {
-        child::<AccessorList>(&self.syntax)
-            .into_iter()
-            .flat_map(|l| children(&l.syntax).collect::<Vec<_>>())
+        child::<AccessorList>(&self.syntax).into_iter().flat_map(|l| children(&l.syntax).collect::<Vec<_>>())
     }
 }
 
@@ -468,9 +466,7 @@ impl Property {
         child(&self.syntax)
     }
     pub fn accessors(&self) -> impl Iterator<Item = Accessor> {
-        child::<AccessorList>(&self.syntax)
-            .into_iter()
-            .flat_map(|l| children(&l.syntax).collect::<Vec<_>>())
+        child::<AccessorList>(&self.syntax).into_iter().flat_map(|l| children(&l.syntax).collect::<Vec<_>>())
     }
 }
 
@@ -546,8 +542,8 @@ impl ArraySuffix {
 }
 
 impl Semantic {
-    pub fn name(&self) -> Option<NameRef> {
-        child(&self.syntax)
+    pub fn name(&self) -> Option<SyntaxToken> {
+        token(&self.syntax, IDENT)
     }
 }
 
@@ -563,17 +559,7 @@ macro_rules! impl_member_list {
         }
     )*};
 }
-impl_member_list!(
-    Struct,
-    Class,
-    Interface,
-    Extension,
-    Namespace,
-    Cbuffer,
-    GlslBlock,
-    TransparentBlock,
-    FileDeclBlock
-);
+impl_member_list!(Struct, Class, Interface, Extension, Namespace, Cbuffer, GlslBlock, TransparentBlock, FileDeclBlock);
 
 macro_rules! impl_inheritance {
     ($($ty:ident),*) => {$(
@@ -604,9 +590,7 @@ impl Extension {
 
 impl Enum {
     pub fn cases(&self) -> impl Iterator<Item = EnumCase> {
-        child::<EnumBody>(&self.syntax)
-            .into_iter()
-            .flat_map(|b| children(&b.syntax).collect::<Vec<_>>())
+        child::<EnumBody>(&self.syntax).into_iter().flat_map(|b| children(&b.syntax).collect::<Vec<_>>())
     }
 }
 
@@ -705,12 +689,6 @@ impl WherePred {
     }
 }
 
-impl PathType {
-    pub fn path(&self) -> Option<Path> {
-        child(&self.syntax)
-    }
-}
-
 impl ArrayType {
     pub fn element(&self) -> Option<Type> {
         child(&self.syntax)
@@ -805,9 +783,7 @@ impl SwitchStmt {
         child(&self.syntax)
     }
     pub fn cases(&self) -> impl Iterator<Item = CaseClause> {
-        child::<SwitchBody>(&self.syntax)
-            .into_iter()
-            .flat_map(|b| children(&b.syntax).collect::<Vec<_>>())
+        child::<SwitchBody>(&self.syntax).into_iter().flat_map(|b| children(&b.syntax).collect::<Vec<_>>())
     }
 }
 
@@ -828,14 +804,14 @@ impl ReturnStmt {
 }
 
 impl BreakStmt {
-    pub fn label(&self) -> Option<NameRef> {
-        child(&self.syntax)
+    pub fn label(&self) -> Option<SyntaxToken> {
+        token(&self.syntax, IDENT)
     }
 }
 
 impl ContinueStmt {
-    pub fn label(&self) -> Option<NameRef> {
-        child(&self.syntax)
+    pub fn label(&self) -> Option<SyntaxToken> {
+        token(&self.syntax, IDENT)
     }
 }
 
@@ -851,12 +827,6 @@ impl AttributedStmt {
 impl Literal {
     pub fn token(&self) -> Option<SyntaxToken> {
         self.syntax.first_token()
-    }
-}
-
-impl PathExpr {
-    pub fn path(&self) -> Option<Path> {
-        child(&self.syntax)
     }
 }
 
@@ -883,9 +853,7 @@ impl CallExpr {
         child(&self.syntax)
     }
     pub fn args(&self) -> impl Iterator<Item = Expr> {
-        self.arg_list()
-            .into_iter()
-            .flat_map(|a| a.args().collect::<Vec<_>>())
+        self.arg_list().into_iter().flat_map(|a| a.args().collect::<Vec<_>>())
     }
 }
 
@@ -908,8 +876,10 @@ impl MemberExpr {
     pub fn receiver(&self) -> Option<Expr> {
         child(&self.syntax)
     }
-    pub fn name_ref(&self) -> Option<NameRef> {
-        child(&self.syntax)
+    /// The member's name (an `IDENT` token; a tuple index like `0` is
+    /// re-tagged as `IDENT` too).
+    pub fn name(&self) -> Option<SyntaxToken> {
+        token(&self.syntax, IDENT)
     }
     pub fn generic_arg_list(&self) -> Option<GenericArgList> {
         child(&self.syntax)
@@ -921,9 +891,7 @@ impl MemberExpr {
 }
 
 fn operator_token(node: &SyntaxNode) -> Option<SyntaxToken> {
-    node.children_with_tokens()
-        .filter_map(|e| e.into_token())
-        .find(|t| !t.kind().is_trivia())
+    node.children_with_tokens().filter_map(|e| e.into_token()).find(|t| !t.kind().is_trivia())
 }
 
 impl PrefixExpr {
@@ -1014,8 +982,7 @@ impl DiffExpr {
         self.syntax.first_token()
     }
     pub fn is_forward(&self) -> bool {
-        self.keyword()
-            .is_some_and(|t| matches!(t.kind(), FWD_DIFF_KW | FWD_DIFF2_KW))
+        self.keyword().is_some_and(|t| matches!(t.kind(), FWD_DIFF_KW | FWD_DIFF2_KW))
     }
     /// The function being differentiated.
     pub fn function(&self) -> Option<Expr> {
@@ -1038,10 +1005,7 @@ impl PpDefine {
     }
     /// The replacement text.
     pub fn body(&self) -> Option<String> {
-        self.syntax
-            .children()
-            .find(|n| n.kind() == PP_BODY)
-            .map(|n| n.text().to_string())
+        self.syntax.children().find(|n| n.kind() == PP_BODY).map(|n| n.text().to_string())
     }
 }
 
@@ -1049,12 +1013,7 @@ impl PpInclude {
     /// The file named by `#include "file"` (or `<file>`).
     pub fn target(&self) -> Option<String> {
         let text = self.syntax.text().to_string();
-        let after = text
-            .trim_start()
-            .trim_start_matches('#')
-            .trim_start()
-            .strip_prefix("include")?
-            .trim();
+        let after = text.trim_start().trim_start_matches('#').trim_start().strip_prefix("include")?.trim();
         let inner = after
             .strip_prefix('"')
             .and_then(|s| s.split('"').next())

@@ -27,9 +27,8 @@ pub struct Lexed {
 
 /// Words that are never identifiers: lexed straight to their keyword kind.
 /// All other keywords are soft and the parser re-tags them in context.
-fn hard_keyword(word: &str) -> Option<SyntaxKind> {
-    let kind = SyntaxKind::from_keyword(word)?;
-    let hard = matches!(
+fn is_hard_keyword(kind: SyntaxKind, word: &str) -> bool {
+    matches!(
         kind,
         STRUCT_KW
             | CLASS_KW
@@ -65,9 +64,6 @@ fn hard_keyword(word: &str) -> Option<SyntaxKind> {
             | STATIC_KW
             | CONST_KW
             | CONSTEXPR_KW
-            | IN_KW
-            | OUT_KW
-            | INOUT_KW
             | CONSTREF_KW
             | UNIFORM_KW
             | GROUPSHARED_KW
@@ -89,8 +85,7 @@ fn hard_keyword(word: &str) -> Option<SyntaxKind> {
             | COLUMN_MAJOR_KW
             | VOLATILE_KW
             | GLOBALLYCOHERENT_KW
-    ) || word.starts_with("__");
-    hard.then_some(kind)
+    ) || word.starts_with("__")
 }
 
 pub fn lex(text: &str) -> Lexed {
@@ -98,14 +93,11 @@ pub fn lex(text: &str) -> Lexed {
         bytes: text.as_bytes(),
         text,
         pos: 0,
-        tokens: Vec::with_capacity(text.len() / 3),
+        tokens: Vec::with_capacity(text.len() / 2 + 16),
         errors: Vec::new(),
     };
     lexer.run();
-    Lexed {
-        tokens: lexer.tokens,
-        errors: lexer.errors,
-    }
+    Lexed { tokens: lexer.tokens, errors: lexer.errors }
 }
 
 struct Lexer<'a> {
@@ -130,19 +122,11 @@ impl<'a> Lexer<'a> {
     }
 
     fn push(&mut self, kind: SyntaxKind, start: usize) {
-        self.tokens.push(Token {
-            kind,
-            contextual: IDENT,
-            len: (self.pos - start) as u32,
-        });
+        self.tokens.push(Token { kind, contextual: IDENT, len: (self.pos - start) as u32 });
     }
 
     fn error(&mut self, start: usize, message: impl Into<String>) {
-        self.errors.push(LexError {
-            offset: start as u32,
-            len: (self.pos - start) as u32,
-            message: message.into(),
-        });
+        self.errors.push(LexError { offset: start as u32, len: (self.pos - start) as u32, message: message.into() });
     }
 
     fn run(&mut self) {
@@ -196,15 +180,12 @@ impl<'a> Lexer<'a> {
                         self.raw_string(start);
                         continue;
                     }
-                    let (kind, contextual) = match hard_keyword(word) {
-                        Some(kw) => (kw, IDENT),
-                        None => (IDENT, SyntaxKind::from_keyword(word).unwrap_or(IDENT)),
+                    let (kind, contextual) = match SyntaxKind::from_keyword(word) {
+                        Some(kw) if is_hard_keyword(kw, word) => (kw, IDENT),
+                        Some(kw) => (IDENT, kw),
+                        None => (IDENT, IDENT),
                     };
-                    self.tokens.push(Token {
-                        kind,
-                        contextual,
-                        len: (self.pos - start) as u32,
-                    });
+                    self.tokens.push(Token { kind, contextual, len: (self.pos - start) as u32 });
                 }
                 b'0'..=b'9' => {
                     let kind = self.number();
@@ -333,17 +314,14 @@ impl<'a> Lexer<'a> {
     fn number(&mut self) -> SyntaxKind {
         let start = self.pos;
         let mut is_float = false;
-        let radix_prefix =
-            self.peek(0) == b'0' && matches!(self.peek(1), b'x' | b'X' | b'b' | b'B');
+        let radix_prefix = self.peek(0) == b'0' && matches!(self.peek(1), b'x' | b'X' | b'b' | b'B');
         if radix_prefix {
             let hex = matches!(self.peek(1), b'x' | b'X');
             self.pos += 2;
             while self.peek(0).is_ascii_hexdigit() || self.peek(0) == b'_' {
                 self.pos += 1;
             }
-            if hex
-                && self.peek(0) == b'.'
-                && (self.peek(1).is_ascii_hexdigit() || matches!(self.peek(1), b'p' | b'P'))
+            if hex && self.peek(0) == b'.' && (self.peek(1).is_ascii_hexdigit() || matches!(self.peek(1), b'p' | b'P'))
             {
                 self.pos += 1;
                 while self.peek(0).is_ascii_hexdigit() {
@@ -388,19 +366,13 @@ impl<'a> Lexer<'a> {
         // MSVC-style special values: `1.#INF`, `1#INF`, `1.#QNAN`.
         if !radix_prefix && self.peek(0) == b'#' {
             let rest = &self.text[self.pos + 1..];
-            if let Some(word) = ["INF", "IND", "QNAN", "SNAN"]
-                .iter()
-                .find(|w| rest.starts_with(**w))
-            {
+            if let Some(word) = ["INF", "IND", "QNAN", "SNAN"].iter().find(|w| rest.starts_with(**w)) {
                 self.pos += 1 + word.len();
                 is_float = true;
             }
         } else if !radix_prefix && self.peek(0) == b'.' && self.peek(1) == b'#' {
             let rest = &self.text[self.pos + 2..];
-            if let Some(word) = ["INF", "IND", "QNAN", "SNAN"]
-                .iter()
-                .find(|w| rest.starts_with(**w))
-            {
+            if let Some(word) = ["INF", "IND", "QNAN", "SNAN"].iter().find(|w| rest.starts_with(**w)) {
                 self.pos += 2 + word.len();
                 is_float = true;
             }
@@ -414,27 +386,17 @@ impl<'a> Lexer<'a> {
             self.pos += 1;
         }
         let suffix = self.text[suffix_start..self.pos].to_ascii_lowercase();
-        let int_suffix = matches!(
-            suffix.as_str(),
-            "" | "u" | "l" | "ul" | "lu" | "ll" | "ull" | "llu" | "z" | "uz"
-        );
+        let int_suffix = matches!(suffix.as_str(), "" | "u" | "l" | "ul" | "lu" | "ll" | "ull" | "llu" | "z" | "uz");
         let float_suffix = matches!(suffix.as_str(), "f" | "h" | "lf" | "l" | "d" | "hf");
         if !radix_prefix && !is_float && float_suffix && !int_suffix {
             is_float = true;
         }
-        let ok = if is_float {
-            suffix.is_empty() || float_suffix
-        } else {
-            int_suffix
-        };
+        let ok = if is_float { suffix.is_empty() || float_suffix } else { int_suffix };
         if !ok {
             self.errors.push(LexError {
                 offset: suffix_start as u32,
                 len: (self.pos - suffix_start) as u32,
-                message: format!(
-                    "invalid suffix `{}` on numeric literal",
-                    &self.text[suffix_start..self.pos]
-                ),
+                message: format!("invalid suffix `{}` on numeric literal", &self.text[suffix_start..self.pos]),
             });
         }
         let _ = start;
@@ -451,10 +413,7 @@ impl<'a> Lexer<'a> {
             end += 1;
         }
         matches!(
-            self.text
-                .get(at..end)
-                .map(|s| s.to_ascii_lowercase())
-                .as_deref(),
+            self.text.get(at..end).map(|s| s.to_ascii_lowercase()).as_deref(),
             Some("f" | "h" | "lf" | "l" | "d" | "hf")
         )
     }
@@ -549,12 +508,7 @@ mod tests {
             pos += t.len as usize;
         }
         for e in &lexed.errors {
-            out.push_str(&format!(
-                "error {}..{}: {}\n",
-                e.offset,
-                e.offset + e.len,
-                e.message
-            ));
+            out.push_str(&format!("error {}..{}: {}\n", e.offset, e.offset + e.len, e.message));
         }
         expect.assert_eq(&out);
     }
@@ -592,7 +546,7 @@ mod tests {
                 DOT "."
                 IDENT "xy"
                 INT_NUMBER "7q"
-                error 107..108: invalid suffix `q` on numeric literal
+                error 109..110: invalid suffix `q` on numeric literal
             "#]],
         );
     }
@@ -612,9 +566,9 @@ mod tests {
                 STRING "\"open"
                 ERROR_TOKEN "`"
                 COMMENT "/* never"
-                error 51..56: unterminated string literal
-                error 57..58: unexpected character "`"
-                error 59..67: unterminated block comment
+                error 60..65: unterminated string literal
+                error 66..67: unexpected character "`"
+                error 68..76: unterminated block comment
             "#]],
         );
     }
@@ -623,7 +577,7 @@ mod tests {
     fn punctuation_and_keywords() {
         check(
             "a::b->c ... <<= >>= >= != => && || ++ -- ## struct set fwd_diff café",
-            expect_test::expect![[r#"
+            expect_test::expect![[r###"
                 IDENT "a"
                 COLON2 "::"
                 IDENT "b"
@@ -647,7 +601,7 @@ mod tests {
                 IDENT "set"
                 IDENT "fwd_diff"
                 IDENT "café"
-            "#]],
+            "###]],
         );
     }
 }

@@ -90,9 +90,7 @@ impl Parse {
     }
 
     pub fn tree(&self) -> ast::SourceFile {
-        ast::SourceFile {
-            syntax: self.syntax_node(),
-        }
+        ast::SourceFile { syntax: self.syntax_node() }
     }
 
     /// All errors, sorted by position.
@@ -108,10 +106,7 @@ impl Parse {
     /// Whether `offset` is in code that was parsed (not in a branch of an
     /// `#if` that is not taken).
     pub fn is_active(&self, offset: TextSize) -> bool {
-        !self
-            .branches
-            .iter()
-            .any(|b| !b.active && b.body.contains(offset))
+        !self.branches.iter().any(|b| !b.active && b.body.contains(offset))
     }
 
     /// Macros defined by the file's `#define`s (in active code).

@@ -14,7 +14,9 @@
 //! a use of a macro parses as the ordinary code it looks like, with two
 //! allowances given to the parser (see [`MacroNames`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::lexer::{lex, Token};
 use crate::SyntaxKind::{self, *};
@@ -29,19 +31,13 @@ pub struct ParseOptions {
 
 impl Default for ParseOptions {
     fn default() -> Self {
-        ParseOptions {
-            defines: Vec::new(),
-        }
+        ParseOptions { defines: Vec::new() }
     }
 }
 
 /// Macros the reference compiler always defines.
-pub const BUILTIN_DEFINES: &[(&str, &str)] = &[
-    ("__SLANG__", "1"),
-    ("__SLANG_COMPILER__", "1"),
-    ("__HLSL_VERSION", "2018"),
-    ("SLANG_VERSION_MAJOR", "2026"),
-];
+pub const BUILTIN_DEFINES: &[(&str, &str)] =
+    &[("__SLANG__", "1"), ("__SLANG_COMPILER__", "1"), ("__HLSL_VERSION", "2018"), ("SLANG_VERSION_MAJOR", "2026")];
 
 /// Where a directive's tokens are in the raw token list.
 #[derive(Debug, Clone)]
@@ -59,11 +55,13 @@ pub(crate) struct Directive {
     pub rest: usize,
 }
 
-/// The role of each raw token.
+/// The role of each raw token (one byte per token: directive lines are
+/// found in order through `PpResult::directives`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum Role {
     Code,
-    Directive(u32),
+    Directive,
     Disabled,
 }
 
@@ -90,17 +88,24 @@ pub struct MacroNames {
     /// Object-like macros that expand to nothing (`#define EXPORT`): the
     /// parser skips their uses like trivia.
     pub empty: HashSet<String>,
+    /// Bit `min(len, 63)` set for every name above: a cheap filter before
+    /// hashing, since most identifiers are not macros.
+    len_mask: u64,
+}
+
+fn len_bit(name: &str) -> u64 {
+    1u64 << name.len().min(63)
 }
 
 impl MacroNames {
     pub fn is_function_like(&self, name: &str) -> bool {
-        !self.function_like.is_empty() && self.function_like.contains(name)
+        self.len_mask & len_bit(name) != 0 && self.function_like.contains(name)
     }
     pub fn is_object_like(&self, name: &str) -> bool {
-        !self.object_like.is_empty() && self.object_like.contains(name)
+        self.len_mask & len_bit(name) != 0 && self.object_like.contains(name)
     }
     pub fn is_empty_macro(&self, name: &str) -> bool {
-        !self.empty.is_empty() && self.empty.contains(name)
+        self.len_mask & len_bit(name) != 0 && self.empty.contains(name)
     }
 }
 
@@ -132,30 +137,13 @@ struct Frame {
     branch: usize,
 }
 
-pub(crate) fn process(
-    text: &str,
-    tokens: &[Token],
-    offsets: &[u32],
-    options: &ParseOptions,
-) -> PpResult {
+pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &ParseOptions) -> PpResult {
     let mut macros: HashMap<String, MacroDef> = HashMap::new();
     for (name, value) in BUILTIN_DEFINES {
-        macros.insert(
-            name.to_string(),
-            MacroDef {
-                function_like: false,
-                body: value.to_string(),
-            },
-        );
+        macros.insert(name.to_string(), MacroDef { function_like: false, body: value.to_string() });
     }
     for (name, value) in &options.defines {
-        macros.insert(
-            name.clone(),
-            MacroDef {
-                function_like: false,
-                body: value.clone(),
-            },
-        );
+        macros.insert(name.clone(), MacroDef { function_like: false, body: value.clone() });
     }
 
     let tok_text = |i: usize| &text[offsets[i] as usize..offsets[i + 1] as usize];
@@ -199,20 +187,13 @@ pub(crate) fn process(
                 "warning" => PP_WARNING,
                 "version" => PP_VERSION,
                 "extension" => PP_EXTENSION,
+                "language" => PP_LANGUAGE,
                 _ => PP_UNKNOWN,
             };
             let after_name = name_tok.map_or(end, |j| j + 1);
-            let line_range =
-                TextRange::new(TextSize::new(offsets[start]), TextSize::new(offsets[end]));
-            let mut d = Directive {
-                kind: dkind,
-                start,
-                end,
-                name_tok,
-                macro_name: None,
-                params: None,
-                rest: after_name,
-            };
+            let line_range = TextRange::new(TextSize::new(offsets[start]), TextSize::new(offsets[end]));
+            let mut d =
+                Directive { kind: dkind, start, end, name_tok, macro_name: None, params: None, rest: after_name };
             match dkind {
                 PP_DEFINE | PP_UNDEF | PP_IFDEF | PP_IFNDEF => {
                     if let Some(m) = next_sig(after_name) {
@@ -220,9 +201,7 @@ pub(crate) fn process(
                             d.macro_name = Some(m);
                             d.rest = m + 1;
                             if dkind == PP_DEFINE && m + 1 < end && tokens[m + 1].kind == L_PAREN {
-                                let close = (m + 1..end)
-                                    .find(|&j| tokens[j].kind == R_PAREN)
-                                    .map_or(end, |j| j + 1);
+                                let close = (m + 1..end).find(|&j| tokens[j].kind == R_PAREN).map_or(end, |j| j + 1);
                                 d.params = Some((m + 1, close));
                                 d.rest = close;
                             }
@@ -237,11 +216,7 @@ pub(crate) fn process(
                 }
                 _ => {}
             }
-            let rest_text = if d.rest < end {
-                &text[offsets[d.rest] as usize..offsets[end] as usize]
-            } else {
-                ""
-            };
+            let rest_text = if d.rest < end { &text[offsets[d.rest] as usize..offsets[end] as usize] } else { "" };
             let macro_name = d.macro_name.map(|m| tok_text(m).to_string());
             let branch_start = TextSize::new(offsets[start]);
             let body_start = TextSize::new(offsets[end]);
@@ -250,6 +225,7 @@ pub(crate) fn process(
                     if let Some(n) = macro_name {
                         let function_like = d.params.is_some();
                         let body = strip_comments(rest_text);
+                        names.len_mask |= len_bit(&n);
                         if function_like {
                             names.function_like.insert(n.clone());
                         } else {
@@ -258,13 +234,7 @@ pub(crate) fn process(
                             }
                             names.object_like.insert(n.clone());
                         }
-                        macros.insert(
-                            n,
-                            MacroDef {
-                                function_like,
-                                body,
-                            },
-                        );
+                        macros.insert(n, MacroDef { function_like, body });
                     }
                 }
                 PP_UNDEF if active => {
@@ -298,8 +268,7 @@ pub(crate) fn process(
                         Some(frame) => {
                             let taken = frame.parent_active
                                 && !frame.any_taken
-                                && (dkind == PP_ELSE
-                                    || eval_condition(rest_text, &macros, &mut errors, line_range));
+                                && (dkind == PP_ELSE || eval_condition(rest_text, &macros, &mut errors, line_range));
                             close_branch(&mut branches[frame.branch], branch_start);
                             frame.any_taken |= taken;
                             frame.active = taken;
@@ -311,24 +280,17 @@ pub(crate) fn process(
                             });
                             frame.branch = branches.len() - 1;
                         }
-                        None => errors.push(PpError {
-                            range: line_range,
-                            message: format!("#{name} without matching #if"),
-                        }),
+                        None => {
+                            errors.push(PpError { range: line_range, message: format!("#{name} without matching #if") })
+                        }
                     }
                 }
                 PP_ENDIF => match stack.pop() {
                     Some(frame) => close_branch(&mut branches[frame.branch], branch_start),
-                    None => errors.push(PpError {
-                        range: line_range,
-                        message: "#endif without matching #if".into(),
-                    }),
+                    None => errors.push(PpError { range: line_range, message: "#endif without matching #if".into() }),
                 },
                 PP_ERROR if active => {
-                    errors.push(PpError {
-                        range: line_range,
-                        message: format!("#error {}", rest_text.trim()),
-                    });
+                    errors.push(PpError { range: line_range, message: format!("#error {}", rest_text.trim()) });
                 }
                 PP_UNKNOWN if active => {
                     if name_tok.is_some() && !name.chars().all(|c| c.is_ascii_digit()) {
@@ -340,9 +302,8 @@ pub(crate) fn process(
                 }
                 _ => {}
             }
-            let idx = directives.len() as u32;
             for r in &mut roles[start..end] {
-                *r = Role::Directive(idx);
+                *r = Role::Directive;
             }
             directives.push(d);
             i = end;
@@ -371,13 +332,7 @@ pub(crate) fn process(
             message: "unterminated conditional directive (missing #endif)".into(),
         });
     }
-    PpResult {
-        roles,
-        directives,
-        branches,
-        macros: names,
-        errors,
-    }
+    PpResult { roles, directives, branches, macros: names, errors }
 }
 
 fn close_branch(b: &mut ConditionalBranch, end: TextSize) {
@@ -421,38 +376,21 @@ fn strip_comments(s: &str) -> String {
 // ---------------------------------------------------------------------------
 // `#if` expression evaluation.
 
-fn eval_condition(
-    text: &str,
-    macros: &HashMap<String, MacroDef>,
-    errors: &mut Vec<PpError>,
-    range: TextRange,
-) -> bool {
+fn eval_condition(text: &str, macros: &HashMap<String, MacroDef>, errors: &mut Vec<PpError>, range: TextRange) -> bool {
     let mut toks = Vec::new();
     if let Err(msg) = expand_into(text, macros, &mut toks, 0) {
-        errors.push(PpError {
-            range,
-            message: msg,
-        });
+        errors.push(PpError { range, message: msg });
         return false;
     }
-    let mut ev = Eval {
-        toks: &toks,
-        pos: 0,
-    };
+    let mut ev = Eval { toks: &toks, pos: 0 };
     match ev.ternary() {
         Ok(v) if ev.pos == toks.len() => v != 0,
         Ok(_) => {
-            errors.push(PpError {
-                range,
-                message: "unexpected tokens at the end of the #if condition".into(),
-            });
+            errors.push(PpError { range, message: "unexpected tokens at the end of the #if condition".into() });
             false
         }
         Err(msg) => {
-            errors.push(PpError {
-                range,
-                message: msg,
-            });
+            errors.push(PpError { range, message: msg });
             false
         }
     }
@@ -466,12 +404,7 @@ enum PpTok {
 
 /// Lexes `text` and expands object-like macros and `defined`, producing a
 /// flat list of numbers and operators.
-fn expand_into(
-    text: &str,
-    macros: &HashMap<String, MacroDef>,
-    out: &mut Vec<PpTok>,
-    depth: u32,
-) -> Result<(), String> {
+fn expand_into(text: &str, macros: &HashMap<String, MacroDef>, out: &mut Vec<PpTok>, depth: u32) -> Result<(), String> {
     if depth > 64 {
         return Err("macro expansion too deep in #if condition".into());
     }
@@ -493,24 +426,16 @@ fn expand_into(
             INT_NUMBER => {
                 let digits: String = s.chars().filter(|&c| c != '_').collect();
                 let trimmed = digits.trim_end_matches(['u', 'U', 'l', 'L']);
-                let v = if let Some(h) = trimmed
-                    .strip_prefix("0x")
-                    .or_else(|| trimmed.strip_prefix("0X"))
-                {
+                let v = if let Some(h) = trimmed.strip_prefix("0x").or_else(|| trimmed.strip_prefix("0X")) {
                     i64::from_str_radix(h, 16)
-                } else if let Some(b) = trimmed
-                    .strip_prefix("0b")
-                    .or_else(|| trimmed.strip_prefix("0B"))
-                {
+                } else if let Some(b) = trimmed.strip_prefix("0b").or_else(|| trimmed.strip_prefix("0B")) {
                     i64::from_str_radix(b, 2)
                 } else if trimmed.len() > 1 && trimmed.starts_with('0') {
                     i64::from_str_radix(&trimmed[1..], 8)
                 } else {
                     trimmed.parse::<i64>()
                 };
-                out.push(PpTok::Num(v.map_err(|_| {
-                    format!("invalid integer `{s}` in #if condition")
-                })?));
+                out.push(PpTok::Num(v.map_err(|_| format!("invalid integer `{s}` in #if condition"))?));
             }
             FLOAT_NUMBER => return Err(format!("floating-point literal `{s}` in #if condition")),
             CHAR => {
@@ -524,10 +449,7 @@ fn expand_into(
                 if paren {
                     i += 1;
                 }
-                let name = words
-                    .get(i)
-                    .map(|w| w.1)
-                    .ok_or("expected a macro name after `defined`")?;
+                let name = words.get(i).map(|w| w.1).ok_or("expected a macro name after `defined`")?;
                 i += 1;
                 if paren {
                     if words.get(i).map(|w| w.0) != Some(R_PAREN) {
@@ -538,9 +460,7 @@ fn expand_into(
                 out.push(PpTok::Num(macros.contains_key(name) as i64));
             }
             IDENT => match macros.get(s) {
-                Some(def) if !def.function_like => {
-                    expand_into(&def.body.clone(), macros, out, depth + 1)?
-                }
+                Some(def) if !def.function_like => expand_into(&def.body.clone(), macros, out, depth + 1)?,
                 Some(_) => {
                     // A function-like macro call inside #if: not expanded; skip
                     // its arguments and count it as 0.
@@ -698,8 +618,8 @@ impl Eval<'_> {
 
 fn static_op(op: &str) -> &'static str {
     const ALL: &[&str] = &[
-        "||", "&&", "|", "^", "&", "==", "!=", "<", ">", "<=", ">=", "<<", ">>", "+", "-", "*",
-        "/", "%", "!", "~", "(", ")", "?", ":",
+        "||", "&&", "|", "^", "&", "==", "!=", "<", ">", "<=", ">=", "<<", ">>", "+", "-", "*", "/", "%", "!", "~",
+        "(", ")", "?", ":",
     ];
     ALL.iter().find(|o| **o == op).copied().unwrap_or("?")
 }
@@ -711,13 +631,7 @@ mod tests {
     fn eval(cond: &str, defs: &[(&str, &str)]) -> bool {
         let mut macros = HashMap::new();
         for (n, v) in defs {
-            macros.insert(
-                n.to_string(),
-                MacroDef {
-                    function_like: false,
-                    body: v.to_string(),
-                },
-            );
+            macros.insert(n.to_string(), MacroDef { function_like: false, body: v.to_string() });
         }
         let mut errors = Vec::new();
         let r = eval_condition(cond, &macros, &mut errors, TextRange::default());

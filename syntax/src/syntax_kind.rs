@@ -196,6 +196,7 @@ syntax_kinds! {
         "__fwd_diff" => FWD_DIFF2_KW,
         "__bwd_diff" => BWD_DIFF2_KW,
         "no_diff" => NO_DIFF_KW,
+        "dyn" => DYN_KW,
         "functype" => FUNCTYPE_KW,
         "static_assert" => STATIC_ASSERT_KW,
         // Modifiers.
@@ -310,6 +311,7 @@ syntax_kinds! {
         PP_WARNING,
         PP_VERSION,
         PP_EXTENSION,
+        PP_LANGUAGE,
         PP_UNKNOWN,
         PP_MACRO_PARAMS,
         PP_BODY,
@@ -317,10 +319,8 @@ syntax_kinds! {
 
         // Names and paths.
         NAME,
-        NAME_REF,
         OPERATOR_NAME,
         PATH,
-        PATH_SEGMENT,
 
         // Items and members.
         MODULE_DECL,

@@ -1,15 +1,18 @@
-//! Events + raw tokens → a lossless rowan tree.
+//! From text to a lossless rowan tree: lexing, the preprocessor pass, the
+//! parser's input, and the [`Sink`] that builds green nodes as the parser
+//! completes them.
 //!
 //! Trivia (whitespace, comments), directive lines and disabled text are
 //! placed between the parser's tokens. Comments directly before a
 //! declaration (no blank line between) go inside the declaration's node, so
-//! doc comments belong to what they document.
+//! doc comments belong to what they document; other nodes start at their
+//! first token.
 
-use rowan::GreenNodeBuilder;
+use rowan::{GreenNode, GreenToken, NodeOrToken};
 use text_size::{TextRange, TextSize};
 
 use crate::lexer::{lex, Token};
-use crate::parser::{parse_source_file, Event, Input};
+use crate::parser::{parse_source_file, Input};
 use crate::preprocessor::{self, Directive, Role};
 use crate::SyntaxKind::{self, *};
 use crate::{ErrorSource, Parse, ParseOptions, SyntaxError};
@@ -28,28 +31,26 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
     let pp = preprocessor::process(text, &tokens, &offsets, options);
 
     // The parser's view: significant tokens of active code.
-    let mut sig_to_raw = Vec::with_capacity(tokens.len() / 2);
+    let estimate = tokens.len() / 2 + 16;
+    let mut sig_to_raw: Vec<u32> = Vec::with_capacity(estimate);
     let mut input = Input {
         text,
-        kinds: Vec::with_capacity(tokens.len() / 2),
-        contextual: Vec::with_capacity(tokens.len() / 2),
-        starts: Vec::with_capacity(tokens.len() / 2),
-        ends: Vec::with_capacity(tokens.len() / 2),
-        joint: Vec::with_capacity(tokens.len() / 2),
-        line_start: Vec::with_capacity(tokens.len() / 2),
-        col0: Vec::with_capacity(tokens.len() / 2),
+        kinds: Vec::with_capacity(estimate),
+        contextual: Vec::with_capacity(estimate),
+        starts: Vec::with_capacity(estimate),
+        lens: Vec::with_capacity(estimate),
+        flags: Vec::with_capacity(estimate),
         macros: &pp.macros,
     };
     let mut joint = false;
     let mut line_start = true;
     let mut col0 = true;
+    let check_empty_macros = !pp.macros.empty.is_empty();
     for (i, t) in tokens.iter().enumerate() {
         let role = pp.roles[i];
-        let empty_macro = t.kind == IDENT
-            && !pp.macros.empty.is_empty()
-            && pp
-                .macros
-                .is_empty_macro(&text[offsets[i] as usize..offsets[i + 1] as usize]);
+        let empty_macro = check_empty_macros
+            && t.kind == IDENT
+            && pp.macros.is_empty_macro(&text[offsets[i] as usize..offsets[i + 1] as usize]);
         if role != Role::Code || t.kind.is_trivia() || empty_macro {
             joint = false;
             if t.kind == WHITESPACE || role != Role::Code {
@@ -67,22 +68,22 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
             }
             continue;
         }
-        sig_to_raw.push(i);
+        sig_to_raw.push(i as u32);
         input.kinds.push(t.kind);
         input.contextual.push(t.contextual);
         input.starts.push(offsets[i]);
-        input.ends.push(offsets[i + 1]);
-        input.joint.push(joint);
-        input.line_start.push(line_start);
-        input.col0.push(line_start && col0);
+        input.lens.push(t.len);
+        input.flags.push(
+            (joint as u8) * Input::JOINT
+                | (line_start as u8) * Input::LINE_START
+                | ((line_start && col0) as u8) * Input::COL0,
+        );
         joint = true;
         line_start = false;
         col0 = false;
     }
 
-    let (events, parse_errors) = parse_source_file(&input);
-
-    let mut builder = Builder {
+    let sink = Sink {
         text,
         tokens: &tokens,
         offsets: &offsets,
@@ -90,15 +91,17 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
         directives: &pp.directives,
         sig_to_raw: &sig_to_raw,
         raw_pos: 0,
-        sig_pos: 0,
-        inner: GreenNodeBuilder::new(),
-        depth: 0,
+        next_directive: 0,
+        children: Vec::with_capacity(256),
+        static_tokens: vec![None; SyntaxKind::__LAST as usize],
+        interned: rustc_hash::FxHashMap::with_capacity_and_hasher(1024, Default::default()),
+        indentation: vec![None; 2 * MAX_INDENT + 1],
+        root: None,
     };
-    builder.run(events);
-    let green = builder.inner.finish();
+    let (sink, parse_errors) = parse_source_file(&input, sink);
+    let green = sink.root.unwrap_or_else(|| GreenNode::new(rowan::SyntaxKind(SOURCE_FILE.into()), std::iter::empty()));
 
-    let mut errors: Vec<SyntaxError> =
-        Vec::with_capacity(lexed.errors.len() + pp.errors.len() + parse_errors.len());
+    let mut errors: Vec<SyntaxError> = Vec::with_capacity(lexed.errors.len() + pp.errors.len() + parse_errors.len());
     errors.extend(lexed.errors.into_iter().map(|e| SyntaxError {
         range: TextRange::at(TextSize::new(e.offset), TextSize::new(e.len)),
         message: e.message,
@@ -116,25 +119,48 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
     }));
     errors.sort_by_key(|e| e.range.start());
 
-    Parse {
-        green,
-        errors,
-        branches: pp.branches,
-        macros: pp.macros,
-    }
+    Parse { green, errors, branches: pp.branches, macros: pp.macros }
 }
 
-struct Builder<'a> {
+type Element = NodeOrToken<GreenNode, GreenToken>;
+
+/// Builds the green tree as the parser goes: finished children wait on a
+/// stack until the node that owns them is completed.
+pub(crate) struct Sink<'a> {
     text: &'a str,
     tokens: &'a [Token],
     offsets: &'a [u32],
     roles: &'a [Role],
     directives: &'a [Directive],
-    sig_to_raw: &'a [usize],
+    sig_to_raw: &'a [u32],
+    /// The next raw token to put in the tree.
     raw_pos: usize,
-    sig_pos: usize,
-    inner: GreenNodeBuilder<'static>,
-    depth: usize,
+    /// Directives are emitted in source order; the next one to emit.
+    next_directive: usize,
+    children: Vec<Element>,
+    /// Tokens with a fixed text (punctuation, keywords), one per kind.
+    static_tokens: Vec<Option<GreenToken>>,
+    /// Short tokens (whitespace, identifiers, numbers) shared by text, which
+    /// keeps trees small.
+    interned: rustc_hash::FxHashMap<(SyntaxKind, &'a str), GreenToken>,
+    /// The most common whitespace: spaces, or a newline and an indentation.
+    indentation: Vec<Option<GreenToken>>,
+    root: Option<GreenNode>,
+}
+
+const MAX_INDENT: usize = 64;
+
+/// A slot for whitespace of the form `" "*n` or `"\n" + " "*n` (n < 64).
+fn indentation_slot(kind: SyntaxKind, text: &str) -> Option<usize> {
+    if kind != WHITESPACE || text.len() > MAX_INDENT {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let (newline, rest) = match bytes.first() {
+        Some(b'\n') => (1, &bytes[1..]),
+        _ => (0, bytes),
+    };
+    rest.iter().all(|&b| b == b' ').then(|| newline * MAX_INDENT + rest.len())
 }
 
 /// Nodes that take the comments right before them (doc comments).
@@ -162,79 +188,71 @@ fn attaches_leading_comments(kind: SyntaxKind) -> bool {
     )
 }
 
-impl<'a> Builder<'a> {
-    fn run(&mut self, mut events: Vec<Event>) {
-        let mut forward_parents = Vec::new();
-        for i in 0..events.len() {
-            match std::mem::replace(&mut events[i], Event::Tombstone) {
-                Event::Start {
-                    kind,
-                    forward_parent,
-                } => {
-                    // Collect the chain of nodes that `precede` this one and
-                    // start them outermost first.
-                    forward_parents.push(kind);
-                    let mut idx = i;
-                    let mut fp = forward_parent;
-                    while let Some(delta) = fp {
-                        idx += delta as usize;
-                        fp = match std::mem::replace(&mut events[idx], Event::Tombstone) {
-                            Event::Start {
-                                kind,
-                                forward_parent,
-                            } => {
-                                forward_parents.push(kind);
-                                forward_parent
-                            }
-                            _ => None,
-                        };
-                    }
-                    for kind in forward_parents.drain(..).rev() {
-                        self.start_node(kind);
-                    }
-                }
-                Event::Finish => self.finish_node(),
-                Event::Token { kind, n_raw } => self.token(kind, n_raw as usize),
-                Event::Tombstone => {}
+fn is_trivia_element(e: &Element) -> bool {
+    match e {
+        NodeOrToken::Token(t) => SyntaxKind::from(t.kind().0).is_trivia(),
+        NodeOrToken::Node(_) => false,
+    }
+}
+
+impl<'a> Sink<'a> {
+    /// Where a node starting at the parser's token `sig` begins: trivia
+    /// before it goes to the parent, except a trailing block of comments,
+    /// which stays pending so that a declaration can take it.
+    pub(crate) fn checkpoint(&mut self, sig: usize) -> usize {
+        let next = self.sig_to_raw.get(sig).map_or(self.tokens.len(), |&r| r as usize);
+        if next == self.raw_pos {
+            return self.children.len();
+        }
+        let until = self.attached_comments_start(next);
+        self.flush_until(until);
+        self.children.len()
+    }
+
+    /// Turn the children from `checkpoint` on into a node; returns the index
+    /// of the new node (for `precede`).
+    pub(crate) fn complete(&mut self, checkpoint: usize, kind: SyntaxKind) -> usize {
+        let mut start = checkpoint.min(self.children.len());
+        if !attaches_leading_comments(kind) {
+            while start < self.children.len() && is_trivia_element(&self.children[start]) {
+                start += 1;
             }
         }
+        let node = GreenNode::new(rowan::SyntaxKind(kind.into()), self.children.drain(start..));
+        self.children.push(NodeOrToken::Node(node));
+        start
     }
 
-    fn start_node(&mut self, kind: SyntaxKind) {
-        if self.depth > 0 {
-            let next_sig = self
-                .sig_to_raw
-                .get(self.sig_pos)
-                .copied()
-                .unwrap_or(self.tokens.len());
-            let until = if attaches_leading_comments(kind) {
-                self.attached_comments_start(next_sig)
-            } else {
-                next_sig
-            };
-            self.flush_until(until);
-        }
-        self.inner.start_node(rowan::SyntaxKind(kind.into()));
-        self.depth += 1;
-    }
-
-    fn finish_node(&mut self) {
-        if self.depth == 1 {
-            // Root: everything left (trailing trivia, directives) goes in.
-            self.flush_until(self.tokens.len());
-        }
-        self.inner.finish_node();
-        self.depth -= 1;
-    }
-
-    fn token(&mut self, kind: SyntaxKind, n_raw: usize) {
-        let first = self.sig_to_raw[self.sig_pos];
+    /// Consume `n_raw` significant tokens starting at the parser's token
+    /// `sig`, as one tree token of `kind`.
+    pub(crate) fn token(&mut self, sig: usize, kind: SyntaxKind, n_raw: usize) {
+        let first = self.sig_to_raw[sig] as usize;
         self.flush_until(first);
-        let last = self.sig_to_raw[self.sig_pos + n_raw - 1];
+        let last = self.sig_to_raw[sig + n_raw - 1] as usize;
         let text = &self.text[self.offsets[first] as usize..self.offsets[last + 1] as usize];
-        self.inner.token(rowan::SyntaxKind(kind.into()), text);
-        self.sig_pos += n_raw;
+        self.push_token(kind, text);
         self.raw_pos = last + 1;
+    }
+
+    /// Everything left goes into the root node.
+    pub(crate) fn finish_root(&mut self) {
+        self.flush_until(self.tokens.len());
+        let children = std::mem::take(&mut self.children);
+        self.root = Some(GreenNode::new(rowan::SyntaxKind(SOURCE_FILE.into()), children));
+    }
+
+    fn push_token(&mut self, kind: SyntaxKind, text: &'a str) {
+        let raw_kind = rowan::SyntaxKind(kind.into());
+        let token = if kind.static_text() == Some(text) {
+            self.static_tokens[kind as usize].get_or_insert_with(|| GreenToken::new(raw_kind, text)).clone()
+        } else if let Some(slot) = indentation_slot(kind, text) {
+            self.indentation[slot].get_or_insert_with(|| GreenToken::new(raw_kind, text)).clone()
+        } else if text.len() <= 24 {
+            self.interned.entry((kind, text)).or_insert_with(|| GreenToken::new(raw_kind, text)).clone()
+        } else {
+            GreenToken::new(raw_kind, text)
+        };
+        self.children.push(NodeOrToken::Token(token));
     }
 
     /// The raw index from which comments attach to a node whose first token
@@ -250,8 +268,7 @@ impl<'a> Builder<'a> {
             match self.tokens[j].kind {
                 COMMENT => start = j,
                 WHITESPACE => {
-                    let s = self.raw_text(j);
-                    if s.matches('\n').count() > 1 {
+                    if self.raw_text(j).matches('\n').count() > 1 {
                         break;
                     }
                 }
@@ -271,11 +288,10 @@ impl<'a> Builder<'a> {
             let i = self.raw_pos;
             match self.roles[i] {
                 Role::Code => {
-                    // Trivia, or (only if the parser gave up early) a
-                    // significant token it did not consume.
+                    // Trivia, or an empty macro the parser skipped, or (only
+                    // if the parser gave up early) a token it did not consume.
                     let kind = self.tokens[i].kind;
-                    self.inner
-                        .token(rowan::SyntaxKind(kind.into()), self.raw_text(i));
+                    self.push_token(kind, self.raw_text(i));
                     self.raw_pos += 1;
                 }
                 Role::Disabled => {
@@ -284,12 +300,13 @@ impl<'a> Builder<'a> {
                         j += 1;
                     }
                     let text = &self.text[self.offsets[i] as usize..self.offsets[j] as usize];
-                    self.inner
-                        .token(rowan::SyntaxKind(DISABLED_TEXT.into()), text);
+                    self.push_token(DISABLED_TEXT, text);
                     self.raw_pos = j;
                 }
-                Role::Directive(d) => {
-                    self.directive(d as usize);
+                Role::Directive => {
+                    let d = self.next_directive;
+                    self.next_directive += 1;
+                    self.directive(d);
                 }
             }
         }
@@ -297,67 +314,71 @@ impl<'a> Builder<'a> {
 
     fn directive(&mut self, idx: usize) {
         let d = &self.directives[idx];
-        let tok = |b: &mut Self, i: usize| {
-            let kind = b.tokens[i].kind;
-            b.inner.token(rowan::SyntaxKind(kind.into()), b.raw_text(i));
-        };
-        self.inner.start_node(rowan::SyntaxKind(d.kind.into()));
-        let mut i = d.start;
+        let (start, end, name_tok, macro_name, params, rest, kind) =
+            (d.start, d.end, d.name_tok, d.macro_name, d.params, d.rest, d.kind);
+        let node_start = self.children.len();
+        let mut i = start;
         // `#`, the directive name, and the macro name.
-        let head_end = d
-            .macro_name
-            .map_or(d.name_tok.map_or(d.start + 1, |n| n + 1), |m| m);
-        while i < head_end.min(d.end) {
-            tok(self, i);
+        let head_end = macro_name.unwrap_or(name_tok.map_or(start + 1, |n| n + 1));
+        while i < head_end.min(end) {
+            self.push_raw(i);
             i += 1;
         }
-        if let Some(m) = d.macro_name {
-            let node = if d.kind == PP_DEFINE { NAME } else { NAME_REF };
-            self.inner.start_node(rowan::SyntaxKind(node.into()));
-            self.inner
-                .token(rowan::SyntaxKind(IDENT.into()), self.raw_text(m));
-            self.inner.finish_node();
+        if let Some(m) = macro_name {
+            let at = self.children.len();
+            self.push_token(IDENT, self.raw_text(m));
+            if kind == PP_DEFINE {
+                self.wrap(at, NAME);
+            }
             i = m + 1;
         }
-        if let Some((ps, pe)) = d.params {
-            self.inner
-                .start_node(rowan::SyntaxKind(PP_MACRO_PARAMS.into()));
+        if let Some((ps, pe)) = params {
+            let at = self.children.len();
             for j in ps..pe {
-                tok(self, j);
+                self.push_raw(j);
             }
-            self.inner.finish_node();
+            self.wrap(at, PP_MACRO_PARAMS);
             i = pe;
         }
+        let _ = rest;
         // Leading whitespace stays outside the body/condition node.
-        while i < d.end && self.tokens[i].kind == WHITESPACE {
-            tok(self, i);
+        while i < end && self.tokens[i].kind == WHITESPACE {
+            self.push_raw(i);
             i += 1;
         }
-        let wrap = match d.kind {
+        let wrap = match kind {
             PP_DEFINE => Some(PP_BODY),
             PP_IF | PP_ELIF => Some(PP_CONDITION),
             _ => None,
         };
-        if i < d.end {
+        if i < end {
             // Trailing whitespace stays outside too.
-            let mut end = d.end;
-            while end > i && self.tokens[end - 1].kind == WHITESPACE {
-                end -= 1;
+            let mut body_end = end;
+            while body_end > i && self.tokens[body_end - 1].kind == WHITESPACE {
+                body_end -= 1;
+            }
+            let at = self.children.len();
+            for j in i..body_end {
+                self.push_raw(j);
             }
             if let Some(w) = wrap {
-                self.inner.start_node(rowan::SyntaxKind(w.into()));
+                self.wrap(at, w);
             }
-            for j in i..end {
-                tok(self, j);
-            }
-            if wrap.is_some() {
-                self.inner.finish_node();
-            }
-            for j in end..d.end {
-                tok(self, j);
+            for j in body_end..end {
+                self.push_raw(j);
             }
         }
-        self.inner.finish_node();
-        self.raw_pos = d.end;
+        self.wrap(node_start, kind);
+        self.raw_pos = end;
+    }
+
+    fn push_raw(&mut self, i: usize) {
+        let kind = self.tokens[i].kind;
+        self.push_token(kind, self.raw_text(i));
+    }
+
+    fn wrap(&mut self, at: usize, kind: SyntaxKind) {
+        let node = GreenNode::new(rowan::SyntaxKind(kind.into()), self.children.drain(at..));
+        self.children.push(NodeOrToken::Node(node));
     }
 }

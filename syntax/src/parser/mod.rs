@@ -1,9 +1,14 @@
-//! The event-based recursive-descent parser (the rust-analyzer design).
+//! The recursive-descent parser.
 //!
 //! The parser reads only significant tokens of active code (trivia,
-//! directive lines and disabled text are filtered out) and emits a flat list
-//! of [`Event`]s; `build_tree` turns the events and the raw tokens back into
-//! a lossless rowan tree.
+//! directive lines and disabled text are filtered out). As in
+//! rust-analyzer, grammar rules open a [`Marker`] where a node may start and
+//! complete it with a kind once they know it, and a completed node can be
+//! wrapped later (`precede`, for left-recursive forms like `a + b`). Here a
+//! marker is a checkpoint into the [`Sink`]'s stack of finished children, so
+//! the green tree is built directly while parsing, with no intermediate
+//! event list; the sink puts trivia, directive lines and disabled text back
+//! between the tokens, so the tree is lossless.
 //!
 //! Termination is guaranteed: every loop in the grammar either consumes a
 //! token or breaks, and as a backstop too many lookahead steps without
@@ -14,6 +19,7 @@ mod grammar;
 use std::cell::Cell;
 
 use crate::preprocessor::MacroNames;
+use crate::tree_builder::Sink;
 use crate::SyntaxKind::{self, *};
 use text_size::{TextRange, TextSize};
 
@@ -25,18 +31,29 @@ pub(crate) struct Input<'a> {
     pub kinds: Vec<SyntaxKind>,
     pub contextual: Vec<SyntaxKind>,
     pub starts: Vec<u32>,
-    pub ends: Vec<u32>,
-    /// No trivia, directive or disabled text between this token and the
-    /// previous one.
-    pub joint: Vec<bool>,
-    /// First significant token on its line.
-    pub line_start: Vec<bool>,
-    /// Starts at column 0.
-    pub col0: Vec<bool>,
+    pub lens: Vec<u32>,
+    /// `JOINT | LINE_START | COL0` bits per token.
+    pub flags: Vec<u8>,
     pub macros: &'a MacroNames,
 }
 
 impl Input<'_> {
+    /// No trivia, directive or disabled text between this token and the
+    /// previous one.
+    pub const JOINT: u8 = 1;
+    /// First significant token on its line.
+    pub const LINE_START: u8 = 2;
+    /// Starts at column 0.
+    pub const COL0: u8 = 4;
+
+    pub fn end(&self, i: usize) -> u32 {
+        self.starts[i] + self.lens[i]
+    }
+
+    fn flag(&self, i: usize, flag: u8) -> bool {
+        self.flags.get(i).is_some_and(|f| f & flag != 0)
+    }
+
     pub fn len(&self) -> usize {
         self.kinds.len()
     }
@@ -44,23 +61,8 @@ impl Input<'_> {
         if i >= self.len() {
             return "";
         }
-        &self.text[self.starts[i] as usize..self.ends[i] as usize]
+        &self.text[self.starts[i] as usize..self.end(i) as usize]
     }
-}
-
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Event {
-    Start {
-        kind: SyntaxKind,
-        forward_parent: Option<u32>,
-    },
-    Finish,
-    /// Consume `n_raw` significant input tokens as one tree token of `kind`.
-    Token {
-        kind: SyntaxKind,
-        n_raw: u8,
-    },
-    Tombstone,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +74,7 @@ pub struct ParseError {
 pub(crate) struct Parser<'t> {
     pub(crate) input: &'t Input<'t>,
     pos: usize,
-    pub(crate) events: Vec<Event>,
+    pub(crate) sink: Sink<'t>,
     pub(crate) errors: Vec<ParseError>,
     steps: Cell<u32>,
     depth: u32,
@@ -82,20 +84,14 @@ const MAX_ERRORS: usize = 1000;
 const MAX_STEPS_WITHOUT_PROGRESS: u32 = 1_000_000;
 
 impl<'t> Parser<'t> {
-    pub(crate) fn new(input: &'t Input<'t>) -> Parser<'t> {
-        Parser {
-            input,
-            pos: 0,
-            events: Vec::with_capacity(input.len() * 2),
-            errors: Vec::new(),
-            steps: Cell::new(0),
-            depth: 0,
-        }
+    pub(crate) fn new(input: &'t Input<'t>, sink: Sink<'t>) -> Parser<'t> {
+        Parser { input, pos: 0, sink, errors: Vec::new(), steps: Cell::new(0), depth: 0 }
     }
 
     /// Counts lookahead steps since the last consumed token; a grammar bug
     /// that loops without consuming ends at a fake end of input instead of
     /// hanging.
+    #[inline]
     fn tick(&self) -> bool {
         let steps = self.steps.get();
         if steps >= MAX_STEPS_WITHOUT_PROGRESS {
@@ -106,6 +102,7 @@ impl<'t> Parser<'t> {
     }
 
     /// Kind of the token `n` ahead (hard kind or IDENT).
+    #[inline]
     pub(crate) fn nth(&self, n: usize) -> SyntaxKind {
         if !self.tick() {
             return EOF;
@@ -113,12 +110,14 @@ impl<'t> Parser<'t> {
         self.input.kinds.get(self.pos + n).copied().unwrap_or(EOF)
     }
 
+    #[inline]
     pub(crate) fn current(&self) -> SyntaxKind {
         self.nth(0)
     }
 
     /// Whether the token `n` ahead is `kind`, also matching soft keywords
     /// and the glued operators `>>`, `>=`, `>>=`.
+    #[inline]
     pub(crate) fn nth_at(&self, n: usize, kind: SyntaxKind) -> bool {
         let i = self.pos + n;
         let cur = self.nth(n);
@@ -128,17 +127,16 @@ impl<'t> Parser<'t> {
         match kind {
             SHR => cur == R_ANGLE && self.joint_kind(i + 1, R_ANGLE),
             GTEQ => cur == R_ANGLE && self.joint_kind(i + 1, EQ),
-            SHREQ => {
-                cur == R_ANGLE && self.joint_kind(i + 1, R_ANGLE) && self.joint_kind(i + 2, EQ)
-            }
+            SHREQ => cur == R_ANGLE && self.joint_kind(i + 1, R_ANGLE) && self.joint_kind(i + 2, EQ),
             _ => cur == IDENT && self.input.contextual.get(i).copied() == Some(kind),
         }
     }
 
     fn joint_kind(&self, i: usize, kind: SyntaxKind) -> bool {
-        i < self.input.len() && self.input.kinds[i] == kind && self.input.joint[i]
+        i < self.input.len() && self.input.kinds[i] == kind && self.input.flag(i, Input::JOINT)
     }
 
+    #[inline]
     pub(crate) fn at(&self, kind: SyntaxKind) -> bool {
         self.nth_at(0, kind)
     }
@@ -161,13 +159,14 @@ impl<'t> Parser<'t> {
 
     /// Whether the current token begins a line at column 0.
     pub(crate) fn at_col0(&self) -> bool {
-        self.pos < self.input.len() && self.input.col0[self.pos]
+        self.input.flag(self.pos, Input::COL0)
     }
 
     pub(crate) fn at_line_start(&self) -> bool {
-        self.pos < self.input.len() && self.input.line_start[self.pos]
+        self.input.flag(self.pos, Input::LINE_START)
     }
 
+    #[inline]
     pub(crate) fn raw_kind(&self, i: usize) -> SyntaxKind {
         self.input.kinds.get(i).copied().unwrap_or(EOF)
     }
@@ -178,12 +177,8 @@ impl<'t> Parser<'t> {
     }
 
     pub(crate) fn start(&mut self) -> Marker {
-        let pos = self.events.len() as u32;
-        self.events.push(Event::Tombstone);
-        Marker {
-            pos,
-            completed: false,
-        }
+        let checkpoint = self.sink.checkpoint(self.pos);
+        Marker { checkpoint }
     }
 
     /// Consume the current token if it is `kind` (re-tagging soft keywords).
@@ -225,29 +220,22 @@ impl<'t> Parser<'t> {
     }
 
     fn do_bump(&mut self, kind: SyntaxKind, n_raw: u8) {
+        self.sink.token(self.pos, kind, n_raw as usize);
         self.pos += n_raw as usize;
         self.steps.set(0);
-        self.events.push(Event::Token { kind, n_raw });
     }
 
     /// An error about something missing: a zero-width range at the end of
     /// the previous token.
     pub(crate) fn error(&mut self, message: impl Into<String>) {
-        let at = if self.pos == 0 {
-            0
-        } else {
-            self.input.ends[self.pos - 1]
-        };
+        let at = if self.pos == 0 { 0 } else { self.input.end(self.pos - 1) };
         self.push_error(TextRange::empty(TextSize::new(at)), message.into());
     }
 
     /// An error about the current token.
     pub(crate) fn error_here(&mut self, message: impl Into<String>) {
         let range = if self.pos < self.input.len() {
-            TextRange::new(
-                TextSize::new(self.input.starts[self.pos]),
-                TextSize::new(self.input.ends[self.pos]),
-            )
+            TextRange::new(TextSize::new(self.input.starts[self.pos]), TextSize::new(self.input.end(self.pos)))
         } else {
             TextRange::empty(TextSize::of(self.input.text))
         };
@@ -255,13 +243,13 @@ impl<'t> Parser<'t> {
     }
 
     fn push_error(&mut self, range: TextRange, message: String) {
+        // The lexer has already reported a bad character; one error is enough.
+        if self.input.kinds.get(self.pos) == Some(&ERROR_TOKEN) {
+            return;
+        }
         if self.errors.len() < MAX_ERRORS {
             // One error per position is enough.
-            if self
-                .errors
-                .last()
-                .is_some_and(|e| e.range.start() == range.start())
-            {
+            if self.errors.last().is_some_and(|e| e.range.start() == range.start()) {
                 return;
             }
             self.errors.push(ParseError { range, message });
@@ -272,10 +260,7 @@ impl<'t> Parser<'t> {
         if self.eat(kind) {
             return true;
         }
-        let what = kind
-            .static_text()
-            .map(|t| format!("`{t}`"))
-            .unwrap_or_else(|| format!("{kind:?}"));
+        let what = kind.static_text().map(|t| format!("`{t}`")).unwrap_or_else(|| format!("{kind:?}"));
         self.error(format!("expected {what}"));
         false
     }
@@ -342,61 +327,30 @@ impl<'t> Parser<'t> {
 }
 
 pub(crate) struct Marker {
-    pos: u32,
-    completed: bool,
+    /// Index in the sink's children stack where the node's children begin.
+    checkpoint: usize,
 }
 
 impl Marker {
-    pub(crate) fn complete(mut self, p: &mut Parser<'_>, kind: SyntaxKind) -> CompletedMarker {
-        self.completed = true;
-        let idx = self.pos as usize;
-        if let Event::Tombstone = p.events[idx] {
-            p.events[idx] = Event::Start {
-                kind,
-                forward_parent: None,
-            };
-        }
-        p.events.push(Event::Finish);
-        CompletedMarker {
-            pos: self.pos,
-            kind,
-        }
+    pub(crate) fn complete(self, p: &mut Parser<'_>, kind: SyntaxKind) -> CompletedMarker {
+        let at = p.sink.complete(self.checkpoint, kind);
+        CompletedMarker { checkpoint: at, kind }
     }
 
-    pub(crate) fn abandon(mut self, p: &mut Parser<'_>) {
-        self.completed = true;
-        let idx = self.pos as usize;
-        if idx == p.events.len() - 1 {
-            if let Some(Event::Tombstone) = p.events.last() {
-                p.events.pop();
-            }
-        }
-    }
-}
-
-impl Drop for Marker {
-    fn drop(&mut self) {
-        // A marker dropped without completion leaves a tombstone, which the
-        // tree builder ignores; nothing else to do (and never panic).
-        let _ = self.completed;
-    }
+    /// Give up on the node: its children stay where they are.
+    pub(crate) fn abandon(self, _p: &mut Parser<'_>) {}
 }
 
 #[derive(Clone, Copy)]
 pub(crate) struct CompletedMarker {
-    pos: u32,
+    checkpoint: usize,
     kind: SyntaxKind,
 }
 
 impl CompletedMarker {
     /// Start a new node that becomes the parent of this one.
-    pub(crate) fn precede(self, p: &mut Parser<'_>) -> Marker {
-        let new = p.start();
-        let idx = self.pos as usize;
-        if let Event::Start { forward_parent, .. } = &mut p.events[idx] {
-            *forward_parent = Some(new.pos - self.pos);
-        }
-        new
+    pub(crate) fn precede(self, _p: &mut Parser<'_>) -> Marker {
+        Marker { checkpoint: self.checkpoint }
     }
 
     pub(crate) fn kind(&self) -> SyntaxKind {
@@ -404,8 +358,8 @@ impl CompletedMarker {
     }
 }
 
-pub(crate) fn parse_source_file(input: &Input<'_>) -> (Vec<Event>, Vec<ParseError>) {
-    let mut p = Parser::new(input);
+pub(crate) fn parse_source_file<'t>(input: &'t Input<'t>, sink: Sink<'t>) -> (Sink<'t>, Vec<ParseError>) {
+    let mut p = Parser::new(input, sink);
     grammar::source_file(&mut p);
-    (p.events, p.errors)
+    (p.sink, p.errors)
 }

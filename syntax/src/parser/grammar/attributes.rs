@@ -40,12 +40,9 @@ fn attribute_body(p: &mut Parser<'_>) {
     let path = p.start();
     let mut ok = false;
     loop {
-        let seg = p.start();
-        if name_ref(p).is_some() || attribute_keyword_name(p) {
-            seg.complete(p, PATH_SEGMENT);
+        if name_ref(p) || attribute_keyword_name(p) {
             ok = true;
         } else {
-            seg.abandon(p);
             p.error("expected an attribute name");
             break;
         }
@@ -56,9 +53,7 @@ fn attribute_body(p: &mut Parser<'_>) {
     path.complete(p, PATH);
     if ok && p.at(L_PAREN) {
         let args = p.start();
-        super::delimited(p, L_PAREN, R_PAREN, &[R_BRACK, SEMICOLON], |p| {
-            exprs::expr_no_comma(p).is_some()
-        });
+        super::delimited(p, L_PAREN, R_PAREN, &[R_BRACK, SEMICOLON], |p| exprs::expr_no_comma(p).is_some());
         args.complete(p, ATTRIBUTE_ARGS);
     }
 }
@@ -67,9 +62,7 @@ fn attribute_body(p: &mut Parser<'_>) {
 fn attribute_keyword_name(p: &mut Parser<'_>) -> bool {
     let k = p.current();
     if k.is_keyword() {
-        let m = p.start();
         p.bump_remap(IDENT);
-        m.complete(p, NAME_REF);
         return true;
     }
     false
@@ -83,9 +76,6 @@ const HARD_MODIFIERS: &[SyntaxKind] = &[
     STATIC_KW,
     CONST_KW,
     CONSTEXPR_KW,
-    IN_KW,
-    OUT_KW,
-    INOUT_KW,
     CONSTREF_KW,
     UNDERSCORE_REF_KW,
     UNIFORM_KW,
@@ -105,6 +95,9 @@ const HARD_MODIFIERS: &[SyntaxKind] = &[
 /// Soft-keyword modifiers: modifiers only when followed by another word
 /// (so `precise = 1;` still assigns a variable called `precise`).
 const SOFT_MODIFIERS: &[SyntaxKind] = &[
+    IN_KW,
+    OUT_KW,
+    INOUT_KW,
     VARYING_KW,
     SHARED_KW,
     BUFFER_KW,
@@ -169,8 +162,7 @@ pub(crate) fn at_modifier(p: &Parser<'_>) -> bool {
     }
     if k == IDENT {
         let i = p.pos();
-        let next_is_word =
-            is_word(p, i + 1) || p.raw_kind(i + 1).is_keyword() || p.raw_kind(i + 1) == L_BRACK;
+        let next_is_word = is_word(p, i + 1) || p.raw_kind(i + 1).is_keyword() || p.raw_kind(i + 1) == L_BRACK;
         if p.at(LAYOUT_KW) && p.raw_kind(i + 1) == L_PAREN {
             return true;
         }
@@ -179,14 +171,14 @@ pub(crate) fn at_modifier(p: &Parser<'_>) -> bool {
             // `sample` etc. are common variable names: `sample x` is a
             // modifier only if a type and a name (or another modifier) follow.
             return scan_type(p, i + 1).is_some_and(|j| is_word(p, j))
-                || p.raw_kind(i + 1).is_keyword();
+                || p.raw_kind(i + 1).is_keyword()
+                || (is_word(p, i + 1) && p.raw_kind(i + 2) == L_CURLY);
         }
         // An object-like macro standing for modifiers: `INLINE float f()`.
         let text = p.nth_text(0);
         if p.input.macros.is_object_like(text) {
             return (p.raw_kind(i + 1).is_keyword() && p.raw_kind(i + 1) != THIS_TYPE_KW)
-                || scan_type(p, i + 1)
-                    .is_some_and(|j| is_word(p, j) || p.raw_kind(j) == OPERATOR_KW);
+                || scan_type(p, i + 1).is_some_and(|j| is_word(p, j) || p.raw_kind(j) == OPERATOR_KW);
         }
     }
     false
@@ -207,10 +199,8 @@ pub(crate) fn modifier(p: &mut Parser<'_>) {
         if kw != IDENT {
             p.bump_remap(kw);
         } else {
-            // A macro used as a modifier: keep it as a name reference.
-            let m = p.start();
+            // A macro used as a modifier: keep it as a plain identifier.
             p.bump_remap(IDENT);
-            m.complete(p, NAME_REF);
         }
         return;
     }

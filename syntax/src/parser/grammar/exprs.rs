@@ -3,8 +3,7 @@
 //! `is`/`as`, lambdas, `spirv_asm { }`, generic application `f<T>(x)`).
 
 use super::{
-    delimited, is_word, items, name_ref, scan_balanced, scan_generic_args, scan_type, token_tree,
-    types, Parser,
+    delimited, is_word, items, name_ref, scan_balanced, scan_generic_args, scan_type, token_tree, types, Parser,
 };
 use crate::parser::CompletedMarker;
 use crate::SyntaxKind::{self, *};
@@ -31,22 +30,22 @@ pub(crate) fn expr_in_generic_args(p: &mut Parser<'_>) -> Option<CompletedMarker
 
 /// Binary operators: (kind, tokens to glue, left bp, right bp, node).
 fn infix_op(p: &Parser<'_>, r: Restrictions) -> Option<(SyntaxKind, u8, u8)> {
-    // Composite `>` forms first.
-    if p.at(SHREQ) {
-        return (!r.no_gt).then_some((SHREQ, 5, 4));
-    }
-    if p.at(SHR) {
-        return (!r.no_gt).then_some((SHR, 22, 23));
-    }
-    if p.at(GTEQ) {
-        return (!r.no_gt).then_some((GTEQ, 20, 21));
-    }
     let k = p.current();
+    // Composite `>` forms first.
+    if k == R_ANGLE {
+        if p.at(SHREQ) {
+            return (!r.no_gt).then_some((SHREQ, 5, 4));
+        }
+        if p.at(SHR) {
+            return (!r.no_gt).then_some((SHR, 22, 23));
+        }
+        if p.at(GTEQ) {
+            return (!r.no_gt).then_some((GTEQ, 20, 21));
+        }
+    }
     let (l, rb) = match k {
         COMMA => (2, 3),
-        EQ | PLUSEQ | MINUSEQ | STAREQ | SLASHEQ | PERCENTEQ | AMPEQ | PIPEEQ | CARETEQ | SHLEQ => {
-            (5, 4)
-        }
+        EQ | PLUSEQ | MINUSEQ | STAREQ | SLASHEQ | PERCENTEQ | AMPEQ | PIPEEQ | CARETEQ | SHLEQ => (5, 4),
         QUESTION => (7, 6),
         PIPE2 => (8, 9),
         AMP2 => (10, 11),
@@ -134,10 +133,7 @@ fn unary(p: &mut Parser<'_>, r: Restrictions) -> Option<CompletedMarker> {
     // Slang prefix keywords.
     let i = p.pos();
     let next_starts_operand = at_expr_start_at(p, i + 1)
-        && !matches!(
-            p.raw_kind(i + 1),
-            MINUS | PLUS | STAR | AMP | PLUS2 | MINUS2 | L_CURLY
-        );
+        && !matches!(p.raw_kind(i + 1), MINUS | PLUS | STAR | AMP | PLUS2 | MINUS2 | L_CURLY);
     if p.at(NO_DIFF_KW) {
         let m = p.start();
         p.bump(NO_DIFF_KW);
@@ -146,19 +142,11 @@ fn unary(p: &mut Parser<'_>, r: Restrictions) -> Option<CompletedMarker> {
         }
         return Some(m.complete(p, NO_DIFF_EXPR));
     }
-    for (kw, node) in [
-        (TRY_KW, TRY_EXPR),
-        (EXPAND_KW, EXPAND_EXPR),
-        (EACH_KW, EACH_EXPR),
-    ] {
+    for (kw, node) in [(TRY_KW, TRY_EXPR), (EXPAND_KW, EXPAND_EXPR), (EACH_KW, EACH_EXPR)] {
         if p.at(kw) && next_starts_operand {
             let m = p.start();
             p.bump(kw);
-            let ok = if kw == EXPAND_KW {
-                expr_bp(p, 3, r).is_some()
-            } else {
-                unary_nested(p, r).is_some()
-            };
+            let ok = if kw == EXPAND_KW { expr_bp(p, 3, r).is_some() } else { unary_nested(p, r).is_some() };
             if !ok {
                 p.error("expected an expression");
             }
@@ -280,7 +268,9 @@ fn atom(p: &mut Parser<'_>, r: Restrictions) -> Option<CompletedMarker> {
             if p.at(NEW_KW) && (is_word(p, i + 1) || p.raw_kind(i + 1) == THIS_TYPE_KW) {
                 let m = p.start();
                 p.bump(NEW_KW);
+                let t = p.start();
                 types::type_path(p);
+                t.complete(p, PATH_TYPE);
                 if p.at(L_PAREN) {
                     arg_list(p);
                 }
@@ -292,9 +282,7 @@ fn atom(p: &mut Parser<'_>, r: Restrictions) -> Option<CompletedMarker> {
             let _ = r;
             p.err_recover(
                 "expected an expression",
-                &[
-                    SEMICOLON, R_PAREN, R_BRACK, R_CURLY, COMMA, COLON, R_ANGLE, EQ, L_BRACK,
-                ],
+                &[SEMICOLON, R_PAREN, R_BRACK, R_CURLY, COMMA, COLON, R_ANGLE, EQ, L_BRACK],
             );
             None
         }
@@ -330,31 +318,23 @@ fn at_generic_args_in_expr(p: &Parser<'_>, i: usize) -> bool {
 
 fn path_expr(p: &mut Parser<'_>, _r: Restrictions) -> CompletedMarker {
     let m = p.start();
-    let path = p.start();
     p.eat(COLON2);
     let mut n = 0;
     loop {
         n += 1;
-        let seg = p.start();
-        if name_ref(p).is_none() {
-            seg.abandon(p);
+        if !name_ref(p) {
             p.error("expected a name");
             break;
         }
         if p.at(L_ANGLE) && at_generic_args_in_expr(p, p.pos()) {
             types::generic_arg_list(p);
         }
-        seg.complete(p, PATH_SEGMENT);
-        if n < 256
-            && p.at(COLON2)
-            && (is_word(p, p.pos() + 1) || p.raw_kind(p.pos() + 1) == THIS_TYPE_KW)
-        {
+        if n < 256 && p.at(COLON2) && (is_word(p, p.pos() + 1) || p.raw_kind(p.pos() + 1) == THIS_TYPE_KW) {
             p.bump(COLON2);
             continue;
         }
         break;
     }
-    path.complete(p, PATH);
     m.complete(p, PATH_EXPR)
 }
 
@@ -414,9 +394,7 @@ fn member_name(p: &mut Parser<'_>) {
         }
     } else if k == INT_NUMBER || k.is_keyword() {
         // `t.0` tuple elements, or a keyword used as a member name.
-        let m = p.start();
         p.bump_remap(IDENT);
-        m.complete(p, NAME_REF);
     } else {
         p.error("expected a member name");
     }
@@ -424,17 +402,13 @@ fn member_name(p: &mut Parser<'_>) {
 
 pub(crate) fn arg_list(p: &mut Parser<'_>) {
     let m = p.start();
-    delimited(p, L_PAREN, R_PAREN, &[SEMICOLON, R_CURLY], |p| {
-        expr_no_comma(p).is_some()
-    });
+    delimited(p, L_PAREN, R_PAREN, &[SEMICOLON, R_CURLY], |p| expr_no_comma(p).is_some());
     m.complete(p, ARG_LIST);
 }
 
 fn init_list(p: &mut Parser<'_>) -> CompletedMarker {
     let m = p.start();
-    delimited(p, L_CURLY, R_CURLY, &[SEMICOLON], |p| {
-        expr_no_comma(p).is_some()
-    });
+    delimited(p, L_CURLY, R_CURLY, &[SEMICOLON], |p| expr_no_comma(p).is_some());
     m.complete(p, INIT_LIST)
 }
 
@@ -542,17 +516,7 @@ fn is_builtin_type_name(name: &str) -> bool {
             | "min16int"
             | "min16uint"
             | "dword"
-    ) || matches!(
-        name,
-        "int8_t"
-            | "int16_t"
-            | "int32_t"
-            | "int64_t"
-            | "uint8_t"
-            | "uint16_t"
-            | "uint32_t"
-            | "uint64_t"
-    )
+    ) || matches!(name, "int8_t" | "int16_t" | "int32_t" | "int64_t" | "uint8_t" | "uint16_t" | "uint32_t" | "uint64_t")
 }
 
 /// `(`..`)` spanning tokens `[i, j)`: is it a cast?
@@ -566,9 +530,8 @@ fn is_cast(p: &Parser<'_>, i: usize, j: usize) -> bool {
     let single_word = end == i + 2;
     let after = p.raw_kind(j);
     match after {
-        IDENT | INT_NUMBER | FLOAT_NUMBER | STRING | CHAR | TRUE_KW | FALSE_KW | THIS_KW
-        | L_PAREN | BANG | TILDE | SIZEOF_KW | ALIGNOF_KW | NO_DIFF_KW | FWD_DIFF2_KW
-        | BWD_DIFF2_KW | THIS_TYPE_KW => {
+        IDENT | INT_NUMBER | FLOAT_NUMBER | STRING | CHAR | TRUE_KW | FALSE_KW | THIS_KW | L_PAREN | BANG | TILDE
+        | SIZEOF_KW | ALIGNOF_KW | NO_DIFF_KW | FWD_DIFF2_KW | BWD_DIFF2_KW | THIS_TYPE_KW => {
             // `(a) b` can only be a cast; `(f)(x)` is usually a cast too.
             !(after == IDENT && p.raw_at(j, IS_KW)) && !(after == IDENT && p.raw_at(j, AS_KW))
         }

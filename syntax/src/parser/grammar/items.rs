@@ -4,10 +4,7 @@
 use super::attributes::{attributes, attributes_and_modifiers};
 use super::exprs::{self, expr_no_comma};
 use super::stmts::{block, raw_block, semicolon};
-use super::{
-    is_word, name, name_ref, scan_balanced, scan_type_then_name, token_tree, types, ItemContext,
-    Parser,
-};
+use super::{is_word, name, name_ref, scan_balanced, scan_type_then_name, token_tree, types, ItemContext, Parser};
 use crate::SyntaxKind::{self, *};
 
 pub(crate) fn item_list(p: &mut Parser<'_>, ctx: ItemContext) {
@@ -125,11 +122,7 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
             IGNORED_BLOCK
         }
         TRANSPARENT_BLOCK_KW | FILE_DECL_KW => {
-            let k = if p.at(TRANSPARENT_BLOCK_KW) {
-                TRANSPARENT_BLOCK
-            } else {
-                FILE_DECL_BLOCK
-            };
+            let k = if p.at(TRANSPARENT_BLOCK_KW) { TRANSPARENT_BLOCK } else { FILE_DECL_BLOCK };
             p.bump_any();
             member_list(p);
             k
@@ -157,11 +150,7 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
             p.bump(SEMICOLON);
             EMPTY_ITEM
         }
-        IDENT
-            if p.at(MODULE_KW)
-                && (next_is_word || p.raw_kind(i + 1) == STRING)
-                && ctx != ItemContext::Statement =>
-        {
+        IDENT if p.at(MODULE_KW) && (next_is_word || p.raw_kind(i + 1) == STRING) && ctx != ItemContext::Statement => {
             module_ref_decl(p, MODULE_KW, MODULE_DECL)
         }
         IDENT
@@ -452,9 +441,7 @@ fn semantic(p: &mut Parser<'_>) {
         p.bump(INT_NUMBER);
         BIT_FIELD
     } else if p.current() == IDENT || p.current().is_keyword() {
-        let n = p.start();
         p.bump_remap(IDENT);
-        n.complete(p, NAME_REF);
         SEMANTIC
     } else {
         p.error("expected a semantic, `register(...)` or `packoffset(...)`");
@@ -492,10 +479,7 @@ pub(crate) fn generic_param_list(p: &mut Parser<'_>) {
         let before = p.pos();
         generic_param(p);
         if p.pos() == before {
-            p.err_recover(
-                "expected a generic parameter",
-                &[R_ANGLE, L_PAREN, L_CURLY, SEMICOLON],
-            );
+            p.err_recover("expected a generic parameter", &[R_ANGLE, L_PAREN, L_CURLY, SEMICOLON]);
             if p.pos() == before {
                 break;
             }
@@ -586,9 +570,7 @@ fn where_clause(p: &mut Parser<'_>) {
         }
         pred.complete(p, WHERE_PRED);
         // `where A : I, B : J`
-        let more = p.at(COMMA)
-            && is_word(p, p.pos() + 1)
-            && matches!(p.raw_kind(p.pos() + 2), COLON | EQ2 | DOT);
+        let more = p.at(COMMA) && is_word(p, p.pos() + 1) && matches!(p.raw_kind(p.pos() + 2), COLON | EQ2 | DOT);
         if !more {
             break;
         }
@@ -645,19 +627,16 @@ fn struct_decl(p: &mut Parser<'_>) -> SyntaxKind {
         name(p);
     }
     type_decl_header(p);
-    if p.at(EQ) {
-        // `struct S : IFoo = SomeDefault;`? Not Slang; report and skip.
-        p.err_and_bump("unexpected `=`");
+    if p.eat(EQ) {
+        // Link-time type: `extern struct S : IFoo = Impl;`
+        types::type_(p);
+        semicolon(p);
+        return kind;
     }
     if p.at(L_CURLY) {
         member_list(p);
         // HLSL: `struct S { ... } s, t;`
-        if p.at(IDENT)
-            && matches!(
-                p.raw_kind(p.pos() + 1),
-                SEMICOLON | COMMA | EQ | L_BRACK | COLON
-            )
-        {
+        if p.at(IDENT) && matches!(p.raw_kind(p.pos() + 1), SEMICOLON | COMMA | EQ | L_BRACK | COLON) {
             declarator_list(p);
             semicolon(p);
         } else {
@@ -692,6 +671,7 @@ fn enum_decl(p: &mut Parser<'_>) -> SyntaxKind {
                 if p.at(SEMICOLON) || p.at(L_CURLY) {
                     break;
                 }
+                p.eat(COMMA);
                 continue;
             }
             name(p);
@@ -795,13 +775,10 @@ fn namespace_decl(p: &mut Parser<'_>) -> SyntaxKind {
 fn dotted_path(p: &mut Parser<'_>) {
     let m = p.start();
     loop {
-        let seg = p.start();
-        if name_ref(p).is_none() {
-            seg.abandon(p);
+        if !name_ref(p) {
             p.error("expected a name");
             break;
         }
-        seg.complete(p, PATH_SEGMENT);
         if (p.at(DOT) || p.at(COLON2)) && is_word(p, p.pos() + 1) {
             p.bump_any();
             continue;
@@ -836,11 +813,7 @@ fn module_ref_decl(p: &mut Parser<'_>, kw: SyntaxKind, node: SyntaxKind) -> Synt
 }
 
 fn associated_type(p: &mut Parser<'_>) -> SyntaxKind {
-    let kw = if p.at(ASSOCIATEDTYPE_KW) {
-        ASSOCIATEDTYPE_KW
-    } else {
-        TYPE_PARAM_KW
-    };
+    let kw = if p.at(ASSOCIATEDTYPE_KW) { ASSOCIATEDTYPE_KW } else { TYPE_PARAM_KW };
     p.bump(kw);
     name(p);
     if p.eat(COLON) {

@@ -10,13 +10,12 @@ mod items;
 mod stmts;
 mod types;
 
-use super::{CompletedMarker, Parser};
+use super::Parser;
 use crate::SyntaxKind::{self, *};
 
 pub(super) fn source_file(p: &mut Parser<'_>) {
-    let m = p.start();
     items::item_list(p, ItemContext::TopLevel);
-    m.complete(p, SOURCE_FILE);
+    p.sink.finish_root();
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -41,15 +40,17 @@ pub(crate) fn name(p: &mut Parser<'_>) -> bool {
     }
 }
 
-/// A name being referred to. Soft keywords are identifiers here.
-pub(crate) fn name_ref(p: &mut Parser<'_>) -> Option<CompletedMarker> {
-    if p.current() == IDENT || p.current() == THIS_TYPE_KW {
-        let m = p.start();
-        let k = p.current();
+/// A name being referred to: an `IDENT` (or `This`) token directly in the
+/// path, member access, attribute … that uses it. (No wrapper node: names
+/// are the most common thing in a file, and a node for each costs parse
+/// time.) Soft keywords are identifiers here.
+pub(crate) fn name_ref(p: &mut Parser<'_>) -> bool {
+    let k = p.current();
+    if k == IDENT || k == THIS_TYPE_KW {
         p.bump_remap(k);
-        Some(m.complete(p, NAME_REF))
+        true
     } else {
-        None
+        false
     }
 }
 
@@ -106,9 +107,8 @@ pub(crate) fn scan_generic_args(p: &Parser<'_>, i: usize) -> Option<usize> {
                 j = scan_balanced(p, j)?;
                 continue;
             }
-            IDENT | INT_NUMBER | FLOAT_NUMBER | COMMA | COLON2 | DOT | STAR | PLUS | MINUS
-            | SLASH | PERCENT | TRUE_KW | FALSE_KW | THIS_TYPE_KW | NO_DIFF_KW | CONST_KW
-            | IN_KW | OUT_KW | INOUT_KW => {}
+            IDENT | INT_NUMBER | FLOAT_NUMBER | COMMA | COLON2 | DOT | STAR | PLUS | MINUS | SLASH | PERCENT
+            | TRUE_KW | FALSE_KW | THIS_TYPE_KW | NO_DIFF_KW | CONST_KW | IN_KW | OUT_KW | INOUT_KW => {}
             _ => return None,
         }
         j += 1;
@@ -125,13 +125,9 @@ pub(crate) fn scan_type(p: &Parser<'_>, i: usize) -> Option<usize> {
     while matches!(p.raw_kind(j), NO_DIFF_KW | CONST_KW)
         || p.raw_at(j, EXPAND_KW)
         || p.raw_at(j, EACH_KW)
+        || p.raw_at(j, DYN_KW)
     {
-        if !is_word(p, j + 1)
-            && !matches!(
-                p.raw_kind(j + 1),
-                THIS_TYPE_KW | NO_DIFF_KW | CONST_KW | COLON2
-            )
-        {
+        if !is_word(p, j + 1) && !matches!(p.raw_kind(j + 1), THIS_TYPE_KW | NO_DIFF_KW | CONST_KW | COLON2) {
             break;
         }
         j += 1;
@@ -155,9 +151,7 @@ pub(crate) fn scan_type(p: &Parser<'_>, i: usize) -> Option<usize> {
         if p.raw_kind(j) == L_ANGLE {
             j = scan_generic_args(p, j)?;
         }
-        if matches!(p.raw_kind(j), COLON2 | DOT)
-            && (is_word(p, j + 1) || p.raw_kind(j + 1) == THIS_TYPE_KW)
-        {
+        if matches!(p.raw_kind(j), COLON2 | DOT) && (is_word(p, j + 1) || p.raw_kind(j + 1) == THIS_TYPE_KW) {
             j += 2;
             continue;
         }
@@ -166,6 +160,12 @@ pub(crate) fn scan_type(p: &Parser<'_>, i: usize) -> Option<usize> {
     loop {
         match p.raw_kind(j) {
             STAR => j += 1,
+            IDENT
+                if matches!(p.input.text(j), "constant" | "device" | "threadgroup" | "thread")
+                    && matches!(p.raw_kind(j + 1), STAR | AMP) =>
+            {
+                j += 2
+            }
             L_BRACK if p.raw_kind(j + 1) != L_BRACK => j = scan_balanced(p, j)?,
             _ => break,
         }
@@ -210,10 +210,7 @@ pub(crate) fn delimited(
             if p.at_ts(recovery) || p.pos() == before {
                 break;
             }
-            p.error(format!(
-                "expected `,` or `{}`",
-                close.static_text().unwrap_or("")
-            ));
+            p.error(format!("expected `,` or `{}`", close.static_text().unwrap_or("")));
         }
     }
     p.expect(close);

@@ -50,8 +50,7 @@ fn looks_like_item_after_missing_brace(p: &Parser<'_>) -> bool {
         }
     }
     match p.raw_kind(i) {
-        STRUCT_KW | CLASS_KW | INTERFACE_KW | NAMESPACE_KW | IMPORT_KW | CBUFFER_KW
-        | TBUFFER_KW | EXTENSION_KW => true,
+        STRUCT_KW | CLASS_KW | INTERFACE_KW | NAMESPACE_KW | IMPORT_KW | CBUFFER_KW | TBUFFER_KW | EXTENSION_KW => true,
         PUBLIC_KW | PRIVATE_KW | INTERNAL_KW => true,
         _ => {
             // `Type name(...) {` — a function definition.
@@ -66,10 +65,7 @@ fn looks_like_item_after_missing_brace(p: &Parser<'_>) -> bool {
                 return false;
             }
             match scan_balanced(p, name_at + 1) {
-                Some(k) => {
-                    matches!(p.raw_kind(k), L_CURLY)
-                        || (p.raw_kind(k) == COLON && is_word(p, k + 1))
-                }
+                Some(k) => matches!(p.raw_kind(k), L_CURLY) || (p.raw_kind(k) == COLON && is_word(p, k + 1)),
                 None => false,
             }
         }
@@ -109,6 +105,12 @@ fn stmt_inner(p: &mut Parser<'_>) {
             let m = p.start();
             p.bump(DO_KW);
             stmt(p);
+            if p.at(CATCH_KW) {
+                // `do { ... } catch (e: E) { ... }`
+                catch_clauses(p);
+                m.complete(p, TRY_STMT);
+                return;
+            }
             p.expect(WHILE_KW);
             condition(p);
             p.expect(SEMICOLON);
@@ -129,17 +131,11 @@ fn stmt_inner(p: &mut Parser<'_>) {
         }
         BREAK_KW | CONTINUE_KW => {
             let m = p.start();
-            let kind = if p.at(BREAK_KW) {
-                BREAK_STMT
-            } else {
-                CONTINUE_STMT
-            };
+            let kind = if p.at(BREAK_KW) { BREAK_STMT } else { CONTINUE_STMT };
             p.bump_any();
             // `break label;`
             if p.at(IDENT) {
-                let l = p.start();
-                p.bump(IDENT);
-                l.complete(p, NAME_REF);
+                p.bump_remap(IDENT);
             }
             semicolon(p);
             m.complete(p, kind);
@@ -198,11 +194,7 @@ fn stmt_inner(p: &mut Parser<'_>) {
         _ => {}
     }
     // Soft-keyword statements.
-    if p.at(DEFER_KW)
-        && !p.raw_at(i + 1, EQ)
-        && p.raw_kind(i + 1) != SEMICOLON
-        && !is_binary_follow(p, i + 1)
-    {
+    if p.at(DEFER_KW) && !p.raw_at(i + 1, EQ) && p.raw_kind(i + 1) != SEMICOLON && !is_binary_follow(p, i + 1) {
         let m = p.start();
         p.bump(DEFER_KW);
         stmt(p);
@@ -213,31 +205,11 @@ fn stmt_inner(p: &mut Parser<'_>) {
         let m = p.start();
         p.bump(TRY_KW);
         block(p);
-        while p.at(CATCH_KW) {
-            let c = p.start();
-            p.bump(CATCH_KW);
-            if p.at(L_PAREN) {
-                // `catch (err: MyError)`
-                p.bump(L_PAREN);
-                if p.at(IDENT) {
-                    name(p);
-                }
-                if p.eat(COLON) {
-                    types::type_(p);
-                }
-                p.expect(R_PAREN);
-            }
-            block(p);
-            c.complete(p, CATCH_CLAUSE);
-        }
+        catch_clauses(p);
         m.complete(p, TRY_STMT);
         return;
     }
-    if p.at(THROW_KW)
-        && exprs::at_expr_start(p)
-        && p.raw_kind(i + 1) != SEMICOLON
-        && !is_binary_follow(p, i + 1)
-    {
+    if p.at(THROW_KW) && exprs::at_expr_start(p) && p.raw_kind(i + 1) != SEMICOLON && !is_binary_follow(p, i + 1) {
         let m = p.start();
         p.bump(THROW_KW);
         expr(p);
@@ -262,6 +234,26 @@ fn stmt_inner(p: &mut Parser<'_>) {
         return;
     }
     expr_stmt(p);
+}
+
+/// `catch (err: MyError) { ... }`, any number of them.
+fn catch_clauses(p: &mut Parser<'_>) {
+    while p.at(CATCH_KW) {
+        let c = p.start();
+        p.bump(CATCH_KW);
+        if p.at(L_PAREN) {
+            p.bump(L_PAREN);
+            if p.at(IDENT) {
+                name(p);
+            }
+            if p.eat(COLON) {
+                types::type_(p);
+            }
+            p.expect(R_PAREN);
+        }
+        block(p);
+        c.complete(p, CATCH_CLAUSE);
+    }
 }
 
 /// Whether token `i` is a binary operator (so the word before it is a
@@ -293,15 +285,7 @@ fn is_binary_follow(p: &Parser<'_>, i: usize) -> bool {
 fn at_item_keyword(p: &Parser<'_>) -> bool {
     matches!(
         p.current(),
-        STRUCT_KW
-            | CLASS_KW
-            | ENUM_KW
-            | INTERFACE_KW
-            | TYPEDEF_KW
-            | TYPEALIAS_KW
-            | LET_KW
-            | VAR_KW
-            | STATIC_ASSERT_KW
+        STRUCT_KW | CLASS_KW | ENUM_KW | INTERFACE_KW | TYPEDEF_KW | TYPEALIAS_KW | LET_KW | VAR_KW | STATIC_ASSERT_KW
     ) || (p.at(FUNC_KW) && is_word(p, p.pos() + 1))
 }
 
@@ -492,9 +476,7 @@ fn target_switch(p: &mut Parser<'_>) {
                 if p.at(CASE_KW) {
                     p.bump(CASE_KW);
                     if p.at(IDENT) {
-                        let n = p.start();
                         p.bump_remap(IDENT);
-                        n.complete(p, NAME_REF);
                     } else {
                         p.error("expected a target name");
                     }
