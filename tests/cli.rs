@@ -1,1 +1,138 @@
+//! The `slang-analyzer` binary as scripts use it: exit codes, the
+//! `parse --json` format of ARCHITECTURE.md, folders, `-D`.
 
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_slang-analyzer"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("run slang-analyzer")
+}
+
+fn tmp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("slang-analyzer-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn parse_valid_file_exits_zero() {
+    let out = run(&["parse", "../tests/examples/differentiable_shading.slang"]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.trim_end(), "1 files parsed, 1 without syntax errors");
+}
+
+#[test]
+fn parse_json_reports_located_errors() {
+    let dir = tmp_dir("json");
+    // Line 3 lacks its `;`: the error is at the end of `1` (line 3, col 14);
+    // line 5 has a stray `)` at column 5.
+    let text = "void f()\n{\n    int a = 1\n    int b = 2;\n    ) return;\n}\n";
+    let file = write(&dir, "broken.slang", text);
+    let out = run(&["parse", "--json", &file]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "one JSON object per file: {stdout}");
+    let v: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(v["file"], file.as_str());
+    assert_eq!(v["bytes"], text.len());
+    assert_eq!(v["lossless"], true);
+    assert!(v["micros"].is_u64());
+    let diags = v["diagnostics"].as_array().unwrap();
+    let positions: Vec<(u64, u64)> =
+        diags.iter().map(|d| (d["line"].as_u64().unwrap(), d["col"].as_u64().unwrap())).collect();
+    assert_eq!(positions, vec![(3, 14), (5, 5)], "{diags:?}");
+    for d in diags {
+        assert_eq!(d["severity"], "error");
+        assert_eq!(d["code"], "syntax");
+        assert!(!d["message"].as_str().unwrap().is_empty());
+    }
+    assert_eq!(diags[0]["message"], "expected `;`");
+}
+
+#[test]
+fn parse_folder_finds_slang_files_recursively() {
+    let dir = tmp_dir("folder");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    write(&dir, "a.slang", "float a;\n");
+    write(&dir.join("sub"), "b.slang", "float b;\n");
+    write(&dir.join("sub"), "c.slangh", "float c;\n");
+    write(&dir, "notes.txt", "not slang (((");
+    let out = run(&["parse", "--json", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let files: Vec<String> = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(files.len(), 3, "{files:?}");
+    assert!(files[0].ends_with("a.slang") && files[1].ends_with("b.slang") && files[2].ends_with("c.slangh"));
+}
+
+#[test]
+fn defines_select_preprocessor_branches() {
+    let dir = tmp_dir("defines");
+    let file = write(&dir, "d.slang", "#ifdef BROKEN\nint x = ;\n#else\nint x = 1;\n#endif\n");
+    assert!(run(&["parse", &file]).status.success());
+    let out = run(&["parse", "-D", "BROKEN", &file]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(&["parse", "-DBROKEN=1", &file]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn missing_file_is_a_clear_error() {
+    let out = run(&["parse", "/nonexistent/file.slang"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("/nonexistent/file.slang"), "{stderr}");
+}
+
+#[test]
+fn invalid_utf8_is_reported_not_fatal() {
+    let dir = tmp_dir("utf8");
+    let path = dir.join("bytes.slang");
+    std::fs::write(&path, b"float a = 1.0;\nfloat \xff\xfe b;\n").unwrap();
+    let out = run(&["parse", "--json", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(v["diagnostics"][0]["line"], 2);
+}
+
+#[test]
+fn tree_flag_prints_the_syntax_tree() {
+    let dir = tmp_dir("tree");
+    let file = write(&dir, "t.slang", "float f() { return 1.0; }\n");
+    let out = run(&["parse", "--tree", &file]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("SOURCE_FILE@0..26\n  FN@0..25\n"), "{stdout}");
+    assert!(stdout.contains("RETURN_STMT@"));
+}
+
+#[test]
+fn language_server_is_not_pretended() {
+    let out = run(&["lsp"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("not implemented yet"));
+}
+
+#[test]
+fn help_lists_parse() {
+    let out = run(&["--help"]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("parse"), "{stdout}");
+}

@@ -11,6 +11,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+// Trees are made of many small allocations; mimalloc parses about 1.5x
+// faster than the system allocator (see syntax/benches/parse.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "slang-analyzer",

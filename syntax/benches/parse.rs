@@ -4,6 +4,11 @@
 //! Run with `cargo bench -p slang-syntax --bench parse`; divan prints the
 //! median time and throughput in bytes per second.
 
+// The same allocator as the `slang-analyzer` binary: parsing allocates one
+// small object per node and token, so the allocator is part of the cost.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use divan::counter::BytesCount;
 use divan::Bencher;
 

@@ -471,13 +471,13 @@ impl Property {
 }
 
 impl Accessor {
-    /// `GET_KW`, `SET_KW` or `REF_KW`.
+    /// `GET_KW`, `SET_KW`, `REF_KW` or `MODIFY_KW`.
     pub fn kind(&self) -> Option<SyntaxKind> {
         self.syntax
             .children_with_tokens()
             .filter_map(|e| e.into_token())
             .map(|t| t.kind())
-            .find(|k| matches!(k, GET_KW | SET_KW | REF_KW))
+            .find(|k| matches!(k, GET_KW | SET_KW | REF_KW | MODIFY_KW))
     }
     pub fn body(&self) -> Option<Block> {
         child(&self.syntax)

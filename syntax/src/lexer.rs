@@ -108,12 +108,27 @@ struct Lexer<'a> {
     errors: Vec<LexError>,
 }
 
+const fn ident_table(continue_: bool) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 || (continue_ && b.is_ascii_digit());
+        i += 1;
+    }
+    t
+}
+static IDENT_START: [bool; 256] = ident_table(false);
+static IDENT_CONTINUE: [bool; 256] = ident_table(true);
+
+#[inline]
 fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+    IDENT_START[b as usize]
 }
 
+#[inline]
 fn is_ident_continue(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    IDENT_CONTINUE[b as usize]
 }
 
 impl<'a> Lexer<'a> {

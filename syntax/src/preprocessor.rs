@@ -23,16 +23,10 @@ use crate::SyntaxKind::{self, *};
 use text_size::{TextRange, TextSize};
 
 /// Options that change how a file parses.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct ParseOptions {
     /// Predefined macros (`-D NAME=VALUE`), in addition to the built-in ones.
     pub defines: Vec<(String, String)>,
-}
-
-impl Default for ParseOptions {
-    fn default() -> Self {
-        ParseOptions { defines: Vec::new() }
-    }
 }
 
 /// Macros the reference compiler always defines.
@@ -157,7 +151,7 @@ pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &P
     let mut i = 0;
     while i < tokens.len() {
         let kind = tokens[i].kind;
-        let active = stack.last().map_or(true, |f| f.active);
+        let active = stack.last().is_none_or(|f| f.active);
         if kind == POUND && at_line_start {
             // Find the end of the directive line.
             let start = i;
@@ -170,7 +164,7 @@ pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &P
             }
             let next_sig = |from: usize| (from..end).find(|&j| !tokens[j].kind.is_trivia());
             let name_tok = next_sig(start + 1);
-            let name = name_tok.map(|j| tok_text(j)).unwrap_or("");
+            let name = name_tok.map(&tok_text).unwrap_or("");
             let dkind = match name {
                 "define" => PP_DEFINE,
                 "undef" => PP_UNDEF,
@@ -292,13 +286,11 @@ pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &P
                 PP_ERROR if active => {
                     errors.push(PpError { range: line_range, message: format!("#error {}", rest_text.trim()) });
                 }
-                PP_UNKNOWN if active => {
-                    if name_tok.is_some() && !name.chars().all(|c| c.is_ascii_digit()) {
-                        errors.push(PpError {
-                            range: line_range,
-                            message: format!("unknown preprocessor directive `#{name}`"),
-                        });
-                    }
+                PP_UNKNOWN if active && name_tok.is_some() && !name.chars().all(|c| c.is_ascii_digit()) => {
+                    errors.push(PpError {
+                        range: line_range,
+                        message: format!("unknown preprocessor directive `#{name}`"),
+                    });
                 }
                 _ => {}
             }

@@ -38,6 +38,12 @@ macro_rules! syntax_kinds {
                 matches!(self, $(SyntaxKind::$k_name)|*)
             }
 
+            /// Punctuation and keywords: the text is always `static_text()`.
+            #[inline]
+            pub fn has_static_text(self) -> bool {
+                (self as u16) < (SyntaxKind::ERROR_TOKEN as u16)
+            }
+
             pub fn is_punct(self) -> bool {
                 matches!(self, $(SyntaxKind::$p_name)|*)
             }
@@ -139,6 +145,7 @@ syntax_kinds! {
         "get" => GET_KW,
         "set" => SET_KW,
         "ref" => REF_KW,
+        "modify" => MODIFY_KW,
         "__subscript" => SUBSCRIPT_KW,
         "__init" => INIT_KW,
         "operator" => OPERATOR_KW,

@@ -12,7 +12,7 @@ use rowan::{GreenNode, GreenToken, NodeOrToken};
 use text_size::{TextRange, TextSize};
 
 use crate::lexer::{lex, Token};
-use crate::parser::{parse_source_file, Input};
+use crate::parser::{parse_source_file, Input, SigInfo};
 use crate::preprocessor::{self, Directive, Role};
 use crate::SyntaxKind::{self, *};
 use crate::{ErrorSource, Parse, ParseOptions, SyntaxError};
@@ -32,16 +32,8 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
 
     // The parser's view: significant tokens of active code.
     let estimate = tokens.len() / 2 + 16;
-    let mut sig_to_raw: Vec<u32> = Vec::with_capacity(estimate);
-    let mut input = Input {
-        text,
-        kinds: Vec::with_capacity(estimate),
-        contextual: Vec::with_capacity(estimate),
-        starts: Vec::with_capacity(estimate),
-        lens: Vec::with_capacity(estimate),
-        flags: Vec::with_capacity(estimate),
-        macros: &pp.macros,
-    };
+    let mut input =
+        Input { text, kinds: Vec::with_capacity(estimate), info: Vec::with_capacity(estimate), macros: &pp.macros };
     let mut joint = false;
     let mut line_start = true;
     let mut col0 = true;
@@ -68,16 +60,16 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
             }
             continue;
         }
-        sig_to_raw.push(i as u32);
         input.kinds.push(t.kind);
-        input.contextual.push(t.contextual);
-        input.starts.push(offsets[i]);
-        input.lens.push(t.len);
-        input.flags.push(
-            (joint as u8) * Input::JOINT
-                | (line_start as u8) * Input::LINE_START
-                | ((line_start && col0) as u8) * Input::COL0,
-        );
+        input.info.push(SigInfo {
+            start: offsets[i],
+            len: t.len,
+            raw: i as u32,
+            contextual: t.contextual,
+            flags: ((joint as u8) * Input::JOINT)
+                | ((line_start as u8) * Input::LINE_START)
+                | (((line_start && col0) as u8) * Input::COL0),
+        });
         joint = true;
         line_start = false;
         col0 = false;
@@ -89,7 +81,7 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
         offsets: &offsets,
         roles: &pp.roles,
         directives: &pp.directives,
-        sig_to_raw: &sig_to_raw,
+        sig: &input.info,
         raw_pos: 0,
         next_directive: 0,
         children: Vec::with_capacity(256),
@@ -132,7 +124,7 @@ pub(crate) struct Sink<'a> {
     offsets: &'a [u32],
     roles: &'a [Role],
     directives: &'a [Directive],
-    sig_to_raw: &'a [u32],
+    sig: &'a [SigInfo],
     /// The next raw token to put in the tree.
     raw_pos: usize,
     /// Directives are emitted in source order; the next one to emit.
@@ -200,7 +192,7 @@ impl<'a> Sink<'a> {
     /// before it goes to the parent, except a trailing block of comments,
     /// which stays pending so that a declaration can take it.
     pub(crate) fn checkpoint(&mut self, sig: usize) -> usize {
-        let next = self.sig_to_raw.get(sig).map_or(self.tokens.len(), |&r| r as usize);
+        let next = self.sig.get(sig).map_or(self.tokens.len(), |t| t.raw as usize);
         if next == self.raw_pos {
             return self.children.len();
         }
@@ -226,9 +218,11 @@ impl<'a> Sink<'a> {
     /// Consume `n_raw` significant tokens starting at the parser's token
     /// `sig`, as one tree token of `kind`.
     pub(crate) fn token(&mut self, sig: usize, kind: SyntaxKind, n_raw: usize) {
-        let first = self.sig_to_raw[sig] as usize;
-        self.flush_until(first);
-        let last = self.sig_to_raw[sig + n_raw - 1] as usize;
+        let first = self.sig[sig].raw as usize;
+        if self.raw_pos < first {
+            self.flush_until(first);
+        }
+        let last = self.sig[sig + n_raw - 1].raw as usize;
         let text = &self.text[self.offsets[first] as usize..self.offsets[last + 1] as usize];
         self.push_token(kind, text);
         self.raw_pos = last + 1;
@@ -243,7 +237,8 @@ impl<'a> Sink<'a> {
 
     fn push_token(&mut self, kind: SyntaxKind, text: &'a str) {
         let raw_kind = rowan::SyntaxKind(kind.into());
-        let token = if kind.static_text() == Some(text) {
+        let token = if kind.has_static_text() {
+            debug_assert_eq!(kind.static_text(), Some(text));
             self.static_tokens[kind as usize].get_or_insert_with(|| GreenToken::new(raw_kind, text)).clone()
         } else if let Some(slot) = indentation_slot(kind, text) {
             self.indentation[slot].get_or_insert_with(|| GreenToken::new(raw_kind, text)).clone()

@@ -28,13 +28,24 @@ pub(crate) const MAX_DEPTH: u32 = 400;
 /// The significant tokens the parser sees.
 pub(crate) struct Input<'a> {
     pub text: &'a str,
+    /// The kind of each token (hard keyword kind or `IDENT`); kept apart
+    /// from the rest because lookahead scans it most.
     pub kinds: Vec<SyntaxKind>,
-    pub contextual: Vec<SyntaxKind>,
-    pub starts: Vec<u32>,
-    pub lens: Vec<u32>,
-    /// `JOINT | LINE_START | COL0` bits per token.
-    pub flags: Vec<u8>,
+    pub info: Vec<SigInfo>,
     pub macros: &'a MacroNames,
+}
+
+/// Everything else the parser and the sink need about a significant token.
+#[derive(Clone, Copy)]
+pub(crate) struct SigInfo {
+    pub start: u32,
+    pub len: u32,
+    /// Index of the token in the raw token list.
+    pub raw: u32,
+    /// The soft-keyword kind of an identifier (`IDENT` if none).
+    pub contextual: SyntaxKind,
+    /// `JOINT | LINE_START | COL0` bits.
+    pub flags: u8,
 }
 
 impl Input<'_> {
@@ -47,11 +58,16 @@ impl Input<'_> {
     pub const COL0: u8 = 4;
 
     pub fn end(&self, i: usize) -> u32 {
-        self.starts[i] + self.lens[i]
+        self.info[i].start + self.info[i].len
     }
 
     fn flag(&self, i: usize, flag: u8) -> bool {
-        self.flags.get(i).is_some_and(|f| f & flag != 0)
+        self.info.get(i).is_some_and(|t| t.flags & flag != 0)
+    }
+
+    #[inline]
+    pub fn contextual(&self, i: usize) -> SyntaxKind {
+        self.info.get(i).map_or(EOF, |t| t.contextual)
     }
 
     pub fn len(&self) -> usize {
@@ -61,7 +77,7 @@ impl Input<'_> {
         if i >= self.len() {
             return "";
         }
-        &self.text[self.starts[i] as usize..self.end(i) as usize]
+        &self.text[self.info[i].start as usize..self.end(i) as usize]
     }
 }
 
@@ -128,7 +144,7 @@ impl<'t> Parser<'t> {
             SHR => cur == R_ANGLE && self.joint_kind(i + 1, R_ANGLE),
             GTEQ => cur == R_ANGLE && self.joint_kind(i + 1, EQ),
             SHREQ => cur == R_ANGLE && self.joint_kind(i + 1, R_ANGLE) && self.joint_kind(i + 2, EQ),
-            _ => cur == IDENT && self.input.contextual.get(i).copied() == Some(kind),
+            _ => cur == IDENT && self.input.contextual(i) == kind,
         }
     }
 
@@ -173,7 +189,7 @@ impl<'t> Parser<'t> {
 
     pub(crate) fn raw_at(&self, i: usize, kind: SyntaxKind) -> bool {
         let k = self.raw_kind(i);
-        k == kind || (k == IDENT && self.input.contextual.get(i).copied() == Some(kind))
+        k == kind || (k == IDENT && self.input.contextual(i) == kind)
     }
 
     pub(crate) fn start(&mut self) -> Marker {
@@ -235,7 +251,7 @@ impl<'t> Parser<'t> {
     /// An error about the current token.
     pub(crate) fn error_here(&mut self, message: impl Into<String>) {
         let range = if self.pos < self.input.len() {
-            TextRange::new(TextSize::new(self.input.starts[self.pos]), TextSize::new(self.input.end(self.pos)))
+            TextRange::new(TextSize::new(self.input.info[self.pos].start), TextSize::new(self.input.end(self.pos)))
         } else {
             TextRange::empty(TextSize::of(self.input.text))
         };

@@ -166,7 +166,7 @@ pub(crate) fn at_modifier(p: &Parser<'_>) -> bool {
         if p.at(LAYOUT_KW) && p.raw_kind(i + 1) == L_PAREN {
             return true;
         }
-        let kw = p.input.contextual[i];
+        let kw = p.input.contextual(i);
         if kw != IDENT && SOFT_MODIFIERS.contains(&kw) && next_is_word {
             // `sample` etc. are common variable names: `sample x` is a
             // modifier only if a type and a name (or another modifier) follow.
@@ -195,7 +195,7 @@ pub(crate) fn modifier(p: &mut Parser<'_>) {
             m.complete(p, LAYOUT_MODIFIER);
             return;
         }
-        let kw = p.input.contextual[p.pos()];
+        let kw = p.input.contextual(p.pos());
         if kw != IDENT {
             p.bump_remap(kw);
         } else {

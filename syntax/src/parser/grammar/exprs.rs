@@ -533,7 +533,7 @@ fn is_cast(p: &Parser<'_>, i: usize, j: usize) -> bool {
         IDENT | INT_NUMBER | FLOAT_NUMBER | STRING | CHAR | TRUE_KW | FALSE_KW | THIS_KW | L_PAREN | BANG | TILDE
         | SIZEOF_KW | ALIGNOF_KW | NO_DIFF_KW | FWD_DIFF2_KW | BWD_DIFF2_KW | THIS_TYPE_KW => {
             // `(a) b` can only be a cast; `(f)(x)` is usually a cast too.
-            !(after == IDENT && p.raw_at(j, IS_KW)) && !(after == IDENT && p.raw_at(j, AS_KW))
+            !(after == IDENT && (p.raw_at(j, IS_KW) || p.raw_at(j, AS_KW)))
         }
         MINUS | PLUS | STAR | AMP | PLUS2 | MINUS2 | L_CURLY => {
             // Ambiguous with a binary operator: a cast only when the type is

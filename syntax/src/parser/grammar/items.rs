@@ -863,8 +863,10 @@ fn accessor_list(p: &mut Parser<'_>) {
             Some(GET_KW)
         } else if p.at(SET_KW) {
             Some(SET_KW)
-        } else if p.at(REF_KW) || p.nth_text(0) == "modify" {
+        } else if p.at(REF_KW) {
             Some(REF_KW)
+        } else if p.at(MODIFY_KW) {
+            Some(MODIFY_KW)
         } else {
             None
         };

@@ -198,13 +198,11 @@ pub(crate) fn delimited(
     p.bump(open);
     while !p.at(close) && !p.at_eof() {
         let before = p.pos();
-        if !f(p) {
-            if p.pos() == before {
-                if p.at_ts(recovery) {
-                    break;
-                }
-                p.err_and_bump("unexpected token");
+        if !f(p) && p.pos() == before {
+            if p.at_ts(recovery) {
+                break;
             }
+            p.err_and_bump("unexpected token");
         }
         if !p.at(close) && !p.eat(COMMA) {
             if p.at_ts(recovery) || p.pos() == before {

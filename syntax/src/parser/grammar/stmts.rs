@@ -324,6 +324,13 @@ fn expr_no_comma_stmt_tail(p: &mut Parser<'_>) {
 }
 
 fn expr_stmt(p: &mut Parser<'_>) {
+    if !exprs::at_expr_start(p) {
+        // A token that starts no statement: one error, skip it.
+        if !p.at(R_CURLY) && !p.at_eof() {
+            p.err_and_bump("expected a statement");
+        }
+        return;
+    }
     let m = p.start();
     let start = p.pos();
     match expr(p) {
