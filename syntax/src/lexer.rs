@@ -145,6 +145,11 @@ impl<'a> Lexer<'a> {
     }
 
     fn run(&mut self) {
+        // A UTF-8 byte-order mark is whitespace.
+        if self.text.starts_with('\u{feff}') {
+            self.pos = 3;
+            self.push(WHITESPACE, 0);
+        }
         while self.pos < self.bytes.len() {
             let start = self.pos;
             let b = self.bytes[self.pos];

@@ -87,7 +87,7 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
         children: Vec::with_capacity(256),
         static_tokens: vec![None; SyntaxKind::__LAST as usize],
         interned: rustc_hash::FxHashMap::with_capacity_and_hasher(1024, Default::default()),
-        indentation: vec![None; 2 * MAX_INDENT + 1],
+        indentation: vec![None; 2 * MAX_INDENT],
         root: None,
     };
     let (sink, parse_errors) = parse_source_file(&input, sink);
@@ -152,7 +152,7 @@ fn indentation_slot(kind: SyntaxKind, text: &str) -> Option<usize> {
         Some(b'\n') => (1, &bytes[1..]),
         _ => (0, bytes),
     };
-    rest.iter().all(|&b| b == b' ').then(|| newline * MAX_INDENT + rest.len())
+    (rest.len() < MAX_INDENT && rest.iter().all(|&b| b == b' ')).then(|| newline * MAX_INDENT + rest.len())
 }
 
 /// Nodes that take the comments right before them (doc comments).

@@ -122,6 +122,20 @@ proptest! {
 }
 
 #[test]
+fn whitespace_runs_of_every_length_round_trip() {
+    // Common whitespace tokens are shared by text; runs of every length,
+    // with and without a newline, must keep their own text.
+    let mut text = String::new();
+    for n in 0..140 {
+        text.push_str("a");
+        text.push_str(&" ".repeat(n));
+        text.push_str("b\n");
+        text.push_str(&" ".repeat(n));
+    }
+    check(&text);
+}
+
+#[test]
 fn deep_nesting_does_not_overflow() {
     for open in ["(", "[", "{", "-", "f(", "{{", "if(x)", "a<", "struct S{"] {
         let text = open.repeat(50_000);

@@ -65,6 +65,11 @@ impl Input<'_> {
         self.info.get(i).is_some_and(|t| t.flags & flag != 0)
     }
 
+    /// Whether token `i` is the first on its line.
+    pub fn line_start(&self, i: usize) -> bool {
+        self.flag(i, Input::LINE_START)
+    }
+
     #[inline]
     pub fn contextual(&self, i: usize) -> SyntaxKind {
         self.info.get(i).map_or(EOF, |t| t.contextual)

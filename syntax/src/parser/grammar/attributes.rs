@@ -174,11 +174,32 @@ pub(crate) fn at_modifier(p: &Parser<'_>) -> bool {
                 || p.raw_kind(i + 1).is_keyword()
                 || (is_word(p, i + 1) && p.raw_kind(i + 2) == L_CURLY);
         }
+        // GLSL: `layout(local_size_x = 8) in;`
+        if (kw == IN_KW || kw == OUT_KW) && p.raw_kind(i + 1) == SEMICOLON {
+            return true;
+        }
         // An object-like macro standing for modifiers: `INLINE float f()`.
         let text = p.nth_text(0);
         if p.input.macros.is_object_like(text) {
             return (p.raw_kind(i + 1).is_keyword() && p.raw_kind(i + 1) != THIS_TYPE_KW)
                 || scan_type(p, i + 1).is_some_and(|j| is_word(p, j) || p.raw_kind(j) == OPERATOR_KW);
+        }
+        // A word that cannot be a type here, because a declaration follows
+        // it: a macro defined elsewhere (an included header) that stands for
+        // modifiers or attributes — `EXPORT float f()`, `API struct S {}`.
+        if matches!(
+            p.raw_kind(i + 1),
+            STRUCT_KW | CLASS_KW | ENUM_KW | INTERFACE_KW | TYPEDEF_KW | TYPEALIAS_KW | CBUFFER_KW | TBUFFER_KW
+        ) || HARD_MODIFIERS.contains(&p.raw_kind(i + 1))
+        {
+            return true;
+        }
+        if scan_type(p, i) == Some(i + 1)
+            && super::scan_type_then_name(p, i + 1).is_some_and(|j| {
+                matches!(p.raw_kind(j + 1), L_PAREN | SEMICOLON | EQ | COMMA | L_BRACK | COLON | L_ANGLE)
+            })
+        {
+            return true;
         }
     }
     false

@@ -461,7 +461,7 @@ fn paren_like(p: &mut Parser<'_>) -> Option<CompletedMarker> {
         if p.raw_kind(j) == FAT_ARROW {
             let m = p.start();
             items::param_list(p);
-            p.bump(FAT_ARROW);
+            p.expect(FAT_ARROW);
             if p.at(L_CURLY) {
                 super::stmts::block(p);
             } else if expr_no_comma(p).is_none() {

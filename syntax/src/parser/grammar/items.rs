@@ -185,6 +185,13 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
             semicolon(p);
             GLSL_BLOCK
         }
+        IDENT if ctx != ItemContext::Statement && is_bare_macro(p) => {
+            // A macro alone on its line, defined in an included header:
+            // `END_NAMESPACE_FALCOR`.
+            p.bump(IDENT);
+            p.eat(SEMICOLON);
+            MACRO_CALL
+        }
         IDENT if p.raw_kind(i + 1) == L_PAREN && ctx != ItemContext::Statement => {
             let after = scan_balanced(p, i + 1);
             if after.is_some_and(|j| p.raw_kind(j) == L_CURLY) {
@@ -212,6 +219,20 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
         }
     };
     Some(kind)
+}
+
+/// An all-caps word alone on its line (or followed only by `;`): a macro
+/// used where declarations go, which cannot be anything else there.
+pub(crate) fn is_bare_macro(p: &Parser<'_>) -> bool {
+    let text = p.nth_text(0);
+    let macro_like = text.len() >= 2
+        && text.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+        && text.bytes().any(|b| b.is_ascii_uppercase());
+    if !macro_like {
+        return false;
+    }
+    let next = p.pos() + 1;
+    p.raw_kind(next) == EOF || p.input.line_start(next) || p.raw_kind(next) == SEMICOLON
 }
 
 fn at_type_then_operator(p: &Parser<'_>) -> bool {

@@ -217,6 +217,26 @@ fn stmt_inner(p: &mut Parser<'_>) {
         m.complete(p, THROW_STMT);
         return;
     }
+    // A macro standing for an attribute before a statement, defined in an
+    // included header: `UNROLL for (...)`.
+    if p.current() == IDENT
+        && matches!(p.raw_kind(i + 1), FOR_KW | WHILE_KW | DO_KW | IF_KW | SWITCH_KW | RETURN_KW)
+        && p.nth_text(0).bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+    {
+        let m = p.start();
+        p.bump(IDENT);
+        m.complete(p, MACRO_CALL);
+        stmt(p);
+        return;
+    }
+    // A macro alone on its line used as a statement: `BARRIER`.
+    if p.current() == IDENT && super::items::is_bare_macro(p) && !p.input.macros.is_object_like(p.nth_text(0)) {
+        let m = p.start();
+        p.bump(IDENT);
+        p.eat(SEMICOLON);
+        m.complete(p, MACRO_CALL);
+        return;
+    }
     // `label: stmt`
     if p.current() == IDENT && p.raw_kind(i + 1) == COLON {
         let m = p.start();
