@@ -184,9 +184,12 @@ impl<'a> Lexer<'a> {
                         self.error(start, "unterminated block comment");
                     }
                 }
-                _ if is_ident_start(b) => {
+                _ if is_ident_start(b) && !self.at_replacement_char() => {
                     self.pos += 1;
                     while self.pos < self.bytes.len() && is_ident_continue(self.bytes[self.pos]) {
+                        if self.bytes[self.pos] >= 0x80 && self.at_replacement_char() {
+                            break;
+                        }
                         self.pos += 1;
                     }
                     // Non-ASCII bytes are identifier characters (as in the
@@ -246,6 +249,12 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
+    }
+
+    /// U+FFFD stands for bytes that were not UTF-8 (the caller replaced
+    /// them); it is never part of an identifier.
+    fn at_replacement_char(&self) -> bool {
+        self.bytes[self.pos..].starts_with("\u{fffd}".as_bytes())
     }
 
     fn whitespace(&mut self) {

@@ -127,7 +127,7 @@ fn whitespace_runs_of_every_length_round_trip() {
     // with and without a newline, must keep their own text.
     let mut text = String::new();
     for n in 0..140 {
-        text.push_str("a");
+        text.push('a');
         text.push_str(&" ".repeat(n));
         text.push_str("b\n");
         text.push_str(&" ".repeat(n));
