@@ -136,3 +136,19 @@ fn help_lists_parse() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("parse"), "{stdout}");
 }
+
+#[test]
+fn error_directives_are_warnings_that_do_not_fail_the_parse() {
+    let dir = tmp_dir("errdir");
+    let file = write(&dir, "e.slang", "#ifndef MODE\n#error MODE must be defined\n#endif\nint x;\n");
+    let out = run(&["parse", "--json", &file]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    let d = &v["diagnostics"][0];
+    assert_eq!((d["line"].as_u64(), d["severity"].as_str()), (Some(2), Some("warning")));
+    assert_eq!(d["code"], "error-directive");
+    // With the define, the directive is in a branch not taken.
+    let out = run(&["parse", "--json", "-D", "MODE=1", &file]);
+    let v: serde_json::Value = serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0);
+}

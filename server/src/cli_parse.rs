@@ -82,12 +82,15 @@ pub fn run(args: ParseArgs) -> ExitCode {
             failed = true;
         }
         let name = file.display().to_string();
+        let mut all: Vec<(&slang_syntax::SyntaxError, &str)> = errors.iter().map(|e| (e, "error")).collect();
+        all.extend(parse.warnings().iter().map(|w| (w, "warning")));
+        all.sort_by_key(|(e, _)| e.range.start());
         if args.json {
-            let diagnostics: Vec<_> = errors
+            let diagnostics: Vec<_> = all
                 .iter()
-                .map(|e| {
+                .map(|(e, severity)| {
                     let (line, col) = slang_syntax::line_col(&text, e.range.start());
-                    json!({"line": line, "col": col, "severity": "error", "code": e.code(), "message": e.message})
+                    json!({"line": line, "col": col, "severity": severity, "code": e.code(), "message": e.message})
                 })
                 .collect();
             let obj = json!({
@@ -102,9 +105,9 @@ pub fn run(args: ParseArgs) -> ExitCode {
             if args.tree {
                 let _ = write!(out, "{}", parse.debug_tree());
             }
-            for e in errors {
+            for (e, severity) in &all {
                 let (line, col) = slang_syntax::line_col(&text, e.range.start());
-                let _ = writeln!(out, "{name}:{line}:{col}: error[{}]: {}", e.code(), e.message);
+                let _ = writeln!(out, "{name}:{line}:{col}: {severity}[{}]: {}", e.code(), e.message);
             }
             if !lossless {
                 let _ = writeln!(out, "{name}: internal error: the syntax tree does not reproduce the file");

@@ -681,6 +681,10 @@ impl WherePred {
     pub fn types(&self) -> impl Iterator<Item = Type> {
         children(&self.syntax)
     }
+    /// A value constraint: `where nonempty(T)`, `where countof(T) == N`.
+    pub fn expr(&self) -> Option<Expr> {
+        child(&self.syntax)
+    }
     pub fn is_equality(&self) -> bool {
         token(&self.syntax, EQ2).is_some()
     }

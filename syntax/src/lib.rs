@@ -64,6 +64,8 @@ impl SyntaxError {
     pub fn code(&self) -> &'static str {
         match self.source {
             ErrorSource::Lexer => "lex",
+            ErrorSource::Preprocessor if self.message.starts_with("#error") => "error-directive",
+            ErrorSource::Preprocessor if self.message.starts_with("#warning") => "warning-directive",
             ErrorSource::Preprocessor => "preprocessor",
             ErrorSource::Parser => "syntax",
         }
@@ -76,6 +78,7 @@ impl SyntaxError {
 pub struct Parse {
     green: GreenNode,
     errors: Vec<SyntaxError>,
+    warnings: Vec<SyntaxError>,
     branches: Vec<ConditionalBranch>,
     macros: MacroNames,
 }
@@ -96,6 +99,13 @@ impl Parse {
     /// All errors, sorted by position.
     pub fn errors(&self) -> &[SyntaxError] {
         &self.errors
+    }
+
+    /// Warnings, sorted by position: `#warning` lines, and `#error` lines
+    /// reached with the current defines (they mean the file needs defines
+    /// from its build, not that its text is malformed).
+    pub fn warnings(&self) -> &[SyntaxError] {
+        &self.warnings
     }
 
     /// Every branch of every `#if` group, in source order.

@@ -107,6 +107,10 @@ impl MacroNames {
 pub struct PpError {
     pub range: TextRange,
     pub message: String,
+    /// `#error`/`#warning` lines reached with the given defines are
+    /// reported as warnings: they say the build needs other defines, not
+    /// that the text is malformed.
+    pub is_warning: bool,
 }
 
 pub(crate) struct PpResult {
@@ -205,6 +209,7 @@ pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &P
                         errors.push(PpError {
                             range: line_range,
                             message: format!("expected a macro name after #{name}"),
+                            is_warning: false,
                         });
                     }
                 }
@@ -274,22 +279,33 @@ pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &P
                             });
                             frame.branch = branches.len() - 1;
                         }
-                        None => {
-                            errors.push(PpError { range: line_range, message: format!("#{name} without matching #if") })
-                        }
+                        None => errors.push(PpError {
+                            range: line_range,
+                            message: format!("#{name} without matching #if"),
+                            is_warning: false,
+                        }),
                     }
                 }
                 PP_ENDIF => match stack.pop() {
                     Some(frame) => close_branch(&mut branches[frame.branch], branch_start),
-                    None => errors.push(PpError { range: line_range, message: "#endif without matching #if".into() }),
+                    None => errors.push(PpError {
+                        range: line_range,
+                        message: "#endif without matching #if".into(),
+                        is_warning: false,
+                    }),
                 },
-                PP_ERROR if active => {
-                    errors.push(PpError { range: line_range, message: format!("#error {}", rest_text.trim()) });
+                PP_ERROR | PP_WARNING if active => {
+                    errors.push(PpError {
+                        range: line_range,
+                        message: format!("#{name} {}", rest_text.trim()),
+                        is_warning: true,
+                    });
                 }
                 PP_UNKNOWN if active && name_tok.is_some() && !name.chars().all(|c| c.is_ascii_digit()) => {
                     errors.push(PpError {
                         range: line_range,
                         message: format!("unknown preprocessor directive `#{name}`"),
+                        is_warning: false,
                     });
                 }
                 _ => {}
@@ -322,6 +338,7 @@ pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &P
         errors.push(PpError {
             range: TextRange::at(b.range.start(), TextSize::new(1)),
             message: "unterminated conditional directive (missing #endif)".into(),
+            is_warning: false,
         });
     }
     PpResult { roles, directives, branches, macros: names, errors }
@@ -371,18 +388,22 @@ fn strip_comments(s: &str) -> String {
 fn eval_condition(text: &str, macros: &HashMap<String, MacroDef>, errors: &mut Vec<PpError>, range: TextRange) -> bool {
     let mut toks = Vec::new();
     if let Err(msg) = expand_into(text, macros, &mut toks, 0) {
-        errors.push(PpError { range, message: msg });
+        errors.push(PpError { range, message: msg, is_warning: false });
         return false;
     }
     let mut ev = Eval { toks: &toks, pos: 0 };
     match ev.ternary() {
         Ok(v) if ev.pos == toks.len() => v != 0,
         Ok(_) => {
-            errors.push(PpError { range, message: "unexpected tokens at the end of the #if condition".into() });
+            errors.push(PpError {
+                range,
+                message: "unexpected tokens at the end of the #if condition".into(),
+                is_warning: false,
+            });
             false
         }
         Err(msg) => {
-            errors.push(PpError { range, message: msg });
+            errors.push(PpError { range, message: msg, is_warning: false });
             false
         }
     }

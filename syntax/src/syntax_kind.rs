@@ -141,6 +141,7 @@ syntax_kinds! {
         "__exported" => EXPORTED_KW,
         "associatedtype" => ASSOCIATEDTYPE_KW,
         "type_param" => TYPE_PARAM_KW,
+        "typename" => TYPENAME_KW,
         "property" => PROPERTY_KW,
         "get" => GET_KW,
         "set" => SET_KW,

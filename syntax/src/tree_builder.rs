@@ -99,11 +99,16 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
         message: e.message,
         source: ErrorSource::Lexer,
     }));
-    errors.extend(pp.errors.into_iter().map(|e| SyntaxError {
-        range: e.range,
-        message: e.message,
-        source: ErrorSource::Preprocessor,
-    }));
+    let mut warnings = Vec::new();
+    for e in pp.errors {
+        let e_is_warning = e.is_warning;
+        let diag = SyntaxError { range: e.range, message: e.message, source: ErrorSource::Preprocessor };
+        if e_is_warning {
+            warnings.push(diag);
+        } else {
+            errors.push(diag);
+        }
+    }
     errors.extend(parse_errors.into_iter().map(|e| SyntaxError {
         range: e.range,
         message: e.message,
@@ -111,7 +116,7 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
     }));
     errors.sort_by_key(|e| e.range.start());
 
-    Parse { green, errors, branches: pp.branches, macros: pp.macros }
+    Parse { green, errors, warnings, branches: pp.branches, macros: pp.macros }
 }
 
 type Element = NodeOrToken<GreenNode, GreenToken>;

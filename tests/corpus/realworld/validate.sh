@@ -65,7 +65,7 @@ run_slangc() {
     echo "\$ slangc $*" >>"$log"
     "$SLANGC" "$@" >>"$log" 2>&1
     local rc=$?
-    if [ $rc -ge 128 ]; then
+    if [ $rc -ge 128 ] && [ $rc -ne 255 ]; then
         echo "slangc crashed (exit code $rc): slangc $*" >>"$log"
     fi
     if [ $rc -ne 0 ]; then return 1; fi

@@ -4,7 +4,9 @@
 use super::attributes::{attributes, attributes_and_modifiers};
 use super::exprs::{self, expr_no_comma};
 use super::stmts::{block, raw_block, semicolon};
-use super::{is_word, name, name_ref, scan_balanced, scan_type_then_name, token_tree, types, ItemContext, Parser};
+use super::{
+    is_word, name, name_ref, scan_balanced, scan_type, scan_type_then_name, token_tree, types, ItemContext, Parser,
+};
 use crate::SyntaxKind::{self, *};
 
 pub(crate) fn item_list(p: &mut Parser<'_>, ctx: ItemContext) {
@@ -402,6 +404,7 @@ fn param(p: &mut Parser<'_>) -> bool {
     if p.at(IDENT) && p.raw_kind(p.pos() + 1) == COLON {
         name(p);
         p.bump(COLON);
+        attributes_and_modifiers(p);
         types::type_(p);
         declarator_suffixes(p);
         m.complete(p, PARAM);
@@ -536,6 +539,10 @@ fn generic_param(p: &mut Parser<'_>) {
     if p.at(EACH_KW) && is_word(p, p.pos() + 1) {
         p.bump(EACH_KW);
     }
+    // `typename T` (the keyword is optional).
+    if p.at(TYPENAME_KW) && is_word(p, p.pos() + 1) {
+        p.bump(TYPENAME_KW);
+    }
     if p.at(IDENT) && is_word(p, p.pos() + 1) {
         // Old-style value parameter: `<int N>`.
         types::type_(p);
@@ -581,16 +588,39 @@ fn where_clause(p: &mut Parser<'_>) {
         if p.at(OPTIONAL_KW) && is_word(p, p.pos() + 1) {
             p.bump(OPTIONAL_KW);
         }
-        types::type_(p);
-        if p.eat(COLON) {
-            type_bounds(p);
-        } else if p.eat(EQ2) {
+        let i = p.pos();
+        let lhs_end = scan_type(p, i);
+        let type_form = lhs_end.is_some_and(|j| match p.raw_kind(j) {
+            COLON => true,
+            // `T.Differential == T`, but not `N == countof(T)`.
+            EQ2 => scan_type(p, j + 1).is_some_and(|k| {
+                matches!(p.raw_kind(k), L_CURLY | SEMICOLON | COMMA | EOF | R_PAREN | EQ) || p.raw_at(k, WHERE_KW)
+            }),
+            _ => false,
+        });
+        if type_form {
             types::type_(p);
-        } else {
-            p.error("expected `:` or `==` in a where clause");
+            if p.eat(COLON) {
+                // `where T : IFoo, IBar` — several bounds.
+                loop {
+                    type_bounds(p);
+                    let next_is_pred = is_word(p, p.pos() + 1) && matches!(p.raw_kind(p.pos() + 2), COLON | EQ2 | DOT);
+                    if !p.at(COMMA) || next_is_pred {
+                        break;
+                    }
+                    p.bump(COMMA);
+                }
+            } else {
+                p.expect(EQ2);
+                types::type_(p);
+            }
+        } else if exprs::expr_no_comma(p).is_none() {
+            // `where nonempty(T)`, `where countof(T) == N`: value constraints.
+            p.error("expected a constraint in a where clause");
         }
         pred.complete(p, WHERE_PRED);
-        // `where A : I, B : J`
+        // `where A : I, B : J` (accepted, though the reference compiler
+        // wants a `where` per constraint).
         let more = p.at(COMMA) && is_word(p, p.pos() + 1) && matches!(p.raw_kind(p.pos() + 2), COLON | EQ2 | DOT);
         if !more {
             break;
