@@ -94,7 +94,22 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
     let green = sink.root.unwrap_or_else(|| GreenNode::new(rowan::SyntaxKind(SOURCE_FILE.into()), std::iter::empty()));
 
     let mut errors: Vec<SyntaxError> = Vec::with_capacity(lexed.errors.len() + pp.errors.len() + parse_errors.len());
-    errors.extend(lexed.errors.into_iter().map(|e| SyntaxError {
+    // Text in a branch not taken, and the free text of `#error`, `#warning`
+    // and `#pragma` lines, need not lex cleanly (`#if 0` around prose with
+    // an apostrophe is common).
+    let free_text = |offset: u32| {
+        let i = offsets.partition_point(|&o| o <= offset).saturating_sub(1).min(tokens.len().saturating_sub(1));
+        match pp.roles.get(i) {
+            Some(Role::Disabled) => true,
+            Some(Role::Directive) => pp
+                .directives
+                .iter()
+                .find(|d| d.start <= i && i < d.end)
+                .is_some_and(|d| matches!(d.kind, PP_ERROR | PP_WARNING | PP_PRAGMA | PP_UNKNOWN)),
+            _ => false,
+        }
+    };
+    errors.extend(lexed.errors.into_iter().filter(|e| !free_text(e.offset)).map(|e| SyntaxError {
         range: TextRange::at(TextSize::new(e.offset), TextSize::new(e.len)),
         message: e.message,
         source: ErrorSource::Lexer,

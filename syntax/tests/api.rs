@@ -170,3 +170,14 @@ fn typed_ast_reads_generic_paths_and_structs() {
     assert_eq!(decls.len(), 2);
     assert_eq!(decls[1].array_suffixes().count(), 1);
 }
+
+#[test]
+fn text_in_branches_not_taken_need_not_lex() {
+    let text =
+        "#if 0\nDon't do this, it's \"broken\n#endif\n#pragma message(\"it's fine\n#warning can't stop\nint x;\n";
+    let p = parse(text);
+    assert!(p.errors().is_empty(), "{:?}", p.errors());
+    assert_eq!(p.warnings().len(), 1);
+    // The same text in active code is an error.
+    assert!(!parse("int a = 'x;\n").errors().is_empty());
+}

@@ -404,7 +404,16 @@ fn param(p: &mut Parser<'_>) -> bool {
     if p.at(IDENT) && p.raw_kind(p.pos() + 1) == COLON {
         name(p);
         p.bump(COLON);
-        attributes_and_modifiers(p);
+        // `x: in out int` — here a direction is followed by just a type.
+        loop {
+            let k = p.input.contextual(p.pos());
+            let direction = matches!(k, IN_KW | OUT_KW | INOUT_KW | REF_KW) && is_word(p, p.pos() + 1);
+            if direction {
+                p.bump_remap(k);
+            } else if !attributes_and_modifiers(p) {
+                break;
+            }
+        }
         types::type_(p);
         declarator_suffixes(p);
         m.complete(p, PARAM);
