@@ -1,5 +1,45 @@
-//! The semantic model of Slang programs: a salsa database over file texts,
-//! item trees, name resolution, types and the autodiff facts.
+//! The semantic model of Slang programs: a salsa database over file texts.
 //!
-//! Not built yet (issue 3). This crate deliberately exports nothing, so that no
-//! caller can mistake it for a working semantic layer.
+//! Inputs are file texts keyed by opaque [`SourceFile`] ids and the
+//! [`Workspace`] configuration (files, search paths, predefined macros);
+//! everything else is a derived query. This crate does no IO: the host (the
+//! server or the CLI) reads files and sets inputs.
+//!
+//! What exists so far: parsing as a query, per-file item trees, the module
+//! graph (`import`, `__include`, `implementing`, `#include`), the core
+//! module, scopes and name resolution, and the diagnostics that follow from
+//! them. Type inference is being built on top.
+
+mod base;
+mod core_module;
+mod db;
+pub mod diagnostics;
+pub mod item_tree;
+pub mod module_graph;
+pub mod name_res;
+
+pub use base::{SourceFile, Workspace};
+pub use db::{Db, RootDatabase};
+pub use diagnostics::{file_diagnostics, Diagnostic, Severity};
+pub use item_tree::{Item, ItemKind, ItemTree, Visibility};
+pub use module_graph::{file_imports, import_candidates, module_of, resolved_imports, Import, ImportKind};
+pub use slang_syntax::{TextRange, TextSize};
+
+/// The core-module files (declarations of the built-in types and
+/// functions): `(name, text)`.
+pub fn core_module_files() -> &'static [(&'static str, &'static str)] {
+    core_module::CORE_FILES
+}
+
+/// The core-module files of the database.
+pub fn core_files(db: &dyn Db) -> Vec<SourceFile> {
+    Workspace::get(db).files(db).iter().copied().filter(|f| core_module::is_core_path(f.path(db))).collect()
+}
+
+/// Parse a file (a query: re-parses only when the text or the predefined
+/// macros change).
+#[salsa::tracked(returns(ref))]
+pub fn parse(db: &dyn Db, file: SourceFile) -> slang_syntax::Parse {
+    let options = slang_syntax::ParseOptions { defines: Workspace::get(db).defines(db).clone() };
+    slang_syntax::parse_with(file.text(db), &options)
+}

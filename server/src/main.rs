@@ -4,6 +4,7 @@
 //! offered: `parse` today; the language server and the semantic commands
 //! arrive with their issues.
 
+mod cli_check;
 mod cli_parse;
 
 use std::path::PathBuf;
@@ -34,6 +35,12 @@ enum Command {
     /// PATH may be a file or a folder (searched recursively for .slang and
     /// .slangh files). Exit status 1 when any error is reported.
     Parse(cli_parse::ParseArgs),
+    /// Check Slang files: syntax, imports and name resolution.
+    ///
+    /// Imported and included files are loaded from disk (next to the
+    /// importing file, then the -I folders). Exit status 1 when any error is
+    /// reported.
+    Check(cli_check::CheckArgs),
     /// Run the language server over stdio (not available yet).
     Lsp,
 }
@@ -42,9 +49,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Parse(args)) => cli_parse::run(args),
+        Some(Command::Check(args)) => cli_check::run(args),
         Some(Command::Lsp) | None => {
             eprintln!(
-                "slang-analyzer: the language server is not implemented yet; available subcommands: parse (see --help)"
+                "slang-analyzer: the language server is not implemented yet; available subcommands: parse, check (see --help)"
             );
             ExitCode::from(2)
         }

@@ -43,6 +43,9 @@ impl rowan::Language for SlangLanguage {
 pub type SyntaxNode = rowan::SyntaxNode<SlangLanguage>;
 pub type SyntaxToken = rowan::SyntaxToken<SlangLanguage>;
 pub type SyntaxElement = rowan::SyntaxElement<SlangLanguage>;
+/// A position-independent pointer to a node: kind and range, resolved
+/// against a tree of the same text.
+pub type SyntaxNodePtr = rowan::ast::SyntaxNodePtr<SlangLanguage>;
 
 /// A syntax error (from the lexer, the preprocessor or the parser).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

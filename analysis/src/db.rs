@@ -1,0 +1,92 @@
+//! The database: salsa storage plus an optional log of query executions
+//! (for tests that prove incrementality).
+
+use std::sync::{Arc, Mutex};
+
+use salsa::Setter;
+
+use crate::base::{SourceFile, Workspace};
+use crate::core_module;
+
+#[salsa::db]
+pub trait Db: salsa::Database {}
+
+#[salsa::db]
+impl Db for RootDatabase {}
+
+/// The concrete database used by the server and the CLI.
+#[salsa::db]
+#[derive(Clone)]
+pub struct RootDatabase {
+    storage: salsa::Storage<Self>,
+    executions: Arc<Mutex<Option<Vec<String>>>>,
+}
+
+#[salsa::db]
+impl salsa::Database for RootDatabase {}
+
+impl Default for RootDatabase {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RootDatabase {
+    /// A database holding only the core module.
+    pub fn new() -> Self {
+        let executions: Arc<Mutex<Option<Vec<String>>>> = Arc::default();
+        let log = executions.clone();
+        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+            if let salsa::EventKind::WillExecute { database_key } = event.kind {
+                if let Some(log) = log.lock().unwrap().as_mut() {
+                    log.push(format!("{database_key:?}"));
+                }
+            }
+        })));
+        let db = RootDatabase { storage, executions };
+        let core: Vec<SourceFile> = core_module::CORE_FILES
+            .iter()
+            .map(|(name, text)| SourceFile::new(&db, core_module::core_path(name), text.to_string()))
+            .collect();
+        let _ = Workspace::builder(core, Vec::new(), Vec::new()).new(&db);
+        db
+    }
+
+    /// Add a file (or replace the text of the file with this path).
+    pub fn set_file(&mut self, path: &str, text: &str) -> SourceFile {
+        let ws = Workspace::get(self);
+        if let Some(&f) = ws.files(self).iter().find(|f| f.path(self) == path) {
+            if f.text(self) != text {
+                f.set_text(self).to(text.to_string());
+            }
+            return f;
+        }
+        let f = SourceFile::new(self, path.to_string(), text.to_string());
+        let mut files = ws.files(self).clone();
+        files.push(f);
+        ws.set_files(self).to(files);
+        f
+    }
+
+    pub fn file_by_path(&self, path: &str) -> Option<SourceFile> {
+        Workspace::get(self).files(self).iter().copied().find(|f| f.path(self) == path)
+    }
+
+    pub fn set_search_paths(&mut self, paths: Vec<String>) {
+        Workspace::get(self).set_search_paths(self).to(paths);
+    }
+
+    pub fn set_defines(&mut self, defines: Vec<(String, String)>) {
+        Workspace::get(self).set_defines(self).to(defines);
+    }
+
+    /// Start recording which queries execute.
+    pub fn start_logging_executions(&self) {
+        *self.executions.lock().unwrap() = Some(Vec::new());
+    }
+
+    /// The queries executed since the last call, as `query_name(id)`.
+    pub fn take_executions(&self) -> Vec<String> {
+        self.executions.lock().unwrap().as_mut().map(std::mem::take).unwrap_or_default()
+    }
+}

@@ -1,0 +1,74 @@
+//! Diagnostics of a file: syntax errors, unresolved imports, names that
+//! resolve nowhere. Plain data in editor terms (ranges, messages, codes).
+
+use slang_syntax::TextRange;
+
+use crate::module_graph::{file_imports, import_candidates, resolved_imports, ImportKind};
+use crate::name_res::unresolved_names;
+use crate::{parse, Db, SourceFile};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Diagnostic {
+    pub range: TextRange,
+    pub severity: Severity,
+    /// A stable code (`unresolved-name`, `syntax` …).
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// All diagnostics of `file`, sorted by position.
+#[salsa::tracked(returns(ref))]
+pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    let parse = parse(db, file);
+    let mut out = Vec::new();
+    for e in parse.errors() {
+        out.push(Diagnostic { range: e.range, severity: Severity::Error, code: e.code(), message: e.message.clone() });
+    }
+    for w in parse.warnings() {
+        out.push(Diagnostic {
+            range: w.range,
+            severity: Severity::Warning,
+            code: w.code(),
+            message: w.message.clone(),
+        });
+    }
+    for (import, target) in file_imports(db, file).iter().zip(resolved_imports(db, file)) {
+        if target.is_some() {
+            continue;
+        }
+        let what = match import.kind {
+            ImportKind::Import => "module",
+            ImportKind::Include | ImportKind::Implementing | ImportKind::PpInclude => "file",
+        };
+        let tried = import_candidates(db, file, import);
+        let mut message = format!("cannot find {what} `{}`", import.target);
+        if let Some(first) = tried.first() {
+            message.push_str(&format!(" (looked for {first}"));
+            if tried.len() > 1 {
+                message.push_str(&format!(
+                    " and {} other place{}",
+                    tried.len() - 1,
+                    if tried.len() > 2 { "s" } else { "" }
+                ));
+            }
+            message.push(')');
+        }
+        out.push(Diagnostic { range: import.range, severity: Severity::Error, code: "unresolved-import", message });
+    }
+    for u in unresolved_names(db, file) {
+        let (code, message) = if u.is_type {
+            ("unresolved-type", format!("cannot find type `{}` in this scope", u.name))
+        } else {
+            ("unresolved-name", format!("cannot find `{}` in this scope", u.name))
+        };
+        out.push(Diagnostic { range: u.range, severity: Severity::Error, code, message });
+    }
+    out.sort_by_key(|d| (d.range.start(), d.range.end()));
+    out
+}

@@ -1,0 +1,367 @@
+//! The item tree: a file's declarations without their bodies and without
+//! text positions.
+//!
+//! An edit inside a function body re-runs [`item_tree`] for that file but
+//! yields an equal tree, so nothing that depends only on declarations
+//! (scopes, signatures, other functions' inference) runs again. Positions
+//! live in [`item_source_map`], which maps an item's `ast_index` back to
+//! its syntax node.
+
+use std::sync::Arc;
+
+use slang_syntax::ast::{self, AstNode, HasAttributes, HasName};
+use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxNodePtr};
+
+use crate::{parse, Db, SourceFile};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ItemKind {
+    Struct,
+    Class,
+    Enum,
+    EnumCase,
+    Interface,
+    Extension,
+    Typealias,
+    Typedef,
+    Namespace,
+    AssociatedType,
+    Property,
+    Subscript,
+    Init,
+    Fn,
+    Var,
+    Cbuffer,
+    GlslBlock,
+    GenericTypeParam,
+    GenericValueParam,
+}
+
+impl ItemKind {
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            ItemKind::Struct
+                | ItemKind::Class
+                | ItemKind::Enum
+                | ItemKind::Interface
+                | ItemKind::Typealias
+                | ItemKind::Typedef
+                | ItemKind::AssociatedType
+                | ItemKind::GenericTypeParam
+        )
+    }
+
+    /// Items whose members are looked up by name (`S.member`, `ns::x`).
+    pub fn has_member_scope(self) -> bool {
+        matches!(
+            self,
+            ItemKind::Struct
+                | ItemKind::Class
+                | ItemKind::Enum
+                | ItemKind::Interface
+                | ItemKind::Extension
+                | ItemKind::Namespace
+        )
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Visibility {
+    /// No modifier: the module's default (internal, or public in a legacy
+    /// module).
+    Default,
+    Public,
+    Internal,
+    Private,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Param {
+    pub name: Option<String>,
+    pub has_default: bool,
+    pub is_variadic: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Item {
+    pub kind: ItemKind,
+    pub name: Option<String>,
+    pub visibility: Visibility,
+    pub is_static: bool,
+    /// Attribute names, without arguments (`Differentiable`, `numthreads`).
+    pub attrs: Vec<String>,
+    /// Index of the item's node in [`item_source_map`].
+    pub ast_index: u32,
+    /// Members (struct fields and methods, namespace items, enum cases).
+    pub members: Vec<Item>,
+    /// Generic parameters (types and values) as items of their own.
+    pub generic_params: Vec<Item>,
+    /// Parameters of functions, `__init` and `__subscript`.
+    pub params: Vec<Param>,
+}
+
+impl Item {
+    pub fn has_attr(&self, name: &str) -> bool {
+        self.attrs.iter().any(|a| a == name)
+    }
+}
+
+/// The declarations of one file, plus the facts about the file that name
+/// resolution needs.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ItemTree {
+    pub items: Vec<Item>,
+    /// The file's `module NAME;` declaration.
+    pub module_name: Option<String>,
+    /// Whether the file uses `public`/`internal`/`private` anywhere.
+    pub uses_visibility: bool,
+    /// Names of macros the file defines (active `#define`s).
+    pub macros: Vec<String>,
+}
+
+impl ItemTree {
+    /// Every item, depth first.
+    pub fn walk(&self) -> impl Iterator<Item = &Item> {
+        let mut stack: Vec<&Item> = self.items.iter().rev().collect();
+        std::iter::from_fn(move || {
+            let item = stack.pop()?;
+            stack.extend(item.members.iter().rev());
+            stack.extend(item.generic_params.iter().rev());
+            Some(item)
+        })
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn item_tree(db: &dyn Db, file: SourceFile) -> Arc<ItemTree> {
+    let parse = parse(db, file);
+    let mut lower = Lower { next_index: 0, ptrs: None, uses_visibility: false };
+    let root = parse.tree();
+    let items = lower.items(root.syntax());
+    let mut module_name = None;
+    for item in root.items() {
+        if let ast::Item::ModuleDecl(m) = item {
+            module_name = m.name().map(|n| n.text());
+        }
+    }
+    let mut macros: Vec<String> =
+        parse.macros().function_like.iter().chain(parse.macros().object_like.iter()).cloned().collect();
+    macros.sort();
+    Arc::new(ItemTree { items, module_name, uses_visibility: lower.uses_visibility, macros })
+}
+
+/// Syntax pointers of the items of [`item_tree`], by `ast_index`.
+#[salsa::tracked(returns(ref))]
+pub fn item_source_map(db: &dyn Db, file: SourceFile) -> Vec<SyntaxNodePtr> {
+    let parse = parse(db, file);
+    let mut lower = Lower { next_index: 0, ptrs: Some(Vec::new()), uses_visibility: false };
+    lower.items(&parse.syntax_node());
+    lower.ptrs.unwrap_or_default()
+}
+
+struct Lower {
+    next_index: u32,
+    /// Collected only by `item_source_map`.
+    ptrs: Option<Vec<SyntaxNodePtr>>,
+    uses_visibility: bool,
+}
+
+impl Lower {
+    fn index(&mut self, node: &SyntaxNode) -> u32 {
+        let i = self.next_index;
+        self.next_index += 1;
+        if let Some(ptrs) = &mut self.ptrs {
+            ptrs.push(SyntaxNodePtr::new(node));
+        }
+        i
+    }
+
+    /// The items directly inside `parent` (a file, a member list …).
+    fn items(&mut self, parent: &SyntaxNode) -> Vec<Item> {
+        let mut out = Vec::new();
+        for child in parent.children() {
+            self.item(&child, &mut out);
+        }
+        out
+    }
+
+    fn item(&mut self, node: &SyntaxNode, out: &mut Vec<Item>) {
+        use SyntaxKind::*;
+        let kind = match node.kind() {
+            STRUCT => ItemKind::Struct,
+            CLASS => ItemKind::Class,
+            ENUM => ItemKind::Enum,
+            INTERFACE => ItemKind::Interface,
+            EXTENSION => ItemKind::Extension,
+            TYPEALIAS => ItemKind::Typealias,
+            TYPEDEF => ItemKind::Typedef,
+            NAMESPACE => ItemKind::Namespace,
+            ASSOCIATED_TYPE => ItemKind::AssociatedType,
+            PROPERTY => ItemKind::Property,
+            SUBSCRIPT => ItemKind::Subscript,
+            INIT => ItemKind::Init,
+            FN => ItemKind::Fn,
+            CBUFFER => ItemKind::Cbuffer,
+            GLSL_BLOCK => ItemKind::GlslBlock,
+            VAR_DECL => {
+                let decl = ast::VarDecl::cast(node.clone()).unwrap();
+                let (visibility, is_static, attrs) = self.modifiers(&decl);
+                for d in decl.declarators() {
+                    let ast_index = self.index(d.syntax());
+                    out.push(Item {
+                        kind: ItemKind::Var,
+                        name: d.name().map(|n| n.text()),
+                        visibility,
+                        is_static,
+                        attrs: attrs.clone(),
+                        ast_index,
+                        members: Vec::new(),
+                        generic_params: Vec::new(),
+                        params: Vec::new(),
+                    });
+                }
+                return;
+            }
+            // Blocks whose members belong to the enclosing scope.
+            TRANSPARENT_BLOCK | FILE_DECL_BLOCK => {
+                if let Some(list) = node.children().find(|c| c.kind() == MEMBER_LIST) {
+                    for child in list.children() {
+                        self.item(&child, out);
+                    }
+                }
+                return;
+            }
+            _ => return,
+        };
+        let ast_index = self.index(node);
+        let name = match kind {
+            ItemKind::Namespace => {
+                // `namespace a::b { }` declares `a` containing `b`; keep the
+                // dotted name and let the scope builder split it.
+                let names: Vec<String> =
+                    node.children().filter(|c| c.kind() == NAME).map(|n| n.text().to_string()).collect();
+                (!names.is_empty()).then(|| names.join("::"))
+            }
+            ItemKind::Fn if node.children().any(|c| c.kind() == OPERATOR_NAME) => node
+                .children()
+                .find(|c| c.kind() == OPERATOR_NAME)
+                .map(|n| n.text().to_string().split_whitespace().collect::<String>()),
+            _ => node.children().find(|c| c.kind() == NAME).map(|n| n.text().to_string()),
+        };
+        let (visibility, is_static, attrs) = match ast::Item::cast(node.clone()) {
+            Some(item) => self.item_modifiers(&item),
+            None => (Visibility::Default, false, Vec::new()),
+        };
+        let mut members = Vec::new();
+        if kind == ItemKind::Enum {
+            if let Some(body) = node.children().find(|c| c.kind() == ENUM_BODY) {
+                for case in body.children().filter(|c| c.kind() == ENUM_CASE) {
+                    let ast_index = self.index(&case);
+                    members.push(Item {
+                        kind: ItemKind::EnumCase,
+                        name: ast::EnumCase::cast(case.clone()).and_then(|c| c.name()).map(|n| n.text()),
+                        visibility: Visibility::Default,
+                        is_static: true,
+                        attrs: Vec::new(),
+                        ast_index,
+                        members: Vec::new(),
+                        generic_params: Vec::new(),
+                        params: Vec::new(),
+                    });
+                }
+            }
+        } else if let Some(list) = node.children().find(|c| c.kind() == MEMBER_LIST) {
+            members = self.items(&list);
+        } else if let Some(list) = node.children().find(|c| c.kind() == ACCESSOR_LIST) {
+            // Accessors have no names; nothing to record.
+            let _ = list;
+        }
+        let mut generic_params = Vec::new();
+        if let Some(gpl) = node.children().find(|c| c.kind() == GENERIC_PARAM_LIST) {
+            for gp in gpl.children() {
+                let kind = match gp.kind() {
+                    GENERIC_TYPE_PARAM => ItemKind::GenericTypeParam,
+                    GENERIC_VALUE_PARAM => ItemKind::GenericValueParam,
+                    _ => continue,
+                };
+                let ast_index = self.index(&gp);
+                generic_params.push(Item {
+                    kind,
+                    name: gp.children().find(|c| c.kind() == NAME).map(|n| n.text().to_string()),
+                    visibility: Visibility::Default,
+                    is_static: false,
+                    attrs: Vec::new(),
+                    ast_index,
+                    members: Vec::new(),
+                    generic_params: Vec::new(),
+                    params: Vec::new(),
+                });
+            }
+        }
+        let params = node
+            .children()
+            .find(|c| c.kind() == PARAM_LIST)
+            .and_then(ast::ParamList::cast)
+            .map(|list| {
+                list.params()
+                    .map(|p| Param {
+                        name: p.name().map(|n| n.text()),
+                        has_default: p.default_value().is_some(),
+                        is_variadic: p.syntax().children_with_tokens().any(|e| e.kind() == DOT3),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.push(Item { kind, name, visibility, is_static, attrs, ast_index, members, generic_params, params });
+    }
+
+    fn item_modifiers(&mut self, item: &ast::Item) -> (Visibility, bool, Vec<String>) {
+        macro_rules! with {
+            ($($variant:ident),*) => {
+                match item {
+                    $(ast::Item::$variant(it) => self.modifiers(it),)*
+                    _ => (Visibility::Default, false, Vec::new()),
+                }
+            };
+        }
+        with!(
+            Struct,
+            Class,
+            Enum,
+            Interface,
+            Extension,
+            Typealias,
+            Typedef,
+            Namespace,
+            AssociatedType,
+            Property,
+            Subscript,
+            Init,
+            Fn,
+            VarDecl,
+            Cbuffer,
+            GlslBlock,
+            ImportDecl
+        )
+    }
+
+    fn modifiers<N: HasAttributes>(&mut self, node: &N) -> (Visibility, bool, Vec<String>) {
+        let mut visibility = Visibility::Default;
+        let mut is_static = false;
+        for m in node.modifiers() {
+            match m.kind() {
+                SyntaxKind::PUBLIC_KW => visibility = Visibility::Public,
+                SyntaxKind::INTERNAL_KW => visibility = Visibility::Internal,
+                SyntaxKind::PRIVATE_KW => visibility = Visibility::Private,
+                SyntaxKind::STATIC_KW => is_static = true,
+                _ => {}
+            }
+        }
+        if visibility != Visibility::Default {
+            self.uses_visibility = true;
+        }
+        let attrs = node.attributes().filter_map(|a| a.name()).collect();
+        (visibility, is_static, attrs)
+    }
+}

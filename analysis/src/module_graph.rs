@@ -1,0 +1,254 @@
+//! Which files a file refers to (`import`, `__include`, `implementing`,
+//! `#include`), how those references resolve to known files, and which
+//! files form a module.
+//!
+//! Resolution follows the reference compiler: a name `a.b_c` is the file
+//! `a/b_c.slang` (or `a/b-c.slang`), a string names a path (`.slang` may be
+//! left out), looked up first next to the importing file, then in each
+//! search path. The host loads candidate files from disk; this module only
+//! looks among the files the workspace already has.
+
+use std::collections::HashMap;
+
+use slang_syntax::ast::{self, AstNode, HasPath};
+use slang_syntax::{SyntaxKind, TextRange};
+
+use crate::{parse, Db, SourceFile, Workspace};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImportKind {
+    /// `import m;` — another module's public declarations.
+    Import,
+    /// `__include f;` — a file that becomes part of this module.
+    Include,
+    /// `implementing m;` — this file is part of module `m`.
+    Implementing,
+    /// `#include "f"` — textual inclusion.
+    PpInclude,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Import {
+    pub kind: ImportKind,
+    /// The module name (`a.b`) or the string (`"a/b.slang"`).
+    pub target: String,
+    /// The string form rather than the dotted-name form.
+    pub is_path: bool,
+    /// `__exported import`.
+    pub exported: bool,
+    pub range: TextRange,
+}
+
+/// The references a file makes, in source order.
+#[salsa::tracked(returns(ref))]
+pub fn file_imports(db: &dyn Db, file: SourceFile) -> Vec<Import> {
+    let parse = parse(db, file);
+    let root = parse.syntax_node();
+    let mut out = Vec::new();
+    for node in root.descendants() {
+        let (kind, path, string, exported) = match node.kind() {
+            SyntaxKind::IMPORT_DECL => {
+                let d = ast::ImportDecl::cast(node.clone()).unwrap();
+                (ImportKind::Import, d.path(), d.string(), d.is_exported())
+            }
+            SyntaxKind::INCLUDE_DECL => {
+                let d = ast::IncludeDecl::cast(node.clone()).unwrap();
+                (ImportKind::Include, d.path(), d.string(), false)
+            }
+            SyntaxKind::IMPLEMENTING_DECL => {
+                let d = ast::ImplementingDecl::cast(node.clone()).unwrap();
+                (ImportKind::Implementing, d.path(), d.string(), false)
+            }
+            SyntaxKind::PP_INCLUDE => {
+                if !parse.is_active(node.text_range().start()) {
+                    continue;
+                }
+                let d = ast::PpInclude::cast(node.clone()).unwrap();
+                if let Some(target) = d.target() {
+                    out.push(Import {
+                        kind: ImportKind::PpInclude,
+                        target,
+                        is_path: true,
+                        exported: false,
+                        range: node.text_range(),
+                    });
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        let range = node.text_range();
+        if let Some(s) = string.and_then(|l| l.token()) {
+            let text = s.text();
+            let target = text.trim_start_matches('"').trim_end_matches('"').to_string();
+            out.push(Import { kind, target, is_path: true, exported, range });
+        } else if let Some(path) = path {
+            let target = path.segments().iter().map(|s| s.text().to_string()).collect::<Vec<_>>().join(".");
+            out.push(Import { kind, target, is_path: false, exported, range });
+        }
+    }
+    out
+}
+
+/// The folder part of a `/`-separated path.
+pub fn parent_dir(path: &str) -> &str {
+    match path.rfind('/') {
+        Some(0) => "/",
+        Some(i) => &path[..i],
+        None => "",
+    }
+}
+
+/// Join and normalize (`.`/`..`) `/`-separated paths.
+pub fn join_path(dir: &str, rel: &str) -> String {
+    let full = if rel.starts_with('/') || dir.is_empty() { rel.to_string() } else { format!("{dir}/{rel}") };
+    let absolute = full.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in full.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|p| *p != "..") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..");
+                }
+            }
+            p => parts.push(p),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+/// The relative file names an import may refer to, most likely first.
+fn relative_candidates(import: &Import) -> Vec<String> {
+    if import.is_path {
+        let mut v = vec![import.target.clone()];
+        if import.kind != ImportKind::PpInclude && !import.target.ends_with(".slang") {
+            v.push(format!("{}.slang", import.target));
+        }
+        return v;
+    }
+    let base = import.target.replace('.', "/");
+    let mut v = vec![format!("{base}.slang")];
+    if base.contains('_') {
+        v.push(format!("{}.slang", base.replace('_', "-")));
+    }
+    v
+}
+
+/// Every path, in search order, where the target of `import` may be:
+/// next to `file`, then in each search path. The host loads the first that
+/// exists on disk.
+pub fn import_candidates(db: &dyn Db, file: SourceFile, import: &Import) -> Vec<String> {
+    let dir = parent_dir(file.path(db)).to_string();
+    let mut out = Vec::new();
+    let rels = relative_candidates(import);
+    for rel in &rels {
+        out.push(join_path(&dir, rel));
+    }
+    for sp in Workspace::get(db).search_paths(db) {
+        for rel in &rels {
+            out.push(join_path(sp, rel));
+        }
+    }
+    out
+}
+
+#[salsa::tracked(returns(ref))]
+fn files_by_path(db: &dyn Db) -> HashMap<String, SourceFile> {
+    Workspace::get(db).files(db).iter().map(|&f| (f.path(db).clone(), f)).collect()
+}
+
+/// What each of [`file_imports`] resolves to (`None`: no such file).
+#[salsa::tracked(returns(ref))]
+pub fn resolved_imports(db: &dyn Db, file: SourceFile) -> Vec<Option<SourceFile>> {
+    let by_path = files_by_path(db);
+    file_imports(db, file)
+        .iter()
+        .map(|import| import_candidates(db, file, import).iter().find_map(|p| by_path.get(p).copied()))
+        .collect()
+}
+
+/// The files that make up `file`'s module: for a primary module file, the
+/// files it pulls in with `__include` and `#include`, transitively; for a
+/// file `implementing m`, those of `m`'s primary file. Always contains
+/// `file` itself, first.
+#[salsa::tracked(returns(ref))]
+pub fn module_of(db: &dyn Db, file: SourceFile) -> Vec<SourceFile> {
+    let imports = file_imports(db, file);
+    let resolved = resolved_imports(db, file);
+    let primary = imports
+        .iter()
+        .zip(resolved)
+        .find(|(i, _)| i.kind == ImportKind::Implementing)
+        .and_then(|(_, r)| *r)
+        .unwrap_or(file);
+    let mut out = vec![file];
+    let mut stack = vec![primary];
+    while let Some(f) = stack.pop() {
+        if !out.contains(&f) {
+            out.push(f);
+        }
+        for (import, target) in file_imports(db, f).iter().zip(resolved_imports(db, f)) {
+            if let (ImportKind::Include | ImportKind::PpInclude, Some(t)) = (import.kind, target) {
+                if !out.contains(t) && !stack.contains(t) {
+                    stack.push(*t);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Files of other modules whose declarations `file` can see through
+/// `import` (following `__exported import` transitively).
+#[salsa::tracked(returns(ref))]
+pub fn imported_files(db: &dyn Db, file: SourceFile) -> Vec<SourceFile> {
+    let own = module_of(db, file);
+    let mut out: Vec<SourceFile> = Vec::new();
+    let mut queue: Vec<SourceFile> = Vec::new();
+    for &f in own {
+        for (import, target) in file_imports(db, f).iter().zip(resolved_imports(db, f)) {
+            if let (ImportKind::Import, Some(t)) = (import.kind, target) {
+                queue.push(*t);
+            }
+        }
+    }
+    while let Some(m) = queue.pop() {
+        for &f in module_of(db, m) {
+            if own.contains(&f) || out.contains(&f) {
+                continue;
+            }
+            out.push(f);
+            for (import, target) in file_imports(db, f).iter().zip(resolved_imports(db, f)) {
+                if let (ImportKind::Import, true, Some(t)) = (import.kind, import.exported, target) {
+                    queue.push(*t);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths() {
+        assert_eq!(join_path("/a/b", "c.slang"), "/a/b/c.slang");
+        assert_eq!(join_path("/a/b", "../c.slang"), "/a/c.slang");
+        assert_eq!(join_path("a", "./x/../y.slang"), "a/y.slang");
+        assert_eq!(join_path("", "y.slang"), "y.slang");
+        assert_eq!(join_path("/a", "/abs/z.slang"), "/abs/z.slang");
+        assert_eq!(parent_dir("/a/b/c.slang"), "/a/b");
+        assert_eq!(parent_dir("/c.slang"), "/");
+        assert_eq!(join_path("/", "c.slang"), "/c.slang");
+    }
+}

@@ -1,0 +1,396 @@
+//! Scopes and name resolution.
+//!
+//! [`global_scope`] holds the names a file can see at its top level: the
+//! declarations of every file of its module, the visible declarations of
+//! the modules it imports, and the core module. [`unresolved_names`] walks a
+//! file with a stack of local scopes and reports names that resolve
+//! nowhere. It errs on the side of silence: a false "cannot find" is worse
+//! than a missed one, so it stays quiet where the reference compiler could
+//! find a name that this model does not see (members inherited through
+//! interfaces or extensions, files that could not be loaded, GLSL-mode
+//! files, names that are macros).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxToken, TextRange};
+
+use crate::item_tree::{item_tree, Item, ItemKind, Visibility};
+use crate::module_graph::{imported_files, module_of, resolved_imports};
+use crate::{core_files, parse, Db, SourceFile, Workspace};
+
+/// A declaration: the file and the item's `ast_index` in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DefRef {
+    pub file: SourceFile,
+    pub ast_index: u32,
+    pub kind: ItemKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GlobalScope {
+    /// Top-level names.
+    pub names: HashMap<String, Vec<DefRef>>,
+    /// Members of each namespace, by full path (`a::b`).
+    pub namespaces: HashMap<String, HashMap<String, Vec<DefRef>>>,
+    /// Macro names from the module's files and the predefined macros.
+    pub macros: HashSet<String>,
+}
+
+impl GlobalScope {
+    fn add_items(&mut self, file: SourceFile, items: &[Item], namespace: &str, visible: &dyn Fn(&Item) -> bool) {
+        for item in items {
+            if !visible(item) {
+                continue;
+            }
+            let Some(name) = &item.name else { continue };
+            if item.kind == ItemKind::Namespace {
+                // `namespace a::b` declares `a`, and `b` inside it.
+                let mut path = namespace.to_string();
+                for part in name.split("::") {
+                    let table = if path.is_empty() {
+                        &mut self.names
+                    } else {
+                        self.namespaces.entry(path.clone()).or_default()
+                    };
+                    table.entry(part.to_string()).or_default().push(DefRef {
+                        file,
+                        ast_index: item.ast_index,
+                        kind: ItemKind::Namespace,
+                    });
+                    path = if path.is_empty() { part.to_string() } else { format!("{path}::{part}") };
+                }
+                self.add_items(file, &item.members, &path, visible);
+                continue;
+            }
+            if item.kind == ItemKind::Extension {
+                continue;
+            }
+            let table = if namespace.is_empty() {
+                &mut self.names
+            } else {
+                self.namespaces.entry(namespace.to_string()).or_default()
+            };
+            table.entry(name.clone()).or_default().push(DefRef { file, ast_index: item.ast_index, kind: item.kind });
+            // A cbuffer's fields are global names.
+            if matches!(item.kind, ItemKind::Cbuffer | ItemKind::GlslBlock) {
+                for m in &item.members {
+                    if let Some(n) = &m.name {
+                        self.names.entry(n.clone()).or_default().push(DefRef {
+                            file,
+                            ast_index: m.ast_index,
+                            kind: m.kind,
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether the module of `file` is a legacy module (no `module`, no
+/// `__include`, no visibility modifiers): then everything is public.
+fn is_legacy_module(db: &dyn Db, file: SourceFile) -> bool {
+    module_of(db, file).iter().all(|&f| {
+        let tree = item_tree(db, f);
+        tree.module_name.is_none()
+            && !tree.uses_visibility
+            && !crate::module_graph::file_imports(db, f)
+                .iter()
+                .any(|i| i.kind == crate::module_graph::ImportKind::Include)
+    })
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn global_scope(db: &dyn Db, file: SourceFile) -> Arc<GlobalScope> {
+    let mut scope = GlobalScope::default();
+    for &f in &core_files(db) {
+        scope.add_items(f, &item_tree(db, f).items, "", &|_| true);
+    }
+    for &f in module_of(db, file) {
+        let tree = item_tree(db, f);
+        scope.add_items(f, &tree.items, "", &|_| true);
+        scope.macros.extend(tree.macros.iter().cloned());
+    }
+    for &f in imported_files(db, file) {
+        let legacy = is_legacy_module(db, f);
+        scope.add_items(f, &item_tree(db, f).items, "", &|item: &Item| {
+            legacy || item.visibility == Visibility::Public || item.kind == ItemKind::Namespace
+        });
+        // Macros of an imported module do not leak, but `#include`d headers
+        // of this module were handled with the module's files.
+    }
+    for (name, _) in Workspace::get(db).defines(db) {
+        scope.macros.insert(name.clone());
+    }
+    for builtin in ["__LINE__", "__FILE__", "__SLANG__", "__SLANG_COMPILER__", "__HLSL_VERSION", "SLANG_VERSION_MAJOR"]
+    {
+        scope.macros.insert(builtin.to_string());
+    }
+    Arc::new(scope)
+}
+
+/// A name that resolves nowhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unresolved {
+    pub range: TextRange,
+    pub name: String,
+    /// A type position (`Foo x;`) rather than a value (`foo(1)`).
+    pub is_type: bool,
+}
+
+/// Names in `file` that resolve to nothing (see the module docs for where
+/// this stays silent).
+#[salsa::tracked(returns(ref))]
+pub fn unresolved_names(db: &dyn Db, file: SourceFile) -> Vec<Unresolved> {
+    // Files we could not load may declare anything.
+    if resolved_imports(db, file).iter().any(|r| r.is_none()) {
+        return Vec::new();
+    }
+    if module_of(db, file).iter().any(|&f| resolved_imports(db, f).iter().any(|r| r.is_none())) {
+        return Vec::new();
+    }
+    let parse = parse(db, file);
+    let root = parse.syntax_node();
+    // GLSL-flavoured files use a separate built-in module we do not model.
+    if root.descendants().any(|n| n.kind() == SyntaxKind::PP_VERSION) {
+        return Vec::new();
+    }
+    let global = global_scope(db, file);
+    let mut walker = Walker { global, scopes: Vec::new(), out: Vec::new(), lenient: 0 };
+    walker.walk(&root);
+    walker.out
+}
+
+struct Walker<'a> {
+    global: &'a GlobalScope,
+    /// Innermost last. Each scope is a set of names.
+    scopes: Vec<HashSet<String>>,
+    out: Vec<Unresolved>,
+    /// Inside code whose scope may hold names we cannot see (members of an
+    /// extension's target or inherited from interfaces): no reports.
+    lenient: u32,
+}
+
+fn name_of(node: &SyntaxNode) -> Option<String> {
+    node.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string())
+}
+
+fn first_ident(node: &SyntaxNode) -> Option<SyntaxToken> {
+    node.children_with_tokens()
+        .filter_map(|e| e.into_token())
+        .find(|t| !t.kind().is_trivia())
+        .filter(|t| t.kind() == SyntaxKind::IDENT)
+}
+
+impl Walker<'_> {
+    fn declare(&mut self, name: String) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(name);
+        }
+    }
+
+    fn is_known(&self, name: &str) -> bool {
+        self.scopes.iter().rev().any(|s| s.contains(name))
+            || self.global.names.contains_key(name)
+            || self.global.macros.contains(name)
+    }
+
+    fn check_ref(&mut self, node: &SyntaxNode, is_type: bool) {
+        if self.lenient > 0 {
+            return;
+        }
+        // Only the first name of a path: the rest are members.
+        let Some(tok) = first_ident(node) else { return };
+        let name = tok.text();
+        if self.is_known(name) {
+            return;
+        }
+        self.out.push(Unresolved { range: tok.text_range(), name: name.to_string(), is_type });
+    }
+
+    /// Names declared by the generic parameters and parameters of an item.
+    fn declare_signature(&mut self, node: &SyntaxNode) {
+        use SyntaxKind::*;
+        for child in node.children() {
+            match child.kind() {
+                GENERIC_PARAM_LIST => {
+                    for gp in child.children() {
+                        if let Some(n) = name_of(&gp) {
+                            self.declare(n);
+                        }
+                    }
+                }
+                PARAM_LIST => {
+                    for p in child.children() {
+                        if let Some(n) = name_of(&p) {
+                            self.declare(n);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn member_names(node: &SyntaxNode) -> HashSet<String> {
+        use SyntaxKind::*;
+        let mut names = HashSet::new();
+        if let Some(body) = node.children().find(|c| c.kind() == ENUM_BODY) {
+            names.extend(body.children().filter_map(|c| name_of(&c)));
+        }
+        let Some(list) = node.children().find(|c| c.kind() == MEMBER_LIST) else { return names };
+        let mut stack: Vec<SyntaxNode> = list.children().collect();
+        while let Some(m) = stack.pop() {
+            match m.kind() {
+                VAR_DECL => {
+                    for d in m.children().filter(|c| c.kind() == DECLARATOR) {
+                        if let Some(n) = name_of(&d) {
+                            names.insert(n);
+                        }
+                    }
+                }
+                TRANSPARENT_BLOCK | FILE_DECL_BLOCK => {
+                    if let Some(l) = m.children().find(|c| c.kind() == MEMBER_LIST) {
+                        stack.extend(l.children());
+                    }
+                }
+                _ => {
+                    if let Some(n) = name_of(&m) {
+                        names.insert(n);
+                    }
+                }
+            }
+        }
+        names
+    }
+
+    fn walk(&mut self, node: &SyntaxNode) {
+        use SyntaxKind::*;
+        match node.kind() {
+            // Not name references, or not ones we model.
+            ATTRIBUTE | SEMANTIC | REGISTER_BINDING | PACKOFFSET | LAYOUT_MODIFIER | MODIFIER_CALL | MACRO_CALL
+            | SPIRV_ASM_EXPR | ASM_STMT | FN_BODY_ASM | IGNORED_BLOCK | IMPORT_DECL | INCLUDE_DECL | MODULE_DECL
+            | IMPLEMENTING_DECL | USING_DECL | STATIC_ASSERT | ERROR => return,
+            k if k.is_pp_directive() => return,
+            PATH_EXPR => {
+                self.check_ref(node, false);
+                self.walk_children(node);
+                return;
+            }
+            PATH_TYPE => {
+                self.check_ref(node, true);
+                self.walk_children(node);
+                return;
+            }
+            // `x.member`: only the receiver is resolved here.
+            MEMBER_EXPR => {
+                if let Some(receiver) = node.children().next() {
+                    self.walk(&receiver);
+                }
+                for c in node.children().skip(1) {
+                    self.walk(&c);
+                }
+                return;
+            }
+            STRUCT | CLASS | INTERFACE | EXTENSION | ENUM => {
+                // A local type is visible after its declaration.
+                if let Some(n) = name_of(node) {
+                    self.declare(n);
+                }
+                let lenient = matches!(node.kind(), INTERFACE | EXTENSION)
+                    || node.children().any(|c| c.kind() == INHERITANCE_LIST);
+                self.scopes.push(Self::member_names(node));
+                self.declare_signature(node);
+                if lenient {
+                    self.lenient += 1;
+                }
+                self.walk_children(node);
+                if lenient {
+                    self.lenient -= 1;
+                }
+                self.scopes.pop();
+                return;
+            }
+            NAMESPACE => {
+                let path =
+                    node.children().filter(|c| c.kind() == NAME).map(|n| n.text().to_string()).collect::<Vec<_>>();
+                // Members of this namespace (and its parents), from every
+                // file of the module.
+                let mut names = HashSet::new();
+                let mut full = String::new();
+                for part in &path {
+                    full = if full.is_empty() { part.clone() } else { format!("{full}::{part}") };
+                    if let Some(table) = self.global.namespaces.get(&full) {
+                        names.extend(table.keys().cloned());
+                    }
+                }
+                self.scopes.push(names);
+                self.walk_children(node);
+                self.scopes.pop();
+                return;
+            }
+            FN | INIT | SUBSCRIPT | PROPERTY | LAMBDA_EXPR => {
+                if let Some(n) = name_of(node) {
+                    self.declare(n);
+                }
+                self.scopes.push(HashSet::new());
+                self.declare_signature(node);
+                self.walk_children(node);
+                self.scopes.pop();
+                return;
+            }
+            ACCESSOR => {
+                self.scopes.push(HashSet::new());
+                self.declare("newValue".to_string());
+                self.declare_signature(node);
+                self.walk_children(node);
+                self.scopes.pop();
+                return;
+            }
+            BLOCK | FOR_STMT | COMPILE_TIME_FOR_STMT | IF_STMT | CATCH_CLAUSE | SWITCH_BODY | CASE_CLAUSE => {
+                self.scopes.push(HashSet::new());
+                if let Some(n) = name_of(node) {
+                    self.declare(n);
+                }
+                self.walk_children(node);
+                self.scopes.pop();
+                return;
+            }
+            LET_CONDITION => {
+                self.walk_children(node);
+                if let Some(n) = name_of(node) {
+                    self.declare(n);
+                }
+                return;
+            }
+            VAR_DECL => {
+                // Types and initializers first; each name is visible after
+                // its declarator (and in the later ones).
+                for c in node.children() {
+                    self.walk(&c);
+                    if c.kind() == DECLARATOR {
+                        if let Some(n) = name_of(&c) {
+                            self.declare(n);
+                        }
+                    }
+                }
+                return;
+            }
+            TYPEDEF | TYPEALIAS | ASSOCIATED_TYPE => {
+                if let Some(n) = name_of(node) {
+                    self.declare(n);
+                }
+            }
+            LABELED_STMT | BREAK_STMT | CONTINUE_STMT => {}
+            _ => {}
+        }
+        self.walk_children(node);
+    }
+
+    fn walk_children(&mut self, node: &SyntaxNode) {
+        for c in node.children() {
+            self.walk(&c);
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Name resolution and the diagnostics it produces, on fixtures.
+
+mod common;
+
+use common::{fixture, render_diagnostics};
+use expect_test::{expect, Expect};
+
+fn check(text: &str, expect: Expect) {
+    let fx = fixture(text);
+    expect.assert_eq(&render_diagnostics(&fx));
+}
+
+#[test]
+fn locals_params_and_globals_resolve() {
+    check(
+        r#"
+static const float kScale = 2.0;
+struct Light { float3 dir; float intensity; float power() { return intensity * kScale; } }
+float shade<T>(T t, float3 n, Light l)
+{
+    float d = max(dot(n, l.dir), 0.0);
+    for (int i = 0; i < 3; i++) { d += float(i); }
+    if (let x = maybe()) { d += x; }
+    return d * l.power() + helper(d);
+}
+float helper(float x) { return x; }
+float maybe() { return 1.0; }
+"#,
+        expect![[""]],
+    );
+}
+
+#[test]
+fn undefined_names_are_reported_once_each() {
+    check(
+        r#"
+float f(float x)
+{
+    float y = x + undefinedThing;
+    return missingFunction(y) + x.anyMember;
+}
+Missing g() { return f(1.0); }
+"#,
+        expect![[r#"
+            /main.slang:4:19: error[unresolved-name]: cannot find `undefinedThing` in this scope
+            /main.slang:5:12: error[unresolved-name]: cannot find `missingFunction` in this scope
+            /main.slang:7:1: error[unresolved-type]: cannot find type `Missing` in this scope
+        "#]],
+    );
+}
+
+#[test]
+fn locals_are_visible_only_after_their_declaration_and_in_their_block() {
+    check(
+        r#"
+void f()
+{
+    a = 1;
+    int a = 0;
+    { int inner = 2; }
+    inner = 3;
+}
+"#,
+        expect![[r#"
+            /main.slang:4:5: error[unresolved-name]: cannot find `a` in this scope
+            /main.slang:7:5: error[unresolved-name]: cannot find `inner` in this scope
+        "#]],
+    );
+}
+
+#[test]
+fn macros_and_defines_count_as_names() {
+    check(
+        r#"
+#define N 4
+#define SCALE(x) ((x) * 2)
+float a[N];
+float f() { return SCALE(a[0]) + __LINE__; }
+"#,
+        expect![[""]],
+    );
+}
+
+#[test]
+fn imports_resolve_across_files_with_visibility() {
+    check(
+        r#"
+//- /lib/math_utils.slang
+module math_utils;
+public float publicHelper(float x) { return x; }
+internal float internalHelper(float x) { return x; }
+//- /main.slang
+import lib.math_utils;
+float f() { return publicHelper(1.0) + internalHelper(2.0); }
+"#,
+        expect![[r#"
+            /main.slang:2:40: error[unresolved-name]: cannot find `internalHelper` in this scope
+        "#]],
+    );
+}
+
+#[test]
+fn legacy_modules_export_everything() {
+    check(
+        r#"
+//- /common.slang
+float helper(float x) { return x; }
+//- /main.slang
+import common;
+float f() { return helper(1.0); }
+"#,
+        expect![[""]],
+    );
+}
+
+#[test]
+fn missing_imports_are_reported_and_silence_name_errors() {
+    check(
+        r#"
+import not_there;
+#include "nor_this.slangh"
+float f() { return fromTheMissingModule(1.0); }
+"#,
+        expect![[r#"
+            /main.slang:2:1: error[unresolved-import]: cannot find module `not_there` (looked for /not_there.slang and 1 other place)
+            /main.slang:3:1: error[unresolved-import]: cannot find file `nor_this.slangh` (looked for /nor_this.slangh)
+        "#]],
+    );
+}
+
+#[test]
+fn module_files_share_internal_declarations() {
+    check(
+        r#"
+//- /scene.slang
+module scene;
+__include scene_helpers;
+float useHelper() { return helperInOtherFile(1.0); }
+//- /scene_helpers.slang
+implementing scene;
+internal float helperInOtherFile(float x) { return useHelper() + x; }
+"#,
+        expect![[""]],
+    );
+}
+
+#[test]
+fn pp_include_brings_declarations_and_macros() {
+    check(
+        r#"
+//- /shared/defs.slangh
+#define MAX_LIGHTS 8
+struct LightData { float3 color; };
+//- /main.slang
+#include "shared/defs.slangh"
+LightData lights[MAX_LIGHTS];
+"#,
+        expect![[""]],
+    );
+}
+
+#[test]
+fn namespaces_and_members() {
+    check(
+        r#"
+namespace outer { namespace inner { float value() { return 1.0; } } float other() { return inner::value(); } }
+float f() { return outer::inner::value() + outer::other(); }
+enum Color { Red, Green = Red + 1 }
+struct S { int a; int b = a; void m() { a = b; } }
+"#,
+        expect![[""]],
+    );
+}
+
+#[test]
+fn silent_where_members_may_be_inherited() {
+    check(
+        r#"
+interface IShape { float area(); }
+struct Square : IShape { float side; float area() { return side * side + defaultFromInterface(); } }
+extension Square { float twice() { return area() * 2.0 + memberFromElsewhere; } }
+"#,
+        expect![[""]],
+    );
+}
