@@ -1,3 +1,4 @@
+#![allow(dead_code)] // Each test binary uses a different part of the fixture helpers.
 //! Fixtures: one string holding several files, each introduced by a line
 //! `//- /path/file.slang` (a fixture without such a line is one file,
 //! `/main.slang`). `$0` marks a cursor position.
