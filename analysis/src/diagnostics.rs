@@ -3,6 +3,7 @@
 
 use slang_syntax::TextRange;
 
+use crate::infer::InferDiagKind;
 use crate::module_graph::{file_imports, import_candidates, resolved_imports, ImportKind};
 use crate::name_res::unresolved_names;
 use crate::{parse, Db, SourceFile};
@@ -69,6 +70,51 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         };
         out.push(Diagnostic { range: u.range, severity: Severity::Error, code, message });
     }
+    let root = parse.syntax_node();
+    for &f in crate::infer::file_functions(db, file) {
+        let result = crate::infer::infer(db, f);
+        if result.diagnostics.is_empty() {
+            continue;
+        }
+        let (_, map) = crate::hir::body_with_source_map(db, f);
+        for d in &result.diagnostics {
+            let Some(ptr) = map.exprs.get(d.expr.0 as usize) else { continue };
+            let node = ptr.to_node(&root);
+            let (code, message, range) = match &d.kind {
+                InferDiagKind::NoSuchMember { ty, name } => {
+                    ("no-such-member", format!("no member named `{name}` in `{ty}`"), member_name_range(&node))
+                }
+                InferDiagKind::BadSwizzle { ty, name } => {
+                    ("invalid-swizzle", format!("`{name}` is not a valid swizzle of `{ty}`"), member_name_range(&node))
+                }
+                InferDiagKind::ArgCount { name, expected, found } => (
+                    "argument-count",
+                    format!(
+                        "`{name}` takes {expected} argument{} but {found} {} given",
+                        if expected == "1" { "" } else { "s" },
+                        if *found == 1 { "was" } else { "were" }
+                    ),
+                    node.text_range(),
+                ),
+                InferDiagKind::AssignImmutable { name } => (
+                    "assign-to-immutable",
+                    format!("cannot assign to `{name}`: it is declared with `let` or `const`"),
+                    node.text_range(),
+                ),
+            };
+            out.push(Diagnostic { range, severity: Severity::Error, code, message });
+        }
+    }
     out.sort_by_key(|d| (d.range.start(), d.range.end()));
     out
+}
+
+/// The name of `a.name` (the last identifier of a member expression).
+fn member_name_range(node: &slang_syntax::SyntaxNode) -> TextRange {
+    node.children_with_tokens()
+        .filter_map(|e| e.into_token())
+        .filter(|t| t.kind() == slang_syntax::SyntaxKind::IDENT)
+        .last()
+        .map(|t| t.text_range())
+        .unwrap_or_else(|| node.text_range())
 }

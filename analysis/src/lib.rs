@@ -14,9 +14,12 @@ mod base;
 mod core_module;
 mod db;
 pub mod diagnostics;
+pub mod hir;
+pub mod infer;
 pub mod item_tree;
 pub mod module_graph;
 pub mod name_res;
+pub mod ty;
 
 pub use base::{SourceFile, Workspace};
 pub use db::{Db, RootDatabase};

@@ -39,6 +39,10 @@ fn editing_a_function_body_reruns_only_that_file() {
     assert_eq!(ran.iter().filter(|r| *r == "item_tree").count(), 1, "{ran:?}");
     assert_eq!(ran.iter().filter(|r| *r == "parse").count(), 1, "{ran:?}");
     assert_eq!(ran.iter().filter(|r| *r == "unresolved_names").count(), 1, "{ran:?}");
+    // Inference re-runs for f only: g's body lowers to the same HIR (its
+    // text moved, but bodies hold no positions).
+    assert_eq!(ran.iter().filter(|r| *r == "infer").count(), 1, "{ran:?}");
+    assert_eq!(ran.iter().filter(|r| *r == "fn_sig").count(), 0, "{ran:?}");
 }
 
 #[test]

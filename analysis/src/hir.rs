@@ -1,0 +1,670 @@
+//! HIR: function bodies and type references lowered from syntax into plain
+//! data without text positions.
+//!
+//! A [`Body`] holds the expressions and statements of one function in
+//! arenas; its [`BodySourceMap`] maps them back to syntax. Because a body
+//! has no positions, an edit in another function (which shifts this one's
+//! text) yields an equal body, and this function's inference is not re-run.
+
+use std::sync::Arc;
+
+use slang_syntax::ast::{self, AstNode, HasName, HasPath};
+use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxNodePtr};
+
+use crate::item_tree::item_source_map;
+use crate::{parse, Db, SourceFile};
+
+/// A declaration, named by its file and its index in the file's item
+/// source map. Interned so that queries can take it as a key.
+#[salsa::interned(unsafe(no_lifetime), revisions = usize::MAX, debug)]
+pub struct DefId {
+    #[returns(copy)]
+    pub file: SourceFile,
+    #[returns(copy)]
+    pub ast_index: u32,
+}
+
+/// The syntax node of a declaration.
+pub fn def_node(db: &dyn Db, def: DefId) -> Option<SyntaxNode> {
+    let file = def.file(db);
+    let root = parse(db, file).syntax_node();
+    let ptr = item_source_map(db, file).get(def.ast_index(db) as usize)?;
+    Some(ptr.to_node(&root))
+}
+
+// ---------------------------------------------------------------------------
+// Type references.
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum TypeRef {
+    /// `a::B<int>.C` — each segment with its generic arguments.
+    Path(Vec<PathSegment>),
+    /// `T[N]` (`None`: unsized or not a literal).
+    Array(Box<TypeRef>, ArrayLen),
+    Pointer(Box<TypeRef>),
+    Tuple(Vec<TypeRef>),
+    /// `This`
+    This,
+    /// `expand each T`, function types … (not modelled yet).
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ArrayLen {
+    Unsized,
+    Known(u32),
+    /// A constant expression we do not evaluate (a named constant …).
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PathSegment {
+    pub name: String,
+    pub args: Vec<GenericArgRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum GenericArgRef {
+    Type(TypeRef),
+    /// A value argument: its value when it is an integer literal.
+    Value(Option<i64>),
+}
+
+pub fn lower_type(ty: Option<ast::Type>) -> TypeRef {
+    let Some(ty) = ty else { return TypeRef::Unknown };
+    match ty {
+        ast::Type::PathType(p) => {
+            let segs = p.segments();
+            if segs.len() == 1 && segs[0].ident.kind() == SyntaxKind::THIS_TYPE_KW {
+                return TypeRef::This;
+            }
+            TypeRef::Path(
+                segs.iter()
+                    .map(|s| PathSegment {
+                        name: s.text().to_string(),
+                        args: s
+                            .generic_arg_list
+                            .as_ref()
+                            .map(|l| l.args().map(lower_generic_arg).collect())
+                            .unwrap_or_default(),
+                    })
+                    .collect(),
+            )
+        }
+        ast::Type::ArrayType(a) => {
+            let len = match a.size() {
+                None => ArrayLen::Unsized,
+                Some(e) => match const_int(&e) {
+                    Some(n) if (0..=u32::MAX as i64).contains(&n) => ArrayLen::Known(n as u32),
+                    _ => ArrayLen::Unknown,
+                },
+            };
+            TypeRef::Array(Box::new(lower_type(a.element())), len)
+        }
+        ast::Type::PointerType(p) => TypeRef::Pointer(Box::new(lower_type(p.pointee()))),
+        ast::Type::ModifiedType(m) => lower_type(m.ty()),
+        ast::Type::TupleType(t) => {
+            TypeRef::Tuple(t.syntax().children().filter_map(ast::Type::cast).map(|t| lower_type(Some(t))).collect())
+        }
+        _ => TypeRef::Unknown,
+    }
+}
+
+fn lower_generic_arg(arg: ast::GenericArg) -> GenericArgRef {
+    if let Some(t) = arg.ty() {
+        // A lone name may be a type or a constant; a number is a value.
+        return GenericArgRef::Type(lower_type(Some(t)));
+    }
+    GenericArgRef::Value(arg.expr().as_ref().and_then(const_int))
+}
+
+/// The value of an integer literal expression (with unary minus).
+pub fn const_int(e: &ast::Expr) -> Option<i64> {
+    match e {
+        ast::Expr::Literal(l) => parse_int_literal(l.token()?.text()),
+        ast::Expr::PrefixExpr(p) if p.op()?.kind() == SyntaxKind::MINUS => const_int(&p.expr()?).map(|v| -v),
+        ast::Expr::ParenExpr(p) => const_int(&p.expr()?),
+        _ => None,
+    }
+}
+
+pub fn parse_int_literal(text: &str) -> Option<i64> {
+    let t: String = text.chars().filter(|&c| c != '_').collect();
+    let t = t.trim_end_matches(['u', 'U', 'l', 'L', 'z', 'Z']);
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        return i64::from_str_radix(h, 16).ok().or_else(|| u64::from_str_radix(h, 16).ok().map(|v| v as i64));
+    }
+    if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
+        return i64::from_str_radix(b, 2).ok();
+    }
+    t.parse::<i64>().ok()
+}
+
+// ---------------------------------------------------------------------------
+// Bodies.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExprId(pub u32);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StmtId(pub u32);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LiteralKind {
+    Int { unsigned: bool, wide: bool },
+    Float { half: bool, double: bool },
+    Bool,
+    String,
+    Char,
+    Null,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Arith(SyntaxKind),
+    Compare(SyntaxKind),
+    Logic(SyntaxKind),
+    Bit(SyntaxKind),
+    Shift(SyntaxKind),
+    /// `=` (`None`) or a compound assignment with its operator.
+    Assign(Option<SyntaxKind>),
+    Comma,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Expr {
+    Missing,
+    Literal(LiteralKind),
+    /// A (possibly qualified) name: `x`, `a::b`, `float3`, `f<int>`.
+    Path(Vec<PathSegment>, bool /* global `::` */),
+    Call {
+        callee: ExprId,
+        args: Vec<ExprId>,
+    },
+    Member {
+        receiver: ExprId,
+        name: String,
+        arrow: bool,
+    },
+    Index {
+        base: ExprId,
+        index: ExprId,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: ExprId,
+        rhs: ExprId,
+    },
+    Prefix {
+        op: SyntaxKind,
+        expr: ExprId,
+    },
+    Postfix {
+        op: SyntaxKind,
+        expr: ExprId,
+    },
+    Ternary {
+        cond: ExprId,
+        then: ExprId,
+        els: ExprId,
+    },
+    Cast {
+        ty: TypeRef,
+        expr: ExprId,
+    },
+    InitList(Vec<ExprId>),
+    This,
+    Diff {
+        forward: bool,
+        func: ExprId,
+    },
+    NoDiff(ExprId),
+    Is {
+        expr: ExprId,
+        ty: TypeRef,
+    },
+    As {
+        expr: ExprId,
+        ty: TypeRef,
+    },
+    /// `sizeof`, lambdas, `spirv_asm`, `new`, `expand` … (not typed yet);
+    /// sub-expressions are kept so that names in them are still checked.
+    Other(Vec<ExprId>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct LocalDecl {
+    pub name: String,
+    /// Declared type (C-style type with array suffixes, or `let x : T`).
+    pub ty: Option<TypeRef>,
+    pub init: Option<ExprId>,
+    /// `let` and `const` locals cannot be assigned.
+    pub immutable: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Stmt {
+    Expr(ExprId),
+    Decl(Vec<LocalDecl>),
+    Block(Vec<StmtId>),
+    If {
+        cond: Option<ExprId>,
+        let_binding: Option<(String, ExprId)>,
+        then: Option<StmtId>,
+        els: Option<StmtId>,
+    },
+    Loop {
+        init: Option<StmtId>,
+        cond: Option<ExprId>,
+        step: Option<ExprId>,
+        body: Option<StmtId>,
+    },
+    Switch {
+        scrutinee: Option<ExprId>,
+        cases: Vec<(Option<ExprId>, Vec<StmtId>)>,
+    },
+    Return(Option<ExprId>),
+    /// `break`, `continue`, `discard`, `;`, local type declarations …
+    Other(Vec<StmtId>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Param {
+    pub name: Option<String>,
+    pub ty: TypeRef,
+    /// `out`/`inout` (written by the callee).
+    pub is_out: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Body {
+    pub exprs: Vec<Expr>,
+    pub stmts: Vec<Stmt>,
+    pub params: Vec<Param>,
+    pub root: Option<StmtId>,
+}
+
+impl Body {
+    pub fn expr(&self, id: ExprId) -> &Expr {
+        &self.exprs[id.0 as usize]
+    }
+    pub fn stmt(&self, id: StmtId) -> &Stmt {
+        &self.stmts[id.0 as usize]
+    }
+}
+
+/// Where each expression and statement of a [`Body`] is in the syntax tree.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BodySourceMap {
+    pub exprs: Vec<SyntaxNodePtr>,
+    pub stmts: Vec<SyntaxNodePtr>,
+    /// The expression lowered from a syntax node.
+    pub expr_by_ptr: std::collections::HashMap<SyntaxNodePtr, ExprId>,
+}
+
+/// The body of a function (or `__init`, or accessor).
+#[salsa::tracked(returns(ref))]
+pub fn body(db: &dyn Db, def: crate::hir::DefId) -> Arc<Body> {
+    body_with_source_map(db, def).0.clone()
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn body_with_source_map(db: &dyn Db, def: DefId) -> (Arc<Body>, Arc<BodySourceMap>) {
+    let mut lower = LowerBody::default();
+    if let Some(node) = def_node(db, def) {
+        lower.function(&node);
+    }
+    (Arc::new(lower.body), Arc::new(lower.map))
+}
+
+#[derive(Default)]
+struct LowerBody {
+    body: Body,
+    map: BodySourceMap,
+    /// The statement or expression being lowered (for missing parts).
+    current: Option<SyntaxNodePtr>,
+}
+
+fn param_is_out(p: &ast::Param) -> bool {
+    p.syntax()
+        .children_with_tokens()
+        .filter_map(|e| e.into_token())
+        .any(|t| matches!(t.kind(), SyntaxKind::OUT_KW | SyntaxKind::INOUT_KW | SyntaxKind::UNDERSCORE_REF_KW))
+}
+
+impl LowerBody {
+    fn function(&mut self, node: &SyntaxNode) {
+        if let Some(list) = node.children().find_map(ast::ParamList::cast) {
+            for p in list.params() {
+                let mut ty = lower_type(p.ty());
+                for s in p.array_suffixes() {
+                    ty = TypeRef::Array(Box::new(ty), array_len(&s));
+                }
+                self.body.params.push(Param { name: p.name().map(|n| n.text()), ty, is_out: param_is_out(&p) });
+            }
+        }
+        if let Some(block) = node.children().find_map(ast::Block::cast) {
+            let root = self.block(&block);
+            self.body.root = Some(root);
+        }
+    }
+
+    fn alloc_expr(&mut self, e: Expr, node: &SyntaxNode) -> ExprId {
+        let id = ExprId(self.body.exprs.len() as u32);
+        self.body.exprs.push(e);
+        let ptr = SyntaxNodePtr::new(node);
+        self.map.exprs.push(ptr);
+        self.map.expr_by_ptr.insert(ptr, id);
+        id
+    }
+
+    fn alloc_stmt(&mut self, s: Stmt, node: &SyntaxNode) -> StmtId {
+        let id = StmtId(self.body.stmts.len() as u32);
+        self.body.stmts.push(s);
+        self.map.stmts.push(SyntaxNodePtr::new(node));
+        id
+    }
+
+    fn block(&mut self, block: &ast::Block) -> StmtId {
+        let stmts = block.syntax().children().filter_map(|c| self.stmt_node(&c)).collect();
+        self.alloc_stmt(Stmt::Block(stmts), block.syntax())
+    }
+
+    /// Lower a child of a block if it is a statement.
+    fn stmt_node(&mut self, node: &SyntaxNode) -> Option<StmtId> {
+        let stmt = ast::Stmt::cast(node.clone())?;
+        Some(self.stmt(stmt))
+    }
+
+    fn opt_stmt(&mut self, s: Option<ast::Stmt>) -> Option<StmtId> {
+        s.map(|s| self.stmt(s))
+    }
+
+    fn stmt(&mut self, stmt: ast::Stmt) -> StmtId {
+        let node = stmt.syntax().clone();
+        self.current = Some(SyntaxNodePtr::new(&node));
+        let s = match stmt {
+            ast::Stmt::Block(b) => return self.block(&b),
+            ast::Stmt::ExprStmt(e) => Stmt::Expr(self.opt_expr(e.expr())),
+            ast::Stmt::VarDecl(v) => Stmt::Decl(self.var_decl(&v)),
+            ast::Stmt::IfStmt(i) => {
+                let let_binding = i
+                    .let_condition()
+                    .map(|l| (l.name().map(|n| n.text()).unwrap_or_default(), self.opt_expr(l.value())));
+                let cond = if let_binding.is_none() { Some(self.opt_expr(i.condition())) } else { None };
+                let then = self.opt_stmt(i.then_branch());
+                let els = self.opt_stmt(i.else_branch());
+                Stmt::If { cond, let_binding, then, els }
+            }
+            ast::Stmt::ForStmt(f) => {
+                // `for ( init ; cond ; step ) body`, following the tokens.
+                let (mut init, mut cond, mut step, mut body) = (None, None, None, None);
+                let mut state = 0;
+                for e in f.syntax().children_with_tokens() {
+                    match e {
+                        rowan::NodeOrToken::Token(t) => match (state, t.kind()) {
+                            (0, SyntaxKind::L_PAREN) => state = 1,
+                            (1 | 2, SyntaxKind::SEMICOLON) => state += 1,
+                            (3, SyntaxKind::R_PAREN) => state = 4,
+                            _ => {}
+                        },
+                        rowan::NodeOrToken::Node(n) => {
+                            if state == 1 {
+                                if let Some(st) = ast::Stmt::cast(n) {
+                                    init = Some(self.stmt(st));
+                                    state = 2;
+                                }
+                            } else if let Some(ex) = ast::Expr::cast(n.clone()) {
+                                let id = self.expr(ex);
+                                if state == 2 {
+                                    cond = Some(id);
+                                } else {
+                                    step = Some(id);
+                                }
+                            } else if let Some(st) = ast::Stmt::cast(n) {
+                                body = Some(self.stmt(st));
+                            }
+                        }
+                    }
+                }
+                Stmt::Loop { init, cond, step, body }
+            }
+            ast::Stmt::WhileStmt(w) => {
+                let cond = Some(self.opt_expr(w.condition()));
+                let body = self.opt_stmt(w.body());
+                Stmt::Loop { init: None, cond, step: None, body }
+            }
+            ast::Stmt::DoWhileStmt(d) => {
+                let body = self.opt_stmt(d.body());
+                let cond = Some(self.opt_expr(d.condition()));
+                Stmt::Loop { init: None, cond, step: None, body }
+            }
+            ast::Stmt::CompileTimeForStmt(f) => {
+                let exprs: Vec<ExprId> =
+                    f.syntax().children().filter_map(ast::Expr::cast).map(|e| self.expr(e)).collect();
+                let body = f.syntax().children().filter_map(ast::Stmt::cast).last().map(|s| self.stmt(s));
+                Stmt::Loop { init: None, cond: exprs.first().copied(), step: None, body }
+            }
+            ast::Stmt::SwitchStmt(s) => {
+                let scrutinee = Some(self.opt_expr(s.scrutinee()));
+                let cases = s
+                    .cases()
+                    .map(|c| {
+                        let v = c.value().map(|e| self.expr(e));
+                        let stmts = c.stmts().map(|s| self.stmt(s)).collect();
+                        (v, stmts)
+                    })
+                    .collect();
+                Stmt::Switch { scrutinee, cases }
+            }
+            ast::Stmt::ReturnStmt(r) => Stmt::Return(r.expr().map(|e| self.expr(e))),
+            ast::Stmt::AttributedStmt(a) => {
+                let inner = self.opt_stmt(a.stmt());
+                Stmt::Other(inner.into_iter().collect())
+            }
+            ast::Stmt::LabeledStmt(l) => {
+                let inner = l.syntax().children().find_map(ast::Stmt::cast).map(|s| self.stmt(s));
+                Stmt::Other(inner.into_iter().collect())
+            }
+            ast::Stmt::DeferStmt(d) => {
+                let inner = d.syntax().children().find_map(ast::Stmt::cast).map(|s| self.stmt(s));
+                Stmt::Other(inner.into_iter().collect())
+            }
+            ast::Stmt::TryStmt(t) => {
+                let inner = t.syntax().children().filter_map(ast::Stmt::cast).map(|s| self.stmt(s)).collect();
+                Stmt::Other(inner)
+            }
+            ast::Stmt::ThrowStmt(t) => {
+                let e = t.syntax().children().find_map(ast::Expr::cast).map(|e| self.expr(e));
+                Stmt::Expr(e.unwrap_or_else(|| self.alloc_expr(Expr::Missing, t.syntax())))
+            }
+            ast::Stmt::TargetSwitchStmt(t) => {
+                let mut inner = Vec::new();
+                for case in t.syntax().children().filter(|c| c.kind() == SyntaxKind::TARGET_CASE) {
+                    for s in case.children().filter_map(ast::Stmt::cast) {
+                        inner.push(self.stmt(s));
+                    }
+                }
+                Stmt::Other(inner)
+            }
+            _ => Stmt::Other(Vec::new()),
+        };
+        self.alloc_stmt(s, &node)
+    }
+
+    fn var_decl(&mut self, v: &ast::VarDecl) -> Vec<LocalDecl> {
+        let base = v.ty().map(|t| lower_type(Some(t)));
+        let immutable = v.is_let()
+            || v.syntax().children_with_tokens().any(|e| e.kind() == SyntaxKind::CONST_KW && e.as_token().is_some());
+        v.declarators()
+            .map(|d| {
+                let mut ty = d.ty().map(|t| lower_type(Some(t))).or_else(|| base.clone());
+                for s in d.array_suffixes() {
+                    ty = ty.map(|t| TypeRef::Array(Box::new(t), array_len(&s)));
+                }
+                let init = d.initializer().map(|e| self.expr(e));
+                LocalDecl { name: d.name().map(|n| n.text()).unwrap_or_default(), ty, init, immutable }
+            })
+            .collect()
+    }
+
+    fn opt_expr(&mut self, e: Option<ast::Expr>) -> ExprId {
+        match e {
+            Some(e) => self.expr(e),
+            None => {
+                // A missing expression points at the node it is missing from.
+                let id = ExprId(self.body.exprs.len() as u32);
+                self.body.exprs.push(Expr::Missing);
+                let ptr = self.current.expect("opt_expr outside a statement");
+                self.map.exprs.push(ptr);
+                id
+            }
+        }
+    }
+
+    fn expr(&mut self, expr: ast::Expr) -> ExprId {
+        let node = expr.syntax().clone();
+        self.current = Some(SyntaxNodePtr::new(&node));
+        let e = match expr {
+            ast::Expr::Literal(l) => Expr::Literal(literal_kind(&l)),
+            ast::Expr::PathExpr(p) => {
+                let segs = p
+                    .segments()
+                    .iter()
+                    .map(|s| PathSegment {
+                        name: s.text().to_string(),
+                        args: s
+                            .generic_arg_list
+                            .as_ref()
+                            .map(|l| l.args().map(lower_generic_arg).collect())
+                            .unwrap_or_default(),
+                    })
+                    .collect();
+                Expr::Path(segs, p.is_global())
+            }
+            ast::Expr::ParenExpr(p) => return self.opt_expr(p.expr()),
+            ast::Expr::CallExpr(c) => {
+                let callee = self.opt_expr(c.callee());
+                let args = c.args().map(|a| self.expr(a)).collect();
+                Expr::Call { callee, args }
+            }
+            ast::Expr::MemberExpr(m) => {
+                let receiver = self.opt_expr(m.receiver());
+                Expr::Member {
+                    receiver,
+                    name: m.name().map(|n| n.text().to_string()).unwrap_or_default(),
+                    arrow: m.is_arrow(),
+                }
+            }
+            ast::Expr::IndexExpr(i) => {
+                let base = self.opt_expr(i.base());
+                let index = self.opt_expr(i.index());
+                Expr::Index { base, index }
+            }
+            ast::Expr::BinExpr(b) => {
+                let lhs = self.opt_expr(b.lhs());
+                let rhs = self.opt_expr(b.rhs());
+                let op = b.op_kind().map(binary_op).unwrap_or(BinaryOp::Comma);
+                Expr::Binary { op, lhs, rhs }
+            }
+            ast::Expr::PrefixExpr(p) => {
+                let op = p.op().map(|t| t.kind()).unwrap_or(SyntaxKind::PLUS);
+                Expr::Prefix { op, expr: self.opt_expr(p.expr()) }
+            }
+            ast::Expr::PostfixExpr(p) => {
+                let op = p.op().map(|t| t.kind()).unwrap_or(SyntaxKind::PLUS2);
+                Expr::Postfix { op, expr: self.opt_expr(p.expr()) }
+            }
+            ast::Expr::TernaryExpr(t) => {
+                let cond = self.opt_expr(t.condition());
+                let then = self.opt_expr(t.then_expr());
+                let els = self.opt_expr(t.else_expr());
+                Expr::Ternary { cond, then, els }
+            }
+            ast::Expr::CastExpr(c) => {
+                let ty = lower_type(c.ty());
+                Expr::Cast { ty, expr: self.opt_expr(c.expr()) }
+            }
+            ast::Expr::InitList(l) => Expr::InitList(l.elements().map(|e| self.expr(e)).collect()),
+            ast::Expr::ThisExpr(_) => Expr::This,
+            ast::Expr::DiffExpr(d) => {
+                let forward = d.is_forward();
+                Expr::Diff { forward, func: self.opt_expr(d.function()) }
+            }
+            ast::Expr::NoDiffExpr(n) => Expr::NoDiff(self.opt_expr(n.expr())),
+            ast::Expr::IsExpr(i) => {
+                let ty = lower_type(i.ty());
+                Expr::Is { expr: self.opt_expr(i.expr()), ty }
+            }
+            ast::Expr::AsExpr(a) => {
+                let ty = lower_type(a.ty());
+                Expr::As { expr: self.opt_expr(a.expr()), ty }
+            }
+            ast::Expr::TryExpr(t) => {
+                return match t.syntax().children().find_map(ast::Expr::cast) {
+                    Some(e) => self.expr(e),
+                    None => self.opt_expr(None),
+                }
+            }
+            other => {
+                let subs = other.syntax().children().filter_map(ast::Expr::cast).map(|e| self.expr(e)).collect();
+                Expr::Other(subs)
+            }
+        };
+        self.alloc_expr(e, &node)
+    }
+}
+
+fn array_len(s: &ast::ArraySuffix) -> ArrayLen {
+    match s.size() {
+        None => ArrayLen::Unsized,
+        Some(e) => match const_int(&e) {
+            Some(n) if (0..=u32::MAX as i64).contains(&n) => ArrayLen::Known(n as u32),
+            _ => ArrayLen::Unknown,
+        },
+    }
+}
+
+fn literal_kind(l: &ast::Literal) -> LiteralKind {
+    let Some(tok) = l.token() else { return LiteralKind::Int { unsigned: false, wide: false } };
+    let text = tok.text().to_ascii_lowercase();
+    match tok.kind() {
+        SyntaxKind::INT_NUMBER => {
+            let digits = text.trim_start_matches("0x").trim_start_matches("0b");
+            let suffix: String = digits.chars().rev().take_while(|c| matches!(c, 'u' | 'l' | 'z')).collect();
+            LiteralKind::Int { unsigned: suffix.contains('u'), wide: suffix.contains('l') }
+        }
+        SyntaxKind::FLOAT_NUMBER => LiteralKind::Float {
+            half: text.ends_with('h'),
+            double: text.ends_with("lf") || text.ends_with('l') || text.ends_with('d'),
+        },
+        SyntaxKind::STRING => LiteralKind::String,
+        SyntaxKind::CHAR => LiteralKind::Char,
+        SyntaxKind::TRUE_KW | SyntaxKind::FALSE_KW => LiteralKind::Bool,
+        SyntaxKind::NULLPTR_KW | SyntaxKind::NONE_KW => LiteralKind::Null,
+        _ => LiteralKind::Int { unsigned: false, wide: false },
+    }
+}
+
+fn binary_op(k: SyntaxKind) -> BinaryOp {
+    use SyntaxKind::*;
+    match k {
+        PLUS | MINUS | STAR | SLASH | PERCENT => BinaryOp::Arith(k),
+        EQ2 | NEQ | L_ANGLE | R_ANGLE | LTEQ | GTEQ => BinaryOp::Compare(k),
+        AMP2 | PIPE2 => BinaryOp::Logic(k),
+        AMP | PIPE | CARET => BinaryOp::Bit(k),
+        SHL | SHR => BinaryOp::Shift(k),
+        EQ => BinaryOp::Assign(None),
+        PLUSEQ => BinaryOp::Assign(Some(PLUS)),
+        MINUSEQ => BinaryOp::Assign(Some(MINUS)),
+        STAREQ => BinaryOp::Assign(Some(STAR)),
+        SLASHEQ => BinaryOp::Assign(Some(SLASH)),
+        PERCENTEQ => BinaryOp::Assign(Some(PERCENT)),
+        AMPEQ => BinaryOp::Assign(Some(AMP)),
+        PIPEEQ => BinaryOp::Assign(Some(PIPE)),
+        CARETEQ => BinaryOp::Assign(Some(CARET)),
+        SHLEQ => BinaryOp::Assign(Some(SHL)),
+        SHREQ => BinaryOp::Assign(Some(SHR)),
+        _ => BinaryOp::Comma,
+    }
+}

@@ -1,0 +1,1019 @@
+//! Type inference for function bodies, and the declaration facts it needs
+//! (types of variables and fields, function signatures, members).
+//!
+//! Inference is per function ([`infer`]): it reads the function's
+//! position-free [`Body`] and the signatures of what it refers to, so an
+//! edit elsewhere does not re-run it. Types that cannot be determined are
+//! [`Ty::Unknown`], which never causes a diagnostic: the checks here only
+//! speak when the model is sure (see each diagnostic).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use slang_syntax::ast::{self, AstNode};
+use slang_syntax::SyntaxKind;
+
+use crate::hir::{
+    body, def_node, lower_type, BinaryOp, Body, DefId, Expr, ExprId, GenericArgRef, LiteralKind, LocalDecl,
+    PathSegment, Stmt, StmtId, TypeRef,
+};
+use crate::item_tree::{item_tree, Item, ItemKind};
+use crate::name_res::{global_scope, DefRef};
+use crate::ty::{parse_vector_alias, Scalar, Ty, TypeResolver};
+use crate::{Db, SourceFile};
+
+// ---------------------------------------------------------------------------
+// Declaration facts.
+
+/// Every item of a file by `ast_index`, with the index of its parent item.
+#[salsa::tracked(returns(ref))]
+pub fn items_by_index(db: &dyn Db, file: SourceFile) -> Arc<HashMap<u32, (Item, Option<u32>)>> {
+    let mut map = HashMap::new();
+    fn add(map: &mut HashMap<u32, (Item, Option<u32>)>, items: &[Item], parent: Option<u32>) {
+        for item in items {
+            map.insert(item.ast_index, (item.clone(), parent));
+            add(map, &item.members, Some(item.ast_index));
+            add(map, &item.generic_params, Some(item.ast_index));
+        }
+    }
+    add(&mut map, &item_tree(db, file).items, None);
+    Arc::new(map)
+}
+
+pub fn item_of(db: &dyn Db, def: DefId) -> Option<Item> {
+    items_by_index(db, def.file(db)).get(&def.ast_index(db)).map(|(i, _)| i.clone())
+}
+
+pub fn parent_of(db: &dyn Db, def: DefId) -> Option<DefId> {
+    let parent = items_by_index(db, def.file(db)).get(&def.ast_index(db))?.1?;
+    Some(DefId::new(db, def.file(db), parent))
+}
+
+/// The declared type of a variable, field or parameter-like declaration.
+#[salsa::tracked(returns(ref))]
+pub fn decl_type_ref(db: &dyn Db, def: DefId) -> Option<TypeRef> {
+    let node = def_node(db, def)?;
+    match node.kind() {
+        SyntaxKind::DECLARATOR => {
+            let d = ast::Declarator::cast(node.clone())?;
+            let mut ty = match d.ty() {
+                Some(t) => lower_type(Some(t)),
+                None => lower_type(node.parent().and_then(ast::VarDecl::cast)?.ty()),
+            };
+            for s in d.array_suffixes() {
+                let len = match s.size().as_ref().and_then(crate::hir::const_int) {
+                    Some(n) if n >= 0 => crate::hir::ArrayLen::Known(n as u32),
+                    _ if s.size().is_none() => crate::hir::ArrayLen::Unsized,
+                    _ => crate::hir::ArrayLen::Unknown,
+                };
+                ty = TypeRef::Array(Box::new(ty), len);
+            }
+            Some(ty)
+        }
+        SyntaxKind::TYPEALIAS => Some(lower_type(ast::Typealias::cast(node)?.ty())),
+        SyntaxKind::TYPEDEF => {
+            let t = ast::Typedef::cast(node.clone())?;
+            let mut ty = lower_type(t.ty());
+            for s in node.children().filter_map(ast::ArraySuffix::cast) {
+                let len = match s.size().as_ref().and_then(crate::hir::const_int) {
+                    Some(n) if n >= 0 => crate::hir::ArrayLen::Known(n as u32),
+                    _ => crate::hir::ArrayLen::Unknown,
+                };
+                ty = TypeRef::Array(Box::new(ty), len);
+            }
+            Some(ty)
+        }
+        SyntaxKind::PROPERTY => Some(lower_type(ast::Property::cast(node)?.ty())),
+        _ => None,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FnSig {
+    pub params: Vec<crate::hir::Param>,
+    pub has_defaults: Vec<bool>,
+    pub variadic: bool,
+    pub ret: TypeRef,
+    pub generic_params: Vec<String>,
+    /// `[__elementwise]`: also applies component-wise to vectors/matrices.
+    pub elementwise: bool,
+}
+
+/// The signature of a function, `__init` or `__subscript`.
+#[salsa::tracked(returns(ref))]
+pub fn fn_sig(db: &dyn Db, def: DefId) -> Arc<FnSig> {
+    let b = body(db, def);
+    let item = item_of(db, def);
+    let node = def_node(db, def);
+    let ret = match &node {
+        Some(n) if n.kind() == SyntaxKind::FN => lower_type(ast::Fn::cast(n.clone()).and_then(|f| f.return_type())),
+        Some(n) if n.kind() == SyntaxKind::SUBSCRIPT => {
+            lower_type(ast::Subscript::cast(n.clone()).and_then(|s| s.return_type()))
+        }
+        _ => TypeRef::Unknown,
+    };
+    let (has_defaults, variadic, generic_params, elementwise) = match &item {
+        Some(item) => (
+            item.params.iter().map(|p| p.has_default).collect(),
+            item.params.iter().any(|p| p.is_variadic),
+            item.generic_params.iter().filter_map(|g| g.name.clone()).collect(),
+            item.has_attr("__elementwise"),
+        ),
+        None => (Vec::new(), false, Vec::new(), false),
+    };
+    Arc::new(FnSig { params: b.params.clone(), has_defaults, variadic, ret, generic_params, elementwise })
+}
+
+fn is_core(db: &dyn Db, file: SourceFile) -> bool {
+    crate::core_module::is_core_path(file.path(db))
+}
+
+// ---------------------------------------------------------------------------
+// Resolving type references in a declaration's context.
+
+/// The context of a declaration: its file, the generic parameters in scope
+/// (bound to argument types when known) and the enclosing type.
+#[derive(Clone)]
+pub struct DeclCtx<'db> {
+    pub db: &'db dyn Db,
+    pub file: SourceFile,
+    pub generics: HashMap<String, Ty>,
+    pub this: Ty,
+    depth: u32,
+}
+
+impl<'db> DeclCtx<'db> {
+    pub fn new(db: &'db dyn Db, file: SourceFile) -> Self {
+        DeclCtx { db, file, generics: HashMap::new(), this: Ty::Unknown, depth: 0 }
+    }
+
+    /// The context inside `def` (a function, a struct …): its generic
+    /// parameters and those of its parents, and `This`.
+    pub fn for_def(db: &'db dyn Db, def: DefId) -> Self {
+        let mut ctx = DeclCtx::new(db, def.file(db));
+        let mut cur = Some(def);
+        let mut chain = Vec::new();
+        while let Some(d) = cur {
+            chain.push(d);
+            cur = parent_of(db, d);
+        }
+        for d in chain.iter().rev() {
+            if let Some(item) = item_of(db, *d) {
+                for g in &item.generic_params {
+                    if let Some(n) = &g.name {
+                        let gdef = DefId::new(db, def.file(db), g.ast_index);
+                        ctx.generics.insert(n.clone(), Ty::Param { def: gdef, name: n.clone() });
+                    }
+                }
+                if matches!(item.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Interface | ItemKind::Enum) {
+                    let args = item
+                        .generic_params
+                        .iter()
+                        .filter_map(|g| g.name.as_ref().and_then(|n| ctx.generics.get(n).cloned()))
+                        .collect();
+                    ctx.this = Ty::Adt { def: *d, name: item.name.clone().unwrap_or_default(), args };
+                }
+            }
+        }
+        ctx
+    }
+
+    fn lookup_global(&self, name: &str) -> Vec<DefRef> {
+        global_scope(self.db, self.file).names.get(name).cloned().unwrap_or_default()
+    }
+
+    /// The type a declared type name stands for.
+    pub fn type_of_type_def(&mut self, d: &DefRef, args: &[GenericArgRef]) -> Ty {
+        let db = self.db;
+        let def = DefId::new(db, d.file, d.ast_index);
+        let Some(item) = item_of(db, def) else { return Ty::Unknown };
+        let name = item.name.clone().unwrap_or_default();
+        match item.kind {
+            ItemKind::Struct | ItemKind::Class | ItemKind::Enum | ItemKind::Interface => {
+                if item.has_attr("__BuiltinScalar") {
+                    if let Some(s) = Scalar::from_name(&name) {
+                        return Ty::Scalar(s);
+                    }
+                    if name == "void" {
+                        return Ty::Void;
+                    }
+                }
+                if let Some(t) = self.builtin_generic(&name, args) {
+                    return t;
+                }
+                let args = args
+                    .iter()
+                    .map(|a| match a {
+                        GenericArgRef::Type(t) => self.resolve(t),
+                        GenericArgRef::Value(_) => Ty::Unknown,
+                    })
+                    .collect();
+                Ty::Adt { def, name, args }
+            }
+            ItemKind::Typealias | ItemKind::Typedef => {
+                if self.depth > 16 || !item.generic_params.is_empty() {
+                    return Ty::Unknown;
+                }
+                let Some(target) = decl_type_ref(db, def).clone() else { return Ty::Unknown };
+                let mut inner = DeclCtx::for_def(db, def);
+                inner.depth = self.depth + 1;
+                inner.resolve(&target)
+            }
+            _ => Ty::Unknown,
+        }
+    }
+}
+
+impl TypeResolver for DeclCtx<'_> {
+    fn this_type(&self) -> Ty {
+        self.this.clone()
+    }
+
+    fn resolve_named(&mut self, segs: &[PathSegment]) -> Ty {
+        let Some(first) = segs.first() else { return Ty::Unknown };
+        let mut ty = self.resolve_first(first);
+        for seg in &segs[1..] {
+            ty = match ty {
+                Ty::Param { .. } | Ty::Assoc(..) => Ty::Assoc(Arc::new(ty), seg.name.clone()),
+                Ty::Namespace(ns) => {
+                    let full = ns.clone();
+                    let scope = global_scope(self.db, self.file);
+                    match scope.namespaces.get(&full).and_then(|t| t.get(&seg.name)).and_then(|d| d.first()).copied() {
+                        Some(d) if d.kind == ItemKind::Namespace => Ty::Namespace(format!("{full}::{}", seg.name)),
+                        Some(d) => self.type_of_type_def(&d, &seg.args),
+                        None => Ty::Unknown,
+                    }
+                }
+                Ty::Adt { def, .. } => {
+                    // A nested type or type alias.
+                    let member = item_of(self.db, def).and_then(|i| {
+                        i.members
+                            .iter()
+                            .find(|m| m.name.as_deref() == Some(seg.name.as_str()) && m.kind.is_type())
+                            .cloned()
+                    });
+                    match member {
+                        Some(m) => {
+                            let d = DefRef { file: def.file(self.db), ast_index: m.ast_index, kind: m.kind };
+                            self.type_of_type_def(&d, &seg.args)
+                        }
+                        None => Ty::Assoc(Arc::new(ty), seg.name.clone()),
+                    }
+                }
+                _ => Ty::Unknown,
+            };
+        }
+        ty
+    }
+}
+
+impl DeclCtx<'_> {
+    fn resolve_first(&mut self, seg: &PathSegment) -> Ty {
+        let name = seg.name.as_str();
+        if let Some(t) = self.generics.get(name) {
+            return t.clone();
+        }
+        let defs = self.lookup_global(name);
+        if let Some(d) = defs.iter().find(|d| d.kind.is_type()) {
+            return self.type_of_type_def(d, &seg.args);
+        }
+        if let Some(d) = defs.iter().find(|d| d.kind == ItemKind::Namespace) {
+            let _ = d;
+            return Ty::Namespace(name.to_string());
+        }
+        if let Some(s) = Scalar::from_name(name) {
+            return Ty::Scalar(s);
+        }
+        if let Some(t) = self.builtin_generic(name, &seg.args) {
+            return t;
+        }
+        if let Some(t) = parse_vector_alias(name) {
+            return t;
+        }
+        match name {
+            "void" => Ty::Void,
+            "String" | "string" => Ty::String,
+            _ => Ty::Unknown,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Members.
+
+/// A member found by name on a type.
+#[derive(Debug, Clone)]
+pub enum Member {
+    Field(Ty),
+    Methods(Vec<DefId>),
+    /// Known to exist, type not modelled.
+    Opaque,
+}
+
+/// Whether every member of the type is known to this model (so that "no
+/// member named x" can be reported): a user-written struct or class with
+/// no supertypes and no extension anywhere in scope.
+fn members_fully_known(db: &dyn Db, from: SourceFile, def: DefId) -> bool {
+    let Some(item) = item_of(db, def) else { return false };
+    if is_core(db, def.file(db)) || !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
+        return false;
+    }
+    let Some(node) = def_node(db, def) else { return false };
+    if node.children().any(|c| c.kind() == SyntaxKind::INHERITANCE_LIST) {
+        return false;
+    }
+    let name = item.name.clone().unwrap_or_default();
+    // Any extension whose target is named like this type.
+    let files: Vec<SourceFile> = crate::module_graph::module_of(db, from)
+        .iter()
+        .chain(crate::module_graph::imported_files(db, from))
+        .copied()
+        .chain(std::iter::once(def.file(db)))
+        .collect();
+    for f in files {
+        let tree = item_tree(db, f);
+        if tree.walk().any(|i| i.kind == ItemKind::Extension) {
+            let root = crate::parse(db, f).syntax_node();
+            for ext in root.descendants().filter_map(ast::Extension::cast) {
+                let target = ext.target().map(|t| t.syntax().text().to_string()).unwrap_or_default();
+                let target_name = target.split('<').next().unwrap_or("").trim();
+                if target_name == name || ext.generic_param_list_exists() {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+trait ExtensionExt {
+    fn generic_param_list_exists(&self) -> bool;
+}
+
+impl ExtensionExt for ast::Extension {
+    /// `extension<T : I> T : J` may apply to any type.
+    fn generic_param_list_exists(&self) -> bool {
+        self.syntax().children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST)
+    }
+}
+
+/// Look up `name` on the type `def<args>`.
+pub fn lookup_member(db: &dyn Db, def: DefId, args: &[Ty], name: &str) -> Option<Member> {
+    let item = item_of(db, def)?;
+    let mut methods = Vec::new();
+    let mut found_other = false;
+    let mut field = None;
+    let mut visit = |members: &[Item]| {
+        for m in members {
+            if m.name.as_deref() != Some(name) {
+                continue;
+            }
+            let mdef = DefId::new(db, def.file(db), m.ast_index);
+            match m.kind {
+                ItemKind::Fn => methods.push(mdef),
+                ItemKind::Var | ItemKind::Property => {
+                    if field.is_none() {
+                        let mut ctx = DeclCtx::for_def(db, def);
+                        for (g, a) in item.generic_params.iter().zip(args) {
+                            if let (Some(n), false) = (&g.name, a.is_unknown()) {
+                                ctx.generics.insert(n.clone(), a.clone());
+                            }
+                        }
+                        let t = decl_type_ref(db, mdef).clone().map(|t| ctx.resolve(&t)).unwrap_or(Ty::Unknown);
+                        field = Some(t);
+                    }
+                }
+                ItemKind::EnumCase => {
+                    field = Some(Ty::Adt { def, name: item.name.clone().unwrap_or_default(), args: Vec::new() })
+                }
+                _ => found_other = true,
+            }
+        }
+    };
+    visit(&item.members);
+    if let Some(f) = field {
+        return Some(Member::Field(f));
+    }
+    if !methods.is_empty() {
+        return Some(Member::Methods(methods));
+    }
+    found_other.then_some(Member::Opaque)
+}
+
+/// The return type of the `__subscript` of `def<args>`, if it has one.
+fn subscript_type(db: &dyn Db, def: DefId, args: &[Ty]) -> Option<Ty> {
+    let item = item_of(db, def)?;
+    let sub = item.members.iter().find(|m| m.kind == ItemKind::Subscript)?;
+    let sdef = DefId::new(db, def.file(db), sub.ast_index);
+    let mut ctx = DeclCtx::for_def(db, sdef);
+    for (g, a) in item.generic_params.iter().zip(args) {
+        if let (Some(n), false) = (&g.name, a.is_unknown()) {
+            ctx.generics.insert(n.clone(), a.clone());
+        }
+    }
+    let ret = fn_sig(db, sdef).ret.clone();
+    Some(ctx.resolve(&ret))
+}
+
+// ---------------------------------------------------------------------------
+// Inference.
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum InferDiagKind {
+    /// `s.x` where the struct has no member `x`.
+    NoSuchMember { ty: String, name: String },
+    /// `v.xq` on a vector.
+    BadSwizzle { ty: String, name: String },
+    /// `f(1, 2)` where every `f` takes another number of arguments.
+    ArgCount { name: String, expected: String, found: usize },
+    /// Assignment to a `let`/`const` local.
+    AssignImmutable { name: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct InferDiag {
+    pub expr: ExprId,
+    pub kind: InferDiagKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct InferenceResult {
+    pub expr_types: Vec<Ty>,
+    pub diagnostics: Vec<InferDiag>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
+    let b = body(db, def);
+    let ctx = DeclCtx::for_def(db, def);
+    let mut inf =
+        Infer { ctx, body: b, types: vec![Ty::Unknown; b.exprs.len()], diags: Vec::new(), scopes: vec![Vec::new()] };
+    inf.params();
+    if let Some(root) = b.root {
+        inf.stmt(root);
+    }
+    Arc::new(InferenceResult { expr_types: inf.types, diagnostics: inf.diags })
+}
+
+/// The functions (with bodies) declared in a file, members included.
+#[salsa::tracked(returns(ref))]
+pub fn file_functions(db: &dyn Db, file: SourceFile) -> Vec<DefId> {
+    item_tree(db, file)
+        .walk()
+        .filter(|i| matches!(i.kind, ItemKind::Fn | ItemKind::Init))
+        .map(|i| DefId::new(db, file, i.ast_index))
+        .collect()
+}
+
+struct Local {
+    name: String,
+    ty: Ty,
+    immutable: bool,
+}
+
+struct Infer<'a, 'db> {
+    ctx: DeclCtx<'db>,
+    body: &'a Body,
+    types: Vec<Ty>,
+    diags: Vec<InferDiag>,
+    scopes: Vec<Vec<Local>>,
+}
+
+const SWIZZLE_SETS: [&str; 2] = ["xyzw", "rgba"];
+
+fn swizzle(s: Scalar, width: u8, name: &str) -> Option<Ty> {
+    if name.is_empty() || name.len() > 4 {
+        return None;
+    }
+    for set in SWIZZLE_SETS {
+        if name.chars().all(|c| set.find(c).is_some_and(|i| i < width as usize)) {
+            return Some(if name.len() == 1 { Ty::Scalar(s) } else { Ty::Vector(s, name.len() as u8) });
+        }
+    }
+    None
+}
+
+impl Infer<'_, '_> {
+    fn db(&self) -> &dyn Db {
+        self.ctx.db
+    }
+
+    fn params(&mut self) {
+        for p in &self.body.params {
+            let ty = self.ctx.resolve(&p.ty);
+            if let Some(n) = &p.name {
+                self.scopes[0].push(Local { name: n.clone(), ty, immutable: false });
+            }
+        }
+    }
+
+    fn local(&self, name: &str) -> Option<&Local> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| l.name == name)
+    }
+
+    fn stmt(&mut self, id: StmtId) {
+        match self.body.stmt(id).clone() {
+            Stmt::Expr(e) => {
+                self.expr(e);
+            }
+            Stmt::Decl(decls) => {
+                for d in decls {
+                    self.decl(&d);
+                }
+            }
+            Stmt::Block(stmts) => {
+                self.scopes.push(Vec::new());
+                for s in stmts {
+                    self.stmt(s);
+                }
+                self.scopes.pop();
+            }
+            Stmt::If { cond, let_binding, then, els } => {
+                if let Some(c) = cond {
+                    self.expr(c);
+                }
+                self.scopes.push(Vec::new());
+                if let Some((name, value)) = let_binding {
+                    self.expr(value);
+                    self.scopes.last_mut().unwrap().push(Local { name, ty: Ty::Unknown, immutable: true });
+                }
+                if let Some(t) = then {
+                    self.stmt(t);
+                }
+                self.scopes.pop();
+                if let Some(e) = els {
+                    self.stmt(e);
+                }
+            }
+            Stmt::Loop { init, cond, step, body } => {
+                self.scopes.push(Vec::new());
+                if let Some(i) = init {
+                    self.stmt(i);
+                }
+                if let Some(c) = cond {
+                    self.expr(c);
+                }
+                if let Some(s) = step {
+                    self.expr(s);
+                }
+                if let Some(b) = body {
+                    self.stmt(b);
+                }
+                self.scopes.pop();
+            }
+            Stmt::Switch { scrutinee, cases } => {
+                if let Some(s) = scrutinee {
+                    self.expr(s);
+                }
+                for (v, stmts) in cases {
+                    if let Some(v) = v {
+                        self.expr(v);
+                    }
+                    self.scopes.push(Vec::new());
+                    for s in stmts {
+                        self.stmt(s);
+                    }
+                    self.scopes.pop();
+                }
+            }
+            Stmt::Return(e) => {
+                if let Some(e) = e {
+                    self.expr(e);
+                }
+            }
+            Stmt::Other(stmts) => {
+                for s in stmts {
+                    self.stmt(s);
+                }
+            }
+        }
+    }
+
+    fn decl(&mut self, d: &LocalDecl) {
+        let declared = d.ty.as_ref().map(|t| self.ctx.resolve(t));
+        let init = d.init.map(|e| self.expr(e));
+        let ty = match (declared, init) {
+            (Some(t), _) => t,
+            (None, Some(t)) => match t {
+                Ty::TypeValue(_) | Ty::Func(_) | Ty::Namespace(_) => Ty::Unknown,
+                t => t,
+            },
+            (None, None) => Ty::Unknown,
+        };
+        self.scopes.last_mut().unwrap().push(Local { name: d.name.clone(), ty, immutable: d.immutable });
+    }
+
+    fn expr(&mut self, id: ExprId) -> Ty {
+        let ty = self.expr_inner(id);
+        self.types[id.0 as usize] = ty.clone();
+        ty
+    }
+
+    fn expr_inner(&mut self, id: ExprId) -> Ty {
+        match self.body.expr(id).clone() {
+            Expr::Missing => Ty::Unknown,
+            Expr::Literal(l) => match l {
+                LiteralKind::Int { unsigned, wide } => Ty::Scalar(match (unsigned, wide) {
+                    (false, false) => Scalar::Int32,
+                    (true, false) => Scalar::UInt32,
+                    (false, true) => Scalar::Int64,
+                    (true, true) => Scalar::UInt64,
+                }),
+                LiteralKind::Float { half: true, .. } => Ty::Scalar(Scalar::Half),
+                LiteralKind::Float { double: true, .. } => Ty::Scalar(Scalar::Double),
+                LiteralKind::Float { .. } => Ty::Scalar(Scalar::Float),
+                LiteralKind::Bool => Ty::Scalar(Scalar::Bool),
+                LiteralKind::String => Ty::String,
+                LiteralKind::Char => Ty::Scalar(Scalar::Int32),
+                LiteralKind::Null => Ty::Unknown,
+            },
+            Expr::Path(segs, global) => self.path(&segs, global),
+            Expr::Call { callee, args } => {
+                let callee_ty = self.expr(callee);
+                let arg_tys: Vec<Ty> = args.iter().map(|&a| self.expr(a)).collect();
+                self.call(id, callee, callee_ty, &arg_tys)
+            }
+            Expr::Member { receiver, name, .. } => {
+                let r = self.expr(receiver);
+                self.member(id, &r, &name)
+            }
+            Expr::Index { base, index } => {
+                let b = self.expr(base);
+                self.expr(index);
+                match b {
+                    Ty::Array(e, _) => (*e).clone(),
+                    Ty::Vector(s, _) => Ty::Scalar(s),
+                    Ty::Matrix(s, _, c) => Ty::Vector(s, c),
+                    Ty::Adt { def, args, .. } => subscript_type(self.db(), def, &args).unwrap_or(Ty::Unknown),
+                    Ty::Pointer(t) => (*t).clone(),
+                    _ => Ty::Unknown,
+                }
+            }
+            Expr::Binary { op, lhs, rhs } => {
+                let l = self.expr(lhs);
+                let r = self.expr(rhs);
+                match op {
+                    BinaryOp::Assign(_) => {
+                        self.check_assignable(id, lhs);
+                        l
+                    }
+                    BinaryOp::Arith(_) => arith(&l, &r),
+                    BinaryOp::Compare(_) | BinaryOp::Logic(_) => match broadcast(&l, &r) {
+                        Some(shape) => shape.with_scalar(Scalar::Bool),
+                        None => Ty::Scalar(Scalar::Bool),
+                    },
+                    BinaryOp::Bit(_) => arith(&l, &r),
+                    BinaryOp::Shift(_) => l,
+                    BinaryOp::Comma => r,
+                }
+            }
+            Expr::Prefix { op, expr } => {
+                let t = self.expr(expr);
+                match op {
+                    SyntaxKind::BANG => {
+                        if t.is_numeric() {
+                            t.with_scalar(Scalar::Bool)
+                        } else {
+                            Ty::Scalar(Scalar::Bool)
+                        }
+                    }
+                    SyntaxKind::PLUS2 | SyntaxKind::MINUS2 => {
+                        self.check_assignable(id, expr);
+                        t
+                    }
+                    SyntaxKind::STAR => match t {
+                        Ty::Pointer(p) => (*p).clone(),
+                        _ => Ty::Unknown,
+                    },
+                    SyntaxKind::AMP => Ty::Pointer(Arc::new(t)),
+                    _ => t,
+                }
+            }
+            Expr::Postfix { expr, .. } => {
+                let t = self.expr(expr);
+                self.check_assignable(id, expr);
+                t
+            }
+            Expr::Ternary { cond, then, els } => {
+                self.expr(cond);
+                let a = self.expr(then);
+                let b = self.expr(els);
+                if a.is_numeric() && b.is_numeric() {
+                    arith(&a, &b)
+                } else if a.is_unknown() {
+                    b
+                } else {
+                    a
+                }
+            }
+            Expr::Cast { ty, expr } => {
+                self.expr(expr);
+                self.ctx.resolve(&ty)
+            }
+            Expr::InitList(items) => {
+                for i in items {
+                    self.expr(i);
+                }
+                Ty::Unknown
+            }
+            Expr::This => self.ctx.this.clone(),
+            Expr::Diff { func, .. } => {
+                self.expr(func);
+                Ty::Unknown
+            }
+            Expr::NoDiff(e) => self.expr(e),
+            Expr::Is { expr, .. } => {
+                self.expr(expr);
+                Ty::Scalar(Scalar::Bool)
+            }
+            Expr::As { expr, .. } => {
+                self.expr(expr);
+                Ty::Unknown
+            }
+            Expr::Other(subs) => {
+                for s in subs {
+                    self.expr(s);
+                }
+                Ty::Unknown
+            }
+        }
+    }
+
+    fn check_assignable(&mut self, at: ExprId, target: ExprId) {
+        if let Expr::Path(segs, false) = self.body.expr(target) {
+            if let [seg] = segs.as_slice() {
+                if let Some(l) = self.local(&seg.name) {
+                    if l.immutable {
+                        let name = l.name.clone();
+                        self.diags.push(InferDiag { expr: at, kind: InferDiagKind::AssignImmutable { name } });
+                    }
+                }
+            }
+        }
+    }
+
+    fn path(&mut self, segs: &[PathSegment], global: bool) -> Ty {
+        let Some(first) = segs.first() else { return Ty::Unknown };
+        let mut ty = if global { self.global_name(first) } else { self.first_name(first) };
+        for seg in &segs[1..] {
+            ty = self.static_member(&ty, seg);
+        }
+        ty
+    }
+
+    fn first_name(&mut self, seg: &PathSegment) -> Ty {
+        if seg.args.is_empty() {
+            if let Some(l) = self.local(&seg.name) {
+                return l.ty.clone();
+            }
+        }
+        // Members of the enclosing type (implicit `this`).
+        if let Ty::Adt { def, args, .. } = self.ctx.this.clone() {
+            if let Some(m) = lookup_member(self.db(), def, &args, &seg.name) {
+                return match m {
+                    Member::Field(t) => t,
+                    Member::Methods(defs) => Ty::Func(defs),
+                    Member::Opaque => Ty::Unknown,
+                };
+            }
+        }
+        if let Some(t) = self.ctx.generics.get(&seg.name) {
+            return Ty::TypeValue(Arc::new(t.clone()));
+        }
+        self.global_name(seg)
+    }
+
+    fn global_name(&mut self, seg: &PathSegment) -> Ty {
+        let db = self.db();
+        let defs = global_scope(db, self.ctx.file).names.get(&seg.name).cloned().unwrap_or_default();
+        if defs.is_empty() {
+            let t = self.ctx.resolve_named(std::slice::from_ref(seg));
+            return match t {
+                Ty::Unknown => Ty::Unknown,
+                t => Ty::TypeValue(Arc::new(t)),
+            };
+        }
+        let fns: Vec<DefId> = defs
+            .iter()
+            .filter(|d| matches!(d.kind, ItemKind::Fn))
+            .map(|d| DefId::new(db, d.file, d.ast_index))
+            .collect();
+        if !fns.is_empty() {
+            return Ty::Func(fns);
+        }
+        let d = defs[0];
+        match d.kind {
+            ItemKind::Var => {
+                let def = DefId::new(db, d.file, d.ast_index);
+                let tref = decl_type_ref(db, def).clone();
+                let mut ctx = DeclCtx::for_def(db, def);
+                tref.map(|t| ctx.resolve(&t)).unwrap_or(Ty::Unknown)
+            }
+            ItemKind::Namespace => Ty::Namespace(seg.name.clone()),
+            k if k.is_type() => {
+                let t = self.ctx.type_of_type_def(&d, &seg.args);
+                Ty::TypeValue(Arc::new(t))
+            }
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// `A::b` or `A.b` where `A` is a type, namespace or value.
+    fn static_member(&mut self, base: &Ty, seg: &PathSegment) -> Ty {
+        let db = self.db();
+        match base {
+            Ty::Namespace(ns) => {
+                let scope = global_scope(db, self.ctx.file);
+                let Some(defs) = scope.namespaces.get(ns).and_then(|t| t.get(&seg.name)).cloned() else {
+                    return Ty::Unknown;
+                };
+                let fns: Vec<DefId> = defs
+                    .iter()
+                    .filter(|d| d.kind == ItemKind::Fn)
+                    .map(|d| DefId::new(db, d.file, d.ast_index))
+                    .collect();
+                if !fns.is_empty() {
+                    return Ty::Func(fns);
+                }
+                match defs.first() {
+                    Some(d) if d.kind == ItemKind::Namespace => Ty::Namespace(format!("{ns}::{}", seg.name)),
+                    Some(d) if d.kind.is_type() => Ty::TypeValue(Arc::new(self.ctx.type_of_type_def(d, &seg.args))),
+                    Some(d) if d.kind == ItemKind::Var => {
+                        let def = DefId::new(db, d.file, d.ast_index);
+                        let tref = decl_type_ref(db, def).clone();
+                        let mut ctx = DeclCtx::for_def(db, def);
+                        tref.map(|t| ctx.resolve(&t)).unwrap_or(Ty::Unknown)
+                    }
+                    _ => Ty::Unknown,
+                }
+            }
+            Ty::TypeValue(t) => match &**t {
+                Ty::Adt { def, args, .. } => match lookup_member(db, *def, args, &seg.name) {
+                    Some(Member::Field(t)) => t,
+                    Some(Member::Methods(defs)) => Ty::Func(defs),
+                    _ => Ty::Unknown,
+                },
+                _ => Ty::Unknown,
+            },
+            _ => Ty::Unknown,
+        }
+    }
+
+    fn member(&mut self, id: ExprId, receiver: &Ty, name: &str) -> Ty {
+        let db = self.db();
+        match receiver {
+            Ty::Scalar(s) | Ty::Vector(s, _) => {
+                let width = match receiver {
+                    Ty::Vector(_, n) => *n,
+                    _ => 1,
+                };
+                match swizzle(*s, width, name) {
+                    Some(t) => t,
+                    None => {
+                        self.diags.push(InferDiag {
+                            expr: id,
+                            kind: InferDiagKind::BadSwizzle { ty: receiver.to_string(), name: name.to_string() },
+                        });
+                        Ty::Unknown
+                    }
+                }
+            }
+            Ty::Matrix(s, _, _) => {
+                // `m._m00_m11`, `m._11`: element swizzles.
+                if name.starts_with('_') {
+                    let n = name.matches('_').count();
+                    if n == 1 {
+                        Ty::Scalar(*s)
+                    } else {
+                        Ty::Vector(*s, n.min(4) as u8)
+                    }
+                } else {
+                    Ty::Unknown
+                }
+            }
+            Ty::Adt { def, args, name: ty_name } => match lookup_member(db, *def, args, name) {
+                Some(Member::Field(t)) => t,
+                Some(Member::Methods(defs)) => Ty::Func(defs),
+                Some(Member::Opaque) => Ty::Unknown,
+                None => {
+                    if members_fully_known(db, self.ctx.file, *def) {
+                        self.diags.push(InferDiag {
+                            expr: id,
+                            kind: InferDiagKind::NoSuchMember { ty: ty_name.clone(), name: name.to_string() },
+                        });
+                    }
+                    Ty::Unknown
+                }
+            },
+            Ty::TypeValue(_) | Ty::Namespace(_) => {
+                self.static_member(receiver, &PathSegment { name: name.to_string(), args: Vec::new() })
+            }
+            Ty::Pointer(t) => self.member(id, &t.clone(), name),
+            _ => Ty::Unknown,
+        }
+    }
+
+    fn call(&mut self, id: ExprId, callee: ExprId, callee_ty: Ty, args: &[Ty]) -> Ty {
+        let db = self.db();
+        match callee_ty {
+            Ty::TypeValue(t) => (*t).clone(),
+            Ty::Func(defs) => {
+                let arity_ok = |sig: &FnSig| {
+                    let max = sig.params.len();
+                    let min = max - sig.has_defaults.iter().filter(|d| **d).count();
+                    sig.variadic || (min..=max).contains(&args.len())
+                };
+                let candidates: Vec<DefId> = defs.iter().copied().filter(|d| arity_ok(&fn_sig(db, *d))).collect();
+                let Some(&chosen) = candidates.first() else {
+                    // Every overload takes another number of arguments. Only
+                    // said for code whose every overload we can see.
+                    let all_user = defs.iter().all(|d| !is_core(db, d.file(db)));
+                    if all_user && !defs.is_empty() {
+                        let mut counts: Vec<usize> = defs.iter().map(|d| fn_sig(db, *d).params.len()).collect();
+                        counts.sort();
+                        counts.dedup();
+                        let expected = counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" or ");
+                        let name = match self.body.expr(callee) {
+                            Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),
+                            Expr::Member { name, .. } => name.clone(),
+                            _ => String::new(),
+                        };
+                        self.diags.push(InferDiag {
+                            expr: id,
+                            kind: InferDiagKind::ArgCount { name, expected, found: args.len() },
+                        });
+                    }
+                    return Ty::Unknown;
+                };
+                self.return_type(chosen, args)
+            }
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// The return type of `def` called with `args`: generic parameters
+    /// bound from the arguments, element-wise functions broadcast.
+    fn return_type(&mut self, def: DefId, args: &[Ty]) -> Ty {
+        let db = self.db();
+        let sig = fn_sig(db, def).clone();
+        let mut ctx = DeclCtx::for_def(db, def);
+        // Bind generic parameters that appear directly as parameter types.
+        for (p, a) in sig.params.iter().zip(args) {
+            if let TypeRef::Path(segs) = &p.ty {
+                if let [seg] = segs.as_slice() {
+                    if seg.args.is_empty() && sig.generic_params.contains(&seg.name) && !a.is_unknown() {
+                        let bound =
+                            if sig.elementwise { a.scalar().map(Ty::Scalar).unwrap_or(a.clone()) } else { a.clone() };
+                        ctx.generics.insert(seg.name.clone(), bound);
+                    }
+                }
+            }
+        }
+        let ret = ctx.resolve(&sig.ret);
+        if matches!(ret, Ty::Param { .. } | Ty::Assoc(..)) {
+            return Ty::Unknown;
+        }
+        if sig.elementwise {
+            if let Some(s) = ret.scalar() {
+                let shape = args.iter().fold(None::<Ty>, |acc, a| match (acc, a) {
+                    (None, a) if a.is_numeric() => Some(a.clone()),
+                    (Some(acc), a) if a.is_numeric() => broadcast(&acc, a).or(Some(acc)),
+                    (acc, _) => acc,
+                });
+                if let Some(shape) = shape {
+                    return shape.with_scalar(s);
+                }
+            }
+        }
+        ret
+    }
+}
+
+/// The shape two numeric operands combine to (scalars splat; the larger
+/// vector wins, as HLSL truncates the other with a warning).
+fn broadcast(a: &Ty, b: &Ty) -> Option<Ty> {
+    let s = Scalar::promote(a.scalar()?, b.scalar()?);
+    Some(match (a, b) {
+        (Ty::Matrix(_, r, c), _) | (_, Ty::Matrix(_, r, c)) => Ty::Matrix(s, *r, *c),
+        (Ty::Vector(_, n), Ty::Vector(_, m)) => Ty::Vector(s, (*n).min(*m)),
+        (Ty::Vector(_, n), _) | (_, Ty::Vector(_, n)) => Ty::Vector(s, *n),
+        _ => Ty::Scalar(s),
+    })
+}
+
+fn arith(a: &Ty, b: &Ty) -> Ty {
+    broadcast(a, b).unwrap_or(Ty::Unknown)
+}
+
+/// The type of the expression whose syntax node is `node` (for hover and
+/// tests), if it is inside a function body.
+pub fn type_of_node(db: &dyn Db, file: SourceFile, node: &slang_syntax::SyntaxNode) -> Option<Ty> {
+    let ptr = slang_syntax::SyntaxNodePtr::new(node);
+    for &f in file_functions(db, file) {
+        let (_, map) = crate::hir::body_with_source_map(db, f);
+        if let Some(&e) = map.expr_by_ptr.get(&ptr) {
+            return infer(db, f).expr_types.get(e.0 as usize).cloned();
+        }
+    }
+    None
+}

@@ -1,0 +1,262 @@
+//! Semantic types and how type references resolve to them.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::hir::{ArrayLen, DefId, GenericArgRef, TypeRef};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scalar {
+    Bool,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    UInt8,
+    UInt16,
+    UInt32,
+    UInt64,
+    Half,
+    Float,
+    Double,
+}
+
+impl Scalar {
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        Some(match name {
+            "bool" => Scalar::Bool,
+            "int8_t" => Scalar::Int8,
+            "int16_t" | "min16int" => Scalar::Int16,
+            "int" | "int32_t" | "min12int" => Scalar::Int32,
+            "int64_t" => Scalar::Int64,
+            "uint8_t" => Scalar::UInt8,
+            "uint16_t" | "min16uint" => Scalar::UInt16,
+            "uint" | "uint32_t" | "dword" => Scalar::UInt32,
+            "uint64_t" => Scalar::UInt64,
+            "half" | "float16_t" | "min16float" | "min10float" => Scalar::Half,
+            "float" | "float32_t" => Scalar::Float,
+            "double" | "float64_t" => Scalar::Double,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::Int8 => "int8_t",
+            Scalar::Int16 => "int16_t",
+            Scalar::Int32 => "int",
+            Scalar::Int64 => "int64_t",
+            Scalar::UInt8 => "uint8_t",
+            Scalar::UInt16 => "uint16_t",
+            Scalar::UInt32 => "uint",
+            Scalar::UInt64 => "uint64_t",
+            Scalar::Half => "half",
+            Scalar::Float => "float",
+            Scalar::Double => "double",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::Half | Scalar::Float | Scalar::Double)
+    }
+
+    /// HLSL promotion order for binary operators.
+    pub fn rank(self) -> u8 {
+        match self {
+            Scalar::Bool => 0,
+            Scalar::Int8 => 1,
+            Scalar::UInt8 => 2,
+            Scalar::Int16 => 3,
+            Scalar::UInt16 => 4,
+            Scalar::Int32 => 5,
+            Scalar::UInt32 => 6,
+            Scalar::Int64 => 7,
+            Scalar::UInt64 => 8,
+            Scalar::Half => 9,
+            Scalar::Float => 10,
+            Scalar::Double => 11,
+        }
+    }
+
+    pub fn promote(a: Scalar, b: Scalar) -> Scalar {
+        if a.rank() >= b.rank() {
+            a
+        } else {
+            b
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// Not known (an error elsewhere, or something not modelled): never the
+    /// cause of a diagnostic.
+    Unknown,
+    Void,
+    Scalar(Scalar),
+    Vector(Scalar, u8),
+    Matrix(Scalar, u8, u8),
+    Array(Arc<Ty>, Option<u32>),
+    /// A struct, class, enum, interface or built-in resource type.
+    Adt {
+        def: DefId,
+        name: String,
+        args: Vec<Ty>,
+    },
+    /// A generic type parameter.
+    Param {
+        def: DefId,
+        name: String,
+    },
+    /// `T.Differential` and other associated types.
+    Assoc(Arc<Ty>, String),
+    String,
+    Tuple(Vec<Ty>),
+    Pointer(Arc<Ty>),
+    /// An overload set (a function name used as a value).
+    Func(Vec<DefId>),
+    /// A type in expression position (`float3(1, 2, 3)`, `S.staticMember`).
+    TypeValue(Arc<Ty>),
+    Namespace(String),
+}
+
+impl Ty {
+    pub fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Ty::Scalar(s) | Ty::Vector(s, _) | Ty::Matrix(s, _, _) => Some(*s),
+            _ => None,
+        }
+    }
+
+    pub fn is_numeric(&self) -> bool {
+        self.scalar().is_some()
+    }
+
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Ty::Unknown)
+    }
+
+    /// The same shape (scalar/vector/matrix) with another element type.
+    pub fn with_scalar(&self, s: Scalar) -> Ty {
+        match self {
+            Ty::Vector(_, n) => Ty::Vector(s, *n),
+            Ty::Matrix(_, r, c) => Ty::Matrix(s, *r, *c),
+            _ => Ty::Scalar(s),
+        }
+    }
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Unknown => write!(f, "{{unknown}}"),
+            Ty::Void => write!(f, "void"),
+            Ty::Scalar(s) => write!(f, "{}", s.name()),
+            Ty::Vector(s, n) => write!(f, "{}{n}", vector_base(*s)),
+            Ty::Matrix(s, r, c) => write!(f, "{}{r}x{c}", vector_base(*s)),
+            Ty::Array(e, Some(n)) => write!(f, "{e}[{n}]"),
+            Ty::Array(e, None) => write!(f, "{e}[]"),
+            Ty::Adt { name, args, .. } => {
+                write!(f, "{name}")?;
+                if !args.is_empty() {
+                    write!(f, "<")?;
+                    for (i, a) in args.iter().enumerate() {
+                        if i > 0 {
+                            write!(f, ", ")?;
+                        }
+                        write!(f, "{a}")?;
+                    }
+                    write!(f, ">")?;
+                }
+                Ok(())
+            }
+            Ty::Param { name, .. } => write!(f, "{name}"),
+            Ty::Assoc(base, name) => write!(f, "{base}.{name}"),
+            Ty::String => write!(f, "String"),
+            Ty::Tuple(items) => {
+                write!(f, "Tuple<")?;
+                for (i, a) in items.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{a}")?;
+                }
+                write!(f, ">")
+            }
+            Ty::Pointer(t) => write!(f, "{t}*"),
+            Ty::Func(_) => write!(f, "{{function}}"),
+            Ty::TypeValue(t) => write!(f, "{t}"),
+            Ty::Namespace(n) => write!(f, "namespace {n}"),
+        }
+    }
+}
+
+/// `float3`, `int2`, `uint4x4` … — the scalar name used in vector aliases.
+fn vector_base(s: Scalar) -> &'static str {
+    s.name()
+}
+
+/// How [`crate::infer`] resolves named types: a callback from a type
+/// name (with generic arguments) to a type, supplied by the inference
+/// context, which knows the scopes.
+pub trait TypeResolver {
+    fn resolve_named(&mut self, segments: &[crate::hir::PathSegment]) -> Ty;
+    fn this_type(&self) -> Ty;
+
+    fn resolve(&mut self, tref: &TypeRef) -> Ty {
+        match tref {
+            TypeRef::Path(segs) => self.resolve_named(segs),
+            TypeRef::Array(elem, len) => {
+                let e = self.resolve(elem);
+                let n = match len {
+                    ArrayLen::Known(n) => Some(*n),
+                    _ => None,
+                };
+                Ty::Array(Arc::new(e), n)
+            }
+            TypeRef::Pointer(t) => Ty::Pointer(Arc::new(self.resolve(t))),
+            TypeRef::Tuple(items) => Ty::Tuple(items.iter().map(|t| self.resolve(t)).collect()),
+            TypeRef::This => self.this_type(),
+            TypeRef::Unknown => Ty::Unknown,
+        }
+    }
+
+    /// `vector<T, N>` / `matrix<T, R, C>` with literal sizes.
+    fn builtin_generic(&mut self, name: &str, args: &[GenericArgRef]) -> Option<Ty> {
+        let elem = |r: &mut Self, a: &GenericArgRef| match a {
+            GenericArgRef::Type(t) => r.resolve(t).scalar(),
+            GenericArgRef::Value(_) => None,
+        };
+        let size = |a: &GenericArgRef| match a {
+            GenericArgRef::Value(Some(n)) if (1..=4).contains(n) => Some(*n as u8),
+            _ => None,
+        };
+        match (name, args) {
+            ("vector", [t, n]) => match (elem(self, t), size(n)) {
+                (Some(s), Some(n)) => Some(Ty::Vector(s, n)),
+                _ => Some(Ty::Unknown),
+            },
+            ("matrix", [t, r, c]) => match (elem(self, t), size(r), size(c)) {
+                (Some(s), Some(r), Some(c)) => Some(Ty::Matrix(s, r, c)),
+                _ => Some(Ty::Unknown),
+            },
+            _ => None,
+        }
+    }
+}
+
+/// `float3` → vector of float, 3; `int2x3` → matrix. For names the core
+/// module declares as aliases.
+pub fn parse_vector_alias(name: &str) -> Option<Ty> {
+    let digits_at = name.find(|c: char| c.is_ascii_digit())?;
+    let (base, dims) = name.split_at(digits_at);
+    let s = Scalar::from_name(base)?;
+    let dims: Vec<&str> = dims.split('x').collect();
+    let d = |t: &str| t.parse::<u8>().ok().filter(|n| (1..=4).contains(n));
+    match dims.as_slice() {
+        [n] => Some(Ty::Vector(s, d(n)?)),
+        [r, c] => Some(Ty::Matrix(s, d(r)?, d(c)?)),
+        _ => None,
+    }
+}
