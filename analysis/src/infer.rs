@@ -923,7 +923,7 @@ impl Infer<'_, '_> {
                     let min = max - sig.has_defaults.iter().filter(|d| **d).count();
                     sig.variadic || (min..=max).contains(&args.len())
                 };
-                let candidates: Vec<DefId> = defs.iter().copied().filter(|d| arity_ok(&fn_sig(db, *d))).collect();
+                let candidates: Vec<DefId> = defs.iter().copied().filter(|d| arity_ok(fn_sig(db, *d))).collect();
                 let Some(&chosen) = candidates.first() else {
                     // Every overload takes another number of arguments. Only
                     // said for code whose every overload we can see.
