@@ -152,3 +152,40 @@ fn error_directives_are_warnings_that_do_not_fail_the_parse() {
     let v: serde_json::Value = serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
     assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0);
 }
+
+#[test]
+fn check_reports_rustc_style_diagnostics() {
+    let dir = tmp_dir("check");
+    let file = write(&dir, "main.slang", "float f(float x)\n{\n    return x + missing;\n}\n");
+    let out = run(&["check", &file]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let expected = format!(
+        "error[unresolved-name]: cannot find `missing` in this scope\n --> {file}:3:16\n  |\n3 |     return x + missing;\n  |                ^^^^^^^\n\n1 files checked: 1 error, 0 warnings\n"
+    );
+    assert_eq!(stdout, expected);
+}
+
+#[test]
+fn check_loads_imports_from_disk_and_search_paths() {
+    let dir = tmp_dir("check-imports");
+    std::fs::create_dir_all(dir.join("lib")).unwrap();
+    std::fs::create_dir_all(dir.join("inc")).unwrap();
+    write(&dir.join("lib"), "helpers.slang", "module helpers;\npublic float helper(float x) { return x; }\n");
+    write(&dir.join("inc"), "consts.slangh", "#define SCALE 2.0\n");
+    let file = write(
+        &dir,
+        "main.slang",
+        "import lib.helpers;\n#include \"consts.slangh\"\nfloat f(float x) { return helper(x) * SCALE; }\n",
+    );
+    // Without -I the header is missing.
+    let out = run(&["check", "--json", &file]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(v["diagnostics"][0]["code"], "unresolved-import");
+    assert_eq!(v["diagnostics"][0]["line"], 2);
+    // With -I it resolves and the file is clean.
+    let inc = dir.join("inc");
+    let out = run(&["check", "--json", "-I", inc.to_str().unwrap(), &file]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
