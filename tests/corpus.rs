@@ -68,3 +68,8 @@ fn invalid_corpus_reports_errors() {
 fn examples_parse_without_errors() {
     check_valid("../examples", 1);
 }
+
+#[test]
+fn realworld_corpus_parses_without_errors() {
+    check_valid("realworld", 60);
+}

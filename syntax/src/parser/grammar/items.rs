@@ -475,6 +475,10 @@ fn semantic(p: &mut Parser<'_>) {
         BIT_FIELD
     } else if p.current() == IDENT || p.current().is_keyword() {
         p.bump_remap(IDENT);
+        // Payload access qualifiers: `: read(caller) : write(miss)`.
+        if p.at(L_PAREN) {
+            token_tree(p);
+        }
         SEMANTIC
     } else {
         p.error("expected a semantic, `register(...)` or `packoffset(...)`");
@@ -683,6 +687,8 @@ pub(crate) fn member_list(p: &mut Parser<'_>) {
 fn struct_decl(p: &mut Parser<'_>) -> SyntaxKind {
     let kind = if p.at(CLASS_KW) { CLASS } else { STRUCT };
     p.bump_any();
+    // `struct [raypayload] Payload`
+    attributes(p);
     if p.at(IDENT) {
         name(p);
     }
