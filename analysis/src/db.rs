@@ -1,6 +1,7 @@
 //! The database: salsa storage plus an optional log of query executions
 //! (for tests that prove incrementality).
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use salsa::Setter;
@@ -9,10 +10,51 @@ use crate::base::{SourceFile, Workspace};
 use crate::core_module;
 
 #[salsa::db]
-pub trait Db: salsa::Database {}
+pub trait Db: salsa::Database {
+    /// The last parse of each file, so that the next parse after an edit
+    /// inside a block can reparse just that block. Not tracked by salsa:
+    /// a reparse gives exactly the tree a full parse would.
+    fn reparse_cache(&self) -> &ReparseCache;
+}
 
 #[salsa::db]
-impl Db for RootDatabase {}
+impl Db for RootDatabase {
+    fn reparse_cache(&self) -> &ReparseCache {
+        &self.reparse_cache
+    }
+}
+
+/// See [`Db::reparse_cache`].
+#[derive(Default, Clone)]
+pub struct ReparseCache {
+    entries: Arc<Mutex<HashMap<SourceFile, CachedParse>>>,
+}
+
+#[derive(Clone)]
+struct CachedParse {
+    text: Arc<str>,
+    defines: Vec<(String, String)>,
+    parse: slang_syntax::Parse,
+}
+
+impl ReparseCache {
+    /// Parse `text` with `defines`, reusing the previous parse of `file`.
+    pub fn parse(&self, file: SourceFile, text: &str, defines: &[(String, String)]) -> slang_syntax::Parse {
+        let previous = self.entries.lock().unwrap().get(&file).cloned();
+        let parse = previous
+            .filter(|p| p.defines == defines)
+            .and_then(|p| p.parse.reparse(&p.text, text))
+            .unwrap_or_else(|| {
+                let options = slang_syntax::ParseOptions { defines: defines.to_vec() };
+                slang_syntax::parse_with(text, &options)
+            });
+        self.entries
+            .lock()
+            .unwrap()
+            .insert(file, CachedParse { text: text.into(), defines: defines.to_vec(), parse: parse.clone() });
+        parse
+    }
+}
 
 /// The concrete database used by the server and the CLI.
 #[salsa::db]
@@ -20,6 +62,7 @@ impl Db for RootDatabase {}
 pub struct RootDatabase {
     storage: salsa::Storage<Self>,
     executions: Arc<Mutex<Option<Vec<String>>>>,
+    reparse_cache: ReparseCache,
 }
 
 #[salsa::db]
@@ -43,7 +86,7 @@ impl RootDatabase {
                 }
             }
         })));
-        let db = RootDatabase { storage, executions };
+        let db = RootDatabase { storage, executions, reparse_cache: ReparseCache::default() };
         let core: Vec<SourceFile> = core_module::CORE_FILES
             .iter()
             .map(|(name, text)| SourceFile::new(&db, core_module::core_path(name), text.to_string()))

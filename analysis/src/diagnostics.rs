@@ -70,23 +70,24 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         };
         out.push(Diagnostic { range: u.range, severity: Severity::Error, code, message });
     }
-    let root = parse.syntax_node();
     for &f in crate::infer::file_functions(db, file) {
         let result = crate::infer::infer(db, f);
         if result.diagnostics.is_empty() {
             continue;
         }
-        let (_, map) = crate::hir::body_with_source_map(db, f);
         for d in &result.diagnostics {
-            let Some(ptr) = map.exprs.get(d.expr.0 as usize) else { continue };
-            let node = ptr.to_node(&root);
+            let Some((abs, local)) = crate::hir::expr_range(db, f, d.expr) else { continue };
+            let shift = abs.start() - local.text_range().start();
+            let node = local;
             let (code, message, range) = match &d.kind {
                 InferDiagKind::NoSuchMember { ty, name } => {
-                    ("no-such-member", format!("no member named `{name}` in `{ty}`"), member_name_range(&node))
+                    ("no-such-member", format!("no member named `{name}` in `{ty}`"), member_name_range(&node) + shift)
                 }
-                InferDiagKind::BadSwizzle { ty, name } => {
-                    ("invalid-swizzle", format!("`{name}` is not a valid swizzle of `{ty}`"), member_name_range(&node))
-                }
+                InferDiagKind::BadSwizzle { ty, name } => (
+                    "invalid-swizzle",
+                    format!("`{name}` is not a valid swizzle of `{ty}`"),
+                    member_name_range(&node) + shift,
+                ),
                 InferDiagKind::ArgCount { name, expected, found } => (
                     "argument-count",
                     format!(
@@ -94,12 +95,12 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                         if expected == "1" { "" } else { "s" },
                         if *found == 1 { "was" } else { "were" }
                     ),
-                    node.text_range(),
+                    abs,
                 ),
                 InferDiagKind::AssignImmutable { name } => (
                     "assign-to-immutable",
                     format!("cannot assign to `{name}`: it is declared with `let` or `const`"),
-                    node.text_range(),
+                    abs,
                 ),
             };
             out.push(Diagnostic { range, severity: Severity::Error, code, message });

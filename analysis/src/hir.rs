@@ -302,19 +302,70 @@ pub struct BodySourceMap {
     pub expr_by_ptr: std::collections::HashMap<SyntaxNodePtr, ExprId>,
 }
 
+/// A declaration's green node. Equal (by pointer, cheaply) after an edit
+/// elsewhere in the file, because incremental reparsing keeps the green
+/// nodes of untouched declarations: queries that read only this do not
+/// re-run.
+#[derive(Debug, Clone, Eq)]
+pub struct DeclGreen(pub Option<rowan::GreenNode>);
+
+impl PartialEq for DeclGreen {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => std::ptr::eq::<rowan::GreenNodeData>(&**a, &**b) || a == b,
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn decl_green(db: &dyn Db, def: DefId) -> DeclGreen {
+    DeclGreen(def_node(db, def).map(|n| n.green().into_owned()))
+}
+
+/// A declaration's syntax as a tree of its own (offsets from its start).
+pub fn decl_syntax(db: &dyn Db, def: DefId) -> Option<SyntaxNode> {
+    decl_green(db, def).0.clone().map(SyntaxNode::new_root)
+}
+
 /// The body of a function (or `__init`, or accessor).
 #[salsa::tracked(returns(ref))]
 pub fn body(db: &dyn Db, def: crate::hir::DefId) -> Arc<Body> {
     body_with_source_map(db, def).0.clone()
 }
 
+/// The body and its source map. The map's pointers are relative to the
+/// declaration's start (see [`decl_syntax`]), so that the map, too, stays
+/// equal when text before the declaration changes.
 #[salsa::tracked(returns(ref))]
 pub fn body_with_source_map(db: &dyn Db, def: DefId) -> (Arc<Body>, Arc<BodySourceMap>) {
     let mut lower = LowerBody::default();
-    if let Some(node) = def_node(db, def) {
+    if let Some(node) = decl_syntax(db, def) {
         lower.function(&node);
     }
     (Arc::new(lower.body), Arc::new(lower.map))
+}
+
+/// The absolute range of an expression of `def`'s body.
+pub fn expr_range(db: &dyn Db, def: DefId, expr: ExprId) -> Option<(slang_syntax::TextRange, SyntaxNode)> {
+    let (_, map) = body_with_source_map(db, def);
+    let ptr = map.exprs.get(expr.0 as usize)?;
+    let local = ptr.to_node(&decl_syntax(db, def)?);
+    let start = def_node(db, def)?.text_range().start();
+    Some((local.text_range() + start, local))
+}
+
+/// The expression of `def`'s body lowered from `node` (a node of the file's
+/// tree).
+pub fn expr_of_node(db: &dyn Db, def: DefId, node: &SyntaxNode) -> Option<ExprId> {
+    let start = def_node(db, def)?.text_range().start();
+    let range = node.text_range().checked_sub(start)?;
+    let local_root = decl_syntax(db, def)?;
+    let local =
+        local_root.covering_element(range).ancestors().find(|n| n.text_range() == range && n.kind() == node.kind())?;
+    let (_, map) = body_with_source_map(db, def);
+    map.expr_by_ptr.get(&SyntaxNodePtr::new(&local)).copied()
 }
 
 #[derive(Default)]

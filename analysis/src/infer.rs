@@ -1008,10 +1008,12 @@ fn arith(a: &Ty, b: &Ty) -> Ty {
 /// The type of the expression whose syntax node is `node` (for hover and
 /// tests), if it is inside a function body.
 pub fn type_of_node(db: &dyn Db, file: SourceFile, node: &slang_syntax::SyntaxNode) -> Option<Ty> {
-    let ptr = slang_syntax::SyntaxNodePtr::new(node);
     for &f in file_functions(db, file) {
-        let (_, map) = crate::hir::body_with_source_map(db, f);
-        if let Some(&e) = map.expr_by_ptr.get(&ptr) {
+        let Some(fn_node) = def_node(db, f) else { continue };
+        if !fn_node.text_range().contains_range(node.text_range()) {
+            continue;
+        }
+        if let Some(e) = crate::hir::expr_of_node(db, f, node) {
             return infer(db, f).expr_types.get(e.0 as usize).cloned();
         }
     }

@@ -43,6 +43,5 @@ pub fn core_files(db: &dyn Db) -> Vec<SourceFile> {
 /// macros change).
 #[salsa::tracked(returns(ref))]
 pub fn parse(db: &dyn Db, file: SourceFile) -> slang_syntax::Parse {
-    let options = slang_syntax::ParseOptions { defines: Workspace::get(db).defines(db).clone() };
-    slang_syntax::parse_with(file.text(db), &options)
+    db.reparse_cache().parse(file, file.text(db), Workspace::get(db).defines(db))
 }

@@ -18,6 +18,7 @@ pub mod ast;
 pub mod lexer;
 mod parser;
 pub mod preprocessor;
+mod reparse;
 mod syntax_kind;
 mod tree_builder;
 

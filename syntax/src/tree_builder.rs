@@ -12,88 +12,19 @@ use rowan::{GreenNode, GreenToken, NodeOrToken};
 use text_size::{TextRange, TextSize};
 
 use crate::lexer::{lex, Token};
-use crate::parser::{parse_source_file, Input, SigInfo};
-use crate::preprocessor::{self, Directive, Role};
+use crate::parser::{parse_input, Entry, Input, ParseError, SigInfo};
+use crate::preprocessor::{self, Directive, MacroNames, Role};
 use crate::SyntaxKind::{self, *};
 use crate::{ErrorSource, Parse, ParseOptions, SyntaxError};
 
 pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
     let lexed = lex(text);
     let tokens = lexed.tokens;
-    let mut offsets = Vec::with_capacity(tokens.len() + 1);
-    let mut pos = 0u32;
-    for t in &tokens {
-        offsets.push(pos);
-        pos += t.len;
-    }
-    offsets.push(pos);
-
+    let offsets = token_offsets(&tokens);
     let pp = preprocessor::process(text, &tokens, &offsets, options);
+    let (green, parse_errors) =
+        build_tree(text, &tokens, &offsets, &pp.roles, &pp.directives, &pp.macros, Entry::SourceFile);
 
-    // The parser's view: significant tokens of active code.
-    let estimate = tokens.len() / 2 + 16;
-    let mut input =
-        Input { text, kinds: Vec::with_capacity(estimate), info: Vec::with_capacity(estimate), macros: &pp.macros };
-    let mut joint = false;
-    let mut line_start = true;
-    let mut col0 = true;
-    let check_empty_macros = !pp.macros.empty.is_empty();
-    for (i, t) in tokens.iter().enumerate() {
-        let role = pp.roles[i];
-        let empty_macro = check_empty_macros
-            && t.kind == IDENT
-            && pp.macros.is_empty_macro(&text[offsets[i] as usize..offsets[i + 1] as usize]);
-        if role != Role::Code || t.kind.is_trivia() || empty_macro {
-            joint = false;
-            if t.kind == WHITESPACE || role != Role::Code {
-                let s = &text[offsets[i] as usize..offsets[i + 1] as usize];
-                if let Some(nl) = s.rfind(['\n', '\r']) {
-                    line_start = true;
-                    col0 = nl + 1 == s.len();
-                } else if role == Role::Code {
-                    col0 = false;
-                }
-            } else {
-                // A comment or an empty macro: the next token is not at
-                // column 0, but keep the line-start flag.
-                col0 = false;
-            }
-            continue;
-        }
-        input.kinds.push(t.kind);
-        input.info.push(SigInfo {
-            start: offsets[i],
-            len: t.len,
-            raw: i as u32,
-            contextual: t.contextual,
-            flags: ((joint as u8) * Input::JOINT)
-                | ((line_start as u8) * Input::LINE_START)
-                | (((line_start && col0) as u8) * Input::COL0),
-        });
-        joint = true;
-        line_start = false;
-        col0 = false;
-    }
-
-    let sink = Sink {
-        text,
-        tokens: &tokens,
-        offsets: &offsets,
-        roles: &pp.roles,
-        directives: &pp.directives,
-        sig: &input.info,
-        raw_pos: 0,
-        next_directive: 0,
-        children: Vec::with_capacity(256),
-        static_tokens: vec![None; SyntaxKind::__LAST as usize],
-        interned: rustc_hash::FxHashMap::with_capacity_and_hasher(1024, Default::default()),
-        indentation: vec![None; 2 * MAX_INDENT],
-        root: None,
-    };
-    let (sink, parse_errors) = parse_source_file(&input, sink);
-    let green = sink.root.unwrap_or_else(|| GreenNode::new(rowan::SyntaxKind(SOURCE_FILE.into()), std::iter::empty()));
-
-    let mut errors: Vec<SyntaxError> = Vec::with_capacity(lexed.errors.len() + pp.errors.len() + parse_errors.len());
     // Text in a branch not taken, and the free text of `#error`, `#warning`
     // and `#pragma` lines, need not lex cleanly (`#if 0` around prose with
     // an apostrophe is common).
@@ -109,6 +40,7 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
             _ => false,
         }
     };
+    let mut errors: Vec<SyntaxError> = Vec::with_capacity(lexed.errors.len() + pp.errors.len() + parse_errors.len());
     errors.extend(lexed.errors.into_iter().filter(|e| !free_text(e.offset)).map(|e| SyntaxError {
         range: TextRange::at(TextSize::new(e.offset), TextSize::new(e.len)),
         message: e.message,
@@ -132,6 +64,91 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
     errors.sort_by_key(|e| e.range.start());
 
     Parse { green, errors, warnings, branches: pp.branches, macros: pp.macros }
+}
+
+pub(crate) fn token_offsets(tokens: &[Token]) -> Vec<u32> {
+    let mut offsets = Vec::with_capacity(tokens.len() + 1);
+    let mut pos = 0u32;
+    for t in tokens {
+        offsets.push(pos);
+        pos += t.len;
+    }
+    offsets.push(pos);
+    offsets
+}
+
+/// Parse raw tokens (with their preprocessor roles) into a green tree.
+pub(crate) fn build_tree(
+    text: &str,
+    tokens: &[Token],
+    offsets: &[u32],
+    roles: &[Role],
+    directives: &[Directive],
+    macros: &MacroNames,
+    entry: Entry,
+) -> (GreenNode, Vec<ParseError>) {
+    // The parser's view: significant tokens of active code.
+    let estimate = tokens.len() / 2 + 16;
+    let mut input = Input { text, kinds: Vec::with_capacity(estimate), info: Vec::with_capacity(estimate), macros };
+    let mut joint = false;
+    let mut line_start = true;
+    let mut col0 = true;
+    let check_empty_macros = !macros.empty.is_empty();
+    for (i, t) in tokens.iter().enumerate() {
+        let role = roles[i];
+        let empty_macro = check_empty_macros
+            && t.kind == IDENT
+            && macros.is_empty_macro(&text[offsets[i] as usize..offsets[i + 1] as usize]);
+        if role != Role::Code || t.kind.is_trivia() || empty_macro {
+            joint = false;
+            if t.kind == WHITESPACE || role != Role::Code {
+                let s = &text[offsets[i] as usize..offsets[i + 1] as usize];
+                if let Some(nl) = s.rfind(['\n', '\r']) {
+                    line_start = true;
+                    col0 = nl + 1 == s.len();
+                } else if role == Role::Code {
+                    col0 = false;
+                }
+            } else {
+                // A comment or an empty macro: the next token is not at
+                // column 0, but keep the line-start flag.
+                col0 = false;
+            }
+            continue;
+        }
+        input.kinds.push(t.kind);
+        input.info.push(SigInfo {
+            start: offsets[i],
+            len: t.len,
+            raw: i as u32,
+            contextual: t.contextual,
+            flags: (joint as u8) * Input::JOINT
+                | (line_start as u8) * Input::LINE_START
+                | ((line_start && col0) as u8) * Input::COL0,
+        });
+        joint = true;
+        line_start = false;
+        col0 = false;
+    }
+
+    let sink = Sink {
+        text,
+        tokens,
+        offsets,
+        roles,
+        directives,
+        sig: &input.info,
+        raw_pos: 0,
+        next_directive: 0,
+        children: Vec::with_capacity(256),
+        static_tokens: vec![None; SyntaxKind::__LAST as usize],
+        interned: rustc_hash::FxHashMap::with_capacity_and_hasher(1024, Default::default()),
+        indentation: vec![None; 2 * MAX_INDENT],
+        root: None,
+    };
+    let (sink, parse_errors) = parse_input(&input, sink, entry);
+    let green = sink.root.unwrap_or_else(|| GreenNode::new(rowan::SyntaxKind(SOURCE_FILE.into()), std::iter::empty()));
+    (green, parse_errors)
 }
 
 type Element = NodeOrToken<GreenNode, GreenToken>;

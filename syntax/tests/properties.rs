@@ -146,3 +146,70 @@ fn deep_nesting_does_not_overflow() {
     let else_chain = "void f() {".to_string() + &"if (a) {} else ".repeat(5_000) + "{} }";
     check(&else_chain);
 }
+
+/// Incremental reparsing gives exactly the full parse: random edits inside
+/// the corpus files' function bodies.
+#[test]
+fn incremental_reparse_equals_full_parse() {
+    use proptest::test_runner::{Config, TestRunner};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/valid");
+    let mut texts: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "slang"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    texts.sort();
+    texts.truncate(40);
+    const SNIPPETS: &[&str] = &[
+        "x",
+        "1",
+        ";",
+        " ",
+        "\n",
+        "a = b;",
+        "(",
+        ")",
+        "{",
+        "}",
+        "float t = 2.0;",
+        "//",
+        "/*",
+        "\"",
+        "#",
+        "if (c) {",
+        "f(",
+        "",
+    ];
+    let mut runner = TestRunner::new(Config { cases: 1500, ..Config::default() });
+    let reparsed = std::cell::Cell::new(0usize);
+    runner
+        .run(&(0..texts.len(), 0.0f64..1.0, 0usize..12, proptest::sample::select(SNIPPETS)), |(t, pos, del, ins)| {
+            let old = &texts[t];
+            let mut at = (pos * old.len() as f64) as usize;
+            while !old.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut end = (at + del).min(old.len());
+            while !old.is_char_boundary(end) {
+                end -= 1;
+            }
+            let new = format!("{}{}{}", &old[..at], ins, &old[end..]);
+            let old_parse = slang_syntax::parse(old);
+            let full = slang_syntax::parse(&new);
+            if let Some(inc) = old_parse.reparse(old, &new) {
+                reparsed.set(reparsed.get() + 1);
+                assert_eq!(inc.syntax_node().text().to_string(), new);
+                assert_eq!(inc.debug_tree(), full.debug_tree(), "edit at {at}..{end} -> {ins:?}");
+                assert_eq!(inc.errors(), full.errors());
+                assert_eq!(inc.warnings(), full.warnings());
+                assert_eq!(inc.conditional_branches(), full.conditional_branches());
+            }
+            Ok(())
+        })
+        .unwrap();
+    // Most random edits land in bodies and some of them stay valid.
+    let reparsed = reparsed.get();
+    eprintln!("{reparsed} of 1500 random edits were reparsed incrementally");
+    assert!(reparsed > 100, "only {reparsed} edits were reparsed incrementally");
+}

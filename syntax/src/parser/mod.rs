@@ -379,8 +379,19 @@ impl CompletedMarker {
     }
 }
 
-pub(crate) fn parse_source_file<'t>(input: &'t Input<'t>, sink: Sink<'t>) -> (Sink<'t>, Vec<ParseError>) {
+/// What to parse the input as.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Entry {
+    SourceFile,
+    /// A single `{ ... }` block (incremental reparsing).
+    Block,
+}
+
+pub(crate) fn parse_input<'t>(input: &'t Input<'t>, sink: Sink<'t>, entry: Entry) -> (Sink<'t>, Vec<ParseError>) {
     let mut p = Parser::new(input, sink);
-    grammar::source_file(&mut p);
+    match entry {
+        Entry::SourceFile => grammar::source_file(&mut p),
+        Entry::Block => grammar::block_entry(&mut p),
+    }
     (p.sink, p.errors)
 }

@@ -18,6 +18,20 @@ pub(super) fn source_file(p: &mut Parser<'_>) {
     p.sink.finish_root();
 }
 
+/// A lone block; anything after it is an error.
+pub(super) fn block_entry(p: &mut Parser<'_>) {
+    stmts::block(p);
+    if !p.at_eof() {
+        p.error_here("unexpected tokens after the block");
+        let m = p.start();
+        while !p.at_eof() {
+            p.bump_any();
+        }
+        m.complete(p, ERROR);
+    }
+    p.sink.finish_root();
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum ItemContext {
     TopLevel,
