@@ -122,9 +122,9 @@ pub(crate) fn build_tree(
             len: t.len,
             raw: i as u32,
             contextual: t.contextual,
-            flags: (joint as u8) * Input::JOINT
-                | (line_start as u8) * Input::LINE_START
-                | ((line_start && col0) as u8) * Input::COL0,
+            flags: ((joint as u8) * Input::JOINT)
+                | ((line_start as u8) * Input::LINE_START)
+                | (((line_start && col0) as u8) * Input::COL0),
         });
         joint = true;
         line_start = false;
