@@ -247,7 +247,7 @@ impl Lower {
                 .children()
                 .find(|c| c.kind() == OPERATOR_NAME)
                 .map(|n| n.text().to_string().split_whitespace().collect::<String>()),
-            _ => node.children().find(|c| c.kind() == NAME).map(|n| n.text().to_string()),
+            _ => node.children().find(|c| c.kind() == NAME).map(|n| slang_syntax::ast::unsplice(&n.text().to_string())),
         };
         let (visibility, is_static, attrs) = match ast::Item::cast(node.clone()) {
             Some(item) => self.item_modifiers(&item),

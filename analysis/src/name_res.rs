@@ -173,7 +173,7 @@ struct Walker<'a> {
 }
 
 fn name_of(node: &SyntaxNode) -> Option<String> {
-    node.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string())
+    node.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| slang_syntax::ast::unsplice(&n.text().to_string()))
 }
 
 fn first_ident(node: &SyntaxNode) -> Option<SyntaxToken> {
@@ -202,7 +202,8 @@ impl Walker<'_> {
         }
         // Only the first name of a path: the rest are members.
         let Some(tok) = first_ident(node) else { return };
-        let name = tok.text();
+        let name = slang_syntax::ast::unsplice(tok.text());
+        let name = name.as_str();
         if self.is_known(name) {
             return;
         }

@@ -135,6 +135,7 @@ ast_nodes! {
     EachType => EACH_TYPE,
     TupleType => TUPLE_TYPE,
     AnonStructType => ANON_STRUCT_TYPE,
+    MacroType => MACRO_TYPE,
     Block => BLOCK,
     ExprStmt => EXPR_STMT,
     IfStmt => IF_STMT,
@@ -198,6 +199,7 @@ ast_enums! {
     }
     Type {
         PathType, ArrayType, PointerType, ModifiedType, FuncType, ExpandType, EachType, TupleType, AnonStructType,
+        MacroType,
     }
     Expr {
         Literal, PathExpr, ParenExpr, CastExpr, CallExpr, IndexExpr, MemberExpr, PrefixExpr, PostfixExpr,
@@ -327,8 +329,18 @@ impl Name {
     pub fn ident(&self) -> Option<SyntaxToken> {
         self.syntax.first_token()
     }
+    /// The name, with line splices (`\` + newline) removed.
     pub fn text(&self) -> String {
-        self.syntax.text().to_string()
+        unsplice(&self.syntax.text().to_string())
+    }
+}
+
+/// Remove escaped line breaks from an identifier's text.
+pub fn unsplice(text: &str) -> String {
+    if text.contains('\\') {
+        text.replace("\\\r\n", "").replace("\\\n", "")
+    } else {
+        text.to_string()
     }
 }
 

@@ -186,11 +186,28 @@ impl<'a> Lexer<'a> {
                 }
                 _ if is_ident_start(b) && !self.at_replacement_char() => {
                     self.pos += 1;
-                    while self.pos < self.bytes.len() && is_ident_continue(self.bytes[self.pos]) {
-                        if self.bytes[self.pos] >= 0x80 && self.at_replacement_char() {
-                            break;
+                    loop {
+                        while self.pos < self.bytes.len() && is_ident_continue(self.bytes[self.pos]) {
+                            if self.bytes[self.pos] >= 0x80 && self.at_replacement_char() {
+                                break;
+                            }
+                            self.pos += 1;
                         }
-                        self.pos += 1;
+                        // An escaped line break inside a word joins its halves
+                        // (line splicing happens before tokenizing).
+                        let splice = match (self.peek(0), self.peek(1), self.peek(2)) {
+                            (b'\\', b'\n', _) => 2,
+                            (b'\\', b'\r', b'\n') => 3,
+                            _ => 0,
+                        };
+                        if splice > 0
+                            && is_ident_continue(self.peek(splice))
+                            && !self.at_replacement_char_at(self.pos + splice)
+                        {
+                            self.pos += splice;
+                            continue;
+                        }
+                        break;
                     }
                     // Non-ASCII bytes are identifier characters (as in the
                     // reference lexer); keep the token on char boundaries.
@@ -254,7 +271,11 @@ impl<'a> Lexer<'a> {
     /// U+FFFD stands for bytes that were not UTF-8 (the caller replaced
     /// them); it is never part of an identifier.
     fn at_replacement_char(&self) -> bool {
-        self.bytes[self.pos..].starts_with("\u{fffd}".as_bytes())
+        self.at_replacement_char_at(self.pos)
+    }
+
+    fn at_replacement_char_at(&self, at: usize) -> bool {
+        self.bytes.get(at..).is_some_and(|b| b.starts_with("\u{fffd}".as_bytes()))
     }
 
     fn whitespace(&mut self) {

@@ -82,6 +82,9 @@ pub struct MacroNames {
     /// Object-like macros that expand to nothing (`#define EXPORT`): the
     /// parser skips their uses like trivia.
     pub empty: HashSet<String>,
+    /// Macros whose body opens more `{` than it closes, and the reverse.
+    pub opens_block: HashSet<String>,
+    pub closes_block: HashSet<String>,
     /// Bit `min(len, 63)` set for every name above: a cheap filter before
     /// hashing, since most identifiers are not macros.
     len_mask: u64,
@@ -97,6 +100,12 @@ impl MacroNames {
     }
     pub fn is_object_like(&self, name: &str) -> bool {
         self.len_mask & len_bit(name) != 0 && self.object_like.contains(name)
+    }
+    pub fn opens_block(&self, name: &str) -> bool {
+        !self.opens_block.is_empty() && self.opens_block.contains(name)
+    }
+    pub fn closes_block(&self, name: &str) -> bool {
+        !self.closes_block.is_empty() && self.closes_block.contains(name)
     }
     pub fn is_empty_macro(&self, name: &str) -> bool {
         self.len_mask & len_bit(name) != 0 && self.empty.contains(name)
@@ -225,6 +234,23 @@ pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &P
                         let function_like = d.params.is_some();
                         let body = strip_comments(rest_text);
                         names.len_mask |= len_bit(&n);
+                        // Macros that open or close a `{` block
+                        // (`BEGIN_PASS(...)` ... `END_PASS`).
+                        let lexed = lex(&body);
+                        let balance: i32 = lexed
+                            .tokens
+                            .iter()
+                            .map(|t| match t.kind {
+                                L_CURLY => 1,
+                                R_CURLY => -1,
+                                _ => 0,
+                            })
+                            .sum();
+                        if balance > 0 {
+                            names.opens_block.insert(n.clone());
+                        } else if balance < 0 {
+                            names.closes_block.insert(n.clone());
+                        }
                         if function_like {
                             names.function_like.insert(n.clone());
                         } else {

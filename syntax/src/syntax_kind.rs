@@ -142,6 +142,7 @@ syntax_kinds! {
         "associatedtype" => ASSOCIATEDTYPE_KW,
         "type_param" => TYPE_PARAM_KW,
         "typename" => TYPENAME_KW,
+        "precision" => PRECISION_KW,
         "property" => PROPERTY_KW,
         "get" => GET_KW,
         "set" => SET_KW,
@@ -358,6 +359,7 @@ syntax_kinds! {
         CBUFFER,
         GLSL_BLOCK,
         MACRO_CALL,
+        PRECISION_DECL,
         EMPTY_ITEM,
         STATIC_ASSERT,
         IGNORED_BLOCK,
@@ -403,6 +405,8 @@ syntax_kinds! {
         EACH_TYPE,
         TUPLE_TYPE,
         ANON_STRUCT_TYPE,
+        // MACRO_TYPE: a macro invocation in type position: `CONST(float) x;`.
+        MACRO_TYPE,
 
         // Statements.
         BLOCK,

@@ -187,6 +187,8 @@ pub(crate) fn at_modifier(p: &Parser<'_>) -> bool {
         // A word that cannot be a type here, because a declaration follows
         // it: a macro defined elsewhere (an included header) that stands for
         // modifiers or attributes — `EXPORT float f()`, `API struct S {}`.
+        // Spelled in capitals, as macros are (`Type name MACRO(x)` is the
+        // other reading of three words).
         if matches!(
             p.raw_kind(i + 1),
             STRUCT_KW | CLASS_KW | ENUM_KW | INTERFACE_KW | TYPEDEF_KW | TYPEALIAS_KW | CBUFFER_KW | TBUFFER_KW
@@ -194,9 +196,13 @@ pub(crate) fn at_modifier(p: &Parser<'_>) -> bool {
         {
             return true;
         }
-        if scan_type(p, i) == Some(i + 1)
+        let caps =
+            |t: &str| t.len() >= 2 && t.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        if caps(text)
+            && scan_type(p, i) == Some(i + 1)
             && super::scan_type_then_name(p, i + 1).is_some_and(|j| {
-                matches!(p.raw_kind(j + 1), L_PAREN | SEMICOLON | EQ | COMMA | L_BRACK | COLON | L_ANGLE)
+                !caps(p.input.text(j))
+                    && matches!(p.raw_kind(j + 1), L_PAREN | SEMICOLON | EQ | COMMA | L_BRACK | COLON | L_ANGLE)
             })
         {
             return true;

@@ -162,6 +162,14 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
         {
             module_ref_decl(p, IMPLEMENTING_KW, IMPLEMENTING_DECL)
         }
+        IDENT if p.at(PRECISION_KW) && next_is_word && is_word(p, i + 2) && p.raw_kind(i + 3) == SEMICOLON => {
+            // GLSL: `precision highp float;`
+            p.bump(PRECISION_KW);
+            p.bump_remap(IDENT);
+            p.bump_remap(IDENT);
+            p.bump(SEMICOLON);
+            PRECISION_DECL
+        }
         IDENT if p.at(USING_KW) && (next_is_word || p.raw_kind(i + 1) == NAMESPACE_KW) => {
             p.bump(USING_KW);
             p.eat(NAMESPACE_KW);
@@ -187,6 +195,29 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
             semicolon(p);
             GLSL_BLOCK
         }
+        IDENT if ctx != ItemContext::Statement && p.input.macros.opens_block(p.nth_text(0)) => {
+            // A macro that opens a function body: `BEGIN_PASS(Name, 8, 8)`
+            // statements `END_PASS`.
+            p.bump(IDENT);
+            if p.at(L_PAREN) {
+                let args = p.start();
+                token_tree(p);
+                args.complete(p, ARG_LIST);
+            }
+            let b = p.start();
+            while !p.at_eof() && !p.at(R_CURLY) {
+                if p.at(IDENT) && p.input.macros.closes_block(p.nth_text(0)) {
+                    let end = p.start();
+                    p.bump(IDENT);
+                    p.eat(SEMICOLON);
+                    end.complete(p, MACRO_CALL);
+                    break;
+                }
+                super::stmts::stmt(p);
+            }
+            b.complete(p, BLOCK);
+            MACRO_CALL
+        }
         IDENT if ctx != ItemContext::Statement && is_bare_macro(p) => {
             // A macro alone on its line, defined in an included header:
             // `END_NAMESPACE_FALCOR`.
@@ -196,6 +227,30 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
         }
         IDENT if p.raw_kind(i + 1) == L_PAREN && ctx != ItemContext::Statement => {
             let after = scan_balanced(p, i + 1);
+            let macro_type = after.is_some_and(|j| {
+                is_word(p, j)
+                    && !p.input.line_start(j)
+                    && (matches!(p.raw_kind(j + 1), EQ | SEMICOLON | L_PAREN | L_BRACK | COMMA | COLON)
+                        || (is_word(p, j + 1) && is_macro_like(p.input.text(j + 1))))
+                    && !(p.raw_kind(j + 1) == L_PAREN && p.input.macros.is_function_like(p.input.text(j)))
+            });
+            if macro_type {
+                // A macro that expands to a type: `CONST(float) kPi = 3.14;`.
+                let t = p.start();
+                p.bump(IDENT);
+                let args = p.start();
+                token_tree(p);
+                args.complete(p, ARG_LIST);
+                t.complete(p, MACRO_TYPE);
+                if p.raw_kind(p.pos() + 1) == L_PAREN {
+                    name(p);
+                    fn_rest(p);
+                    return Some(FN);
+                }
+                declarator_list(p);
+                semicolon(p);
+                return Some(VAR_DECL);
+            }
             if after.is_some_and(|j| p.raw_kind(j) == L_CURLY) {
                 // A C++-style constructor `Foo(int x) { ... }`.
                 name(p);
@@ -223,14 +278,17 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
     Some(kind)
 }
 
+/// Spelled like a macro: all capitals, digits and underscores.
+fn is_macro_like(text: &str) -> bool {
+    text.len() >= 2
+        && text.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+        && text.bytes().any(|b| b.is_ascii_uppercase())
+}
+
 /// An all-caps word alone on its line (or followed only by `;`): a macro
 /// used where declarations go, which cannot be anything else there.
 pub(crate) fn is_bare_macro(p: &Parser<'_>) -> bool {
-    let text = p.nth_text(0);
-    let macro_like = text.len() >= 2
-        && text.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
-        && text.bytes().any(|b| b.is_ascii_uppercase());
-    if !macro_like {
+    if !is_macro_like(p.nth_text(0)) {
         return false;
     }
     let next = p.pos() + 1;
@@ -255,6 +313,24 @@ fn fn_or_var(p: &mut Parser<'_>) -> SyntaxKind {
     if is_fn {
         name(p);
         fn_rest(p);
+        return FN;
+    }
+    // `Type name PARAMS(float a, float b) { ... }` — a macro standing for the
+    // parameter list.
+    let i = p.pos();
+    if is_word(p, i + 1)
+        && is_macro_like(p.input.text(i + 1))
+        && p.raw_kind(i + 2) == L_PAREN
+        && scan_balanced(p, i + 2).is_some_and(|j| matches!(p.raw_kind(j), L_CURLY | SEMICOLON | COLON))
+    {
+        name(p);
+        let m = p.start();
+        p.bump(IDENT);
+        let args = p.start();
+        token_tree(p);
+        args.complete(p, ARG_LIST);
+        m.complete(p, MACRO_CALL);
+        fn_tail(p, true);
         return FN;
     }
     declarator_list(p);
@@ -357,6 +433,15 @@ fn fn_tail(p: &mut Parser<'_>, body_kind_block: bool) {
     if body_kind_block {
         if p.at(L_CURLY) {
             block(p);
+        } else if p.at(IDENT) && is_macro_like(p.nth_text(0)) && p.raw_kind(p.pos() + 1) == L_PAREN {
+            // A macro standing for the body: `void f() BODY(...)`.
+            let m = p.start();
+            p.bump(IDENT);
+            let args = p.start();
+            token_tree(p);
+            args.complete(p, ARG_LIST);
+            m.complete(p, MACRO_CALL);
+            p.eat(SEMICOLON);
         } else if p.at(EQ) {
             // `= default;` / `= delete;` / `= 0;`
             p.bump(EQ);
@@ -449,6 +534,19 @@ fn declarator_suffixes(p: &mut Parser<'_>) {
             m.complete(p, ARRAY_SUFFIX);
         } else if p.at(COLON) {
             semantic(p);
+        } else if p.at(IDENT) && p.input.macros.is_object_like(p.nth_text(0)) {
+            // A macro standing for a semantic: `float4 pos INPUT_POSITION;`.
+            let m = p.start();
+            p.bump(IDENT);
+            m.complete(p, MACRO_CALL);
+        } else if p.at(IDENT) && p.raw_kind(p.pos() + 1) == L_PAREN && is_macro_like(p.nth_text(0)) {
+            // A macro standing for a semantic: `Buffer b SLOT(t0);`.
+            let m = p.start();
+            p.bump(IDENT);
+            let args = p.start();
+            token_tree(p);
+            args.complete(p, ARG_LIST);
+            m.complete(p, MACRO_CALL);
         } else {
             break;
         }
@@ -985,8 +1083,20 @@ fn init_decl(p: &mut Parser<'_>) -> SyntaxKind {
 fn cbuffer_decl(p: &mut Parser<'_>) -> SyntaxKind {
     p.bump_any();
     name(p);
-    while p.at(COLON) {
-        semantic(p);
+    loop {
+        if p.at(COLON) {
+            semantic(p);
+        } else if p.at(IDENT) && p.raw_kind(p.pos() + 1) == L_PAREN {
+            // A macro standing for a binding: `cbuffer View SLOT(b0) { }`.
+            let m = p.start();
+            p.bump(IDENT);
+            let args = p.start();
+            token_tree(p);
+            args.complete(p, ARG_LIST);
+            m.complete(p, MACRO_CALL);
+        } else {
+            break;
+        }
     }
     member_list(p);
     p.eat(SEMICOLON);

@@ -122,7 +122,7 @@ pub(crate) fn scan_generic_args(p: &Parser<'_>, i: usize) -> Option<usize> {
                 continue;
             }
             IDENT | INT_NUMBER | FLOAT_NUMBER | COMMA | COLON2 | DOT | STAR | PLUS | MINUS | SLASH | PERCENT
-            | TRUE_KW | FALSE_KW | THIS_TYPE_KW | NO_DIFF_KW | CONST_KW | IN_KW | OUT_KW | INOUT_KW => {}
+            | TRUE_KW | FALSE_KW | THIS_TYPE_KW | NO_DIFF_KW | CONST_KW | ROW_MAJOR_KW | COLUMN_MAJOR_KW => {}
             _ => return None,
         }
         j += 1;
@@ -136,10 +136,12 @@ pub(crate) fn scan_generic_args(p: &Parser<'_>, i: usize) -> Option<usize> {
 pub(crate) fn scan_type(p: &Parser<'_>, i: usize) -> Option<usize> {
     let mut j = i;
     // Type-level prefixes.
-    while matches!(p.raw_kind(j), NO_DIFF_KW | CONST_KW)
+    while matches!(p.raw_kind(j), NO_DIFF_KW | CONST_KW | ROW_MAJOR_KW | COLUMN_MAJOR_KW)
         || p.raw_at(j, EXPAND_KW)
         || p.raw_at(j, EACH_KW)
         || p.raw_at(j, DYN_KW)
+        || p.raw_at(j, UNORM_KW)
+        || p.raw_at(j, SNORM_KW)
     {
         if !is_word(p, j + 1) && !matches!(p.raw_kind(j + 1), THIS_TYPE_KW | NO_DIFF_KW | CONST_KW | COLON2) {
             break;

@@ -24,9 +24,15 @@ fn type_with(p: &mut Parser<'_>, arrays: bool) -> Option<CompletedMarker> {
 
 fn type_inner(p: &mut Parser<'_>, arrays: bool) -> Option<CompletedMarker> {
     // Prefix forms.
-    if p.at(NO_DIFF_KW) || p.at(CONST_KW) || (p.at(DYN_KW) && is_word(p, p.pos() + 1)) {
+    let soft_type_modifier = [DYN_KW, UNORM_KW, SNORM_KW].into_iter().find(|&k| p.at(k));
+    if p.at(NO_DIFF_KW)
+        || p.at(CONST_KW)
+        || p.at(ROW_MAJOR_KW)
+        || p.at(COLUMN_MAJOR_KW)
+        || (soft_type_modifier.is_some() && is_word(p, p.pos() + 1))
+    {
         let m = p.start();
-        let k = if p.at(DYN_KW) { DYN_KW } else { p.current() };
+        let k = soft_type_modifier.unwrap_or(p.current());
         p.bump_remap(k);
         type_with(p, arrays);
         return Some(m.complete(p, MODIFIED_TYPE));
@@ -55,9 +61,16 @@ fn type_inner(p: &mut Parser<'_>, arrays: bool) -> Option<CompletedMarker> {
         lhs = suffixes(p, lhs, arrays);
         return Some(lhs);
     }
-    if p.at(STRUCT_KW) && p.raw_kind(p.pos() + 1) == L_CURLY {
+    // `struct { ... }` or `struct Name { ... }` used as a type (C-style
+    // `typedef struct _S { ... } S;`).
+    if p.at(STRUCT_KW)
+        && (p.raw_kind(p.pos() + 1) == L_CURLY || (is_word(p, p.pos() + 1) && p.raw_kind(p.pos() + 2) == L_CURLY))
+    {
         let m = p.start();
         p.bump(STRUCT_KW);
+        if p.at(IDENT) {
+            super::name(p);
+        }
         super::items::member_list(p);
         return Some(m.complete(p, ANON_STRUCT_TYPE));
     }
