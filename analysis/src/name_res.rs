@@ -123,7 +123,9 @@ pub fn global_scope(db: &dyn Db, file: SourceFile) -> Arc<GlobalScope> {
     for (name, _) in Workspace::get(db).defines(db) {
         scope.macros.insert(name.clone());
     }
-    for builtin in ["__LINE__", "__FILE__", "__SLANG__", "__SLANG_COMPILER__", "__HLSL_VERSION", "SLANG_VERSION_MAJOR"]
+    // Predefined macros, and `none` (the empty `Optional`).
+    for builtin in
+        ["__LINE__", "__FILE__", "__SLANG__", "__SLANG_COMPILER__", "__HLSL_VERSION", "SLANG_VERSION_MAJOR", "none"]
     {
         scope.macros.insert(builtin.to_string());
     }
@@ -382,6 +384,12 @@ impl Walker<'_> {
                 if let Some(n) = name_of(node) {
                     self.declare(n);
                 }
+                // `typealias Grid<T> = StructuredBuffer<T>;`
+                self.scopes.push(HashSet::new());
+                self.declare_signature(node);
+                self.walk_children(node);
+                self.scopes.pop();
+                return;
             }
             LABELED_STMT | BREAK_STMT | CONTINUE_STMT => {}
             _ => {}

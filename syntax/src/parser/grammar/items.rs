@@ -225,16 +225,9 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
             p.eat(SEMICOLON);
             MACRO_CALL
         }
-        IDENT if p.raw_kind(i + 1) == L_PAREN && ctx != ItemContext::Statement => {
+        IDENT if p.raw_kind(i + 1) == L_PAREN && (ctx != ItemContext::Statement || at_macro_type(p)) => {
             let after = scan_balanced(p, i + 1);
-            let macro_type = after.is_some_and(|j| {
-                is_word(p, j)
-                    && !p.input.line_start(j)
-                    && (matches!(p.raw_kind(j + 1), EQ | SEMICOLON | L_PAREN | L_BRACK | COMMA | COLON)
-                        || (is_word(p, j + 1) && is_macro_like(p.input.text(j + 1))))
-                    && !(p.raw_kind(j + 1) == L_PAREN && p.input.macros.is_function_like(p.input.text(j)))
-            });
-            if macro_type {
+            if at_macro_type(p) {
                 // A macro that expands to a type: `CONST(float) kPi = 3.14;`.
                 let t = p.start();
                 p.bump(IDENT);
@@ -276,6 +269,22 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
         }
     };
     Some(kind)
+}
+
+/// `MACRO(args) name ...`: a macro invocation used as a declaration's type
+/// (`CONST(float) kPi = 3.14;`, `VEC(3) rgb = ...;`).
+pub(crate) fn at_macro_type(p: &Parser<'_>) -> bool {
+    let i = p.pos();
+    if p.raw_kind(i) != IDENT || p.raw_kind(i + 1) != L_PAREN {
+        return false;
+    }
+    scan_balanced(p, i + 1).is_some_and(|j| {
+        is_word(p, j)
+            && !p.input.line_start(j)
+            && (matches!(p.raw_kind(j + 1), EQ | SEMICOLON | L_PAREN | L_BRACK | COMMA | COLON)
+                || (is_word(p, j + 1) && is_macro_like(p.input.text(j + 1))))
+            && !(p.raw_kind(j + 1) == L_PAREN && p.input.macros.is_function_like(p.input.text(j)))
+    })
 }
 
 /// Spelled like a macro: all capitals, digits and underscores.

@@ -311,7 +311,7 @@ fn at_item_keyword(p: &Parser<'_>) -> bool {
 
 /// `Type name` (or `Type* name`, `vector<float,3> name` …) follows.
 fn at_decl_start(p: &Parser<'_>) -> bool {
-    scan_type_then_name(p, p.pos()).is_some() || (p.at(OPERATOR_KW))
+    scan_type_then_name(p, p.pos()).is_some() || p.at(OPERATOR_KW) || items::at_macro_type(p)
 }
 
 /// A declaration (local variable, local type, nested function) as a
