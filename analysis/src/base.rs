@@ -12,6 +12,14 @@ pub struct SourceFile {
     pub text: String,
 }
 
+/// The core-module files (never change; kept apart from [`Workspace`] so
+/// that adding a file does not invalidate what depends only on them).
+#[salsa::input(singleton, debug)]
+pub struct CoreModule {
+    #[returns(ref)]
+    pub files: Vec<SourceFile>,
+}
+
 /// The configuration and the set of files the host knows. A singleton:
 /// there is one workspace per database.
 #[salsa::input(singleton, debug)]

@@ -12,7 +12,18 @@ pub const CORE_FILES: &[(&str, &str)] = &[
     ("math.slang", include_str!("core_module/math.slang")),
     ("resources.slang", include_str!("core_module/resources.slang")),
     ("intrinsics.slang", include_str!("core_module/intrinsics.slang")),
+    ("cuda.slang", include_str!("core_module/cuda.slang")),
 ];
+
+/// The core files parsed once per process (they never change), shared by
+/// every database.
+pub fn cached_parse(path: &str, text: &str) -> Option<slang_syntax::Parse> {
+    static PARSES: std::sync::OnceLock<Vec<(String, slang_syntax::Parse)>> = std::sync::OnceLock::new();
+    let parses = PARSES
+        .get_or_init(|| CORE_FILES.iter().map(|(name, text)| (core_path(name), slang_syntax::parse(text))).collect());
+    let (name, _) = CORE_FILES.iter().find(|(name, t)| core_path(name) == path && *t == text)?;
+    parses.iter().find(|(p, _)| *p == core_path(name)).map(|(_, parse)| parse.clone())
+}
 
 pub fn core_path(name: &str) -> String {
     format!("{CORE_DIR}/{name}")

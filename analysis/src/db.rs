@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use salsa::Setter;
 
-use crate::base::{SourceFile, Workspace};
+use crate::base::{CoreModule, SourceFile, Workspace};
 use crate::core_module;
 
 #[salsa::db]
@@ -91,6 +91,7 @@ impl RootDatabase {
             .iter()
             .map(|(name, text)| SourceFile::new(&db, core_module::core_path(name), text.to_string()))
             .collect();
+        let _ = CoreModule::new(&db, core.clone());
         let _ = Workspace::builder(core, Vec::new(), Vec::new()).new(&db);
         db
     }

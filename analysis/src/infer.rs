@@ -179,7 +179,7 @@ impl<'db> DeclCtx<'db> {
     }
 
     fn lookup_global(&self, name: &str) -> Vec<DefRef> {
-        global_scope(self.db, self.file).names.get(name).cloned().unwrap_or_default()
+        global_scope(self.db, self.file).lookup(name).cloned().unwrap_or_default()
     }
 
     /// The type a declared type name stands for.
@@ -238,7 +238,7 @@ impl TypeResolver for DeclCtx<'_> {
                 Ty::Namespace(ns) => {
                     let full = ns.clone();
                     let scope = global_scope(self.db, self.file);
-                    match scope.namespaces.get(&full).and_then(|t| t.get(&seg.name)).and_then(|d| d.first()).copied() {
+                    match scope.namespace(&full).and_then(|t| t.get(&seg.name)).and_then(|d| d.first()).copied() {
                         Some(d) if d.kind == ItemKind::Namespace => Ty::Namespace(format!("{full}::{}", seg.name)),
                         Some(d) => self.type_of_type_def(&d, &seg.args),
                         None => Ty::Unknown,
@@ -320,6 +320,14 @@ fn members_fully_known(db: &dyn Db, from: SourceFile, def: DefId) -> bool {
     }
     let Some(node) = def_node(db, def) else { return false };
     if node.children().any(|c| c.kind() == SyntaxKind::INHERITANCE_LIST) {
+        return false;
+    }
+    // Members made by macros (`X(Normal, float3)` in the body) or by
+    // directives are not all visible here.
+    if node
+        .descendants()
+        .any(|n| matches!(n.kind(), SyntaxKind::MACRO_CALL | SyntaxKind::MACRO_TYPE | SyntaxKind::PP_INCLUDE))
+    {
         return false;
     }
     let name = item.name.clone().unwrap_or_default();
@@ -785,7 +793,7 @@ impl Infer<'_, '_> {
 
     fn global_name(&mut self, seg: &PathSegment) -> Ty {
         let db = self.db();
-        let defs = global_scope(db, self.ctx.file).names.get(&seg.name).cloned().unwrap_or_default();
+        let defs = global_scope(db, self.ctx.file).lookup(&seg.name).cloned().unwrap_or_default();
         if defs.is_empty() {
             let t = self.ctx.resolve_named(std::slice::from_ref(seg));
             return match t {
@@ -824,7 +832,7 @@ impl Infer<'_, '_> {
         match base {
             Ty::Namespace(ns) => {
                 let scope = global_scope(db, self.ctx.file);
-                let Some(defs) = scope.namespaces.get(ns).and_then(|t| t.get(&seg.name)).cloned() else {
+                let Some(defs) = scope.namespace(ns).and_then(|t| t.get(&seg.name)).cloned() else {
                     return Ty::Unknown;
                 };
                 let fns: Vec<DefId> = defs
@@ -869,6 +877,9 @@ impl Infer<'_, '_> {
                 };
                 match swizzle(*s, width, name) {
                     Some(t) => t,
+                    // Not swizzle letters: a method from an extension of a
+                    // built-in type, perhaps.
+                    None if !name.chars().all(|c| "xyzwrgba".contains(c)) => Ty::Unknown,
                     None => {
                         self.diags.push(InferDiag {
                             expr: id,
@@ -928,7 +939,15 @@ impl Infer<'_, '_> {
                     // Every overload takes another number of arguments. Only
                     // said for code whose every overload we can see.
                     let all_user = defs.iter().all(|d| !is_core(db, d.file(db)));
-                    if all_user && !defs.is_empty() {
+                    // Overloads or parameter lists made by macros are not
+                    // all visible here.
+                    let macro_made = crate::module_graph::module_of(db, self.ctx.file)
+                        .iter()
+                        .any(|&f| item_tree(db, f).has_item_macros)
+                        || defs.iter().any(|d| {
+                            def_node(db, *d).is_some_and(|n| !n.children().any(|c| c.kind() == SyntaxKind::PARAM_LIST))
+                        });
+                    if all_user && !defs.is_empty() && !macro_made {
                         let mut counts: Vec<usize> = defs.iter().map(|d| fn_sig(db, *d).params.len()).collect();
                         counts.sort();
                         counts.dedup();

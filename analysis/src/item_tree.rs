@@ -118,6 +118,15 @@ pub struct ItemTree {
     pub uses_visibility: bool,
     /// Names of macros the file defines (active `#define`s).
     pub macros: Vec<String>,
+    /// `using namespace a::b;` — namespaces whose members are in scope.
+    pub usings: Vec<String>,
+    /// Whether macros are invoked where declarations go (they may declare
+    /// anything).
+    pub has_item_macros: bool,
+    /// Identifiers passed to macro invocations that may declare names
+    /// (macros defined elsewhere, or pasting with `##`): a name that
+    /// contains one of them may have been made by the macro.
+    pub macro_fragments: Vec<String>,
 }
 
 impl ItemTree {
@@ -148,7 +157,55 @@ pub fn item_tree(db: &dyn Db, file: SourceFile) -> Arc<ItemTree> {
     let mut macros: Vec<String> =
         parse.macros().function_like.iter().chain(parse.macros().object_like.iter()).cloned().collect();
     macros.sort();
-    Arc::new(ItemTree { items, module_name, uses_visibility: lower.uses_visibility, macros })
+    let mut usings = Vec::new();
+    let mut macro_fragments = Vec::new();
+    for node in root.syntax().descendants() {
+        match node.kind() {
+            SyntaxKind::USING_DECL => {
+                if let Some(path) = node.children().find(|c| c.kind() == SyntaxKind::PATH) {
+                    let parts: Vec<String> = path
+                        .children_with_tokens()
+                        .filter_map(|e| e.into_token())
+                        .filter(|t| t.kind() == SyntaxKind::IDENT)
+                        .map(|t| t.text().to_string())
+                        .collect();
+                    usings.push(parts.join("::"));
+                }
+            }
+            SyntaxKind::MACRO_CALL | SyntaxKind::MACRO_TYPE => {
+                let name = node
+                    .children_with_tokens()
+                    .filter_map(|e| e.into_token())
+                    .find(|t| t.kind() == SyntaxKind::IDENT)
+                    .map(|t| t.text().to_string())
+                    .unwrap_or_default();
+                let known = parse.macros().is_function_like(&name) || parse.macros().is_object_like(&name);
+                if !known || parse.macros().pastes(&name) {
+                    for t in node.descendants_with_tokens().filter_map(|e| e.into_token()) {
+                        if t.kind() == SyntaxKind::IDENT && t.text() != name && t.text().len() >= 2 {
+                            macro_fragments.push(t.text().to_string());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    macro_fragments.sort();
+    macro_fragments.dedup();
+    let has_item_macros = root.syntax().descendants().any(|n| {
+        n.kind() == SyntaxKind::MACRO_CALL
+            && n.parent().is_some_and(|p| matches!(p.kind(), SyntaxKind::SOURCE_FILE | SyntaxKind::MEMBER_LIST))
+    });
+    Arc::new(ItemTree {
+        items,
+        module_name,
+        uses_visibility: lower.uses_visibility,
+        macros,
+        usings,
+        has_item_macros,
+        macro_fragments,
+    })
 }
 
 /// Syntax pointers of the items of [`item_tree`], by `ast_index`.
@@ -308,7 +365,10 @@ impl Lower {
                     .map(|p| Param {
                         name: p.name().map(|n| n.text()),
                         has_default: p.default_value().is_some(),
-                        is_variadic: p.syntax().children_with_tokens().any(|e| e.kind() == DOT3),
+                        is_variadic: p
+                            .syntax()
+                            .children_with_tokens()
+                            .any(|e| e.kind() == DOT3 || e.kind() == EXPAND_TYPE),
                     })
                     .collect()
             })

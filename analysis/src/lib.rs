@@ -36,12 +36,18 @@ pub fn core_module_files() -> &'static [(&'static str, &'static str)] {
 
 /// The core-module files of the database.
 pub fn core_files(db: &dyn Db) -> Vec<SourceFile> {
-    Workspace::get(db).files(db).iter().copied().filter(|f| core_module::is_core_path(f.path(db))).collect()
+    base::CoreModule::get(db).files(db).clone()
 }
 
 /// Parse a file (a query: re-parses only when the text or the predefined
 /// macros change).
 #[salsa::tracked(returns(ref))]
 pub fn parse(db: &dyn Db, file: SourceFile) -> slang_syntax::Parse {
-    db.reparse_cache().parse(file, file.text(db), Workspace::get(db).defines(db))
+    let defines = Workspace::get(db).defines(db);
+    if defines.is_empty() && core_module::is_core_path(file.path(db)) {
+        if let Some(p) = core_module::cached_parse(file.path(db), file.text(db)) {
+            return p;
+        }
+    }
+    db.reparse_cache().parse(file, file.text(db), defines)
 }

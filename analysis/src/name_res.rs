@@ -17,7 +17,7 @@ use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxToken, TextRange};
 
 use crate::item_tree::{item_tree, Item, ItemKind, Visibility};
 use crate::module_graph::{imported_files, module_of, resolved_imports};
-use crate::{core_files, parse, Db, SourceFile, Workspace};
+use crate::{parse, Db, SourceFile, Workspace};
 
 /// A declaration: the file and the item's `ast_index` in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -29,15 +29,30 @@ pub struct DefRef {
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GlobalScope {
-    /// Top-level names.
+    /// Top-level names of the module and what it imports.
     pub names: HashMap<String, Vec<DefRef>>,
+    /// The core module's names, shared by every file's scope.
+    pub core: Option<Arc<GlobalScope>>,
     /// Members of each namespace, by full path (`a::b`).
     pub namespaces: HashMap<String, HashMap<String, Vec<DefRef>>>,
     /// Macro names from the module's files and the predefined macros.
     pub macros: HashSet<String>,
+    /// See [`crate::ItemTree::macro_fragments`].
+    pub macro_fragments: Vec<String>,
 }
 
 impl GlobalScope {
+    /// The declarations a top-level name refers to (module and imports
+    /// first, then the core module).
+    pub fn lookup(&self, name: &str) -> Option<&Vec<DefRef>> {
+        self.names.get(name).or_else(|| self.core.as_ref()?.names.get(name))
+    }
+
+    /// The members of a namespace.
+    pub fn namespace(&self, path: &str) -> Option<&HashMap<String, Vec<DefRef>>> {
+        self.namespaces.get(path).or_else(|| self.core.as_ref()?.namespaces.get(path))
+    }
+
     fn add_items(&mut self, file: SourceFile, items: &[Item], namespace: &str, visible: &dyn Fn(&Item) -> bool) {
         for item in items {
             if !visible(item) {
@@ -102,15 +117,25 @@ fn is_legacy_module(db: &dyn Db, file: SourceFile) -> bool {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn global_scope(db: &dyn Db, file: SourceFile) -> Arc<GlobalScope> {
+pub fn core_scope(db: &dyn Db, core: crate::base::CoreModule) -> Arc<GlobalScope> {
     let mut scope = GlobalScope::default();
-    for &f in &core_files(db) {
+    for &f in core.files(db) {
         scope.add_items(f, &item_tree(db, f).items, "", &|_| true);
     }
+    Arc::new(scope)
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn global_scope(db: &dyn Db, file: SourceFile) -> Arc<GlobalScope> {
+    let mut scope =
+        GlobalScope { core: Some(core_scope(db, crate::base::CoreModule::get(db)).clone()), ..Default::default() };
+    let mut usings = Vec::new();
     for &f in module_of(db, file) {
         let tree = item_tree(db, f);
         scope.add_items(f, &tree.items, "", &|_| true);
         scope.macros.extend(tree.macros.iter().cloned());
+        scope.macro_fragments.extend(tree.macro_fragments.iter().cloned());
+        usings.extend(tree.usings.iter().cloned());
     }
     for &f in imported_files(db, file) {
         let legacy = is_legacy_module(db, f);
@@ -120,13 +145,28 @@ pub fn global_scope(db: &dyn Db, file: SourceFile) -> Arc<GlobalScope> {
         // Macros of an imported module do not leak, but `#include`d headers
         // of this module were handled with the module's files.
     }
+    // `using namespace a::b;` brings the namespace's members in.
+    for path in usings {
+        if let Some(table) = scope.namespaces.get(&path).cloned() {
+            for (name, defs) in table {
+                scope.names.entry(name).or_default().extend(defs);
+            }
+        }
+    }
     for (name, _) in Workspace::get(db).defines(db) {
         scope.macros.insert(name.clone());
     }
     // Predefined macros, and `none` (the empty `Optional`).
-    for builtin in
-        ["__LINE__", "__FILE__", "__SLANG__", "__SLANG_COMPILER__", "__HLSL_VERSION", "SLANG_VERSION_MAJOR", "none"]
-    {
+    for builtin in [
+        "__LINE__",
+        "__FILE__",
+        "__SLANG__",
+        "__SLANG_COMPILER__",
+        "__HLSL_VERSION",
+        "SLANG_VERSION_MAJOR",
+        "none",
+        "Range",
+    ] {
         scope.macros.insert(builtin.to_string());
     }
     Arc::new(scope)
@@ -194,8 +234,9 @@ impl Walker<'_> {
 
     fn is_known(&self, name: &str) -> bool {
         self.scopes.iter().rev().any(|s| s.contains(name))
-            || self.global.names.contains_key(name)
+            || self.global.lookup(name).is_some()
             || self.global.macros.contains(name)
+            || self.global.macro_fragments.iter().any(|f| name.contains(f.as_str()))
     }
 
     fn check_ref(&mut self, node: &SyntaxNode, is_type: bool) {
@@ -274,7 +315,7 @@ impl Walker<'_> {
             // Not name references, or not ones we model.
             ATTRIBUTE | SEMANTIC | REGISTER_BINDING | PACKOFFSET | LAYOUT_MODIFIER | MODIFIER_CALL | MACRO_CALL
             | SPIRV_ASM_EXPR | ASM_STMT | FN_BODY_ASM | IGNORED_BLOCK | IMPORT_DECL | INCLUDE_DECL | MODULE_DECL
-            | IMPLEMENTING_DECL | USING_DECL | STATIC_ASSERT | ERROR => return,
+            | IMPLEMENTING_DECL | USING_DECL | STATIC_ASSERT | ERROR | MACRO_TYPE => return,
             k if k.is_pp_directive() => return,
             PATH_EXPR => {
                 self.check_ref(node, false);
@@ -324,7 +365,7 @@ impl Walker<'_> {
                 let mut full = String::new();
                 for part in &path {
                     full = if full.is_empty() { part.clone() } else { format!("{full}::{part}") };
-                    if let Some(table) = self.global.namespaces.get(&full) {
+                    if let Some(table) = self.global.namespace(&full) {
                         names.extend(table.keys().cloned());
                     }
                 }
@@ -337,11 +378,44 @@ impl Walker<'_> {
                 if let Some(n) = name_of(node) {
                     self.declare(n);
                 }
+                // Parameters made by a macro (`f PARAMS(float a)`) are not
+                // visible to us.
+                let macro_params = node.kind() == FN && !node.children().any(|c| c.kind() == PARAM_LIST);
+                if macro_params {
+                    self.lenient += 1;
+                }
                 self.scopes.push(HashSet::new());
                 self.declare_signature(node);
                 self.walk_children(node);
                 self.scopes.pop();
+                if macro_params {
+                    self.lenient -= 1;
+                }
                 return;
+            }
+            CALL_EXPR => {
+                // Arguments of a function-like macro may be stringified,
+                // pasted or declared (`LOCAL(float, x, 1)`): not checked, and
+                // bare names among them may be new locals.
+                let callee = node.children().next();
+                let macro_name = callee
+                    .as_ref()
+                    .filter(|c| c.kind() == PATH_EXPR)
+                    .and_then(first_ident)
+                    .map(|t| t.text().to_string())
+                    .filter(|n| self.global.macros.contains(n));
+                if macro_name.is_some() {
+                    if let Some(args) = node.children().find(|c| c.kind() == ARG_LIST) {
+                        for arg in args.children() {
+                            if arg.kind() == PATH_EXPR {
+                                if let Some(t) = first_ident(&arg) {
+                                    self.declare(t.text().to_string());
+                                }
+                            }
+                        }
+                    }
+                    return;
+                }
             }
             ACCESSOR => {
                 self.scopes.push(HashSet::new());

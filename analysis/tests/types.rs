@@ -78,12 +78,13 @@ void f(Plain p, WithIface w, float3 v)
 {
     float x = p.a + p.missing;
     float y = w.fromAnExtensionMaybe;
-    float z = v.xq + v.z;
+    float z = v.xw + v.z + v.rx;
 }
 "#,
         expect![[r#"
             /main.slang:7:23: error[no-such-member]: no member named `missing` in `Plain`
-            /main.slang:9:17: error[invalid-swizzle]: `xq` is not a valid swizzle of `float3`
+            /main.slang:9:17: error[invalid-swizzle]: `xw` is not a valid swizzle of `float3`
+            /main.slang:9:30: error[invalid-swizzle]: `rx` is not a valid swizzle of `float3`
         "#]],
     );
 }

@@ -85,6 +85,8 @@ pub struct MacroNames {
     /// Macros whose body opens more `{` than it closes, and the reverse.
     pub opens_block: HashSet<String>,
     pub closes_block: HashSet<String>,
+    /// Macros whose body pastes tokens (`##`): they can make new names.
+    pub pasting: HashSet<String>,
     /// Bit `min(len, 63)` set for every name above: a cheap filter before
     /// hashing, since most identifiers are not macros.
     len_mask: u64,
@@ -100,6 +102,9 @@ impl MacroNames {
     }
     pub fn is_object_like(&self, name: &str) -> bool {
         self.len_mask & len_bit(name) != 0 && self.object_like.contains(name)
+    }
+    pub fn pastes(&self, name: &str) -> bool {
+        !self.pasting.is_empty() && self.pasting.contains(name)
     }
     pub fn opens_block(&self, name: &str) -> bool {
         !self.opens_block.is_empty() && self.opens_block.contains(name)
@@ -246,6 +251,9 @@ pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &P
                                 _ => 0,
                             })
                             .sum();
+                        if lexed.tokens.iter().any(|t| t.kind == POUND2) {
+                            names.pasting.insert(n.clone());
+                        }
                         if balance > 0 {
                             names.opens_block.insert(n.clone());
                         } else if balance < 0 {

@@ -316,6 +316,28 @@ fn fn_or_var(p: &mut Parser<'_>) -> SyntaxKind {
         fn_rest(p);
         return FN;
     }
+    // `Type MACRO(x) = ...;` — a macro makes the declared name.
+    let i = p.pos();
+    if p.at(IDENT)
+        && p.raw_kind(i + 1) == L_PAREN
+        && p.input.macros.is_function_like(p.nth_text(0))
+        && scan_balanced(p, i + 1).is_some_and(|j| matches!(p.raw_kind(j), EQ | SEMICOLON | COMMA | L_BRACK))
+    {
+        let d = p.start();
+        let m = p.start();
+        p.bump(IDENT);
+        let args = p.start();
+        token_tree(p);
+        args.complete(p, ARG_LIST);
+        m.complete(p, MACRO_CALL);
+        declarator_suffixes(p);
+        d.complete(p, DECLARATOR);
+        if p.eat(COMMA) {
+            declarator_list(p);
+        }
+        semicolon(p);
+        return VAR_DECL;
+    }
     let is_fn = p.raw_kind(p.pos() + 1) == L_PAREN
         || (p.raw_kind(p.pos() + 1) == L_ANGLE
             && scan_generic_params(p, p.pos() + 1).is_some_and(|j| p.raw_kind(j) == L_PAREN));

@@ -122,7 +122,8 @@ pub(crate) fn scan_generic_args(p: &Parser<'_>, i: usize) -> Option<usize> {
                 continue;
             }
             IDENT | INT_NUMBER | FLOAT_NUMBER | COMMA | COLON2 | DOT | STAR | PLUS | MINUS | SLASH | PERCENT
-            | TRUE_KW | FALSE_KW | THIS_TYPE_KW | NO_DIFF_KW | CONST_KW | ROW_MAJOR_KW | COLUMN_MAJOR_KW => {}
+            | TRUE_KW | FALSE_KW | THIS_TYPE_KW | NO_DIFF_KW | CONST_KW | ROW_MAJOR_KW | COLUMN_MAJOR_KW | PIPE
+            | AMP | CARET | TILDE | SHL => {}
             _ => return None,
         }
         j += 1;
