@@ -3,7 +3,7 @@
 
 use slang_syntax::TextRange;
 
-use crate::infer::InferDiagKind;
+use crate::infer::{DiagAt, InferDiagKind};
 use crate::module_graph::{file_imports, import_candidates, resolved_imports, ImportKind};
 use crate::name_res::unresolved_names;
 use crate::{parse, Db, SourceFile};
@@ -76,18 +76,28 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
             continue;
         }
         for d in &result.diagnostics {
-            let Some((abs, local)) = crate::hir::expr_range(db, f, d.expr) else { continue };
-            let shift = abs.start() - local.text_range().start();
-            let node = local;
+            let (abs, node, shift) = match d.at {
+                DiagAt::Expr(e) => {
+                    let Some((abs, local)) = crate::hir::expr_range(db, f, e) else { continue };
+                    let shift = abs.start() - local.text_range().start();
+                    (abs, Some(local), shift)
+                }
+                DiagAt::Stmt(s) => {
+                    let Some(abs) = crate::hir::stmt_range(db, f, s) else { continue };
+                    (abs, None, 0.into())
+                }
+            };
+            let member = |node: &Option<slang_syntax::SyntaxNode>| match node {
+                Some(n) => member_name_range(n) + shift,
+                None => abs,
+            };
             let (code, message, range) = match &d.kind {
                 InferDiagKind::NoSuchMember { ty, name } => {
-                    ("no-such-member", format!("no member named `{name}` in `{ty}`"), member_name_range(&node) + shift)
+                    ("no-such-member", format!("no member named `{name}` in `{ty}`"), member(&node))
                 }
-                InferDiagKind::BadSwizzle { ty, name } => (
-                    "invalid-swizzle",
-                    format!("`{name}` is not a valid swizzle of `{ty}`"),
-                    member_name_range(&node) + shift,
-                ),
+                InferDiagKind::BadSwizzle { ty, name } => {
+                    ("invalid-swizzle", format!("`{name}` is not a valid swizzle of `{ty}`"), member(&node))
+                }
                 InferDiagKind::ArgCount { name, expected, found } => (
                     "argument-count",
                     format!(
@@ -102,6 +112,30 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     format!("cannot assign to `{name}`: it is declared with `let` or `const`"),
                     abs,
                 ),
+                InferDiagKind::Mismatch { expected, found } => {
+                    ("type-mismatch", format!("mismatched types: expected `{expected}`, found `{found}`"), abs)
+                }
+                InferDiagKind::NoOperator { op, lhs, rhs } => {
+                    ("no-matching-operator", format!("no `{op}` for operands of type `{lhs}` and `{rhs}`"), abs)
+                }
+                InferDiagKind::ReturnMissingValue { ty } => {
+                    ("return-missing-value", format!("`return` needs a value of type `{ty}`"), abs)
+                }
+                InferDiagKind::OutsideLoop { keyword } => (
+                    "outside-loop",
+                    if *keyword == "break" {
+                        "`break` outside of a loop or `switch`".to_string()
+                    } else {
+                        "`continue` outside of a loop".to_string()
+                    },
+                    abs,
+                ),
+                InferDiagKind::Redefinition { name } => {
+                    ("redefinition", format!("`{name}` is already declared in this scope"), abs)
+                }
+                InferDiagKind::NotAnLvalue => {
+                    ("not-an-lvalue", "an `out` or `inout` argument must be a variable".to_string(), abs)
+                }
             };
             out.push(Diagnostic { range, severity: Severity::Error, code, message });
         }

@@ -185,6 +185,7 @@ pub enum Expr {
         receiver: ExprId,
         name: String,
         arrow: bool,
+        generic_args: Vec<GenericArgRef>,
     },
     Index {
         base: ExprId,
@@ -264,7 +265,9 @@ pub enum Stmt {
         cases: Vec<(Option<ExprId>, Vec<StmtId>)>,
     },
     Return(Option<ExprId>),
-    /// `break`, `continue`, `discard`, `;`, local type declarations …
+    Break,
+    Continue,
+    /// `discard`, `;`, local type declarations, labels …
     Other(Vec<StmtId>),
 }
 
@@ -354,6 +357,15 @@ pub fn expr_range(db: &dyn Db, def: DefId, expr: ExprId) -> Option<(slang_syntax
     let local = ptr.to_node(&decl_syntax(db, def)?);
     let start = def_node(db, def)?.text_range().start();
     Some((local.text_range() + start, local))
+}
+
+/// The absolute range of a statement of `def`'s body.
+pub fn stmt_range(db: &dyn Db, def: DefId, stmt: StmtId) -> Option<slang_syntax::TextRange> {
+    let (_, map) = body_with_source_map(db, def);
+    let ptr = map.stmts.get(stmt.0 as usize)?;
+    let local = ptr.to_node(&decl_syntax(db, def)?);
+    let start = def_node(db, def)?.text_range().start();
+    Some(local.text_range() + start)
 }
 
 /// The expression of `def`'s body lowered from `node` (a node of the file's
@@ -509,6 +521,8 @@ impl LowerBody {
                 Stmt::Switch { scrutinee, cases }
             }
             ast::Stmt::ReturnStmt(r) => Stmt::Return(r.expr().map(|e| self.expr(e))),
+            ast::Stmt::BreakStmt(_) => Stmt::Break,
+            ast::Stmt::ContinueStmt(_) => Stmt::Continue,
             ast::Stmt::AttributedStmt(a) => {
                 let inner = self.opt_stmt(a.stmt());
                 Stmt::Other(inner.into_iter().collect())
@@ -601,10 +615,13 @@ impl LowerBody {
             }
             ast::Expr::MemberExpr(m) => {
                 let receiver = self.opt_expr(m.receiver());
+                let generic_args =
+                    m.generic_arg_list().map(|l| l.args().map(lower_generic_arg).collect()).unwrap_or_default();
                 Expr::Member {
                     receiver,
                     name: m.name().map(|n| n.text().to_string()).unwrap_or_default(),
                     arrow: m.is_arrow(),
+                    generic_args,
                 }
             }
             ast::Expr::IndexExpr(i) => {

@@ -104,7 +104,7 @@ pub struct FnSig {
 pub fn fn_sig(db: &dyn Db, def: DefId) -> Arc<FnSig> {
     let b = body(db, def);
     let item = item_of(db, def);
-    let node = def_node(db, def);
+    let node = crate::hir::decl_syntax(db, def);
     let ret = match &node {
         Some(n) if n.kind() == SyntaxKind::FN => lower_type(ast::Fn::cast(n.clone()).and_then(|f| f.return_type())),
         Some(n) if n.kind() == SyntaxKind::SUBSCRIPT => {
@@ -313,6 +313,7 @@ pub enum Member {
 /// Whether every member of the type is known to this model (so that "no
 /// member named x" can be reported): a user-written struct or class with
 /// no supertypes and no extension anywhere in scope.
+#[salsa::tracked(returns(copy))]
 fn members_fully_known(db: &dyn Db, from: SourceFile, def: DefId) -> bool {
     let Some(item) = item_of(db, def) else { return false };
     if is_core(db, def.file(db)) || !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
@@ -436,11 +437,30 @@ pub enum InferDiagKind {
     ArgCount { name: String, expected: String, found: usize },
     /// Assignment to a `let`/`const` local.
     AssignImmutable { name: String },
+    /// A value of one type where another is required.
+    Mismatch { expected: String, found: String },
+    /// `a * b` with vectors of different sizes, and similar.
+    NoOperator { op: String, lhs: String, rhs: String },
+    /// `return;` in a function that returns a value.
+    ReturnMissingValue { ty: String },
+    /// `break`/`continue` outside a loop (or switch, for `break`).
+    OutsideLoop { keyword: &'static str },
+    /// A second local of the same name in the same scope.
+    Redefinition { name: String },
+    /// An `out`/`inout` argument that is not a variable.
+    NotAnLvalue,
+}
+
+/// Where a diagnostic of inference points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DiagAt {
+    Expr(ExprId),
+    Stmt(StmtId),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct InferDiag {
-    pub expr: ExprId,
+    pub at: DiagAt,
     pub kind: InferDiagKind,
 }
 
@@ -454,8 +474,24 @@ pub struct InferenceResult {
 pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
     let b = body(db, def);
     let ctx = DeclCtx::for_def(db, def);
-    let mut inf =
-        Infer { ctx, body: b, types: vec![Ty::Unknown; b.exprs.len()], diags: Vec::new(), scopes: vec![Vec::new()] };
+    let ret = match item_of(db, def).map(|i| i.kind) {
+        Some(ItemKind::Fn) => {
+            let mut c = ctx.clone();
+            c.resolve(&fn_sig(db, def).ret)
+        }
+        Some(ItemKind::Init) => Ty::Void,
+        _ => Ty::Unknown,
+    };
+    let mut inf = Infer {
+        ctx,
+        body: b,
+        types: vec![Ty::Unknown; b.exprs.len()],
+        diags: Vec::new(),
+        scopes: vec![Vec::new()],
+        ret,
+        loops: 0,
+        switches: 0,
+    };
     inf.params();
     if let Some(root) = b.root {
         inf.stmt(root);
@@ -485,6 +521,44 @@ struct Infer<'a, 'db> {
     types: Vec<Ty>,
     diags: Vec<InferDiag>,
     scopes: Vec<Vec<Local>>,
+    /// The declared return type (`Unknown` when not known).
+    ret: Ty,
+    loops: u32,
+    switches: u32,
+}
+
+/// Whether the user-written struct or class `def` is a plain value type:
+/// converting anything else to it (or it to anything else) is an error.
+fn is_plain_user_struct(db: &dyn Db, def: DefId, args: &[Ty]) -> bool {
+    args.is_empty()
+        && !is_core(db, def.file(db))
+        && item_of(db, def)
+            .is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class) && i.generic_params.is_empty())
+}
+
+/// Whether a value of type `actual` certainly cannot be used where
+/// `expected` is required (Slang's conversions: any scalar converts to any
+/// numeric shape; vectors and matrices need the same size; structs only to
+/// themselves).
+fn is_mismatch(db: &dyn Db, expected: &Ty, actual: &Ty) -> bool {
+    use Ty::*;
+    match (expected, actual) {
+        (Unknown, _) | (_, Unknown) => false,
+        (Void, Void) => false,
+        (Void, _) => true,
+        (Scalar(_), Scalar(_)) => false,
+        (Vector(_, n), Vector(_, m)) => n != m,
+        (Vector(..) | Matrix(..), Scalar(_)) => false,
+        (Scalar(_), Vector(..) | Matrix(..)) => true,
+        (Matrix(_, r, c), Matrix(_, r2, c2)) => (r, c) != (r2, c2),
+        (Matrix(..), Vector(..)) | (Vector(..), Matrix(..)) => true,
+        (Adt { def: a, args: aa, .. }, Adt { def: b, args: ba, .. }) => {
+            a != b && is_plain_user_struct(db, *a, aa) && is_plain_user_struct(db, *b, ba)
+        }
+        (Adt { def, args, .. }, Scalar(_) | Vector(..) | Matrix(..) | String)
+        | (Scalar(_) | Vector(..) | Matrix(..) | String, Adt { def, args, .. }) => is_plain_user_struct(db, *def, args),
+        _ => false,
+    }
 }
 
 const SWIZZLE_SETS: [&str; 2] = ["xyzw", "rgba"];
@@ -501,8 +575,8 @@ fn swizzle(s: Scalar, width: u8, name: &str) -> Option<Ty> {
     None
 }
 
-impl Infer<'_, '_> {
-    fn db(&self) -> &dyn Db {
+impl<'db> Infer<'_, 'db> {
+    fn db(&self) -> &'db dyn Db {
         self.ctx.db
     }
 
@@ -526,7 +600,23 @@ impl Infer<'_, '_> {
             }
             Stmt::Decl(decls) => {
                 for d in decls {
-                    self.decl(&d);
+                    self.decl(&d, id);
+                }
+            }
+            Stmt::Break => {
+                if self.loops == 0 && self.switches == 0 {
+                    self.diags.push(InferDiag {
+                        at: DiagAt::Stmt(id),
+                        kind: InferDiagKind::OutsideLoop { keyword: "break" },
+                    });
+                }
+            }
+            Stmt::Continue => {
+                if self.loops == 0 {
+                    self.diags.push(InferDiag {
+                        at: DiagAt::Stmt(id),
+                        kind: InferDiagKind::OutsideLoop { keyword: "continue" },
+                    });
                 }
             }
             Stmt::Block(stmts) => {
@@ -554,6 +644,7 @@ impl Infer<'_, '_> {
                 }
             }
             Stmt::Loop { init, cond, step, body } => {
+                self.loops += 1;
                 self.scopes.push(Vec::new());
                 if let Some(i) = init {
                     self.stmt(i);
@@ -568,8 +659,10 @@ impl Infer<'_, '_> {
                     self.stmt(b);
                 }
                 self.scopes.pop();
+                self.loops -= 1;
             }
             Stmt::Switch { scrutinee, cases } => {
+                self.switches += 1;
                 if let Some(s) = scrutinee {
                     self.expr(s);
                 }
@@ -583,12 +676,21 @@ impl Infer<'_, '_> {
                     }
                     self.scopes.pop();
                 }
+                self.switches -= 1;
             }
-            Stmt::Return(e) => {
-                if let Some(e) = e {
-                    self.expr(e);
+            Stmt::Return(e) => match e {
+                Some(e) => {
+                    let t = self.expr(e);
+                    self.check_mismatch(DiagAt::Expr(e), &self.ret.clone(), &t);
                 }
-            }
+                None => {
+                    if !matches!(self.ret, Ty::Void | Ty::Unknown) {
+                        let ty = self.ret.to_string();
+                        self.diags
+                            .push(InferDiag { at: DiagAt::Stmt(id), kind: InferDiagKind::ReturnMissingValue { ty } });
+                    }
+                }
+            },
             Stmt::Other(stmts) => {
                 for s in stmts {
                     self.stmt(s);
@@ -597,9 +699,25 @@ impl Infer<'_, '_> {
         }
     }
 
-    fn decl(&mut self, d: &LocalDecl) {
+    fn check_mismatch(&mut self, at: DiagAt, expected: &Ty, actual: &Ty) {
+        if is_mismatch(self.db(), expected, actual) {
+            self.diags.push(InferDiag {
+                at,
+                kind: InferDiagKind::Mismatch { expected: expected.to_string(), found: actual.to_string() },
+            });
+        }
+    }
+
+    fn decl(&mut self, d: &LocalDecl, stmt: StmtId) {
         let declared = d.ty.as_ref().map(|t| self.ctx.resolve(t));
         let init = d.init.map(|e| self.expr(e));
+        if let (Some(t), Some(i), Some(e)) = (&declared, &init, d.init) {
+            self.check_mismatch(DiagAt::Expr(e), t, i);
+        }
+        if !d.name.is_empty() && self.scopes.last().is_some_and(|s| s.iter().any(|l| l.name == d.name)) {
+            self.diags
+                .push(InferDiag { at: DiagAt::Stmt(stmt), kind: InferDiagKind::Redefinition { name: d.name.clone() } });
+        }
         let ty = match (declared, init) {
             (Some(t), _) => t,
             (None, Some(t)) => match t {
@@ -661,9 +779,20 @@ impl Infer<'_, '_> {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
                 match op {
-                    BinaryOp::Assign(_) => {
+                    BinaryOp::Assign(op) => {
                         self.check_assignable(id, lhs);
+                        if op.is_none() {
+                            self.check_mismatch(DiagAt::Expr(rhs), &l, &r);
+                        }
                         l
+                    }
+                    BinaryOp::Arith(k) | BinaryOp::Compare(k) if vector_sizes_differ(&l, &r) => {
+                        let op = k.static_text().unwrap_or("?").to_string();
+                        self.diags.push(InferDiag {
+                            at: DiagAt::Expr(id),
+                            kind: InferDiagKind::NoOperator { op, lhs: l.to_string(), rhs: r.to_string() },
+                        });
+                        Ty::Unknown
                     }
                     BinaryOp::Arith(_) => arith(&l, &r),
                     BinaryOp::Compare(_) | BinaryOp::Logic(_) => match broadcast(&l, &r) {
@@ -753,7 +882,8 @@ impl Infer<'_, '_> {
                 if let Some(l) = self.local(&seg.name) {
                     if l.immutable {
                         let name = l.name.clone();
-                        self.diags.push(InferDiag { expr: at, kind: InferDiagKind::AssignImmutable { name } });
+                        self.diags
+                            .push(InferDiag { at: DiagAt::Expr(at), kind: InferDiagKind::AssignImmutable { name } });
                     }
                 }
             }
@@ -882,7 +1012,7 @@ impl Infer<'_, '_> {
                     None if !name.chars().all(|c| "xyzwrgba".contains(c)) => Ty::Unknown,
                     None => {
                         self.diags.push(InferDiag {
-                            expr: id,
+                            at: DiagAt::Expr(id),
                             kind: InferDiagKind::BadSwizzle { ty: receiver.to_string(), name: name.to_string() },
                         });
                         Ty::Unknown
@@ -909,7 +1039,7 @@ impl Infer<'_, '_> {
                 None => {
                     if members_fully_known(db, self.ctx.file, *def) {
                         self.diags.push(InferDiag {
-                            expr: id,
+                            at: DiagAt::Expr(id),
                             kind: InferDiagKind::NoSuchMember { ty: ty_name.clone(), name: name.to_string() },
                         });
                     }
@@ -935,6 +1065,9 @@ impl Infer<'_, '_> {
                     sig.variadic || (min..=max).contains(&args.len())
                 };
                 let candidates: Vec<DefId> = defs.iter().copied().filter(|d| arity_ok(fn_sig(db, *d))).collect();
+                if let ([only], true) = (candidates.as_slice(), defs.len() == 1) {
+                    self.check_args(*only, callee, args);
+                }
                 let Some(&chosen) = candidates.first() else {
                     // Every overload takes another number of arguments. Only
                     // said for code whose every overload we can see.
@@ -945,7 +1078,8 @@ impl Infer<'_, '_> {
                         .iter()
                         .any(|&f| item_tree(db, f).has_item_macros)
                         || defs.iter().any(|d| {
-                            def_node(db, *d).is_some_and(|n| !n.children().any(|c| c.kind() == SyntaxKind::PARAM_LIST))
+                            crate::hir::decl_syntax(db, *d)
+                                .is_some_and(|n| !n.children().any(|c| c.kind() == SyntaxKind::PARAM_LIST))
                         });
                     if all_user && !defs.is_empty() && !macro_made {
                         let mut counts: Vec<usize> = defs.iter().map(|d| fn_sig(db, *d).params.len()).collect();
@@ -958,53 +1092,249 @@ impl Infer<'_, '_> {
                             _ => String::new(),
                         };
                         self.diags.push(InferDiag {
-                            expr: id,
+                            at: DiagAt::Expr(id),
                             kind: InferDiagKind::ArgCount { name, expected, found: args.len() },
                         });
                     }
                     return Ty::Unknown;
                 };
-                self.return_type(chosen, args)
+                let _ = chosen;
+                // The return type, if every overload that accepts the
+                // arguments agrees on it.
+                let explicit = self.explicit_generic_args(callee);
+                let rets: Vec<(Ty, u32)> =
+                    candidates.iter().filter_map(|&c| self.instantiate(c, args, &explicit)).collect();
+                // The cheapest conversions win (Slang's overload ranking, in
+                // outline); they must agree on the type.
+                let best = rets.iter().map(|(_, c)| *c).min().unwrap_or(0);
+                let mut best_rets = rets.iter().filter(|(_, c)| *c == best).map(|(t, _)| t);
+                match best_rets.next() {
+                    Some(first) if best_rets.all(|r| r == first) => first.clone(),
+                    _ => Ty::Unknown,
+                }
             }
             _ => Ty::Unknown,
         }
     }
 
-    /// The return type of `def` called with `args`: generic parameters
-    /// bound from the arguments, element-wise functions broadcast.
-    fn return_type(&mut self, def: DefId, args: &[Ty]) -> Ty {
+    /// `f<float>(x)`, `buf.Load<Record>(0)`: generic arguments written at the
+    /// call.
+    fn explicit_generic_args(&self, callee: ExprId) -> Vec<GenericArgRef> {
+        match self.body.expr(callee) {
+            Expr::Path(segs, _) => segs.last().map(|s| s.args.clone()).unwrap_or_default(),
+            Expr::Member { generic_args, .. } => generic_args.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The return type of `def` called with `args`, or `None` if `def`
+    /// cannot accept them (a parameter type certainly does not match, or
+    /// generic parameters bind inconsistently). Unknown when the return type
+    /// depends on what this model cannot work out.
+    fn instantiate(&mut self, def: DefId, args: &[Ty], explicit: &[GenericArgRef]) -> Option<(Ty, u32)> {
         let db = self.db();
         let sig = fn_sig(db, def).clone();
         let mut ctx = DeclCtx::for_def(db, def);
-        // Bind generic parameters that appear directly as parameter types.
+        let gp = &sig.generic_params;
+        let mut bind: HashMap<String, Ty> = HashMap::new();
+        // More generic arguments than parameters: not this overload.
+        if explicit.len() > gp.len() {
+            return None;
+        }
+        for (name, a) in gp.iter().zip(explicit) {
+            let t = match a {
+                GenericArgRef::Type(t) => self.ctx.resolve(t),
+                GenericArgRef::Value(Some(n)) => Ty::Const(*n),
+                GenericArgRef::Value(None) => Ty::Unknown,
+            };
+            bind.insert(name.clone(), t);
+        }
         for (p, a) in sig.params.iter().zip(args) {
-            if let TypeRef::Path(segs) = &p.ty {
-                if let [seg] = segs.as_slice() {
-                    if seg.args.is_empty() && sig.generic_params.contains(&seg.name) && !a.is_unknown() {
-                        let bound =
-                            if sig.elementwise { a.scalar().map(Ty::Scalar).unwrap_or(a.clone()) } else { a.clone() };
-                        ctx.generics.insert(seg.name.clone(), bound);
-                    }
+            if !unify(&p.ty, a, gp, &mut bind, sig.elementwise) {
+                return None;
+            }
+        }
+        for (k, v) in bind {
+            if !v.is_unknown() {
+                ctx.generics.insert(k, v);
+            }
+        }
+        let mut cost = 0;
+        for (p, a) in sig.params.iter().zip(args) {
+            if !type_ref_mentions(&p.ty, gp) {
+                let expected = ctx.resolve(&p.ty);
+                if is_mismatch(db, &expected, a) && !sig.elementwise {
+                    return None;
                 }
+                cost += conversion_cost(&expected, a);
+            } else {
+                // Generic parameters match anything they bind to, at a
+                // small cost (a concrete overload is preferred).
+                cost += 1;
             }
         }
         let ret = ctx.resolve(&sig.ret);
-        if matches!(ret, Ty::Param { .. } | Ty::Assoc(..)) {
-            return Ty::Unknown;
+        if ty_is_open(&ret) {
+            return Some((Ty::Unknown, cost));
         }
         if sig.elementwise {
             if let Some(s) = ret.scalar() {
-                let shape = args.iter().fold(None::<Ty>, |acc, a| match (acc, a) {
+                // The shape comes from the arguments of the element type
+                // (not from, say, a lane mask).
+                let elem_args = sig.params.iter().zip(args).filter_map(|(p, a)| match &p.ty {
+                    TypeRef::Path(segs) if segs.len() == 1 && gp.contains(&segs[0].name) => Some(a),
+                    _ => None,
+                });
+                let shape = elem_args.fold(None::<Ty>, |acc, a| match (acc, a) {
                     (None, a) if a.is_numeric() => Some(a.clone()),
                     (Some(acc), a) if a.is_numeric() => broadcast(&acc, a).or(Some(acc)),
                     (acc, _) => acc,
                 });
                 if let Some(shape) = shape {
-                    return shape.with_scalar(s);
+                    return Some((shape.with_scalar(s), cost));
                 }
             }
         }
-        ret
+        Some((ret, cost))
+    }
+
+    /// Arguments against the parameters of the only function a call can
+    /// mean: types (for non-generic parameters) and `out` arguments.
+    fn check_args(&mut self, def: DefId, callee: ExprId, args: &[Ty]) {
+        let db = self.db();
+        if is_core(db, def.file(db)) {
+            return;
+        }
+        let arg_ids: Vec<ExprId> =
+            match self.body.exprs.iter().find(|e| matches!(e, Expr::Call { callee: c, .. } if *c == callee)) {
+                Some(Expr::Call { args, .. }) => args.clone(),
+                _ => return,
+            };
+        let sig = fn_sig(db, def).clone();
+        let mut ctx = DeclCtx::for_def(db, def);
+        for ((p, a), &aid) in sig.params.iter().zip(args).zip(&arg_ids) {
+            let generic = type_ref_mentions(&p.ty, &sig.generic_params) || !ctx.generics.is_empty();
+            if !generic {
+                let expected = ctx.resolve(&p.ty);
+                self.check_mismatch(DiagAt::Expr(aid), &expected, a);
+            }
+            if p.is_out && !self.is_lvalue(aid) {
+                self.diags.push(InferDiag { at: DiagAt::Expr(aid), kind: InferDiagKind::NotAnLvalue });
+            }
+        }
+    }
+
+    fn is_lvalue(&self, e: ExprId) -> bool {
+        match self.body.expr(e) {
+            Expr::Path(..) | Expr::This => true,
+            Expr::Member { receiver, .. } | Expr::Index { base: receiver, .. } => self.is_lvalue(*receiver),
+            Expr::Prefix { op: SyntaxKind::STAR, .. } | Expr::NoDiff(_) | Expr::Missing | Expr::Other(_) => true,
+            _ => false,
+        }
+    }
+}
+
+/// How far `actual` is from `expected` (0 = the same type; only for types
+/// that convert at all).
+fn conversion_cost(expected: &Ty, actual: &Ty) -> u32 {
+    if expected == actual || expected.is_unknown() || actual.is_unknown() {
+        return 0;
+    }
+    match (expected, actual) {
+        // Same shape, another element type.
+        (Ty::Scalar(_), Ty::Scalar(_)) | (Ty::Vector(..), Ty::Vector(..)) | (Ty::Matrix(..), Ty::Matrix(..)) => 2,
+        // A scalar splatted into a vector or matrix.
+        (Ty::Vector(..) | Ty::Matrix(..), Ty::Scalar(_)) => 3,
+        _ => 1,
+    }
+}
+
+/// Whether a type still mentions unbound generic parameters.
+fn ty_is_open(t: &Ty) -> bool {
+    match t {
+        Ty::Param { .. } | Ty::Assoc(..) | Ty::Const(_) => true,
+        Ty::Array(e, _) | Ty::Pointer(e) => ty_is_open(e),
+        Ty::Adt { args, .. } => args.iter().any(ty_is_open),
+        Ty::Tuple(items) => items.iter().any(ty_is_open),
+        _ => false,
+    }
+}
+
+/// Bind generic parameter `name` to `value`; `false` on a certain
+/// conflict.
+fn bind_one(name: &str, value: Ty, bind: &mut HashMap<String, Ty>) -> bool {
+    match bind.get(name) {
+        None => {
+            bind.insert(name.to_string(), value);
+            true
+        }
+        Some(prev) if *prev == value || prev.is_unknown() => true,
+        // Two different scalar types: an implicit conversion joins them.
+        Some(Ty::Scalar(p)) => match value {
+            Ty::Scalar(v) => {
+                let joined = Scalar::promote(*p, v);
+                bind.insert(name.to_string(), Ty::Scalar(joined));
+                true
+            }
+            _ => false,
+        },
+        Some(_) => false,
+    }
+}
+
+/// Match a parameter type against an argument type, binding generic
+/// parameters; `false` on a certain conflict.
+fn unify(p: &TypeRef, a: &Ty, gp: &[String], bind: &mut HashMap<String, Ty>, elementwise: bool) -> bool {
+    if a.is_unknown() {
+        return true;
+    }
+    let TypeRef::Path(segs) = p else { return true };
+    let [seg] = segs.as_slice() else { return true };
+    if seg.args.is_empty() && gp.contains(&seg.name) {
+        let value = if elementwise { a.scalar().map(Ty::Scalar).unwrap_or_else(|| a.clone()) } else { a.clone() };
+        return bind_one(&seg.name, value, bind);
+    }
+    let arg_name = |x: &GenericArgRef| match x {
+        GenericArgRef::Type(TypeRef::Path(s)) if s.len() == 1 && s[0].args.is_empty() && gp.contains(&s[0].name) => {
+            Some(s[0].name.clone())
+        }
+        _ => None,
+    };
+    match (seg.name.as_str(), seg.args.as_slice(), a) {
+        ("vector", [t, n], Ty::Vector(s, len)) => {
+            let ok_t = arg_name(t).is_none_or(|name| bind_one(&name, Ty::Scalar(*s), bind));
+            let ok_n = arg_name(n).is_none_or(|name| bind_one(&name, Ty::Const(*len as i64), bind));
+            ok_t && ok_n
+        }
+        ("matrix", [t, r, c], Ty::Matrix(s, rows, cols)) => {
+            let ok_t = arg_name(t).is_none_or(|name| bind_one(&name, Ty::Scalar(*s), bind));
+            let ok_r = arg_name(r).is_none_or(|name| bind_one(&name, Ty::Const(*rows as i64), bind));
+            let ok_c = arg_name(c).is_none_or(|name| bind_one(&name, Ty::Const(*cols as i64), bind));
+            ok_t && ok_r && ok_c
+        }
+        // A generic vector or matrix parameter given a struct, a string, or
+        // the other shape.
+        ("vector" | "matrix", [..], Ty::Adt { .. } | Ty::String) => false,
+        ("vector", [..], Ty::Matrix(..)) | ("matrix", [..], Ty::Vector(..) | Ty::Scalar(_)) => false,
+        _ => true,
+    }
+}
+
+fn vector_sizes_differ(a: &Ty, b: &Ty) -> bool {
+    matches!((a, b), (Ty::Vector(_, n), Ty::Vector(_, m)) if n != m)
+}
+
+/// Whether a type reference names one of `names` anywhere.
+fn type_ref_mentions(t: &TypeRef, names: &[String]) -> bool {
+    match t {
+        TypeRef::Path(segs) => segs.iter().any(|s| {
+            names.contains(&s.name)
+                || s.args.iter().any(|a| matches!(a, GenericArgRef::Type(t) if type_ref_mentions(t, names)))
+        }),
+        TypeRef::Array(e, _) | TypeRef::Pointer(e) => type_ref_mentions(e, names),
+        TypeRef::Tuple(items) => items.iter().any(|t| type_ref_mentions(t, names)),
+        TypeRef::This => true,
+        TypeRef::Unknown => true,
     }
 }
 

@@ -119,6 +119,8 @@ pub enum Ty {
     /// A type in expression position (`float3(1, 2, 3)`, `S.staticMember`).
     TypeValue(Arc<Ty>),
     Namespace(String),
+    /// A generic value argument bound during inference (`N = 3`).
+    Const(i64),
 }
 
 impl Ty {
@@ -188,6 +190,7 @@ impl fmt::Display for Ty {
             Ty::Func(_) => write!(f, "{{function}}"),
             Ty::TypeValue(t) => write!(f, "{t}"),
             Ty::Namespace(n) => write!(f, "namespace {n}"),
+            Ty::Const(n) => write!(f, "{n}"),
         }
     }
 }
@@ -228,16 +231,20 @@ pub trait TypeResolver {
             GenericArgRef::Type(t) => r.resolve(t).scalar(),
             GenericArgRef::Value(_) => None,
         };
-        let size = |a: &GenericArgRef| match a {
+        let size = |r: &mut Self, a: &GenericArgRef| match a {
             GenericArgRef::Value(Some(n)) if (1..=4).contains(n) => Some(*n as u8),
+            GenericArgRef::Type(t) => match r.resolve(t) {
+                Ty::Const(n) if (1..=4).contains(&n) => Some(n as u8),
+                _ => None,
+            },
             _ => None,
         };
         match (name, args) {
-            ("vector", [t, n]) => match (elem(self, t), size(n)) {
+            ("vector", [t, n]) => match (elem(self, t), size(self, n)) {
                 (Some(s), Some(n)) => Some(Ty::Vector(s, n)),
                 _ => Some(Ty::Unknown),
             },
-            ("matrix", [t, r, c]) => match (elem(self, t), size(r), size(c)) {
+            ("matrix", [t, r, c]) => match (elem(self, t), size(self, r), size(self, c)) {
                 (Some(s), Some(r), Some(c)) => Some(Ty::Matrix(s, r, c)),
                 _ => Some(Ty::Unknown),
             },

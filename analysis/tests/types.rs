@@ -125,3 +125,94 @@ void f()
         "#]],
     );
 }
+
+/// The reference compiler rejects each of these (checked with slangc
+/// 2026.14.1); the accepted lines at the end must stay silent.
+#[test]
+fn type_mismatches_the_reference_compiler_rejects() {
+    check_diags(
+        r#"
+struct S { float a; }
+struct T { float a; }
+float g(S s) { return s.a; }
+void f(S s, float3 v3, float4x4 m)
+{
+    S bad1 = 0;
+    float bad2 = s;
+    float3 bad3 = float2(1, 2);
+    float2 bad4 = float3(1, 2, 3);
+    float bad5 = float3(1, 2, 3);
+    T bad6 = s;
+    float4 bad7 = m;
+    g(1.0);
+    v3.xy = float3(1, 2, 3);
+    float4 bad8 = v3 * float4(1, 2, 3, 4);
+    // Accepted: splats, element conversions, same sizes.
+    float3 ok1 = 1.0;
+    float3 ok2 = int3(1, 2, 3);
+    float2x2 ok3 = 1.0;
+    int ok4 = 1.5;
+    float3 ok5 = v3 * 2;
+}
+"#,
+        expect![[r#"
+            /main.slang:7:14: error[type-mismatch]: mismatched types: expected `S`, found `int`
+            /main.slang:8:18: error[type-mismatch]: mismatched types: expected `float`, found `S`
+            /main.slang:9:19: error[type-mismatch]: mismatched types: expected `float3`, found `float2`
+            /main.slang:10:19: error[type-mismatch]: mismatched types: expected `float2`, found `float3`
+            /main.slang:11:18: error[type-mismatch]: mismatched types: expected `float`, found `float3`
+            /main.slang:12:14: error[type-mismatch]: mismatched types: expected `T`, found `S`
+            /main.slang:13:19: error[type-mismatch]: mismatched types: expected `float4`, found `float4x4`
+            /main.slang:14:7: error[type-mismatch]: mismatched types: expected `S`, found `float`
+            /main.slang:15:13: error[type-mismatch]: mismatched types: expected `float2`, found `float3`
+            /main.slang:16:19: error[no-matching-operator]: no `*` for operands of type `float3` and `float4`
+        "#]],
+    );
+}
+
+#[test]
+fn statements_the_reference_compiler_rejects() {
+    check_diags(
+        r#"
+float f()
+{
+    return;
+}
+void g()
+{
+    return 1.0;
+}
+void h(out float x) { x = 1.0; }
+void k()
+{
+    break;
+    int a = 1;
+    int a = 2;
+    h(1.0);
+    float y;
+    h(y);
+    for (int i = 0; i < 2; i++) { if (i == 1) break; continue; }
+    switch (a) { case 0: break; default: break; }
+}
+"#,
+        expect![[r#"
+            /main.slang:4:5: error[return-missing-value]: `return` needs a value of type `float`
+            /main.slang:8:12: error[type-mismatch]: mismatched types: expected `void`, found `float`
+            /main.slang:13:5: error[outside-loop]: `break` outside of a loop or `switch`
+            /main.slang:15:5: error[redefinition]: `a` is already declared in this scope
+            /main.slang:16:7: error[not-an-lvalue]: an `out` or `inout` argument must be a variable
+        "#]],
+    );
+}
+
+#[test]
+fn overloads_pick_the_return_type_all_matching_candidates_agree_on() {
+    let s = "float3 pick(float3 x) { return x; }\nfloat pick(float x) { return x; }\n";
+    check_type(&format!("{s}void f() {{ $0pick(1.0); }}"), expect!["float"]);
+    check_type(&format!("{s}void f(float3 v) {{ $0pick(v); }}"), expect!["float3"]);
+    check_type("void f(float4 v, float4x4 m) { $0mul(v, m); }", expect!["float4"]);
+    check_type("void f(float3 v) { $0dot(v, v); }", expect!["float"]);
+    check_type("void f(float3 v) { $0sin(v); }", expect!["float3"]);
+    check_type("void f(float3 v) { $0lerp(v, v, 0.5); }", expect!["float3"]);
+    check_type("struct R { int a; }\nvoid f(ByteAddressBuffer b) { $0b.Load<R>(0); }", expect!["R"]);
+}
