@@ -136,6 +136,25 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                 InferDiagKind::NotAnLvalue => {
                     ("not-an-lvalue", "an `out` or `inout` argument must be a variable".to_string(), abs)
                 }
+                InferDiagKind::DuplicateCase { value } => {
+                    ("duplicate-case", format!("`case {value}` appears twice in this `switch`"), abs)
+                }
+                InferDiagKind::DuplicateDefault => {
+                    ("duplicate-case", "this `switch` has more than one `default`".to_string(), abs)
+                }
+                InferDiagKind::LetWithoutValue { name } => {
+                    ("let-without-value", format!("`{name}` is immutable, so it needs an initial value"), abs)
+                }
+                InferDiagKind::VoidVariable { name } => {
+                    ("void-variable", format!("`{name}` cannot have type `void`"), abs)
+                }
+                InferDiagKind::NotAssignable { why } => ("not-assignable", format!("cannot assign: {why}"), abs),
+                InferDiagKind::NoOverload { name, args } => {
+                    ("no-matching-overload", format!("no overload of `{name}` takes arguments of type ({args})"), abs)
+                }
+                InferDiagKind::NoStaticMember { owner, name } => {
+                    ("no-such-member", format!("no member named `{name}` in `{owner}`"), member(&node))
+                }
             };
             out.push(Diagnostic { range, severity: Severity::Error, code, message });
         }

@@ -151,7 +151,7 @@ pub struct StmtId(pub u32);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LiteralKind {
-    Int { unsigned: bool, wide: bool },
+    Int { unsigned: bool, wide: bool, value: Option<i64> },
     Float { half: bool, double: bool },
     Bool,
     String,
@@ -694,13 +694,17 @@ fn array_len(s: &ast::ArraySuffix) -> ArrayLen {
 }
 
 fn literal_kind(l: &ast::Literal) -> LiteralKind {
-    let Some(tok) = l.token() else { return LiteralKind::Int { unsigned: false, wide: false } };
+    let Some(tok) = l.token() else { return LiteralKind::Int { unsigned: false, wide: false, value: None } };
     let text = tok.text().to_ascii_lowercase();
     match tok.kind() {
         SyntaxKind::INT_NUMBER => {
             let digits = text.trim_start_matches("0x").trim_start_matches("0b");
             let suffix: String = digits.chars().rev().take_while(|c| matches!(c, 'u' | 'l' | 'z')).collect();
-            LiteralKind::Int { unsigned: suffix.contains('u'), wide: suffix.contains('l') }
+            LiteralKind::Int {
+                unsigned: suffix.contains('u'),
+                wide: suffix.contains('l'),
+                value: parse_int_literal(tok.text()),
+            }
         }
         SyntaxKind::FLOAT_NUMBER => LiteralKind::Float {
             half: text.ends_with('h'),
@@ -710,7 +714,7 @@ fn literal_kind(l: &ast::Literal) -> LiteralKind {
         SyntaxKind::CHAR => LiteralKind::Char,
         SyntaxKind::TRUE_KW | SyntaxKind::FALSE_KW => LiteralKind::Bool,
         SyntaxKind::NULLPTR_KW | SyntaxKind::NONE_KW => LiteralKind::Null,
-        _ => LiteralKind::Int { unsigned: false, wide: false },
+        _ => LiteralKind::Int { unsigned: false, wide: false, value: None },
     }
 }
 

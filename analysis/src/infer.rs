@@ -430,25 +430,77 @@ fn subscript_type(db: &dyn Db, def: DefId, args: &[Ty]) -> Option<Ty> {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum InferDiagKind {
     /// `s.x` where the struct has no member `x`.
-    NoSuchMember { ty: String, name: String },
+    NoSuchMember {
+        ty: String,
+        name: String,
+    },
     /// `v.xq` on a vector.
-    BadSwizzle { ty: String, name: String },
+    BadSwizzle {
+        ty: String,
+        name: String,
+    },
     /// `f(1, 2)` where every `f` takes another number of arguments.
-    ArgCount { name: String, expected: String, found: usize },
+    ArgCount {
+        name: String,
+        expected: String,
+        found: usize,
+    },
     /// Assignment to a `let`/`const` local.
-    AssignImmutable { name: String },
+    AssignImmutable {
+        name: String,
+    },
     /// A value of one type where another is required.
-    Mismatch { expected: String, found: String },
+    Mismatch {
+        expected: String,
+        found: String,
+    },
     /// `a * b` with vectors of different sizes, and similar.
-    NoOperator { op: String, lhs: String, rhs: String },
+    NoOperator {
+        op: String,
+        lhs: String,
+        rhs: String,
+    },
     /// `return;` in a function that returns a value.
-    ReturnMissingValue { ty: String },
+    ReturnMissingValue {
+        ty: String,
+    },
     /// `break`/`continue` outside a loop (or switch, for `break`).
-    OutsideLoop { keyword: &'static str },
+    OutsideLoop {
+        keyword: &'static str,
+    },
     /// A second local of the same name in the same scope.
-    Redefinition { name: String },
+    Redefinition {
+        name: String,
+    },
     /// An `out`/`inout` argument that is not a variable.
     NotAnLvalue,
+    /// `case 1:` twice in one switch.
+    DuplicateCase {
+        value: i64,
+    },
+    DuplicateDefault,
+    /// `let x;`
+    LetWithoutValue {
+        name: String,
+    },
+    /// `void x;`
+    VoidVariable {
+        name: String,
+    },
+    /// The left side of `=` cannot be written.
+    NotAssignable {
+        why: String,
+    },
+    /// No overload accepts the arguments.
+    NoOverload {
+        name: String,
+        args: String,
+    },
+    /// `S.x` / `ns::x` / `E.X` where the type, namespace or enum has no `x`.
+    NoStaticMember {
+        owner: String,
+        name: String,
+    },
 }
 
 /// Where a diagnostic of inference points.
@@ -474,6 +526,15 @@ pub struct InferenceResult {
 pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
     let b = body(db, def);
     let ctx = DeclCtx::for_def(db, def);
+    let this_immutable = item_of(db, def).is_some_and(|i| {
+        i.kind == ItemKind::Fn
+            && !i.is_static
+            && !i.has_attr("mutating")
+            && !i.modifiers.contains(&SyntaxKind::MUTATING_KW)
+            && parent_of(db, def)
+                .and_then(|p| item_of(db, p))
+                .is_some_and(|p| matches!(p.kind, ItemKind::Struct | ItemKind::Class))
+    });
     let ret = match item_of(db, def).map(|i| i.kind) {
         Some(ItemKind::Fn) => {
             let mut c = ctx.clone();
@@ -489,6 +550,7 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
         diags: Vec::new(),
         scopes: vec![Vec::new()],
         ret,
+        this_immutable,
         loops: 0,
         switches: 0,
     };
@@ -523,6 +585,9 @@ struct Infer<'a, 'db> {
     scopes: Vec<Vec<Local>>,
     /// The declared return type (`Unknown` when not known).
     ret: Ty,
+    /// In a method of a struct or class without `[mutating]`: `this` and
+    /// its fields are read-only.
+    this_immutable: bool,
     loops: u32,
     switches: u32,
 }
@@ -666,6 +731,31 @@ impl<'db> Infer<'_, 'db> {
                 if let Some(s) = scrutinee {
                     self.expr(s);
                 }
+                // Duplicate `case` values and a second `default`.
+                let mut seen = Vec::new();
+                let mut defaults = 0;
+                for (v, _) in &cases {
+                    match v {
+                        None => {
+                            defaults += 1;
+                            if defaults == 2 {
+                                self.diags
+                                    .push(InferDiag { at: DiagAt::Stmt(id), kind: InferDiagKind::DuplicateDefault });
+                            }
+                        }
+                        Some(e) => {
+                            if let Expr::Literal(LiteralKind::Int { value: Some(n), .. }) = self.body.expr(*e) {
+                                if seen.contains(n) {
+                                    self.diags.push(InferDiag {
+                                        at: DiagAt::Expr(*e),
+                                        kind: InferDiagKind::DuplicateCase { value: *n },
+                                    });
+                                }
+                                seen.push(*n);
+                            }
+                        }
+                    }
+                }
                 for (v, stmts) in cases {
                     if let Some(v) = v {
                         self.expr(v);
@@ -714,6 +804,16 @@ impl<'db> Infer<'_, 'db> {
         if let (Some(t), Some(i), Some(e)) = (&declared, &init, d.init) {
             self.check_mismatch(DiagAt::Expr(e), t, i);
         }
+        if d.immutable && d.init.is_none() && d.ty.is_none() {
+            self.diags.push(InferDiag {
+                at: DiagAt::Stmt(stmt),
+                kind: InferDiagKind::LetWithoutValue { name: d.name.clone() },
+            });
+        }
+        if matches!(declared, Some(Ty::Void)) {
+            self.diags
+                .push(InferDiag { at: DiagAt::Stmt(stmt), kind: InferDiagKind::VoidVariable { name: d.name.clone() } });
+        }
         if !d.name.is_empty() && self.scopes.last().is_some_and(|s| s.iter().any(|l| l.name == d.name)) {
             self.diags
                 .push(InferDiag { at: DiagAt::Stmt(stmt), kind: InferDiagKind::Redefinition { name: d.name.clone() } });
@@ -739,7 +839,7 @@ impl<'db> Infer<'_, 'db> {
         match self.body.expr(id).clone() {
             Expr::Missing => Ty::Unknown,
             Expr::Literal(l) => match l {
-                LiteralKind::Int { unsigned, wide } => Ty::Scalar(match (unsigned, wide) {
+                LiteralKind::Int { unsigned, wide, .. } => Ty::Scalar(match (unsigned, wide) {
                     (false, false) => Scalar::Int32,
                     (true, false) => Scalar::UInt32,
                     (false, true) => Scalar::Int64,
@@ -885,8 +985,93 @@ impl<'db> Infer<'_, 'db> {
                         self.diags
                             .push(InferDiag { at: DiagAt::Expr(at), kind: InferDiagKind::AssignImmutable { name } });
                     }
+                    return;
                 }
             }
+        }
+        if let Some(why) = self.not_writable(target) {
+            self.diags.push(InferDiag { at: DiagAt::Expr(at), kind: InferDiagKind::NotAssignable { why } });
+        }
+    }
+
+    /// Why `e` certainly cannot be written (the reference compiler's
+    /// l-value rules), or `None` if it can or we cannot tell.
+    fn not_writable(&self, e: ExprId) -> Option<String> {
+        let db = self.db();
+        match self.body.expr(e) {
+            Expr::Path(segs, false) if segs.len() == 1 => {
+                let name = &segs[0].name;
+                if self.local(name).is_some() {
+                    return None;
+                }
+                // A field through the implicit `this` of a method that is
+                // not `[mutating]`.
+                if let (Ty::Adt { def, args, .. }, true) = (&self.ctx.this, self.this_immutable) {
+                    if let Some(Member::Field(_)) = lookup_member(db, *def, args, name) {
+                        return Some(format!(
+                            "`{name}` is a field of `this`, which a method without `[mutating]` cannot change"
+                        ));
+                    }
+                }
+                let scope = global_scope(db, self.ctx.file);
+                let d = scope.lookup(name)?.first().copied()?;
+                if d.kind != ItemKind::Var {
+                    return None;
+                }
+                let def = DefId::new(db, d.file, d.ast_index);
+                let item = item_of(db, def)?;
+                let in_cbuffer = parent_of(db, def)
+                    .and_then(|p| item_of(db, p))
+                    .is_some_and(|p| matches!(p.kind, ItemKind::Cbuffer | ItemKind::GlslBlock));
+                let m = &item.modifiers;
+                if m.contains(&SyntaxKind::CONST_KW) {
+                    Some(format!("`{name}` is a constant"))
+                } else if in_cbuffer {
+                    Some(format!("`{name}` is a field of a constant buffer (a read-only shader parameter)"))
+                } else if !m.iter().any(|k| {
+                    // Per-thread or per-group storage, and GLSL outputs.
+                    matches!(
+                        k,
+                        SyntaxKind::STATIC_KW
+                            | SyntaxKind::GROUPSHARED_KW
+                            | SyntaxKind::SHARED_KW
+                            | SyntaxKind::OUT_KW
+                            | SyntaxKind::INOUT_KW
+                    )
+                }) {
+                    Some(format!("`{name}` is a global shader parameter, which is read-only (declare it `static` for a per-thread global)"))
+                } else {
+                    None
+                }
+            }
+            Expr::This if self.this_immutable => {
+                Some("`this` cannot be changed in a method without `[mutating]`".to_string())
+            }
+            Expr::Member { receiver, name, .. } => {
+                let rt = &self.types[receiver.0 as usize];
+                if let Ty::Vector(..) | Ty::Scalar(_) = rt {
+                    let mut seen = Vec::new();
+                    for c in name.chars() {
+                        let k = "xyzw".find(c).or_else(|| "rgba".find(c));
+                        if seen.contains(&k) {
+                            return Some(format!("the swizzle `{name}` repeats a component"));
+                        }
+                        seen.push(k);
+                    }
+                }
+                self.not_writable(*receiver)
+            }
+            Expr::Index { base, .. } => match &self.types[base.0 as usize] {
+                Ty::Adt { def, name, .. } => {
+                    let item = item_of(db, *def)?;
+                    let sub = item.members.iter().find(|m| m.kind == ItemKind::Subscript)?;
+                    (!sub.has_setter).then(|| format!("the elements of `{name}` are read-only"))
+                }
+                Ty::Array(..) | Ty::Vector(..) | Ty::Matrix(..) => self.not_writable(*base),
+                _ => None,
+            },
+            Expr::Call { .. } | Expr::Literal(_) => Some("the left side is a temporary value".to_string()),
+            _ => None,
         }
     }
 

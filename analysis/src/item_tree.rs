@@ -99,6 +99,10 @@ pub struct Item {
     pub generic_params: Vec<Item>,
     /// Parameters of functions, `__init` and `__subscript`.
     pub params: Vec<Param>,
+    /// Modifier keywords (`static`, `const`, `groupshared` …).
+    pub modifiers: Vec<SyntaxKind>,
+    /// For subscripts and properties: a `set` or `ref` accessor exists.
+    pub has_setter: bool,
 }
 
 impl Item {
@@ -217,6 +221,20 @@ pub fn item_source_map(db: &dyn Db, file: SourceFile) -> Vec<SyntaxNodePtr> {
     lower.ptrs.unwrap_or_default()
 }
 
+/// The modifier keywords written directly on a declaration.
+fn modifier_kinds(node: &SyntaxNode) -> Vec<SyntaxKind> {
+    node.children_with_tokens()
+        .take_while(|e| {
+            e.kind().is_keyword()
+                || e.kind().is_trivia()
+                || matches!(e.kind(), SyntaxKind::ATTRIBUTE | SyntaxKind::LAYOUT_MODIFIER | SyntaxKind::MODIFIER_CALL)
+        })
+        .filter_map(|e| e.into_token())
+        .map(|t| t.kind())
+        .filter(|k| k.is_keyword())
+        .collect()
+}
+
 struct Lower {
     next_index: u32,
     /// Collected only by `item_source_map`.
@@ -276,6 +294,8 @@ impl Lower {
                         members: Vec::new(),
                         generic_params: Vec::new(),
                         params: Vec::new(),
+                        modifiers: modifier_kinds(decl.syntax()),
+                        has_setter: false,
                     });
                 }
                 return;
@@ -325,6 +345,8 @@ impl Lower {
                         members: Vec::new(),
                         generic_params: Vec::new(),
                         params: Vec::new(),
+                        modifiers: Vec::new(),
+                        has_setter: false,
                     });
                 }
             }
@@ -353,6 +375,8 @@ impl Lower {
                     members: Vec::new(),
                     generic_params: Vec::new(),
                     params: Vec::new(),
+                    modifiers: Vec::new(),
+                    has_setter: false,
                 });
             }
         }
@@ -373,7 +397,24 @@ impl Lower {
                     .collect()
             })
             .unwrap_or_default();
-        out.push(Item { kind, name, visibility, is_static, attrs, ast_index, members, generic_params, params });
+        let has_setter = node
+            .children()
+            .find(|c| c.kind() == ACCESSOR_LIST)
+            .is_some_and(|l| l.descendants_with_tokens().any(|e| matches!(e.kind(), SET_KW | REF_KW | MODIFY_KW)));
+        let modifiers = modifier_kinds(node);
+        out.push(Item {
+            kind,
+            name,
+            visibility,
+            is_static,
+            attrs,
+            ast_index,
+            members,
+            generic_params,
+            params,
+            modifiers,
+            has_setter,
+        });
     }
 
     fn item_modifiers(&mut self, item: &ast::Item) -> (Visibility, bool, Vec<String>) {

@@ -77,7 +77,12 @@ pub fn file_imports(db: &dyn Db, file: SourceFile) -> Vec<Import> {
             }
             _ => continue,
         };
-        let range = node.text_range();
+        // From the keyword on (the node may start with attached comments).
+        let start = node
+            .children_with_tokens()
+            .find(|e| !e.kind().is_trivia())
+            .map_or(node.text_range().start(), |e| e.text_range().start());
+        let range = TextRange::new(start, node.text_range().end());
         if let Some(s) = string.and_then(|l| l.token()) {
             let text = s.text();
             let target = text.trim_start_matches('"').trim_end_matches('"').to_string();

@@ -166,7 +166,7 @@ fn namespaces_and_members() {
 namespace outer { namespace inner { float value() { return 1.0; } } float other() { return inner::value(); } }
 float f() { return outer::inner::value() + outer::other(); }
 enum Color { Red, Green = Red + 1 }
-struct S { int a; int b = a; void m() { a = b; } }
+struct S { int a; int b = a; [mutating] void m() { a = b; } }
 "#,
         expect![[""]],
     );
