@@ -201,6 +201,16 @@ impl<'db> DeclCtx<'db> {
                 if let Some(t) = self.builtin_generic(&name, args) {
                     return t;
                 }
+                // HLSL: a bare `vector` is `float4`, a bare `matrix` `float4x4`.
+                match (
+                    name.as_str(),
+                    args.is_empty(),
+                    item.has_attr("__BuiltinVector") || item.has_attr("__BuiltinMatrix"),
+                ) {
+                    ("vector", true, true) => return Ty::Vector(Scalar::Float, 4),
+                    ("matrix", true, true) => return Ty::Matrix(Scalar::Float, 4, 4),
+                    _ => {}
+                }
                 let args = args
                     .iter()
                     .map(|a| match a {
@@ -1242,7 +1252,41 @@ impl<'db> Infer<'_, 'db> {
     fn call(&mut self, id: ExprId, callee: ExprId, callee_ty: Ty, args: &[Ty]) -> Ty {
         let db = self.db();
         match callee_ty {
-            Ty::TypeValue(t) => (*t).clone(),
+            Ty::TypeValue(t) => {
+                // A constructor call: through `__init`s if the struct has
+                // any, else member-wise (at most one argument per field).
+                if let Ty::Adt { def, args: targs, name } = &*t {
+                    if is_plain_user_struct(db, *def, targs) && members_fully_known(db, self.ctx.file, *def) {
+                        let item = item_of(db, *def);
+                        let inits: Vec<DefId> = item
+                            .iter()
+                            .flat_map(|i| i.members.iter())
+                            .filter(|m| m.kind == ItemKind::Init)
+                            .map(|m| DefId::new(db, def.file(db), m.ast_index))
+                            .collect();
+                        if !inits.is_empty() {
+                            self.call(id, callee, Ty::Func(inits), args);
+                        } else {
+                            let fields = item
+                                .iter()
+                                .flat_map(|i| i.members.iter())
+                                .filter(|m| m.kind == ItemKind::Var && !m.is_static)
+                                .count();
+                            if args.len() > fields {
+                                self.diags.push(InferDiag {
+                                    at: DiagAt::Expr(id),
+                                    kind: InferDiagKind::ArgCount {
+                                        name: name.clone(),
+                                        expected: format!("at most {fields}"),
+                                        found: args.len(),
+                                    },
+                                });
+                            }
+                        }
+                    }
+                }
+                (*t).clone()
+            }
             Ty::Func(defs) => {
                 let arity_ok = |sig: &FnSig| {
                     let max = sig.params.len();
@@ -1256,7 +1300,9 @@ impl<'db> Infer<'_, 'db> {
                 let Some(&chosen) = candidates.first() else {
                     // Every overload takes another number of arguments. Only
                     // said for code whose every overload we can see.
-                    let all_user = defs.iter().all(|d| !is_core(db, d.file(db)));
+                    // The core module's declarations follow the reference
+                    // compiler's list, so its functions are checked too.
+                    let all_user = true;
                     // Overloads or parameter lists made by macros are not
                     // all visible here.
                     let macro_made = crate::module_graph::module_of(db, self.ctx.file)
@@ -1291,6 +1337,19 @@ impl<'db> Infer<'_, 'db> {
                     candidates.iter().filter_map(|&c| self.instantiate(c, args, &explicit)).collect();
                 // The cheapest conversions win (Slang's overload ranking, in
                 // outline); they must agree on the type.
+                let macro_made =
+                    crate::module_graph::module_of(db, self.ctx.file).iter().any(|&f| item_tree(db, f).has_item_macros);
+                if rets.is_empty() && !args.is_empty() && !macro_made && args.iter().all(|a| is_concrete(db, a)) {
+                    // No overload accepts these argument types.
+                    let name = match self.body.expr(callee) {
+                        Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),
+                        Expr::Member { name, .. } => name.clone(),
+                        _ => String::new(),
+                    };
+                    let list = args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
+                    self.diags
+                        .push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::NoOverload { name, args: list } });
+                }
                 let best = rets.iter().map(|(_, c)| *c).min().unwrap_or(0);
                 let mut best_rets = rets.iter().filter(|(_, c)| *c == best).map(|(t, _)| t);
                 match best_rets.next() {
@@ -1416,6 +1475,18 @@ impl<'db> Infer<'_, 'db> {
             Expr::Prefix { op: SyntaxKind::STAR, .. } | Expr::NoDiff(_) | Expr::Missing | Expr::Other(_) => true,
             _ => false,
         }
+    }
+}
+
+/// A fully known plain value type: numbers, strings and user structs
+/// (not resources or core types, which convert in ways not modelled here,
+/// like `ConstantBuffer<T>` to `T`).
+fn is_concrete(db: &dyn Db, t: &Ty) -> bool {
+    match t {
+        Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) | Ty::String => true,
+        Ty::Array(e, Some(_)) => is_concrete(db, e),
+        Ty::Adt { def, args, .. } => is_plain_user_struct(db, *def, args),
+        _ => false,
     }
 }
 
