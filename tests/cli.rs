@@ -36,8 +36,9 @@ fn parse_valid_file_exits_zero() {
 #[test]
 fn parse_json_reports_located_errors() {
     let dir = tmp_dir("json");
-    // Line 3 lacks its `;`: the error is at the end of `1` (line 3, col 14);
-    // line 5 has a stray `)` at column 5.
+    // Line 3 lacks its `;`: like the reference compiler, the error is at the
+    // token found instead (`int` on line 4, col 5); line 5 has a stray `)`
+    // at column 5.
     let text = "void f()\n{\n    int a = 1\n    int b = 2;\n    ) return;\n}\n";
     let file = write(&dir, "broken.slang", text);
     let out = run(&["parse", "--json", &file]);
@@ -53,7 +54,7 @@ fn parse_json_reports_located_errors() {
     let diags = v["diagnostics"].as_array().unwrap();
     let positions: Vec<(u64, u64)> =
         diags.iter().map(|d| (d["line"].as_u64().unwrap(), d["col"].as_u64().unwrap())).collect();
-    assert_eq!(positions, vec![(3, 14), (5, 5)], "{diags:?}");
+    assert_eq!(positions, vec![(4, 5), (5, 5)], "{diags:?}");
     for d in diags {
         assert_eq!(d["severity"], "error");
         assert_eq!(d["code"], "syntax");

@@ -32,12 +32,10 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         out.push(Diagnostic { range: e.range, severity: Severity::Error, code: e.code(), message: e.message.clone() });
     }
     for w in parse.warnings() {
-        out.push(Diagnostic {
-            range: w.range,
-            severity: Severity::Warning,
-            code: w.code(),
-            message: w.message.clone(),
-        });
+        // An `#error` reached with the configured defines stops the
+        // compile: for `check` it is an error.
+        let severity = if w.code() == "error-directive" { Severity::Error } else { Severity::Warning };
+        out.push(Diagnostic { range: w.range, severity, code: w.code(), message: w.message.clone() });
     }
     for (import, target) in file_imports(db, file).iter().zip(resolved_imports(db, file)) {
         if target.is_some() {

@@ -1339,7 +1339,14 @@ impl<'db> Infer<'_, 'db> {
                 // outline); they must agree on the type.
                 let macro_made =
                     crate::module_graph::module_of(db, self.ctx.file).iter().any(|&f| item_tree(db, f).has_item_macros);
-                if rets.is_empty() && !args.is_empty() && !macro_made && args.iter().all(|a| is_concrete(db, a)) {
+                // (With a single overload, `check_args` has said what is wrong.)
+                let single = defs.len() == 1 && !is_core(db, defs[0].file(db));
+                if rets.is_empty()
+                    && !single
+                    && !args.is_empty()
+                    && !macro_made
+                    && args.iter().all(|a| is_concrete(db, a))
+                {
                     // No overload accepts these argument types.
                     let name = match self.body.expr(callee) {
                         Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),

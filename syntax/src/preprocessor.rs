@@ -369,8 +369,9 @@ pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &P
     while let Some(frame) = stack.pop() {
         let b = &mut branches[frame.branch];
         close_branch(b, eof);
+        // At the end of the text, where the reference compiler reports it.
         errors.push(PpError {
-            range: TextRange::at(b.range.start(), TextSize::new(1)),
+            range: TextRange::empty(eof),
             message: "unterminated conditional directive (missing #endif)".into(),
             is_warning: false,
         });

@@ -246,10 +246,17 @@ impl<'t> Parser<'t> {
         self.steps.set(0);
     }
 
-    /// An error about something missing: a zero-width range at the end of
-    /// the previous token.
+    /// An error about something missing: a zero-width range.
+    ///
+    /// Placed, like the reference compiler's "expected `;`", at the start of
+    /// the token found instead (or at the end of the text), so both tools
+    /// name the same line.
     pub(crate) fn error(&mut self, message: impl Into<String>) {
-        let at = if self.pos == 0 { 0 } else { self.input.end(self.pos - 1) };
+        let at = if self.pos < self.input.len() {
+            self.input.info[self.pos].start
+        } else {
+            TextSize::of(self.input.text).into()
+        };
         self.push_error(TextRange::empty(TextSize::new(at)), message.into());
     }
 
