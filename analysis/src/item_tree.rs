@@ -103,6 +103,9 @@ pub struct Item {
     pub modifiers: Vec<SyntaxKind>,
     /// For subscripts and properties: a `set` or `ref` accessor exists.
     pub has_setter: bool,
+    /// The `__file_decl { }` block the item is in (0: none); each block is
+    /// a scope of its own.
+    pub file_decl: u32,
 }
 
 impl Item {
@@ -149,7 +152,7 @@ impl ItemTree {
 #[salsa::tracked(returns(ref))]
 pub fn item_tree(db: &dyn Db, file: SourceFile) -> Arc<ItemTree> {
     let parse = parse(db, file);
-    let mut lower = Lower { next_index: 0, ptrs: None, uses_visibility: false };
+    let mut lower = Lower { file_decl: 0, file_decl_count: 0, next_index: 0, ptrs: None, uses_visibility: false };
     let root = parse.tree();
     let items = lower.items(root.syntax());
     let mut module_name = None;
@@ -216,7 +219,8 @@ pub fn item_tree(db: &dyn Db, file: SourceFile) -> Arc<ItemTree> {
 #[salsa::tracked(returns(ref))]
 pub fn item_source_map(db: &dyn Db, file: SourceFile) -> Vec<SyntaxNodePtr> {
     let parse = parse(db, file);
-    let mut lower = Lower { next_index: 0, ptrs: Some(Vec::new()), uses_visibility: false };
+    let mut lower =
+        Lower { file_decl: 0, file_decl_count: 0, next_index: 0, ptrs: Some(Vec::new()), uses_visibility: false };
     lower.items(&parse.syntax_node());
     lower.ptrs.unwrap_or_default()
 }
@@ -236,6 +240,8 @@ fn modifier_kinds(node: &SyntaxNode) -> Vec<SyntaxKind> {
 }
 
 struct Lower {
+    file_decl: u32,
+    file_decl_count: u32,
     next_index: u32,
     /// Collected only by `item_source_map`.
     ptrs: Option<Vec<SyntaxNodePtr>>,
@@ -296,17 +302,24 @@ impl Lower {
                         params: Vec::new(),
                         modifiers: modifier_kinds(decl.syntax()),
                         has_setter: false,
+                        file_decl: self.file_decl,
                     });
                 }
                 return;
             }
             // Blocks whose members belong to the enclosing scope.
             TRANSPARENT_BLOCK | FILE_DECL_BLOCK => {
+                let outer = self.file_decl;
+                if node.kind() == FILE_DECL_BLOCK {
+                    self.file_decl_count += 1;
+                    self.file_decl = self.file_decl_count;
+                }
                 if let Some(list) = node.children().find(|c| c.kind() == MEMBER_LIST) {
                     for child in list.children() {
                         self.item(&child, out);
                     }
                 }
+                self.file_decl = outer;
                 return;
             }
             _ => return,
@@ -347,6 +360,7 @@ impl Lower {
                         params: Vec::new(),
                         modifiers: Vec::new(),
                         has_setter: false,
+                        file_decl: self.file_decl,
                     });
                 }
             }
@@ -377,6 +391,7 @@ impl Lower {
                     params: Vec::new(),
                     modifiers: Vec::new(),
                     has_setter: false,
+                    file_decl: self.file_decl,
                 });
             }
         }
@@ -414,6 +429,7 @@ impl Lower {
             params,
             modifiers,
             has_setter,
+            file_decl: self.file_decl,
         });
     }
 

@@ -13,6 +13,7 @@
 mod base;
 mod core_module;
 mod db;
+pub mod decl_check;
 pub mod diagnostics;
 pub mod hir;
 pub mod infer;

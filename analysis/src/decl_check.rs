@@ -1,0 +1,192 @@
+//! Checks of declarations that need no types: names declared twice in one
+//! scope (types, fields and globals, enum cases, parameters, functions
+//! with the same parameters), and unknown system-value semantics.
+
+use std::collections::HashMap;
+
+use slang_syntax::ast::{self, AstNode, HasName};
+use slang_syntax::{SyntaxKind, SyntaxNode, TextRange};
+
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::item_tree::{item_source_map, item_tree, Item, ItemKind};
+use crate::{parse, Db, SourceFile};
+
+#[salsa::tracked(returns(ref))]
+pub fn decl_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    let tree = item_tree(db, file);
+    let map = item_source_map(db, file);
+    let root = parse(db, file).syntax_node();
+    let node_of = |item: &Item| map.get(item.ast_index as usize).map(|p| p.to_node(&root));
+    let mut out = Vec::new();
+    check_scope(&tree.items, &node_of, &mut out);
+    for item in tree.walk() {
+        if item.kind.has_member_scope() || item.kind == ItemKind::Enum {
+            check_scope(&item.members, &node_of, &mut out);
+        }
+        if matches!(item.kind, ItemKind::Fn | ItemKind::Init | ItemKind::Subscript) {
+            if let Some(node) = node_of(item) {
+                check_params(&node, &mut out);
+            }
+        }
+    }
+    for node in root.descendants().filter(|n| n.kind() == SyntaxKind::SEMANTIC) {
+        check_semantic(&node, &mut out);
+    }
+    out
+}
+
+fn name_range(node: &SyntaxNode) -> TextRange {
+    node.children().find(|c| c.kind() == SyntaxKind::NAME).map_or(node.text_range(), |n| n.text_range())
+}
+
+/// Whether a declaration is a definition (has a body), so that a second
+/// one with the same name conflicts (a prototype or forward declaration
+/// does not).
+fn is_definition(node: &SyntaxNode) -> bool {
+    node.children().any(|c| matches!(c.kind(), SyntaxKind::BLOCK | SyntaxKind::MEMBER_LIST | SyntaxKind::ENUM_BODY))
+        || matches!(
+            node.kind(),
+            SyntaxKind::TYPEALIAS | SyntaxKind::TYPEDEF | SyntaxKind::DECLARATOR | SyntaxKind::ENUM_CASE
+        )
+}
+
+/// The parameter types of a function, as written.
+fn param_types(node: &SyntaxNode) -> Vec<String> {
+    node.children()
+        .find_map(ast::ParamList::cast)
+        .map(|l| {
+            l.params()
+                .map(|p| p.ty().map(|t| t.syntax().text().to_string().split_whitespace().collect()).unwrap_or_default())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn check_scope(items: &[Item], node_of: &dyn Fn(&Item) -> Option<SyntaxNode>, out: &mut Vec<Diagnostic>) {
+    // name → (kind class, function parameter types) of the definitions seen.
+    let mut seen: HashMap<(&str, u32), Vec<(u8, Option<Vec<String>>)>> = HashMap::new();
+    for item in items {
+        let Some(name) = item.name.as_deref() else { continue };
+        let class = match item.kind {
+            ItemKind::Struct
+            | ItemKind::Class
+            | ItemKind::Enum
+            | ItemKind::Interface
+            | ItemKind::Typealias
+            | ItemKind::Typedef => 0,
+            ItemKind::Var | ItemKind::EnumCase => 1,
+            ItemKind::Fn => 2,
+            _ => continue,
+        };
+        let Some(node) = node_of(item) else { continue };
+        if !is_definition(&node) {
+            continue;
+        }
+        let params = (class == 2).then(|| param_types(&node));
+        let entry = seen.entry((name, item.file_decl)).or_default();
+        let conflict = entry.iter().any(|(c, p)| match (class, *c) {
+            // Overloads differ in their parameters.
+            (2, 2) => p.as_ref() == params.as_ref(),
+            (a, b) => a == b || (a != 2 && b != 2),
+        });
+        if conflict {
+            let message = if class == 2 {
+                format!("`{name}` is already defined with the same parameters")
+            } else {
+                format!("`{name}` is already declared in this scope")
+            };
+            out.push(Diagnostic { range: name_range(&node), severity: Severity::Error, code: "redefinition", message });
+        }
+        entry.push((class, params));
+    }
+}
+
+fn check_params(node: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    let Some(list) = node.children().find_map(ast::ParamList::cast) else { return };
+    let mut names: Vec<String> = Vec::new();
+    for p in list.params() {
+        let Some(n) = p.name() else { continue };
+        let name = n.text();
+        if names.contains(&name) {
+            out.push(Diagnostic {
+                range: n.syntax().text_range(),
+                severity: Severity::Error,
+                code: "redefinition",
+                message: format!("parameter `{name}` is declared twice"),
+            });
+        }
+        names.push(name);
+    }
+}
+
+/// System-value semantics the reference compiler knows (lower case, digits
+/// stripped).
+const SYSTEM_VALUES: &[&str] = &[
+    "sv_position",
+    "sv_target",
+    "sv_depth",
+    "sv_depthgreaterequal",
+    "sv_depthlessequal",
+    "sv_coverage",
+    "sv_innercoverage",
+    "sv_stencilref",
+    "sv_dispatchthreadid",
+    "sv_groupid",
+    "sv_groupthreadid",
+    "sv_groupindex",
+    "sv_vertexid",
+    "sv_instanceid",
+    "sv_primitiveid",
+    "sv_isfrontface",
+    "sv_sampleindex",
+    "sv_clipdistance",
+    "sv_culldistance",
+    "sv_rendertargetarrayindex",
+    "sv_viewportarrayindex",
+    "sv_tessfactor",
+    "sv_insidetessfactor",
+    "sv_domainlocation",
+    "sv_outputcontrolpointid",
+    "sv_gsinstanceid",
+    "sv_barycentrics",
+    "sv_shadingrate",
+    "sv_viewid",
+    "sv_cullprimitive",
+    "sv_pointsize",
+    "sv_pointcoord",
+    "sv_drawindex",
+    "sv_startvertexlocation",
+    "sv_startinstancelocation",
+    "sv_vulkanvertexid",
+    "sv_vulkaninstanceid",
+    "sv_vulkansamplepositions",
+    "sv_fragsize",
+    "sv_fraginvocationcount",
+    "sv_devicedindex",
+    "sv_deviceindex",
+    "sv_instancecount",
+    "sv_baseinstance",
+    "sv_basevertex",
+    "sv_viewportmaskarray",
+    "sv_workgroupsize",
+];
+
+fn check_semantic(node: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    let Some(tok) = node.children_with_tokens().filter_map(|e| e.into_token()).find(|t| t.kind() == SyntaxKind::IDENT)
+    else {
+        return;
+    };
+    let text = tok.text().to_ascii_lowercase();
+    if !text.starts_with("sv_") {
+        return;
+    }
+    let base = text.trim_end_matches(|c: char| c.is_ascii_digit());
+    if !SYSTEM_VALUES.contains(&base) {
+        out.push(Diagnostic {
+            range: tok.text_range(),
+            severity: Severity::Error,
+            code: "unknown-semantic",
+            message: format!("unknown system-value semantic `{}`", tok.text()),
+        });
+    }
+}
