@@ -62,9 +62,13 @@ fn param_types(node: &SyntaxNode) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A definition already met: its kind class, and a function's parameter
+/// types.
+type Seen = (u8, Option<Vec<String>>);
+
 fn check_scope(items: &[Item], node_of: &dyn Fn(&Item) -> Option<SyntaxNode>, out: &mut Vec<Diagnostic>) {
     // name → (kind class, function parameter types) of the definitions seen.
-    let mut seen: HashMap<(&str, u32), Vec<(u8, Option<Vec<String>>)>> = HashMap::new();
+    let mut seen: HashMap<(&str, u32), Vec<Seen>> = HashMap::new();
     for item in items {
         let Some(name) = item.name.as_deref() else { continue };
         let class = match item.kind {
