@@ -154,6 +154,17 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                 InferDiagKind::NoStaticMember { owner, name } => {
                     ("no-such-member", format!("no member named `{name}` in `{owner}`"), member(&node))
                 }
+                InferDiagKind::NoSubscript { ty } => {
+                    ("no-subscript", format!("a value of type `{ty}` cannot be subscripted"), abs)
+                }
+                InferDiagKind::NotCallable { ty } => {
+                    ("not-callable", format!("a value of type `{ty}` cannot be called"), abs)
+                }
+                InferDiagKind::TooManyInitializers { expected, found } => (
+                    "too-many-initializers",
+                    format!("too many initializers: expected at most {expected}, found {found}"),
+                    abs,
+                ),
             };
             out.push(Diagnostic { range, severity: Severity::Error, code, message });
         }

@@ -511,6 +511,19 @@ pub enum InferDiagKind {
         owner: String,
         name: String,
     },
+    /// `x[0]` where `x` is a scalar or a struct without `__subscript`.
+    NoSubscript {
+        ty: String,
+    },
+    /// `x(1)` where `x` is a value, not a function.
+    NotCallable {
+        ty: String,
+    },
+    /// `int a[2] = {1, 2, 3};`
+    TooManyInitializers {
+        expected: usize,
+        found: usize,
+    },
 }
 
 /// Where a diagnostic of inference points.
@@ -703,7 +716,7 @@ impl<'db> Infer<'_, 'db> {
             }
             Stmt::If { cond, let_binding, then, els } => {
                 if let Some(c) = cond {
-                    self.expr(c);
+                    self.condition(c);
                 }
                 self.scopes.push(Vec::new());
                 if let Some((name, value)) = let_binding {
@@ -725,7 +738,7 @@ impl<'db> Infer<'_, 'db> {
                     self.stmt(i);
                 }
                 if let Some(c) = cond {
-                    self.expr(c);
+                    self.condition(c);
                 }
                 if let Some(s) = step {
                     self.expr(s);
@@ -799,6 +812,24 @@ impl<'db> Infer<'_, 'db> {
         }
     }
 
+    /// A condition (`if`, loops): a scalar; a struct or a vector is an
+    /// error (the reference compiler wants `bool`).
+    fn condition(&mut self, c: ExprId) {
+        let t = self.expr(c);
+        let wrong = match &t {
+            Ty::Vector(_, n) => *n > 1,
+            Ty::Matrix(..) | Ty::String => true,
+            Ty::Adt { def, args, .. } => is_plain_user_struct(self.db(), *def, args),
+            _ => false,
+        };
+        if wrong {
+            self.diags.push(InferDiag {
+                at: DiagAt::Expr(c),
+                kind: InferDiagKind::Mismatch { expected: "bool".to_string(), found: t.to_string() },
+            });
+        }
+    }
+
     fn check_mismatch(&mut self, at: DiagAt, expected: &Ty, actual: &Ty) {
         if is_mismatch(self.db(), expected, actual) {
             self.diags.push(InferDiag {
@@ -813,6 +844,9 @@ impl<'db> Infer<'_, 'db> {
         let init = d.init.map(|e| self.expr(e));
         if let (Some(t), Some(i), Some(e)) = (&declared, &init, d.init) {
             self.check_mismatch(DiagAt::Expr(e), t, i);
+        }
+        if let (Some(t), Some(e)) = (&declared, d.init) {
+            self.check_init_list_len(t, e);
         }
         if d.immutable && d.init.is_none() && d.ty.is_none() {
             self.diags.push(InferDiag {
@@ -837,6 +871,25 @@ impl<'db> Infer<'_, 'db> {
             (None, None) => Ty::Unknown,
         };
         self.scopes.last_mut().unwrap().push(Local { name: d.name.clone(), ty, immutable: d.immutable });
+    }
+
+    /// `int a[2] = {1, 2, 3};`, `float2 v = {1, 2, 3};`: more scalars than
+    /// the type holds. (Only for scalar elements: nested lists may elide
+    /// braces.)
+    fn check_init_list_len(&mut self, t: &Ty, e: ExprId) {
+        let Expr::InitList(items) = self.body.expr(e) else { return };
+        let capacity = match t {
+            Ty::Array(el, Some(n)) if matches!(**el, Ty::Scalar(_)) => *n as usize,
+            Ty::Vector(_, n) => *n as usize,
+            _ => return,
+        };
+        let scalar_items = items.iter().all(|&i| matches!(self.types[i.0 as usize], Ty::Scalar(_)));
+        if scalar_items && items.len() > capacity {
+            self.diags.push(InferDiag {
+                at: DiagAt::Expr(e),
+                kind: InferDiagKind::TooManyInitializers { expected: capacity, found: items.len() },
+            });
+        }
     }
 
     fn expr(&mut self, id: ExprId) -> Ty {
@@ -876,6 +929,21 @@ impl<'db> Infer<'_, 'db> {
             Expr::Index { base, index } => {
                 let b = self.expr(base);
                 self.expr(index);
+                let no_subscript = match &b {
+                    Ty::Scalar(_) | Ty::String => true,
+                    Ty::Adt { def, args, .. } => {
+                        is_plain_user_struct(self.db(), *def, args)
+                            && members_fully_known(self.db(), self.ctx.file, *def)
+                            && subscript_type(self.db(), *def, args).is_none()
+                    }
+                    _ => false,
+                };
+                if no_subscript {
+                    self.diags.push(InferDiag {
+                        at: DiagAt::Expr(id),
+                        kind: InferDiagKind::NoSubscript { ty: b.to_string() },
+                    });
+                }
                 match b {
                     Ty::Array(e, _) => (*e).clone(),
                     Ty::Vector(s, _) => Ty::Scalar(s),
@@ -1363,6 +1431,13 @@ impl<'db> Infer<'_, 'db> {
                     Some(first) if best_rets.all(|r| r == first) => first.clone(),
                     _ => Ty::Unknown,
                 }
+            }
+            Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) | Ty::Array(..) => {
+                self.diags.push(InferDiag {
+                    at: DiagAt::Expr(id),
+                    kind: InferDiagKind::NotCallable { ty: callee_ty.to_string() },
+                });
+                Ty::Unknown
             }
             _ => Ty::Unknown,
         }

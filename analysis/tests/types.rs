@@ -216,3 +216,35 @@ fn overloads_pick_the_return_type_all_matching_candidates_agree_on() {
     check_type("void f(float3 v) { $0lerp(v, v, 0.5); }", expect!["float3"]);
     check_type("struct R { int a; }\nvoid f(ByteAddressBuffer b) { $0b.Load<R>(0); }", expect!["R"]);
 }
+
+/// Each of these is an error for the reference compiler at the same line
+/// (slangc 2025: E30019 x2, E30013 x2, E30016, E30523 x2).
+#[test]
+fn conditions_subscripts_calls_and_initializer_lists() {
+    check_diags(
+        r#"
+struct S { int a; }
+void k(S s, float x, float3 v)
+{
+    if (s) {}
+    while (v) {}
+    float y = x[0];
+    float z = s[0];
+    float w = x(1);
+    int a[2] = {1, 2, 3};
+    float2 q = {1.0, 2.0, 3.0};
+    int ok[3] = {1, 2, 3};
+    if (x) {}
+}
+"#,
+        expect![[r#"
+            /main.slang:5:9: error[type-mismatch]: mismatched types: expected `bool`, found `S`
+            /main.slang:6:12: error[type-mismatch]: mismatched types: expected `bool`, found `float3`
+            /main.slang:7:15: error[no-subscript]: a value of type `float` cannot be subscripted
+            /main.slang:8:15: error[no-subscript]: a value of type `S` cannot be subscripted
+            /main.slang:9:15: error[not-callable]: a value of type `float` cannot be called
+            /main.slang:10:16: error[too-many-initializers]: too many initializers: expected at most 2, found 3
+            /main.slang:11:16: error[too-many-initializers]: too many initializers: expected at most 2, found 3
+        "#]],
+    );
+}
