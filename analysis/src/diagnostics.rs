@@ -61,6 +61,7 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         out.push(Diagnostic { range: import.range, severity: Severity::Error, code: "unresolved-import", message });
     }
     out.extend(crate::decl_check::decl_diagnostics(db, file).iter().cloned());
+    out.extend(crate::conformance::conformance_diagnostics(db, file).iter().cloned());
     for u in unresolved_names(db, file) {
         let (code, message) = if u.is_type {
             ("unresolved-type", format!("cannot find type `{}` in this scope", u.name))

@@ -124,7 +124,7 @@ pub fn fn_sig(db: &dyn Db, def: DefId) -> Arc<FnSig> {
     Arc::new(FnSig { params: b.params.clone(), has_defaults, variadic, ret, generic_params, elementwise })
 }
 
-fn is_core(db: &dyn Db, file: SourceFile) -> bool {
+pub(crate) fn is_core(db: &dyn Db, file: SourceFile) -> bool {
     crate::core_module::is_core_path(file.path(db))
 }
 
@@ -628,7 +628,7 @@ fn is_plain_user_struct(db: &dyn Db, def: DefId, args: &[Ty]) -> bool {
 /// `expected` is required (Slang's conversions: any scalar converts to any
 /// numeric shape; vectors and matrices need the same size; structs only to
 /// themselves).
-fn is_mismatch(db: &dyn Db, expected: &Ty, actual: &Ty) -> bool {
+pub(crate) fn is_mismatch(db: &dyn Db, expected: &Ty, actual: &Ty) -> bool {
     use Ty::*;
     match (expected, actual) {
         (Unknown, _) | (_, Unknown) => false,
@@ -1563,7 +1563,7 @@ impl<'db> Infer<'_, 'db> {
 /// A fully known plain value type: numbers, strings and user structs
 /// (not resources or core types, which convert in ways not modelled here,
 /// like `ConstantBuffer<T>` to `T`).
-fn is_concrete(db: &dyn Db, t: &Ty) -> bool {
+pub(crate) fn is_concrete(db: &dyn Db, t: &Ty) -> bool {
     match t {
         Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) | Ty::String => true,
         Ty::Array(e, Some(_)) => is_concrete(db, e),

@@ -11,6 +11,7 @@
 //! them. Type inference is being built on top.
 
 mod base;
+pub mod conformance;
 mod core_module;
 mod db;
 pub mod decl_check;

@@ -248,3 +248,47 @@ void k(S s, float x, float3 v)
         "#]],
     );
 }
+
+/// Conformances the reference compiler accepts (checked with slangc:
+/// convertible parameter types, `This`, base structs, default bodies,
+/// nested associated types, generic interfaces, extensions) give nothing;
+/// the three at the end are its E38100 (missing, including a generic
+/// parameter named like an associated type) and E38105 (parameter count;
+/// an instance method for a static requirement, while a static method may
+/// satisfy an instance one).
+#[test]
+fn interface_conformance() {
+    check_diags(
+        r#"
+interface IA { property float3 radiance { get; } float f(int x); This make(); static This zero(); }
+struct A : IA { float3 radiance; float f(int x) { return 1; } A make() { return this; } static A zero() { A a; a.radiance = 0; return a; } }
+interface IB { float g(float x); int h(); }
+struct B : IB { float g(int x) { return 1; } float h() { return 1; } }
+interface ID { float k(); }
+struct Base { float k() { return 1; } }
+struct D : Base, ID { }
+interface IE { float def() { return 1.0; } }
+struct E : IE {}
+interface IF { associatedtype T : IDifferentiable; T get(); __init(int x); }
+struct F : IF { struct T : IDifferentiable { float v; }; T get() { T t; t.v = 1; return t; } __init(int x) {} }
+interface IG<X> { X get(X x); }
+struct G : IG<float> { float get(float x) { return x; } }
+interface IH { void m<U : IA>(U u); [mutating] void set(float v); }
+struct H : IH { float v; void m<U : IA>(U u) {} [mutating] void set(float x) { v = x; } }
+struct J { float q; }
+extension J : ID { float k() { return q; } }
+interface IK { float k2(); }
+extension J : IK {}
+extension J { float k2() { return 2; } }
+struct L<T> : IF { T get() { return 1; } __init(int x) {} }
+struct M : IB { static float g(float x) { return x; } int h(int y) { return y; } }
+interface IN { static float n(); }
+struct N : IN { float n() { return 1; } }
+"#,
+        expect![[r#"
+            /main.slang:22:15: error[missing-requirement]: `L<T>` does not provide the associated type `T` required by interface `IF`
+            /main.slang:23:59: error[requirement-mismatch]: `M.h` does not match the requirement of interface `IB`: it takes 1 parameter, the requirement 0
+            /main.slang:25:23: error[requirement-mismatch]: `N.n` does not match the requirement of interface `IN`: the requirement is `static`, this method is not
+        "#]],
+    );
+}
