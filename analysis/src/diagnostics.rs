@@ -62,6 +62,7 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     }
     out.extend(crate::decl_check::decl_diagnostics(db, file).iter().cloned());
     out.extend(crate::conformance::conformance_diagnostics(db, file).iter().cloned());
+    out.extend(crate::visibility::visibility_diagnostics(db, file).iter().cloned());
     for u in unresolved_names(db, file) {
         let (code, message) = if u.is_type {
             ("unresolved-type", format!("cannot find type `{}` in this scope", u.name))
@@ -154,6 +155,9 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                 }
                 InferDiagKind::NoStaticMember { owner, name } => {
                     ("no-such-member", format!("no member named `{name}` in `{owner}`"), member(&node))
+                }
+                InferDiagKind::Inaccessible { what, visibility } => {
+                    ("inaccessible", format!("`{what}` is {visibility} and cannot be used here"), member(&node))
                 }
                 InferDiagKind::NoSubscript { ty } => {
                     ("no-subscript", format!("a value of type `{ty}` cannot be subscripted"), abs)

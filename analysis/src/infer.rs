@@ -17,7 +17,7 @@ use crate::hir::{
     body, def_node, lower_type, BinaryOp, Body, DefId, Expr, ExprId, GenericArgRef, LiteralKind, LocalDecl,
     PathSegment, Stmt, StmtId, TypeRef,
 };
-use crate::item_tree::{item_tree, Item, ItemKind};
+use crate::item_tree::{item_tree, Item, ItemKind, Visibility};
 use crate::name_res::{global_scope, DefRef};
 use crate::ty::{parse_vector_alias, Scalar, Ty, TypeResolver};
 use crate::{Db, SourceFile};
@@ -511,6 +511,12 @@ pub enum InferDiagKind {
         owner: String,
         name: String,
     },
+    /// A `private` member used outside its type, an `internal` one outside
+    /// its module.
+    Inaccessible {
+        what: String,
+        visibility: &'static str,
+    },
     /// `x[0]` where `x` is a scalar or a struct without `__subscript`.
     NoSubscript {
         ty: String,
@@ -567,6 +573,7 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
         _ => Ty::Unknown,
     };
     let mut inf = Infer {
+        def,
         ctx,
         body: b,
         types: vec![Ty::Unknown; b.exprs.len()],
@@ -601,6 +608,8 @@ struct Local {
 }
 
 struct Infer<'a, 'db> {
+    /// The function being inferred.
+    def: DefId,
     ctx: DeclCtx<'db>,
     body: &'a Body,
     types: Vec<Ty>,
@@ -1296,8 +1305,14 @@ impl<'db> Infer<'_, 'db> {
                 }
             }
             Ty::Adt { def, args, name: ty_name } => match lookup_member(db, *def, args, name) {
-                Some(Member::Field(t)) => t,
-                Some(Member::Methods(defs)) => Ty::Func(defs),
+                found @ Some(Member::Field(_) | Member::Methods(_)) => {
+                    self.check_access(id, *def, name);
+                    match found {
+                        Some(Member::Field(t)) => t,
+                        Some(Member::Methods(defs)) => Ty::Func(defs),
+                        _ => Ty::Unknown,
+                    }
+                }
                 Some(Member::Opaque) => Ty::Unknown,
                 None => {
                     if members_fully_known(db, self.ctx.file, *def) {
@@ -1317,6 +1332,32 @@ impl<'db> Infer<'_, 'db> {
         }
     }
 
+    /// Report `owner.name` if no member of that name is accessible from
+    /// the function being inferred.
+    fn check_access(&mut self, id: ExprId, owner: DefId, name: &str) {
+        let db = self.db();
+        let Some(item) = item_of(db, owner) else { return };
+        // Interface members take the interface's visibility.
+        if item.kind == ItemKind::Interface {
+            return;
+        }
+        let named: Vec<&Item> = item.members.iter().filter(|m| m.name.as_deref() == Some(name)).collect();
+        if named.is_empty() {
+            return;
+        }
+        let ok =
+            named.iter().any(|m| accessible(db, self.def, DefId::new(db, owner.file(db), m.ast_index), m.visibility));
+        if !ok {
+            self.diags.push(InferDiag {
+                at: DiagAt::Expr(id),
+                kind: InferDiagKind::Inaccessible {
+                    what: name.to_string(),
+                    visibility: visibility_word(named[0].visibility),
+                },
+            });
+        }
+    }
+
     fn call(&mut self, id: ExprId, callee: ExprId, callee_ty: Ty, args: &[Ty]) -> Ty {
         let db = self.db();
         match callee_ty {
@@ -1333,6 +1374,21 @@ impl<'db> Infer<'_, 'db> {
                             .map(|m| DefId::new(db, def.file(db), m.ast_index))
                             .collect();
                         if !inits.is_empty() {
+                            let reachable = inits.iter().any(|&i| {
+                                let vis = item_of(db, i).map_or(Visibility::Public, |it| it.visibility);
+                                accessible(db, self.def, i, vis)
+                            });
+                            if !reachable {
+                                self.diags.push(InferDiag {
+                                    at: DiagAt::Expr(callee),
+                                    kind: InferDiagKind::Inaccessible {
+                                        what: format!("{name}.init"),
+                                        visibility: visibility_word(
+                                            item_of(db, inits[0]).map_or(Visibility::Public, |it| it.visibility),
+                                        ),
+                                    },
+                                });
+                            }
                             self.call(id, callee, Ty::Func(inits), args);
                         } else {
                             let fields = item
@@ -1584,6 +1640,56 @@ fn conversion_cost(expected: &Ty, actual: &Ty) -> u32 {
         // A scalar splatted into a vector or matrix.
         (Ty::Vector(..) | Ty::Matrix(..), Ty::Scalar(_)) => 3,
         _ => 1,
+    }
+}
+
+fn visibility_word(v: Visibility) -> &'static str {
+    match v {
+        Visibility::Private => "private",
+        Visibility::Public => "public",
+        Visibility::Internal | Visibility::Default => "internal",
+    }
+}
+
+/// Whether member `member` (of visibility `vis`) can be used from inside
+/// function `from`: `private` inside its type (and the type's extensions),
+/// `internal` (the default outside legacy modules) inside its module.
+pub fn accessible(db: &dyn Db, from: DefId, member: DefId, vis: Visibility) -> bool {
+    match vis {
+        Visibility::Public => true,
+        Visibility::Private => {
+            let Some(owner) = parent_of(db, member) else { return true };
+            let owner_name = item_of(db, owner).and_then(|i| i.name);
+            let mut cur = Some(from);
+            while let Some(d) = cur {
+                if d == owner {
+                    return true;
+                }
+                if let Some(i) = item_of(db, d) {
+                    // An extension of the type (by name; resolving the
+                    // target is not worth it here).
+                    if i.kind == ItemKind::Extension {
+                        let target = crate::hir::def_node(db, d)
+                            .and_then(ast::Extension::cast)
+                            .and_then(|e| e.target())
+                            .map(|t| t.syntax().text().to_string())
+                            .unwrap_or_default();
+                        if Some(target.split('<').next().unwrap_or("").trim().to_string()) == owner_name {
+                            return true;
+                        }
+                    }
+                }
+                cur = parent_of(db, d);
+            }
+            false
+        }
+        Visibility::Internal | Visibility::Default => {
+            let file = member.file(db);
+            if vis == Visibility::Default && crate::name_res::is_legacy_module(db, file) {
+                return true;
+            }
+            is_core(db, file) || crate::module_graph::module_of(db, from.file(db)).contains(&file)
+        }
     }
 }
 

@@ -22,6 +22,7 @@ pub mod item_tree;
 pub mod module_graph;
 pub mod name_res;
 pub mod ty;
+pub mod visibility;
 
 pub use base::{SourceFile, Workspace};
 pub use db::{Db, RootDatabase};

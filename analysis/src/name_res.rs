@@ -105,7 +105,7 @@ impl GlobalScope {
 
 /// Whether the module of `file` is a legacy module (no `module`, no
 /// `__include`, no visibility modifiers): then everything is public.
-fn is_legacy_module(db: &dyn Db, file: SourceFile) -> bool {
+pub(crate) fn is_legacy_module(db: &dyn Db, file: SourceFile) -> bool {
     module_of(db, file).iter().all(|&f| {
         let tree = item_tree(db, f);
         tree.module_name.is_none()

@@ -183,3 +183,48 @@ extension Square { float twice() { return area() * 2.0 + memberFromElsewhere; } 
         expect![[""]],
     );
 }
+
+/// Member access control, as slangc reports it (E30600 on lines 7-10 of
+/// main, E30604 on line 13 of lib): members default to `internal`
+/// outside legacy modules, `private` ones are only usable inside the type.
+#[test]
+fn member_visibility_is_enforced_across_modules() {
+    check(
+        r#"
+//- /lib.slang
+module lib;
+public struct P
+{
+    float a;
+    public float b;
+    private float c;
+    public __init() { a = 0; b = 0; c = 0; }
+    public float sum() { return a + b + c; }
+    private float secret() { return c; }
+}
+struct Q { float q; }
+public struct H { uint i; private __init(uint x) { i = x; } public static H make(uint x) { return H(x); } }
+public Q leak() { Q q; q.q = 1; return q; }
+//- /main.slang
+import lib;
+RWStructuredBuffer<float> o;
+[numthreads(1,1,1)] void main()
+{
+    P p;
+    o[0] = p.b + p.sum();
+    o[1] = p.a;
+    o[2] = p.c;
+    o[3] = p.secret();
+    H h = H(1);
+    H k = H.make(2);
+}
+"#,
+        expect![[r#"
+            /lib.slang:13:8: error[exposes-less-visible-type]: public `leak` exposes `Q`, which is internal; make `Q` public or `leak` less visible
+            /main.slang:7:14: error[inaccessible]: `a` is internal and cannot be used here
+            /main.slang:8:14: error[inaccessible]: `c` is private and cannot be used here
+            /main.slang:9:14: error[inaccessible]: `secret` is private and cannot be used here
+            /main.slang:10:11: error[inaccessible]: `H.init` is private and cannot be used here
+        "#]],
+    );
+}
