@@ -326,11 +326,12 @@ pub enum Member {
 #[salsa::tracked(returns(copy))]
 fn members_fully_known(db: &dyn Db, from: SourceFile, def: DefId) -> bool {
     let Some(item) = item_of(db, def) else { return false };
-    if is_core(db, def.file(db)) || !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
+    if is_core(db, def.file(db)) || !matches!(item.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Enum) {
         return false;
     }
     let Some(node) = def_node(db, def) else { return false };
-    if node.children().any(|c| c.kind() == SyntaxKind::INHERITANCE_LIST) {
+    // (An enum's inheritance list is its underlying type.)
+    if item.kind != ItemKind::Enum && node.children().any(|c| c.kind() == SyntaxKind::INHERITANCE_LIST) {
         return false;
     }
     // Members made by macros (`X(Normal, float3)` in the body) or by
@@ -363,6 +364,35 @@ fn members_fully_known(db: &dyn Db, from: SourceFile, def: DefId) -> bool {
         }
     }
     true
+}
+
+/// Names of members that extensions visible from `file` add (core module
+/// included), or `None` if macros may add members unseen.
+#[salsa::tracked(returns(ref))]
+pub fn extension_member_names(db: &dyn Db, file: SourceFile) -> Option<std::collections::HashSet<String>> {
+    let mut out = std::collections::HashSet::new();
+    let files = crate::module_graph::module_of(db, file)
+        .iter()
+        .chain(crate::module_graph::imported_files(db, file))
+        .chain(crate::base::CoreModule::get(db).files(db))
+        .copied()
+        .collect::<Vec<_>>();
+    for f in files {
+        let tree = item_tree(db, f);
+        if tree.has_item_macros {
+            return None;
+        }
+        for ext in tree.walk().filter(|i| i.kind == ItemKind::Extension) {
+            out.extend(ext.members.iter().filter_map(|m| m.name.clone()));
+        }
+    }
+    Some(out)
+}
+
+/// Whether `name` is certainly no member of a built-in value type
+/// (scalars, vectors, matrices): no extension anywhere adds it.
+fn not_a_builtin_member(db: &dyn Db, file: SourceFile, name: &str) -> bool {
+    extension_member_names(db, file).as_ref().is_some_and(|names| !names.contains(name))
 }
 
 trait ExtensionExt {
@@ -925,7 +955,7 @@ impl<'db> Infer<'_, 'db> {
                 LiteralKind::Char => Ty::Scalar(Scalar::Int32),
                 LiteralKind::Null => Ty::Unknown,
             },
-            Expr::Path(segs, global) => self.path(&segs, global),
+            Expr::Path(segs, global) => self.path(id, &segs, global),
             Expr::Call { callee, args } => {
                 let callee_ty = self.expr(callee);
                 let arg_tys: Vec<Ty> = args.iter().map(|&a| self.expr(a)).collect();
@@ -988,7 +1018,8 @@ impl<'db> Infer<'_, 'db> {
                     },
                     BinaryOp::Bit(_) => arith(&l, &r),
                     BinaryOp::Shift(_) => l,
-                    BinaryOp::Comma => r,
+                    // The comma operator, or (in language 2026) a tuple.
+                    BinaryOp::Comma => Ty::Unknown,
                 }
             }
             Expr::Prefix { op, expr } => {
@@ -1162,13 +1193,20 @@ impl<'db> Infer<'_, 'db> {
         }
     }
 
-    fn path(&mut self, segs: &[PathSegment], global: bool) -> Ty {
+    fn path(&mut self, id: ExprId, segs: &[PathSegment], global: bool) -> Ty {
         let Some(first) = segs.first() else { return Ty::Unknown };
         let mut ty = if global { self.global_name(first) } else { self.first_name(first) };
         for seg in &segs[1..] {
-            ty = self.static_member(&ty, seg);
+            ty = self.static_member(id, &ty, seg);
         }
         ty
+    }
+
+    fn no_static_member(&mut self, id: ExprId, owner: String, name: &str) {
+        self.diags.push(InferDiag {
+            at: DiagAt::Expr(id),
+            kind: InferDiagKind::NoStaticMember { owner, name: name.to_string() },
+        });
     }
 
     fn first_name(&mut self, seg: &PathSegment) -> Ty {
@@ -1229,12 +1267,21 @@ impl<'db> Infer<'_, 'db> {
     }
 
     /// `A::b` or `A.b` where `A` is a type, namespace or value.
-    fn static_member(&mut self, base: &Ty, seg: &PathSegment) -> Ty {
+    fn static_member(&mut self, id: ExprId, base: &Ty, seg: &PathSegment) -> Ty {
         let db = self.db();
         match base {
             Ty::Namespace(ns) => {
                 let scope = global_scope(db, self.ctx.file);
                 let Some(defs) = scope.namespace(ns).and_then(|t| t.get(&seg.name)).cloned() else {
+                    // Namespaces are open: say so only when no macro could
+                    // have added the name.
+                    let macros = crate::module_graph::module_of(db, self.ctx.file)
+                        .iter()
+                        .chain(crate::module_graph::imported_files(db, self.ctx.file))
+                        .any(|&f| item_tree(db, f).has_item_macros || !item_tree(db, f).macro_fragments.is_empty());
+                    if scope.namespace(ns).is_some() && !macros {
+                        self.no_static_member(id, format!("namespace {ns}"), &seg.name);
+                    }
                     return Ty::Unknown;
                 };
                 let fns: Vec<DefId> = defs
@@ -1258,10 +1305,16 @@ impl<'db> Infer<'_, 'db> {
                 }
             }
             Ty::TypeValue(t) => match &**t {
-                Ty::Adt { def, args, .. } => match lookup_member(db, *def, args, &seg.name) {
+                Ty::Adt { def, args, name } => match lookup_member(db, *def, args, &seg.name) {
                     Some(Member::Field(t)) => t,
                     Some(Member::Methods(defs)) => Ty::Func(defs),
-                    _ => Ty::Unknown,
+                    Some(Member::Opaque) => Ty::Unknown,
+                    None => {
+                        if members_fully_known(db, self.ctx.file, *def) {
+                            self.no_static_member(id, name.clone(), &seg.name);
+                        }
+                        Ty::Unknown
+                    }
                 },
                 _ => Ty::Unknown,
             },
@@ -1281,7 +1334,15 @@ impl<'db> Infer<'_, 'db> {
                     Some(t) => t,
                     // Not swizzle letters: a method from an extension of a
                     // built-in type, perhaps.
-                    None if !name.chars().all(|c| "xyzwrgba".contains(c)) => Ty::Unknown,
+                    None if !name.chars().all(|c| "xyzwrgba".contains(c)) => {
+                        if not_a_builtin_member(db, self.ctx.file, name) {
+                            self.diags.push(InferDiag {
+                                at: DiagAt::Expr(id),
+                                kind: InferDiagKind::NoSuchMember { ty: receiver.to_string(), name: name.to_string() },
+                            });
+                        }
+                        Ty::Unknown
+                    }
                     None => {
                         self.diags.push(InferDiag {
                             at: DiagAt::Expr(id),
@@ -1301,6 +1362,12 @@ impl<'db> Infer<'_, 'db> {
                         Ty::Vector(*s, n.min(4) as u8)
                     }
                 } else {
+                    if not_a_builtin_member(db, self.ctx.file, name) {
+                        self.diags.push(InferDiag {
+                            at: DiagAt::Expr(id),
+                            kind: InferDiagKind::NoSuchMember { ty: receiver.to_string(), name: name.to_string() },
+                        });
+                    }
                     Ty::Unknown
                 }
             }
@@ -1315,17 +1382,44 @@ impl<'db> Infer<'_, 'db> {
                 }
                 Some(Member::Opaque) => Ty::Unknown,
                 None => {
-                    if members_fully_known(db, self.ctx.file, *def) {
+                    // Core types: their declarations list every member, and
+                    // extensions may add more.
+                    // (Only resources: wrappers like `ConstantBuffer<T>` or
+                    // `DescriptorHandle<T>` also expose `T`'s members.)
+                    let resource = [
+                        "Texture",
+                        "RWTexture",
+                        "RasterizerOrderedTexture",
+                        "StructuredBuffer",
+                        "RWStructuredBuffer",
+                        "ByteAddressBuffer",
+                        "RWByteAddressBuffer",
+                        "Buffer",
+                        "RWBuffer",
+                        "AppendStructuredBuffer",
+                        "ConsumeStructuredBuffer",
+                        "SamplerState",
+                        "SamplerComparisonState",
+                    ]
+                    .iter()
+                    .any(|p| ty_name.starts_with(p) && !ty_name.contains("Handle"));
+                    let core_known = resource
+                        && is_core(db, def.file(db))
+                        && item_of(db, *def).is_some_and(|i| {
+                            matches!(i.kind, ItemKind::Struct | ItemKind::Class) && !i.members.is_empty()
+                        })
+                        && not_a_builtin_member(db, self.ctx.file, name);
+                    if core_known || members_fully_known(db, self.ctx.file, *def) {
                         self.diags.push(InferDiag {
                             at: DiagAt::Expr(id),
-                            kind: InferDiagKind::NoSuchMember { ty: ty_name.clone(), name: name.to_string() },
+                            kind: InferDiagKind::NoSuchMember { ty: receiver.to_string(), name: name.to_string() },
                         });
                     }
                     Ty::Unknown
                 }
             },
             Ty::TypeValue(_) | Ty::Namespace(_) => {
-                self.static_member(receiver, &PathSegment { name: name.to_string(), args: Vec::new() })
+                self.static_member(id, receiver, &PathSegment { name: name.to_string(), args: Vec::new() })
             }
             Ty::Pointer(t) => self.member(id, &t.clone(), name),
             _ => Ty::Unknown,

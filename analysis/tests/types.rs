@@ -292,3 +292,44 @@ struct N : IN { float n() { return 1; } }
         "#]],
     );
 }
+
+/// The last eight uses are errors for slangc (E30027 each, at the same
+/// columns); the uses above them are fine.
+#[test]
+fn unknown_members_of_builtins_enums_namespaces_and_statics() {
+    check_diags(
+        r#"
+namespace ColorMath { float luminance(float3 c) { return dot(c, float3(0.2126, 0.7152, 0.0722)); } }
+enum class BlendMode : uint { Opaque, Additive }
+struct RenderConfig { static const uint kMaxLights = 64; }
+void k(StructuredBuffer<float4> b, Texture2D<float4> t, SamplerState s, float3x3 m, float x, float4 v)
+{
+    uint n, stride;
+    b.GetDimensions(n, stride);
+    float4 c = t.SampleLevel(s, float2(0.5), 0);
+    float l = ColorMath.luminance(c.rgb);
+    BlendMode mode = BlendMode.Additive;
+    uint lights = RenderConfig.kMaxLights;
+    uint len = b.Length;
+    float4 d = t.SampleLevle(s, float2(0.5), 0);
+    float3x3 mt = m.transpose();
+    float y = x.clamp(0, 1);
+    float2 uv = v.st;
+    float z = ColorMath::linearToSRGB(x);
+    BlendMode e = BlendMode.Additiv;
+    uint q = RenderConfig.kMaxLightsPerTile;
+}
+[numthreads(1,1,1)] void main() {}
+"#,
+        expect![[r#"
+            /main.slang:13:18: error[no-such-member]: no member named `Length` in `StructuredBuffer<float4>`
+            /main.slang:14:18: error[no-such-member]: no member named `SampleLevle` in `Texture2D<float4>`
+            /main.slang:15:21: error[no-such-member]: no member named `transpose` in `float3x3`
+            /main.slang:16:17: error[no-such-member]: no member named `clamp` in `float`
+            /main.slang:17:19: error[no-such-member]: no member named `st` in `float4`
+            /main.slang:18:26: error[no-such-member]: no member named `linearToSRGB` in `namespace ColorMath`
+            /main.slang:19:29: error[no-such-member]: no member named `Additiv` in `BlendMode`
+            /main.slang:20:27: error[no-such-member]: no member named `kMaxLightsPerTile` in `RenderConfig`
+        "#]],
+    );
+}
