@@ -44,6 +44,7 @@ Missing g() { return f(1.0); }
         expect![[r#"
             /main.slang:4:19: error[unresolved-name]: cannot find `undefinedThing` in this scope
             /main.slang:5:12: error[unresolved-name]: cannot find `missingFunction` in this scope
+            /main.slang:5:35: error[no-such-member]: no member named `anyMember` in `float`
             /main.slang:7:1: error[unresolved-type]: cannot find type `Missing` in this scope
         "#]],
     );
