@@ -656,6 +656,32 @@ struct Infer<'a, 'db> {
 
 /// Whether the user-written struct or class `def` is a plain value type:
 /// converting anything else to it (or it to anything else) is an error.
+fn is_user_enum(db: &dyn Db, def: DefId) -> bool {
+    !is_core(db, def.file(db)) && item_of(db, def).is_some_and(|i| i.kind == ItemKind::Enum)
+}
+
+/// Textures, buffers and samplers (not wrappers like `ConstantBuffer<T>`
+/// or `DescriptorHandle<T>`, which stand for their contents).
+fn is_resource_name(name: &str) -> bool {
+    [
+        "Texture",
+        "RWTexture",
+        "RasterizerOrderedTexture",
+        "StructuredBuffer",
+        "RWStructuredBuffer",
+        "ByteAddressBuffer",
+        "RWByteAddressBuffer",
+        "Buffer",
+        "RWBuffer",
+        "AppendStructuredBuffer",
+        "ConsumeStructuredBuffer",
+        "SamplerState",
+        "SamplerComparisonState",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p) && !name.contains("Handle"))
+}
+
 fn is_plain_user_struct(db: &dyn Db, def: DefId, args: &[Ty]) -> bool {
     args.is_empty()
         && !is_core(db, def.file(db))
@@ -679,8 +705,26 @@ pub(crate) fn is_mismatch(db: &dyn Db, expected: &Ty, actual: &Ty) -> bool {
         (Scalar(_), Vector(..) | Matrix(..)) => true,
         (Matrix(_, r, c), Matrix(_, r2, c2)) => (r, c) != (r2, c2),
         (Matrix(..), Vector(..)) | (Vector(..), Matrix(..)) => true,
+        (Adt { def: a, args: aa, .. }, Adt { def: b, args: ba, .. }) if a == b => {
+            // `Acc<float>` for `Acc<int>`: a user generic with other,
+            // fully known arguments.
+            !aa.is_empty()
+                && aa != ba
+                && !is_core(db, a.file(db))
+                && item_of(db, *a).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class))
+                && aa.iter().chain(ba).all(|t| is_concrete(db, t) || matches!(t, Const(_)))
+        }
         (Adt { def: a, args: aa, .. }, Adt { def: b, args: ba, .. }) => {
-            a != b && is_plain_user_struct(db, *a, aa) && is_plain_user_struct(db, *b, ba)
+            is_plain_user_struct(db, *a, aa) && is_plain_user_struct(db, *b, ba)
+        }
+        // A number where a user enum is wanted needs a cast (the other way
+        // converts implicitly).
+        (Adt { def, .. }, Scalar(_) | Vector(..)) if is_user_enum(db, *def) => true,
+        // A texture or buffer used as a number.
+        (Scalar(_) | Vector(..) | Matrix(..), Adt { name, def, .. })
+            if is_core(db, def.file(db)) && is_resource_name(name) =>
+        {
+            true
         }
         (Adt { def, args, .. }, Scalar(_) | Vector(..) | Matrix(..) | String)
         | (Scalar(_) | Vector(..) | Matrix(..) | String, Adt { def, args, .. }) => is_plain_user_struct(db, *def, args),
@@ -1003,6 +1047,11 @@ impl<'db> Infer<'_, 'db> {
                         }
                         l
                     }
+                    BinaryOp::Arith(k) | BinaryOp::Compare(k) | BinaryOp::Bit(k)
+                        if self.has_user_struct_operand(&l, &r) =>
+                    {
+                        self.user_operator(id, k, l, r)
+                    }
                     BinaryOp::Arith(k) | BinaryOp::Compare(k) if vector_sizes_differ(&l, &r) => {
                         let op = k.static_text().unwrap_or("?").to_string();
                         self.diags.push(InferDiag {
@@ -1202,6 +1251,61 @@ impl<'db> Infer<'_, 'db> {
         ty
     }
 
+    fn has_user_struct_operand(&self, l: &Ty, r: &Ty) -> bool {
+        let db = self.db();
+        [l, r].iter().any(|t| matches!(t, Ty::Adt { def, args, .. } if is_plain_user_struct(db, *def, args)))
+    }
+
+    /// `a * b` with a user struct operand: the user's `operator*`
+    /// overloads (free functions and members), or an error if there are
+    /// none and nothing unseen could add one.
+    fn user_operator(&mut self, id: ExprId, k: SyntaxKind, l: Ty, r: Ty) -> Ty {
+        let db = self.db();
+        let op = k.static_text().unwrap_or("?");
+        let name = format!("operator{op}");
+        let scope = global_scope(db, self.ctx.file);
+        let mut fns: Vec<DefId> = scope
+            .lookup(&name)
+            .into_iter()
+            .flatten()
+            .filter(|d| d.kind == ItemKind::Fn && !is_core(db, d.file))
+            .map(|d| DefId::new(db, d.file, d.ast_index))
+            .collect();
+        // (The core module's operators are for numbers and for types that
+        // conform to its interfaces, which a struct with fully known
+        // members does not.)
+        let mut all_known = true;
+        for t in [&l, &r] {
+            if let Ty::Adt { def, args, .. } = t {
+                if is_plain_user_struct(db, *def, args) {
+                    all_known &= members_fully_known(db, self.ctx.file, *def);
+                    if let Some(Member::Methods(m)) = lookup_member(db, *def, args, &name) {
+                        fns.extend(m);
+                    }
+                }
+            }
+        }
+        if fns.is_empty() {
+            let macros =
+                crate::module_graph::module_of(db, self.ctx.file).iter().any(|&f| item_tree(db, f).has_item_macros);
+            if all_known && !macros && !l.is_unknown() && !r.is_unknown() {
+                self.diags.push(InferDiag {
+                    at: DiagAt::Expr(id),
+                    kind: InferDiagKind::NoOperator { op: op.to_string(), lhs: l.to_string(), rhs: r.to_string() },
+                });
+            }
+            return Ty::Unknown;
+        }
+        // The return type, if every overload that accepts the operands
+        // agrees on it.
+        let rets: Vec<Ty> =
+            fns.iter().filter_map(|&f| self.instantiate(f, &[l.clone(), r.clone()], &[])).map(|(t, _)| t).collect();
+        match rets.first() {
+            Some(first) if rets.iter().all(|t| t == first) => first.clone(),
+            _ => Ty::Unknown,
+        }
+    }
+
     fn no_static_member(&mut self, id: ExprId, owner: String, name: &str) {
         self.diags.push(InferDiag {
             at: DiagAt::Expr(id),
@@ -1386,23 +1490,7 @@ impl<'db> Infer<'_, 'db> {
                     // extensions may add more.
                     // (Only resources: wrappers like `ConstantBuffer<T>` or
                     // `DescriptorHandle<T>` also expose `T`'s members.)
-                    let resource = [
-                        "Texture",
-                        "RWTexture",
-                        "RasterizerOrderedTexture",
-                        "StructuredBuffer",
-                        "RWStructuredBuffer",
-                        "ByteAddressBuffer",
-                        "RWByteAddressBuffer",
-                        "Buffer",
-                        "RWBuffer",
-                        "AppendStructuredBuffer",
-                        "ConsumeStructuredBuffer",
-                        "SamplerState",
-                        "SamplerComparisonState",
-                    ]
-                    .iter()
-                    .any(|p| ty_name.starts_with(p) && !ty_name.contains("Handle"));
+                    let resource = is_resource_name(ty_name);
                     let core_known = resource
                         && is_core(db, def.file(db))
                         && item_of(db, *def).is_some_and(|i| {

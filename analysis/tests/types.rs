@@ -333,3 +333,41 @@ void k(StructuredBuffer<float4> b, Texture2D<float4> t, SamplerState s, float3x3
         "#]],
     );
 }
+
+/// slangc: E30019 on `E e2 = u`, `Acc<int> b = a`, `float4 c = t`; E39999
+/// "no overload for '+'" and "for '=='" on the struct operands. An enum
+/// converts to `int` implicitly; a user `operator*` is used.
+#[test]
+fn enums_generic_instances_resources_and_struct_operators() {
+    check_diags(
+        r#"
+enum E { A, B }
+enum class F { X, Y }
+struct Acc<T> { T v; }
+struct S { float v; }
+S operator*(S a, float b) { S r; r.v = a.v * b; return r; }
+void k(Texture2D<float4> t, uint u, S s)
+{
+    int i = E.A;
+    int j = F.X;
+    E e2 = u;
+    Acc<float> a;
+    Acc<int> b = a;
+    float4 c = t;
+    E e3 = E(1);
+    S m = s * 2.0;
+    S n = s + s;
+    bool q = s == s;
+}
+"#,
+        expect![[r#"
+            /main.slang:11:12: error[type-mismatch]: mismatched types: expected `E`, found `uint`
+            /main.slang:13:18: error[type-mismatch]: mismatched types: expected `Acc<int>`, found `Acc<float>`
+            /main.slang:14:16: error[type-mismatch]: mismatched types: expected `float4`, found `Texture2D<float4>`
+            /main.slang:17:11: error[no-matching-operator]: no `+` for operands of type `S` and `S`
+            /main.slang:18:14: error[no-matching-operator]: no `==` for operands of type `S` and `S`
+        "#]],
+    );
+    let s = "struct S { float v; }\nS operator*(S a, float b) { return a; }\n";
+    check_type(&format!("{s}void f(S s) {{ $0s * 2.0; }}"), expect!["S"]);
+}
