@@ -159,6 +159,20 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                 InferDiagKind::Inaccessible { what, visibility } => {
                     ("inaccessible", format!("`{what}` is {visibility} and cannot be used here"), member(&node))
                 }
+                InferDiagKind::MutatingOnImmutable { name, why } => {
+                    ("mutating-on-immutable", format!("`{name}` is `[mutating]` and cannot be called here: {why}"), abs)
+                }
+                InferDiagKind::InstanceMemberWithoutInstance { owner, name, in_static_method } => {
+                    (
+                        "needs-instance",
+                        if *in_static_method {
+                            format!("`{name}` is an instance member of `{owner}`; a `static` method has no `this` to use it on")
+                        } else {
+                            format!("`{name}` is an instance member of `{owner}` and needs a value of that type, not the type")
+                        },
+                        member(&node),
+                    )
+                }
                 InferDiagKind::NoSubscript { ty } => {
                     ("no-subscript", format!("a value of type `{ty}` cannot be subscripted"), abs)
                 }

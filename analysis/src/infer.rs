@@ -547,6 +547,18 @@ pub enum InferDiagKind {
         what: String,
         visibility: &'static str,
     },
+    /// A `[mutating]` method called on a value that cannot change.
+    MutatingOnImmutable {
+        name: String,
+        why: String,
+    },
+    /// `Type.field` / `Type.method()` for an instance member, or an
+    /// instance member used in a static method.
+    InstanceMemberWithoutInstance {
+        owner: String,
+        name: String,
+        in_static_method: bool,
+    },
     /// `x[0]` where `x` is a scalar or a struct without `__subscript`.
     NoSubscript {
         ty: String,
@@ -656,6 +668,19 @@ struct Infer<'a, 'db> {
 
 /// Whether the user-written struct or class `def` is a plain value type:
 /// converting anything else to it (or it to anything else) is an error.
+/// Whether every member of `def` named `name` is an instance field or
+/// method (so that it needs an instance).
+fn only_instance_members(db: &dyn Db, def: DefId, name: &str) -> bool {
+    let Some(item) = item_of(db, def) else { return false };
+    let named: Vec<&Item> = item.members.iter().filter(|m| m.name.as_deref() == Some(name)).collect();
+    !named.is_empty()
+        && named.iter().all(|m| {
+            matches!(m.kind, ItemKind::Var | ItemKind::Fn | ItemKind::Property)
+                && !m.is_static
+                && !m.modifiers.contains(&SyntaxKind::CONST_KW)
+        })
+}
+
 fn is_user_enum(db: &dyn Db, def: DefId) -> bool {
     !is_core(db, def.file(db)) && item_of(db, def).is_some_and(|i| i.kind == ItemKind::Enum)
 }
@@ -1002,6 +1027,9 @@ impl<'db> Infer<'_, 'db> {
             Expr::Path(segs, global) => self.path(id, &segs, global),
             Expr::Call { callee, args } => {
                 let callee_ty = self.expr(callee);
+                if let Ty::Func(defs) = &callee_ty {
+                    self.check_mutating_call(id, callee, defs);
+                }
                 let arg_tys: Vec<Ty> = args.iter().map(|&a| self.expr(a)).collect();
                 self.call(id, callee, callee_ty, &arg_tys)
             }
@@ -1244,11 +1272,47 @@ impl<'db> Infer<'_, 'db> {
 
     fn path(&mut self, id: ExprId, segs: &[PathSegment], global: bool) -> Ty {
         let Some(first) = segs.first() else { return Ty::Unknown };
-        let mut ty = if global { self.global_name(first) } else { self.first_name(first) };
+        let mut ty = if global { self.global_name(first) } else { self.first_name(id, first) };
         for seg in &segs[1..] {
             ty = self.static_member(id, &ty, seg);
         }
         ty
+    }
+
+    /// `c.increment()` where `increment` is `[mutating]` and `c` cannot
+    /// change (a `let`, a constant, `this` in a method without
+    /// `[mutating]`).
+    fn check_mutating_call(&mut self, id: ExprId, callee: ExprId, defs: &[DefId]) {
+        let db = self.db();
+        let mutating = |d: &DefId| {
+            item_of(db, *d).is_some_and(|i| {
+                !i.is_static && (i.has_attr("mutating") || i.modifiers.contains(&SyntaxKind::MUTATING_KW))
+            })
+        };
+        if defs.is_empty() || !defs.iter().all(mutating) {
+            return;
+        }
+        let (name, why) = match self.body.expr(callee).clone() {
+            Expr::Member { receiver, name, .. } => {
+                let why = match self.body.expr(receiver) {
+                    Expr::Path(segs, false) if segs.len() == 1 && self.local(&segs[0].name).is_some() => {
+                        self.local(&segs[0].name).filter(|l| l.immutable).map(|l| format!("`{}` is immutable", l.name))
+                    }
+                    _ => self.not_writable(receiver),
+                };
+                (name, why)
+            }
+            Expr::Path(segs, false) if segs.len() == 1 && self.local(&segs[0].name).is_none() => {
+                let own = matches!(&self.ctx.this, Ty::Adt { def, .. } if parent_of(db, defs[0]) == Some(*def));
+                let why = (own && self.this_immutable)
+                    .then(|| "`this` cannot change in a method without `[mutating]`".to_string());
+                (segs[0].name.clone(), why)
+            }
+            _ => return,
+        };
+        if let Some(why) = why {
+            self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::MutatingOnImmutable { name, why } });
+        }
     }
 
     fn has_user_struct_operand(&self, l: &Ty, r: &Ty) -> bool {
@@ -1313,15 +1377,26 @@ impl<'db> Infer<'_, 'db> {
         });
     }
 
-    fn first_name(&mut self, seg: &PathSegment) -> Ty {
+    fn first_name(&mut self, id: ExprId, seg: &PathSegment) -> Ty {
         if seg.args.is_empty() {
             if let Some(l) = self.local(&seg.name) {
                 return l.ty.clone();
             }
         }
         // Members of the enclosing type (implicit `this`).
-        if let Ty::Adt { def, args, .. } = self.ctx.this.clone() {
+        if let Ty::Adt { def, args, name } = self.ctx.this.clone() {
             if let Some(m) = lookup_member(self.db(), def, &args, &seg.name) {
+                let in_static = item_of(self.db(), self.def).is_some_and(|i| i.is_static && i.kind == ItemKind::Fn);
+                if in_static && !matches!(m, Member::Opaque) && only_instance_members(self.db(), def, &seg.name) {
+                    self.diags.push(InferDiag {
+                        at: DiagAt::Expr(id),
+                        kind: InferDiagKind::InstanceMemberWithoutInstance {
+                            owner: name,
+                            name: seg.name.clone(),
+                            in_static_method: true,
+                        },
+                    });
+                }
                 return match m {
                     Member::Field(t) => t,
                     Member::Methods(defs) => Ty::Func(defs),
@@ -1410,8 +1485,23 @@ impl<'db> Infer<'_, 'db> {
             }
             Ty::TypeValue(t) => match &**t {
                 Ty::Adt { def, args, name } => match lookup_member(db, *def, args, &seg.name) {
-                    Some(Member::Field(t)) => t,
-                    Some(Member::Methods(defs)) => Ty::Func(defs),
+                    found @ Some(Member::Field(_) | Member::Methods(_)) => {
+                        if only_instance_members(db, *def, &seg.name) && !is_core(db, def.file(db)) {
+                            self.diags.push(InferDiag {
+                                at: DiagAt::Expr(id),
+                                kind: InferDiagKind::InstanceMemberWithoutInstance {
+                                    owner: name.clone(),
+                                    name: seg.name.clone(),
+                                    in_static_method: false,
+                                },
+                            });
+                        }
+                        match found {
+                            Some(Member::Field(t)) => t,
+                            Some(Member::Methods(defs)) => Ty::Func(defs),
+                            _ => Ty::Unknown,
+                        }
+                    }
                     Some(Member::Opaque) => Ty::Unknown,
                     None => {
                         if members_fully_known(db, self.ctx.file, *def) {

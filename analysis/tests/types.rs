@@ -371,3 +371,38 @@ void k(Texture2D<float4> t, uint u, S s)
     let s = "struct S { float v; }\nS operator*(S a, float b) { return a; }\n";
     check_type(&format!("{s}void f(S s) {{ $0s * 2.0; }}"), expect!["S"]);
 }
+
+/// slangc: E30050 at lines 7 and 15, E30100 at lines 9 and 18 (same
+/// columns for the latter).
+#[test]
+fn mutating_calls_and_instance_members_without_an_instance() {
+    check_diags(
+        r#"
+struct Counter
+{
+    uint n;
+    [mutating] void increment(uint k) { n += k; }
+    uint get() { return n; }
+    void bad() { increment(1); }
+    [mutating] void good() { increment(1); }
+    static uint make() { return n; }
+    static uint ok() { return 1; }
+}
+void k()
+{
+    let c = Counter(0);
+    c.increment(1);
+    var d = Counter(0);
+    d.increment(1);
+    uint x = Counter.get();
+    uint y = Counter.ok();
+}
+"#,
+        expect![[r#"
+            /main.slang:7:18: error[mutating-on-immutable]: `increment` is `[mutating]` and cannot be called here: `this` cannot change in a method without `[mutating]`
+            /main.slang:9:33: error[needs-instance]: `n` is an instance member of `Counter`; a `static` method has no `this` to use it on
+            /main.slang:15:5: error[mutating-on-immutable]: `increment` is `[mutating]` and cannot be called here: `c` is immutable
+            /main.slang:18:22: error[needs-instance]: `get` is an instance member of `Counter` and needs a value of that type, not the type
+        "#]],
+    );
+}
