@@ -173,6 +173,11 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                         member(&node),
                     )
                 }
+                InferDiagKind::NotConforming { arg, interface } => (
+                    "not-conforming",
+                    format!("`{arg}` does not conform to `{interface}`, which the generic parameter requires"),
+                    abs,
+                ),
                 InferDiagKind::NoSubscript { ty } => {
                     ("no-subscript", format!("a value of type `{ty}` cannot be subscripted"), abs)
                 }

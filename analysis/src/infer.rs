@@ -559,6 +559,11 @@ pub enum InferDiagKind {
         name: String,
         in_static_method: bool,
     },
+    /// A generic argument that does not conform to the constraint.
+    NotConforming {
+        arg: String,
+        interface: String,
+    },
     /// `x[0]` where `x` is a scalar or a struct without `__subscript`.
     NoSubscript {
         ty: String,
@@ -625,6 +630,7 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
         this_immutable,
         loops: 0,
         switches: 0,
+        violation: None,
     };
     inf.params();
     if let Some(root) = b.root {
@@ -664,6 +670,9 @@ struct Infer<'a, 'db> {
     this_immutable: bool,
     loops: u32,
     switches: u32,
+    /// Set by `instantiate` when a generic argument breaks a constraint:
+    /// (argument type, interface).
+    violation: Option<(String, String)>,
 }
 
 /// Whether the user-written struct or class `def` is a plain value type:
@@ -1600,8 +1609,43 @@ impl<'db> Infer<'_, 'db> {
                 self.static_member(id, receiver, &PathSegment { name: name.to_string(), args: Vec::new() })
             }
             Ty::Pointer(t) => self.member(id, &t.clone(), name),
+            Ty::Param { def, name: pname } => self.generic_member(id, *def, pname, name),
             _ => Ty::Unknown,
         }
+    }
+
+    /// `t.name` where `t : T` and `T` is a generic type parameter: a member
+    /// of the interfaces constraining `T`; none when it is unconstrained.
+    fn generic_member(&mut self, id: ExprId, gdef: DefId, pname: &str, name: &str) -> Ty {
+        let db = self.db();
+        if item_of(db, gdef).is_none_or(|i| i.kind != ItemKind::GenericTypeParam) {
+            return Ty::Unknown;
+        }
+        let Some(ifaces) = crate::generics::constraint_interfaces(db, gdef) else { return Ty::Unknown };
+        let mut closure = std::collections::HashSet::new();
+        let mut complete = true;
+        for &i in &ifaces {
+            complete &= crate::generics::interface_closure(db, i, &mut closure);
+        }
+        for &i in &closure {
+            match lookup_member(db, i, &[], name) {
+                Some(Member::Field(_) | Member::Opaque) => return Ty::Unknown,
+                Some(Member::Methods(defs)) => return Ty::Func(defs),
+                None => {}
+            }
+        }
+        // Every interface is user-written and seen whole (core interfaces
+        // have members this model may not list; extensions may add some).
+        let seen_whole = complete
+            && closure.iter().all(|&i| !is_core(db, i.file(db)))
+            && not_a_builtin_member(db, self.ctx.file, name);
+        if seen_whole {
+            self.diags.push(InferDiag {
+                at: DiagAt::Expr(id),
+                kind: InferDiagKind::NoSuchMember { ty: pname.to_string(), name: name.to_string() },
+            });
+        }
+        Ty::Unknown
     }
 
     /// Report `owner.name` if no member of that name is accessible from
@@ -1729,6 +1773,7 @@ impl<'db> Infer<'_, 'db> {
                 // The return type, if every overload that accepts the
                 // arguments agrees on it.
                 let explicit = self.explicit_generic_args(callee);
+                self.violation = None;
                 let rets: Vec<(Ty, u32)> =
                     candidates.iter().filter_map(|&c| self.instantiate(c, args, &explicit)).collect();
                 // The cheapest conversions win (Slang's overload ranking, in
@@ -1737,7 +1782,12 @@ impl<'db> Infer<'_, 'db> {
                     crate::module_graph::module_of(db, self.ctx.file).iter().any(|&f| item_tree(db, f).has_item_macros);
                 // (With a single overload, `check_args` has said what is wrong.)
                 let single = defs.len() == 1 && !is_core(db, defs[0].file(db));
-                if rets.is_empty()
+                if let (true, Some((arg, interface))) = (rets.is_empty(), self.violation.take()) {
+                    self.diags.push(InferDiag {
+                        at: DiagAt::Expr(id),
+                        kind: InferDiagKind::NotConforming { arg, interface },
+                    });
+                } else if rets.is_empty()
                     && !single
                     && !args.is_empty()
                     && !macro_made
@@ -1808,6 +1858,10 @@ impl<'db> Infer<'_, 'db> {
                 return None;
             }
         }
+        if let Some(v) = self.broken_constraint(def, &bind) {
+            self.violation = Some(v);
+            return None;
+        }
         for (k, v) in bind {
             if !v.is_unknown() {
                 ctx.generics.insert(k, v);
@@ -1850,6 +1904,40 @@ impl<'db> Infer<'_, 'db> {
             }
         }
         Some((ret, cost))
+    }
+
+    /// A generic argument of `def` (as bound) that certainly does not
+    /// conform to its parameter's constraint: (argument, interface).
+    fn broken_constraint(&self, def: DefId, bind: &HashMap<String, Ty>) -> Option<(String, String)> {
+        let db = self.db();
+        let item = item_of(db, def)?;
+        for g in &item.generic_params {
+            let (Some(name), ItemKind::GenericTypeParam) = (&g.name, g.kind) else { continue };
+            let Some(bound) = bind.get(name) else { continue };
+            let gdef = DefId::new(db, def.file(db), g.ast_index);
+            let Some(ifaces) = crate::generics::constraint_interfaces(db, gdef) else { continue };
+            for iface in ifaces {
+                let iname = item_of(db, iface).and_then(|i| i.name).unwrap_or_default();
+                // Core interfaces a struct must declare to conform to.
+                const DECLARED: [&str; 8] = [
+                    "IFloat",
+                    "IArithmetic",
+                    "IInteger",
+                    "IDifferentiable",
+                    "IComparable",
+                    "ILogical",
+                    "IRangedValue",
+                    "IDifferentiablePtrType",
+                ];
+                if is_core(db, iface.file(db)) && !DECLARED.contains(&iname.as_str()) {
+                    continue;
+                }
+                if crate::generics::certainly_not_conforming(db, self.ctx.file, bound, iface) {
+                    return Some((bound.to_string(), iname));
+                }
+            }
+        }
+        None
     }
 
     /// Arguments against the parameters of the only function a call can

@@ -16,6 +16,7 @@ mod core_module;
 mod db;
 pub mod decl_check;
 pub mod diagnostics;
+pub mod generics;
 pub mod hir;
 pub mod infer;
 pub mod item_tree;

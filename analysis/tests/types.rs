@@ -406,3 +406,43 @@ void k()
         "#]],
     );
 }
+
+/// slangc: E30027 on lines 12-13, E38029 (or, for `lit(a, 0)`, another
+/// error) on lines 18-21 of this fixture; the other uses conform, through
+/// inheritance, `where` clauses and an extension.
+#[test]
+fn generic_constraints_and_members_of_type_parameters() {
+    check_diags(
+        r#"
+interface ILight { float3 incident(float3 p); }
+interface IArea : ILight { float area(); }
+struct PointLight : ILight { float3 pos; float3 incident(float3 p) { return pos - p; } }
+struct Quad : IArea { float3 incident(float3 p) { return p; } float area() { return 1; } }
+struct Lone { float3 c; }
+struct Late { float3 c; }
+extension Late : ILight { float3 incident(float3 p) { return c; } }
+float3 shade<L : ILight>(L light, float3 p) { return light.incident(p); }
+float lit<L>(L light, float3 p) where L : IArea { return light.area() + light.incident(p).x; }
+T twice<T : IFloat>(T a) { return a + a; }
+float mass<T>(T t) { return t.mass; }
+float bias<L : ILight>(L l) { return l.shadowBias; }
+void k(PointLight a, Quad q, Lone b, Late c)
+{
+    float3 x = shade(a, 0) + shade(q, 0) + shade(c, 0);
+    float y = lit(q, 0) + twice(1.0);
+    float3 z = shade(b, 0);
+    float w = lit(a, 0);
+    Lone u = twice(b);
+    float3 v = shade<Lone>(b, 0);
+}
+"#,
+        expect![[r#"
+            /main.slang:12:31: error[no-such-member]: no member named `mass` in `T`
+            /main.slang:13:40: error[no-such-member]: no member named `shadowBias` in `L`
+            /main.slang:18:16: error[not-conforming]: `Lone` does not conform to `ILight`, which the generic parameter requires
+            /main.slang:19:15: error[not-conforming]: `PointLight` does not conform to `IArea`, which the generic parameter requires
+            /main.slang:20:14: error[not-conforming]: `Lone` does not conform to `IFloat`, which the generic parameter requires
+            /main.slang:21:16: error[not-conforming]: `Lone` does not conform to `ILight`, which the generic parameter requires
+        "#]],
+    );
+}

@@ -1,0 +1,141 @@
+//! Generic constraints: what a generic parameter is required to conform
+//! to (`<T : I>`, `where T : I`), and whether a type certainly does not
+//! conform to an interface (for E38029 and for member lookup on `T`).
+
+use std::collections::HashSet;
+
+use slang_syntax::ast::{self, AstNode};
+use slang_syntax::{SyntaxKind, SyntaxNode};
+
+use crate::hir::{def_node, lower_type, DefId, TypeRef};
+use crate::infer::{is_core, item_of, parent_of, DeclCtx};
+use crate::item_tree::{item_tree, ItemKind};
+use crate::ty::{Ty, TypeResolver};
+use crate::{Db, SourceFile};
+
+/// The constraints written on generic parameter `gdef`: after its `:` and
+/// in `where` clauses of its declaration.
+pub fn param_constraints(db: &dyn Db, gdef: DefId) -> Vec<TypeRef> {
+    let Some(node) = def_node(db, gdef) else { return Vec::new() };
+    let name = item_of(db, gdef).and_then(|i| i.name).unwrap_or_default();
+    let mut out: Vec<TypeRef> = node.children().filter_map(ast::Type::cast).map(|t| lower_type(Some(t))).collect();
+    if let Some(owner) = parent_of(db, gdef).and_then(|p| def_node(db, p)) {
+        out.extend(where_constraints(&owner, &name));
+    }
+    out
+}
+
+fn where_constraints(owner: &SyntaxNode, name: &str) -> Vec<TypeRef> {
+    let mut out = Vec::new();
+    for clause in owner.children().filter(|c| c.kind() == SyntaxKind::WHERE_CLAUSE) {
+        for pred in clause.children().filter(|c| c.kind() == SyntaxKind::WHERE_PRED) {
+            let types: Vec<ast::Type> = pred.children().filter_map(ast::Type::cast).collect();
+            if let [subject, rest @ ..] = types.as_slice() {
+                if subject.syntax().text() == name {
+                    out.extend(rest.iter().map(|t| lower_type(Some(t.clone()))));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether the generic parameter `gdef` is constrained at all (then its
+/// members come from the constraints).
+pub fn has_constraints(db: &dyn Db, gdef: DefId) -> bool {
+    !param_constraints(db, gdef).is_empty()
+}
+
+/// The interfaces (user or core) that constrain `gdef`, resolved; `None`
+/// if some constraint does not resolve to an interface.
+pub fn constraint_interfaces(db: &dyn Db, gdef: DefId) -> Option<Vec<DefId>> {
+    let owner = parent_of(db, gdef)?;
+    let mut ctx = DeclCtx::for_def(db, owner);
+    param_constraints(db, gdef)
+        .iter()
+        .map(|t| match ctx.resolve(t) {
+            Ty::Adt { def, .. } if item_of(db, def).is_some_and(|i| i.kind == ItemKind::Interface) => Some(def),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Interface `iface` and every interface it inherits.
+pub fn interface_closure(db: &dyn Db, iface: DefId, out: &mut HashSet<DefId>) -> bool {
+    if !out.insert(iface) {
+        return true;
+    }
+    let Some(node) = def_node(db, iface) else { return false };
+    let mut ctx = DeclCtx::for_def(db, iface);
+    let mut ok = true;
+    if let Some(i) = ast::Interface::cast(node) {
+        for t in i.supertypes() {
+            match ctx.resolve(&lower_type(Some(t))) {
+                Ty::Adt { def, .. } if item_of(db, def).is_some_and(|i| i.kind == ItemKind::Interface) => {
+                    ok &= interface_closure(db, def, out);
+                }
+                _ => ok = false,
+            }
+        }
+    }
+    ok
+}
+
+/// Whether `ty` certainly does not conform to interface `iface`, as seen
+/// from `file`: a user struct whose supertypes (and those its extensions
+/// add) all resolve and do not lead to `iface`.
+pub fn certainly_not_conforming(db: &dyn Db, file: SourceFile, ty: &Ty, iface: DefId) -> bool {
+    let Ty::Adt { def, args, name } = ty else { return false };
+    if !args.is_empty() || is_core(db, def.file(db)) {
+        return false;
+    }
+    let Some(item) = item_of(db, *def) else { return false };
+    if !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
+        return false;
+    }
+    let Some(node) = def_node(db, *def) else { return false };
+    let mut supertypes: Vec<(DefId, ast::Type)> = Vec::new();
+    if let Some(s) = ast::Struct::cast(node.clone()) {
+        supertypes.extend(s.supertypes().map(|t| (*def, t)));
+    } else if let Some(c) = ast::Class::cast(node.clone()) {
+        supertypes.extend(c.supertypes().map(|t| (*def, t)));
+    }
+    // Extensions anywhere the file can see.
+    let files: Vec<SourceFile> = crate::module_graph::module_of(db, file)
+        .iter()
+        .chain(crate::module_graph::imported_files(db, file))
+        .copied()
+        .chain([def.file(db)])
+        .collect();
+    for f in files {
+        let tree = item_tree(db, f);
+        if tree.has_item_macros {
+            return false;
+        }
+        for ext in tree.walk().filter(|i| i.kind == ItemKind::Extension) {
+            let edef = DefId::new(db, f, ext.ast_index);
+            let Some(e) = def_node(db, edef).and_then(ast::Extension::cast) else { return false };
+            if e.syntax().children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
+                return false;
+            }
+            let target = e.target().map(|t| t.syntax().text().to_string()).unwrap_or_default();
+            if target.split('<').next().unwrap_or("").trim() == name {
+                supertypes.extend(e.supertypes().map(|t| (edef, t)));
+            }
+        }
+    }
+    let mut reached = HashSet::new();
+    for (ctx_def, t) in supertypes {
+        let mut ctx = DeclCtx::for_def(db, ctx_def);
+        match ctx.resolve(&lower_type(Some(t))) {
+            Ty::Adt { def: i, .. } if item_of(db, i).is_some_and(|it| it.kind == ItemKind::Interface) => {
+                if !interface_closure(db, i, &mut reached) {
+                    return false;
+                }
+            }
+            // A base struct, or something unresolved.
+            _ => return false,
+        }
+    }
+    !reached.contains(&iface)
+}
