@@ -92,7 +92,27 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                 Some(n) => member_name_range(n) + shift,
                 None => abs,
             };
+            let mut severity = Severity::Error;
             let (code, message, range) = match &d.kind {
+                InferDiagKind::UnusedVariable { name } => {
+                    severity = Severity::Warning;
+                    // Point at the name in the declaration.
+                    let root = parse.syntax_node();
+                    let range = match root.covering_element(abs) {
+                        slang_syntax::NodeOrToken::Node(n) => n
+                            .descendants()
+                            .filter(|c| c.kind() == slang_syntax::SyntaxKind::NAME)
+                            .find(|c| c.text() == name.as_str())
+                            .map(|c| c.text_range())
+                            .unwrap_or(abs),
+                        slang_syntax::NodeOrToken::Token(_) => abs,
+                    };
+                    (
+                        "unused-variable",
+                        format!("`{name}` is never used (remove it, or name it `_{name}` to keep it)"),
+                        range,
+                    )
+                }
                 InferDiagKind::NoSuchMember { ty, name } => {
                     ("no-such-member", format!("no member named `{name}` in `{ty}`"), member(&node))
                 }
@@ -190,7 +210,7 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     abs,
                 ),
             };
-            out.push(Diagnostic { range, severity: Severity::Error, code, message });
+            out.push(Diagnostic { range, severity, code, message });
         }
     }
     out.sort_by_key(|d| (d.range.start(), d.range.end()));

@@ -675,7 +675,22 @@ impl LowerBody {
                 }
             }
             other => {
-                let subs = other.syntax().children().filter_map(ast::Expr::cast).map(|e| self.expr(e)).collect();
+                let mut subs = Vec::new();
+                for c in other.syntax().children() {
+                    if let Some(e) = ast::Expr::cast(c.clone()) {
+                        subs.push(self.expr(e));
+                    } else if c.kind() == SyntaxKind::PATH_TYPE && other.syntax().kind() == SyntaxKind::SIZEOF_EXPR {
+                        // `sizeof(x)` / `countof(x)`: a bare name may be a
+                        // variable rather than a type.
+                        let idents: Vec<_> = c.children_with_tokens().filter_map(|t| t.into_token()).collect();
+                        if let [t] = idents.as_slice() {
+                            if t.kind() == SyntaxKind::IDENT {
+                                let seg = PathSegment { name: t.text().to_string(), args: Vec::new() };
+                                subs.push(self.alloc_expr(Expr::Path(vec![seg], false), &c));
+                            }
+                        }
+                    }
+                }
                 Expr::Other(subs)
             }
         };

@@ -559,6 +559,10 @@ pub enum InferDiagKind {
         name: String,
         in_static_method: bool,
     },
+    /// A local that is never used (a warning).
+    UnusedVariable {
+        name: String,
+    },
     /// A generic argument that does not conform to the constraint.
     NotConforming {
         arg: String,
@@ -631,6 +635,14 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
         loops: 0,
         switches: 0,
         violation: None,
+        warn_unused: crate::hir::decl_syntax(db, def).is_some_and(|n| {
+            !n.descendants_with_tokens().any(|e| {
+                matches!(
+                    e.kind(),
+                    SyntaxKind::MACRO_CALL | SyntaxKind::MACRO_TYPE | SyntaxKind::DISABLED_TEXT | SyntaxKind::PP_DEFINE
+                )
+            })
+        }),
     };
     inf.params();
     if let Some(root) = b.root {
@@ -653,6 +665,15 @@ struct Local {
     name: String,
     ty: Ty,
     immutable: bool,
+    /// The declaring statement, for locals of the body (not parameters).
+    decl: Option<StmtId>,
+    used: std::cell::Cell<bool>,
+}
+
+impl Local {
+    fn new(name: String, ty: Ty, immutable: bool, decl: Option<StmtId>) -> Local {
+        Local { name, ty, immutable, decl, used: std::cell::Cell::new(false) }
+    }
 }
 
 struct Infer<'a, 'db> {
@@ -670,6 +691,8 @@ struct Infer<'a, 'db> {
     this_immutable: bool,
     loops: u32,
     switches: u32,
+    /// Whether unused locals are reported (see `pop_scope`).
+    warn_unused: bool,
     /// Set by `instantiate` when a generic argument breaks a constraint:
     /// (argument type, interface).
     violation: Option<(String, String)>,
@@ -789,13 +812,35 @@ impl<'db> Infer<'_, 'db> {
         for p in &self.body.params {
             let ty = self.ctx.resolve(&p.ty);
             if let Some(n) = &p.name {
-                self.scopes[0].push(Local { name: n.clone(), ty, immutable: false });
+                self.scopes[0].push(Local::new(n.clone(), ty, false, None));
             }
         }
     }
 
     fn local(&self, name: &str) -> Option<&Local> {
-        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| l.name == name)
+        let l = self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| l.name == name)?;
+        l.used.set(true);
+        Some(l)
+    }
+
+    /// Leave a block: its locals that were never used get a warning
+    /// (unless named `_…`, or the body has code this model cannot see:
+    /// macro calls, disabled `#if` branches).
+    fn pop_scope(&mut self) {
+        let Some(scope) = self.scopes.pop() else { return };
+        if !self.warn_unused {
+            return;
+        }
+        for l in scope {
+            if let (Some(stmt), false) = (l.decl, l.used.get()) {
+                if !l.name.is_empty() && !l.name.starts_with('_') {
+                    self.diags.push(InferDiag {
+                        at: DiagAt::Stmt(stmt),
+                        kind: InferDiagKind::UnusedVariable { name: l.name },
+                    });
+                }
+            }
+        }
     }
 
     fn stmt(&mut self, id: StmtId) {
@@ -829,7 +874,7 @@ impl<'db> Infer<'_, 'db> {
                 for s in stmts {
                     self.stmt(s);
                 }
-                self.scopes.pop();
+                self.pop_scope();
             }
             Stmt::If { cond, let_binding, then, els } => {
                 if let Some(c) = cond {
@@ -838,12 +883,12 @@ impl<'db> Infer<'_, 'db> {
                 self.scopes.push(Vec::new());
                 if let Some((name, value)) = let_binding {
                     self.expr(value);
-                    self.scopes.last_mut().unwrap().push(Local { name, ty: Ty::Unknown, immutable: true });
+                    self.scopes.last_mut().unwrap().push(Local::new(name, Ty::Unknown, true, None));
                 }
                 if let Some(t) = then {
                     self.stmt(t);
                 }
-                self.scopes.pop();
+                self.pop_scope();
                 if let Some(e) = els {
                     self.stmt(e);
                 }
@@ -863,7 +908,7 @@ impl<'db> Infer<'_, 'db> {
                 if let Some(b) = body {
                     self.stmt(b);
                 }
-                self.scopes.pop();
+                self.pop_scope();
                 self.loops -= 1;
             }
             Stmt::Switch { scrutinee, cases } => {
@@ -904,7 +949,7 @@ impl<'db> Infer<'_, 'db> {
                     for s in stmts {
                         self.stmt(s);
                     }
-                    self.scopes.pop();
+                    self.pop_scope();
                 }
                 self.switches -= 1;
             }
@@ -987,7 +1032,7 @@ impl<'db> Infer<'_, 'db> {
             },
             (None, None) => Ty::Unknown,
         };
-        self.scopes.last_mut().unwrap().push(Local { name: d.name.clone(), ty, immutable: d.immutable });
+        self.scopes.last_mut().unwrap().push(Local::new(d.name.clone(), ty, d.immutable, Some(stmt)));
     }
 
     /// `int a[2] = {1, 2, 3};`, `float2 v = {1, 2, 3};`: more scalars than

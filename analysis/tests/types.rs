@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{fixture, render_diagnostics};
+use common::{fixture, render_all_diagnostics, render_diagnostics};
 use expect_test::{expect, Expect};
 use slang_analysis::infer::type_of_node;
 
@@ -445,4 +445,31 @@ void k(PointLight a, Quad q, Lone b, Late c)
             /main.slang:21:16: error[not-conforming]: `Lone` does not conform to `ILight`, which the generic parameter requires
         "#]],
     );
+}
+
+/// Locals never used are warned about, once, at their name; `_` names,
+/// uses inside `sizeof`/`countof`, and bodies with macro calls are not.
+#[test]
+fn unused_locals_are_warned_about() {
+    let fx = fixture(
+        r#"
+#define LOG(x) printf("%f", x)
+float f(float p)
+{
+    float unused = 1.0;
+    float _ignored = 2.0;
+    float arr[4];
+    int n = countof(arr);
+    for (int i = 0; i < 2; i++) { float inner = 0; }
+    if (p > 0) { let t = p; return t + n; }
+    return p;
+}
+void g() { float logged = 1.0; LOG(logged); }
+"#,
+    );
+    expect![[r#"
+        /main.slang:5:11: warning[unused-variable]: `unused` is never used (remove it, or name it `_unused` to keep it)
+        /main.slang:9:41: warning[unused-variable]: `inner` is never used (remove it, or name it `_inner` to keep it)
+    "#]]
+    .assert_eq(&render_all_diagnostics(&fx));
 }

@@ -47,12 +47,25 @@ pub fn fixture(text: &str) -> Fixture {
     Fixture { db, files, cursor }
 }
 
-/// Diagnostics of every fixture file as `path:line:col: code: message`.
+/// Diagnostics of every fixture file as `path:line:col: code: message`,
+/// but for unused-variable warnings (fixtures are full of them; see
+/// [`render_all_diagnostics`]).
 pub fn render_diagnostics(fx: &Fixture) -> String {
+    render(fx, false)
+}
+
+pub fn render_all_diagnostics(fx: &Fixture) -> String {
+    render(fx, true)
+}
+
+fn render(fx: &Fixture, unused: bool) -> String {
     let mut out = String::new();
     for &f in &fx.files {
         let text = f.text(&fx.db);
         for d in slang_analysis::file_diagnostics(&fx.db, f) {
+            if d.code == "unused-variable" && !unused {
+                continue;
+            }
             let (line, col) = slang_syntax::line_col(text, d.range.start());
             let sev = match d.severity {
                 slang_analysis::Severity::Error => "error",
