@@ -113,6 +113,10 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                         range,
                     )
                 }
+                InferDiagKind::Unreachable => {
+                    severity = Severity::Warning;
+                    ("unreachable-code", "this code is never reached".to_string(), abs)
+                }
                 InferDiagKind::NoSuchMember { ty, name } => {
                     ("no-such-member", format!("no member named `{name}` in `{ty}`"), member(&node))
                 }

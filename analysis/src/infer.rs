@@ -559,6 +559,8 @@ pub enum InferDiagKind {
         name: String,
         in_static_method: bool,
     },
+    /// A statement after `return`, `break` or `continue` (a warning).
+    Unreachable,
     /// A local that is never used (a warning).
     UnusedVariable {
         name: String,
@@ -871,8 +873,16 @@ impl<'db> Infer<'_, 'db> {
             }
             Stmt::Block(stmts) => {
                 self.scopes.push(Vec::new());
+                let mut after_jump = false;
                 for s in stmts {
+                    if after_jump {
+                        self.diags.push(InferDiag { at: DiagAt::Stmt(s), kind: InferDiagKind::Unreachable });
+                        after_jump = false;
+                    }
                     self.stmt(s);
+                    if matches!(self.body.stmt(s), Stmt::Return(_) | Stmt::Break | Stmt::Continue) {
+                        after_jump = true;
+                    }
                 }
                 self.pop_scope();
             }

@@ -199,6 +199,7 @@ void k()
             /main.slang:4:5: error[return-missing-value]: `return` needs a value of type `float`
             /main.slang:8:12: error[type-mismatch]: mismatched types: expected `void`, found `float`
             /main.slang:13:5: error[outside-loop]: `break` outside of a loop or `switch`
+            /main.slang:14:5: warning[unreachable-code]: this code is never reached
             /main.slang:15:5: error[redefinition]: `a` is already declared in this scope
             /main.slang:16:7: error[not-an-lvalue]: an `out` or `inout` argument must be a variable
         "#]],
@@ -470,6 +471,32 @@ void g() { float logged = 1.0; LOG(logged); }
     expect![[r#"
         /main.slang:5:11: warning[unused-variable]: `unused` is never used (remove it, or name it `_unused` to keep it)
         /main.slang:9:41: warning[unused-variable]: `inner` is never used (remove it, or name it `_inner` to keep it)
+    "#]]
+    .assert_eq(&render_all_diagnostics(&fx));
+}
+
+#[test]
+fn code_after_return_break_or_continue_is_unreachable() {
+    let fx = fixture(
+        r#"
+float f(float p)
+{
+    for (int i = 0; i < 4; i++)
+    {
+        if (p > 1) { continue; p = 0; }
+        break;
+        p += 1;
+    }
+    switch (int(p)) { case 0: return 1; case 1: p = 2; break; default: break; }
+    return p;
+    p = 3;
+}
+"#,
+    );
+    expect![[r#"
+        /main.slang:6:32: warning[unreachable-code]: this code is never reached
+        /main.slang:8:9: warning[unreachable-code]: this code is never reached
+        /main.slang:12:5: warning[unreachable-code]: this code is never reached
     "#]]
     .assert_eq(&render_all_diagnostics(&fx));
 }
