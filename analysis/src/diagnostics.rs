@@ -174,9 +174,20 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     ("void-variable", format!("`{name}` cannot have type `void`"), abs)
                 }
                 InferDiagKind::NotAssignable { why } => ("not-assignable", format!("cannot assign: {why}"), abs),
-                InferDiagKind::NoOverload { name, args } => {
-                    ("no-matching-overload", format!("no overload of `{name}` takes arguments of type ({args})"), abs)
-                }
+                InferDiagKind::NoOverload { name, args, candidates } => (
+                    "no-matching-overload",
+                    format!("no overload of `{name}` takes arguments of type ({args}){}", candidate_list(candidates)),
+                    abs,
+                ),
+                InferDiagKind::Ambiguous { name, args, candidates } => (
+                    "ambiguous-call",
+                    format!(
+                        "ambiguous call to `{name}` with arguments of type ({args}): no overload fits better than \
+                         the others; add a cast to pick one{}",
+                        candidate_list(candidates)
+                    ),
+                    abs,
+                ),
                 InferDiagKind::NoStaticMember { owner, name } => {
                     ("no-such-member", format!("no member named `{name}` in `{owner}`"), member(&node))
                 }
@@ -219,6 +230,17 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     }
     out.sort_by_key(|d| (d.range.start(), d.range.end()));
     out
+}
+
+/// `; candidates: f(int a), f(float a)` (at most five shown).
+fn candidate_list(candidates: &[String]) -> String {
+    if candidates.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<&str> = candidates.iter().take(5).map(String::as_str).collect();
+    let more = candidates.len().saturating_sub(5);
+    let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!("; candidates: {}{tail}", shown.join(", "))
 }
 
 /// The name of `a.name` (the last identifier of a member expression).

@@ -535,6 +535,14 @@ pub enum InferDiagKind {
     NoOverload {
         name: String,
         args: String,
+        candidates: Vec<String>,
+    },
+    /// Several overloads fit, none better than the others for every
+    /// argument.
+    Ambiguous {
+        name: String,
+        args: String,
+        candidates: Vec<String>,
     },
     /// `S.x` / `ns::x` / `E.X` where the type, namespace or enum has no `x`.
     NoStaticMember {
@@ -702,6 +710,16 @@ struct Infer<'a, 'db> {
 
 /// Whether the user-written struct or class `def` is a plain value type:
 /// converting anything else to it (or it to anything else) is an error.
+/// `name(float a, int b)`: a function's parameter list as written, for
+/// candidate lists.
+fn signature_text(db: &dyn Db, def: DefId, name: &str) -> String {
+    let params = crate::hir::decl_syntax(db, def)
+        .and_then(|n| n.children().find(|c| c.kind() == SyntaxKind::PARAM_LIST))
+        .map(|p| p.text().to_string().split_whitespace().collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "(…)".to_string());
+    format!("{name}{params}")
+}
+
 /// Whether every member of `def` named `name` is an instance field or
 /// method (so that it needs an instance).
 fn only_instance_members(db: &dyn Db, def: DefId, name: &str) -> bool {
@@ -1829,8 +1847,12 @@ impl<'db> Infer<'_, 'db> {
                 // arguments agrees on it.
                 let explicit = self.explicit_generic_args(callee);
                 self.violation = None;
-                let rets: Vec<(Ty, u32)> =
-                    candidates.iter().filter_map(|&c| self.instantiate(c, args, &explicit)).collect();
+                let accepted: Vec<(DefId, (Ty, u32))> =
+                    candidates.iter().filter_map(|&c| self.instantiate(c, args, &explicit).map(|r| (c, r))).collect();
+                let rets: Vec<(Ty, u32)> = accepted.iter().map(|(_, r)| r.clone()).collect();
+                if accepted.len() >= 2 {
+                    self.check_ambiguity(id, callee, &accepted.iter().map(|(d, _)| *d).collect::<Vec<_>>(), args);
+                }
                 // The cheapest conversions win (Slang's overload ranking, in
                 // outline); they must agree on the type.
                 let macro_made =
@@ -1855,8 +1877,11 @@ impl<'db> Infer<'_, 'db> {
                         _ => String::new(),
                     };
                     let list = args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
-                    self.diags
-                        .push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::NoOverload { name, args: list } });
+                    let candidates = defs.iter().map(|&d| signature_text(db, d, &name)).collect();
+                    self.diags.push(InferDiag {
+                        at: DiagAt::Expr(id),
+                        kind: InferDiagKind::NoOverload { name, args: list, candidates },
+                    });
                 }
                 let best = rets.iter().map(|(_, c)| *c).min().unwrap_or(0);
                 let mut best_rets = rets.iter().filter(|(_, c)| *c == best).map(|(t, _)| t);
@@ -1959,6 +1984,45 @@ impl<'db> Infer<'_, 'db> {
             }
         }
         Some((ret, cost))
+    }
+
+    /// Report a call whose accepted overloads are each better than another
+    /// for some argument (`f(int, float)` and `f(float, int)` for
+    /// `(int, int)`). Only for user functions without generic parameters
+    /// and fully known argument types.
+    fn check_ambiguity(&mut self, id: ExprId, callee: ExprId, accepted: &[DefId], args: &[Ty]) {
+        let db = self.db();
+        if !args.iter().all(|a| is_concrete(db, a)) {
+            return;
+        }
+        let mut costs: Vec<Vec<u32>> = Vec::new();
+        for &d in accepted {
+            let sig = fn_sig(db, d);
+            if is_core(db, d.file(db)) || !sig.generic_params.is_empty() || sig.variadic {
+                return;
+            }
+            let mut ctx = DeclCtx::for_def(db, d);
+            let c: Vec<u32> =
+                sig.params.iter().zip(args).map(|(p, a)| conversion_cost(&ctx.resolve(&p.ty), a)).collect();
+            costs.push(c);
+        }
+        let dominates = |a: &[u32], b: &[u32]| a.iter().zip(b).all(|(x, y)| x <= y);
+        let has_best = costs.iter().any(|a| costs.iter().all(|b| dominates(a, b)));
+        // Equal cost lists may be told apart by finer rules than this
+        // model has; only a real cross-over is reported.
+        let crossed = costs.iter().any(|a| costs.iter().any(|b| !dominates(a, b) && !dominates(b, a)));
+        if has_best || !crossed {
+            return;
+        }
+        let name = match self.body.expr(callee) {
+            Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),
+            Expr::Member { name, .. } => name.clone(),
+            _ => String::new(),
+        };
+        let list = args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
+        let candidates = accepted.iter().map(|&d| signature_text(db, d, &name)).collect();
+        self.diags
+            .push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::Ambiguous { name, args: list, candidates } });
     }
 
     /// A generic argument of `def` (as bound) that certainly does not

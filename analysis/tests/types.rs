@@ -500,3 +500,27 @@ float f(float p)
     "#]]
     .assert_eq(&render_all_diagnostics(&fx));
 }
+
+/// slangc: "ambiguous call to 'scaleBias' with arguments of type (int,
+/// int)" for `b`, and no overload for `(S, S)`; `a` and `c` pick one.
+#[test]
+fn ambiguous_calls_and_candidate_lists() {
+    check_diags(
+        r#"
+float scaleBias(int value, float scale) { return float(value) * scale; }
+float scaleBias(float value, int bias) { return value + float(bias); }
+struct S { float v; }
+float use(int i, float f, S s)
+{
+    float a = scaleBias(i, f);
+    float b = scaleBias(i, i);
+    float c = scaleBias(f, i);
+    return scaleBias(s, s);
+}
+"#,
+        expect![[r#"
+            /main.slang:8:15: error[ambiguous-call]: ambiguous call to `scaleBias` with arguments of type (int, int): no overload fits better than the others; add a cast to pick one; candidates: scaleBias(int value, float scale), scaleBias(float value, int bias)
+            /main.slang:10:12: error[no-matching-overload]: no overload of `scaleBias` takes arguments of type (S, S); candidates: scaleBias(int value, float scale), scaleBias(float value, int bias)
+        "#]],
+    );
+}
