@@ -190,3 +190,26 @@ fn check_loads_imports_from_disk_and_search_paths() {
     let out = run(&["check", "--json", "-I", inc.to_str().unwrap(), &file]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+/// `derive` prints both signatures by the user guide's rules (the
+/// material is `IDifferentiable`, `no_diff` vectors stay plain, the
+/// float3 result is paired forward and a final derivative input backward).
+#[test]
+fn derive_prints_derivative_signatures() {
+    let out = run(&["derive", "../tests/examples/differentiable_shading.slang", "--function", "shade"]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        stdout,
+        "DifferentialPair<float3> fwd_diff(shade)(DifferentialPair<Material> m, float3 n, float3 l, float3 v)\n\
+         void bwd_diff(shade)(inout DifferentialPair<Material> m, float3 n, float3 l, float3 v, float3 dResult)\n"
+    );
+    let dir = tmp_dir("derive");
+    let f = write(&dir, "a.slang", "float plain(float x) { return x; }\n");
+    let out = run(&["derive", &f, "--function", "plain", "--mode", "bwd"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("is not backward-differentiable"), "{out:?}");
+    let out = run(&["derive", &f, "--function", "missing"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no function named `missing`"), "{out:?}");
+}

@@ -113,6 +113,38 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                         range,
                     )
                 }
+                InferDiagKind::NotDifferentiable { name, operator, forward_only } => (
+                    "not-differentiable",
+                    if *forward_only {
+                        format!(
+                            "`{operator}({name})`: `{name}` is only forward-differentiable; mark it `[Differentiable]` \
+                             (or give it a `[BackwardDerivative]`)"
+                        )
+                    } else {
+                        format!(
+                            "`{operator}({name})`: `{name}` is not differentiable; mark it `[Differentiable]` \
+                             (or give it a `[{}Derivative]`)",
+                            if *operator == "fwd_diff" { "Forward" } else { "Backward" }
+                        )
+                    },
+                    abs,
+                ),
+                InferDiagKind::DerivativeArgCount { name, expected, found, signatures } => (
+                    "wrong-argument-count",
+                    format!(
+                        "`{name}` takes {expected} argument{}, but {found} {} given; {}",
+                        if expected == "1" { "" } else { "s" },
+                        if *found == 1 { "was" } else { "were" },
+                        match signatures.as_slice() {
+                            [one] => format!("its signature is `{one}`"),
+                            many => format!(
+                                "its signatures are {}",
+                                many.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+                            ),
+                        }
+                    ),
+                    abs,
+                ),
                 InferDiagKind::Unreachable => {
                     severity = Severity::Warning;
                     ("unreachable-code", "this code is never reached".to_string(), abs)

@@ -85,15 +85,21 @@ pub fn interface_closure(db: &dyn Db, iface: DefId, out: &mut HashSet<DefId>) ->
 /// from `file`: a user struct whose supertypes (and those its extensions
 /// add) all resolve and do not lead to `iface`.
 pub fn certainly_not_conforming(db: &dyn Db, file: SourceFile, ty: &Ty, iface: DefId) -> bool {
-    let Ty::Adt { def, args, name } = ty else { return false };
-    if !args.is_empty() || is_core(db, def.file(db)) {
-        return false;
+    matches!(ty, Ty::Adt { args, .. } if args.is_empty()) && conformance(db, file, ty, iface) == Some(false)
+}
+
+/// Whether user type `ty` conforms to `iface` (`Some(true)`), certainly
+/// does not (`Some(false)`), or cannot be told here (`None`).
+pub fn conformance(db: &dyn Db, file: SourceFile, ty: &Ty, iface: DefId) -> Option<bool> {
+    let Ty::Adt { def, name, .. } = ty else { return None };
+    if is_core(db, def.file(db)) {
+        return None;
     }
-    let Some(item) = item_of(db, *def) else { return false };
+    let item = item_of(db, *def)?;
     if !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
-        return false;
+        return None;
     }
-    let Some(node) = def_node(db, *def) else { return false };
+    let node = def_node(db, *def)?;
     let mut supertypes: Vec<(DefId, ast::Type)> = Vec::new();
     if let Some(s) = ast::Struct::cast(node.clone()) {
         supertypes.extend(s.supertypes().map(|t| (*def, t)));
@@ -110,13 +116,13 @@ pub fn certainly_not_conforming(db: &dyn Db, file: SourceFile, ty: &Ty, iface: D
     for f in files {
         let tree = item_tree(db, f);
         if tree.has_item_macros {
-            return false;
+            return None;
         }
         for ext in tree.walk().filter(|i| i.kind == ItemKind::Extension) {
             let edef = DefId::new(db, f, ext.ast_index);
-            let Some(e) = def_node(db, edef).and_then(ast::Extension::cast) else { return false };
+            let e = def_node(db, edef).and_then(ast::Extension::cast)?;
             if e.syntax().children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
-                return false;
+                return None;
             }
             let target = e.target().map(|t| t.syntax().text().to_string()).unwrap_or_default();
             if target.split('<').next().unwrap_or("").trim() == name {
@@ -125,17 +131,22 @@ pub fn certainly_not_conforming(db: &dyn Db, file: SourceFile, ty: &Ty, iface: D
         }
     }
     let mut reached = HashSet::new();
+    let mut unknown = false;
     for (ctx_def, t) in supertypes {
         let mut ctx = DeclCtx::for_def(db, ctx_def);
         match ctx.resolve(&lower_type(Some(t))) {
             Ty::Adt { def: i, .. } if item_of(db, i).is_some_and(|it| it.kind == ItemKind::Interface) => {
-                if !interface_closure(db, i, &mut reached) {
-                    return false;
-                }
+                unknown |= !interface_closure(db, i, &mut reached);
             }
             // A base struct, or something unresolved.
-            _ => return false,
+            _ => unknown = true,
         }
     }
-    !reached.contains(&iface)
+    if reached.contains(&iface) {
+        Some(true)
+    } else if unknown {
+        None
+    } else {
+        Some(false)
+    }
 }

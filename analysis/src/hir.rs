@@ -277,6 +277,11 @@ pub struct Param {
     pub ty: TypeRef,
     /// `out`/`inout` (written by the callee).
     pub is_out: bool,
+    /// `inout` (or `__ref`): read and written; `is_out` without this is
+    /// `out`.
+    pub is_inout: bool,
+    /// `no_diff`: excluded from differentiation.
+    pub no_diff: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -403,7 +408,16 @@ impl LowerBody {
                 for s in p.array_suffixes() {
                     ty = TypeRef::Array(Box::new(ty), array_len(&s));
                 }
-                self.body.params.push(Param { name: p.name().map(|n| n.text()), ty, is_out: param_is_out(&p) });
+                let has = |k: SyntaxKind| {
+                    p.syntax().children_with_tokens().filter_map(|e| e.into_token()).any(|t| t.kind() == k)
+                };
+                self.body.params.push(Param {
+                    name: p.name().map(|n| n.text()),
+                    ty,
+                    is_out: param_is_out(&p),
+                    is_inout: has(SyntaxKind::INOUT_KW) || has(SyntaxKind::UNDERSCORE_REF_KW),
+                    no_diff: has(SyntaxKind::NO_DIFF_KW),
+                });
             }
         }
         if let Some(block) = node.children().find_map(ast::Block::cast) {

@@ -567,6 +567,21 @@ pub enum InferDiagKind {
         name: String,
         in_static_method: bool,
     },
+    /// `fwd_diff(f)` / `bwd_diff(f)` of a function that is not
+    /// differentiable in that mode.
+    NotDifferentiable {
+        name: String,
+        operator: &'static str,
+        forward_only: bool,
+    },
+    /// `fwd_diff(f)(…)` with another number of arguments than the
+    /// derivative takes.
+    DerivativeArgCount {
+        name: String,
+        expected: String,
+        found: usize,
+        signatures: Vec<String>,
+    },
     /// A statement after `return`, `break` or `continue` (a warning).
     Unreachable,
     /// A local that is never used (a warning).
@@ -775,7 +790,20 @@ pub(crate) fn is_mismatch(db: &dyn Db, expected: &Ty, actual: &Ty) -> bool {
     match (expected, actual) {
         (Unknown, _) | (_, Unknown) => false,
         (Void, Void) => false,
-        (Void, _) => true,
+        (Void, _) | (_, Void) => true,
+        // `DifferentialPair<T>` and plain values do not convert.
+        (Adt { def, name, args }, other) | (other, Adt { def, name, args })
+            if name == "DifferentialPair" && is_core(db, def.file(db)) =>
+        {
+            match other {
+                Scalar(_) | Vector(..) | Matrix(..) | Array(..) | String => true,
+                Adt { def: d2, args: a2, .. } if d2 == def => {
+                    args != a2 && args.iter().chain(a2).all(|t| is_concrete(db, t))
+                }
+                Adt { def: d2, args: a2, .. } => is_plain_user_struct(db, *d2, a2),
+                _ => false,
+            }
+        }
         (Scalar(_), Scalar(_)) => false,
         (Vector(_, n), Vector(_, m)) => n != m,
         (Vector(..) | Matrix(..), Scalar(_)) => false,
@@ -1231,9 +1259,9 @@ impl<'db> Infer<'_, 'db> {
                 Ty::Unknown
             }
             Expr::This => self.ctx.this.clone(),
-            Expr::Diff { func, .. } => {
-                self.expr(func);
-                Ty::Unknown
+            Expr::Diff { func, forward } => {
+                let f = self.expr(func);
+                self.diff_operator(id, func, f, forward)
             }
             Expr::NoDiff(e) => self.expr(e),
             Expr::Is { expr, .. } => {
@@ -1394,6 +1422,88 @@ impl<'db> Infer<'_, 'db> {
         };
         if let Some(why) = why {
             self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::MutatingOnImmutable { name, why } });
+        }
+    }
+
+    /// `fwd_diff(f)` / `bwd_diff(f)`: the derivative of the overloads of
+    /// `f` that are differentiable in that mode, or an error if none is.
+    fn diff_operator(&mut self, id: ExprId, func: ExprId, f: Ty, forward: bool) -> Ty {
+        use crate::autodiff::{fn_differentiability, Differentiability, Mode};
+        let db = self.db();
+        let Ty::Func(defs) = f else { return Ty::Unknown };
+        let mode = if forward { Mode::Forward } else { Mode::Backward };
+        let diffs: Vec<Differentiability> = defs.iter().map(|&d| fn_differentiability(db, self.ctx.file, d)).collect();
+        let usable: Vec<DefId> = defs.iter().zip(&diffs).filter(|(_, d)| d.allows(mode)).map(|(&def, _)| def).collect();
+        if usable.is_empty() {
+            // Attributes made by macros are not seen here.
+            let macro_made = defs.iter().any(|&d| {
+                crate::hir::decl_syntax(db, d).is_some_and(|n| {
+                    n.children().any(|c| matches!(c.kind(), SyntaxKind::MACRO_CALL | SyntaxKind::MACRO_TYPE))
+                })
+            });
+            if !defs.is_empty() && !macro_made {
+                let name = match self.body.expr(func) {
+                    Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),
+                    Expr::Member { name, .. } => name.clone(),
+                    _ => String::new(),
+                };
+                self.diags.push(InferDiag {
+                    at: DiagAt::Expr(id),
+                    kind: InferDiagKind::NotDifferentiable {
+                        name,
+                        operator: mode.operator(),
+                        forward_only: diffs.contains(&Differentiability::Forward),
+                    },
+                });
+            }
+            return Ty::Unknown;
+        }
+        Ty::DiffFunc { defs: usable, forward }
+    }
+
+    /// `fwd_diff(f)(args)`: overload resolution over the derivative
+    /// signatures.
+    fn call_derivative(&mut self, id: ExprId, callee: ExprId, defs: &[DefId], forward: bool, args: &[Ty]) -> Ty {
+        use crate::autodiff::{derivative_signature, Dir, Mode};
+        let db = self.db();
+        let mode = if forward { Mode::Forward } else { Mode::Backward };
+        let sigs: Vec<crate::autodiff::DerivSig> = defs.iter().map(|&d| derivative_signature(db, d, mode)).collect();
+        let fits: Vec<&crate::autodiff::DerivSig> = sigs.iter().filter(|s| s.params.len() == args.len()).collect();
+        let name = sigs.first().map(|s| format!("{}({})", mode.operator(), s.function)).unwrap_or_default();
+        if fits.is_empty() {
+            let mut counts: Vec<usize> = sigs.iter().map(|s| s.params.len()).collect();
+            counts.sort();
+            counts.dedup();
+            let expected = counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" or ");
+            self.diags.push(InferDiag {
+                at: DiagAt::Expr(id),
+                kind: InferDiagKind::DerivativeArgCount {
+                    name,
+                    expected,
+                    found: args.len(),
+                    signatures: sigs.iter().map(|s| s.to_string()).collect(),
+                },
+            });
+            return Ty::Unknown;
+        }
+        let arg_ids: Vec<ExprId> = match self.body.expr(id) {
+            Expr::Call { args, .. } => args.clone(),
+            _ => Vec::new(),
+        };
+        if let [only] = fits.as_slice() {
+            for ((p, a), &aid) in only.params.iter().zip(args).zip(&arg_ids) {
+                self.check_mismatch(DiagAt::Expr(aid), &p.ty, a);
+                if p.dir != Dir::In && !self.is_lvalue(aid) {
+                    self.diags.push(InferDiag { at: DiagAt::Expr(aid), kind: InferDiagKind::NotAnLvalue });
+                }
+            }
+        }
+        let _ = callee;
+        let ok: Vec<&&crate::autodiff::DerivSig> =
+            fits.iter().filter(|s| !s.params.iter().zip(args).any(|(p, a)| is_mismatch(db, &p.ty, a))).collect();
+        match ok.first() {
+            Some(first) if ok.iter().all(|s| s.ret == first.ret) && !ty_is_open(&first.ret) => first.ret.clone(),
+            _ => Ty::Unknown,
         }
     }
 
@@ -1890,6 +2000,7 @@ impl<'db> Infer<'_, 'db> {
                     _ => Ty::Unknown,
                 }
             }
+            Ty::DiffFunc { defs, forward } => self.call_derivative(id, callee, &defs, forward, args),
             Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) | Ty::Array(..) => {
                 self.diags.push(InferDiag {
                     at: DiagAt::Expr(id),

@@ -116,6 +116,11 @@ pub enum Ty {
     Pointer(Arc<Ty>),
     /// An overload set (a function name used as a value).
     Func(Vec<DefId>),
+    /// `fwd_diff(f)` / `bwd_diff(f)` of an overload set.
+    DiffFunc {
+        defs: Vec<DefId>,
+        forward: bool,
+    },
     /// A type in expression position (`float3(1, 2, 3)`, `S.staticMember`).
     TypeValue(Arc<Ty>),
     Namespace(String),
@@ -174,6 +179,7 @@ impl fmt::Display for Ty {
                 Ok(())
             }
             Ty::Param { name, .. } => write!(f, "{name}"),
+            Ty::DiffFunc { forward, .. } => write!(f, "{}(…)", if *forward { "fwd_diff" } else { "bwd_diff" }),
             Ty::Assoc(base, name) => write!(f, "{base}.{name}"),
             Ty::String => write!(f, "String"),
             Ty::Tuple(items) => {

@@ -32,12 +32,12 @@ pub struct CheckArgs {
 }
 
 /// The database path of a file on disk: absolute, `/`-separated.
-fn db_path(path: &Path) -> String {
+pub fn db_path(path: &Path) -> String {
     let abs = std::fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or(path.to_path_buf()));
     abs.to_string_lossy().replace('\\', "/")
 }
 
-fn read_text(path: &Path) -> std::io::Result<String> {
+pub fn read_text(path: &Path) -> std::io::Result<String> {
     let bytes = std::fs::read(path)?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
@@ -164,7 +164,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
 }
 
-fn severity_name(s: Severity) -> &'static str {
+pub fn severity_name(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
         Severity::Warning => "warning",

@@ -5,6 +5,7 @@
 //! arrive with their issues.
 
 mod cli_check;
+mod cli_derive;
 mod cli_parse;
 
 use std::path::PathBuf;
@@ -35,12 +36,18 @@ enum Command {
     /// PATH may be a file or a folder (searched recursively for .slang and
     /// .slangh files). Exit status 1 when any error is reported.
     Parse(cli_parse::ParseArgs),
-    /// Check Slang files: syntax, imports and name resolution.
+    /// Check Slang files: syntax, imports, names, types and autodiff calls.
     ///
     /// Imported and included files are loaded from disk (next to the
     /// importing file, then the -I folders). Exit status 1 when any error is
     /// reported.
     Check(cli_check::CheckArgs),
+    /// Print the derivative signatures of a function.
+    ///
+    /// `fwd_diff(f)` and `bwd_diff(f)` as the user guide's rules transform
+    /// the signature of each overload of NAME. Exit status 1 when the
+    /// function is not found or not differentiable in a requested mode.
+    Derive(cli_derive::DeriveArgs),
     /// Run the language server over stdio (not available yet).
     Lsp,
 }
@@ -50,9 +57,10 @@ fn main() -> ExitCode {
     match cli.command {
         Some(Command::Parse(args)) => cli_parse::run(args),
         Some(Command::Check(args)) => cli_check::run(args),
+        Some(Command::Derive(args)) => cli_derive::run(args),
         Some(Command::Lsp) | None => {
             eprintln!(
-                "slang-analyzer: the language server is not implemented yet; available subcommands: parse, check (see --help)"
+                "slang-analyzer: the language server is not implemented yet; available subcommands: parse, check, derive (see --help)"
             );
             ExitCode::from(2)
         }

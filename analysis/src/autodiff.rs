@@ -1,0 +1,362 @@
+//! The facts of automatic differentiation: which functions are
+//! differentiable, which types are, their `Differential` types, and the
+//! signatures of `fwd_diff(f)` / `bwd_diff(f)` (the user guide's reference
+//! rules, section "fwd_diff" and "bwd_diff").
+
+use std::fmt;
+
+use crate::hir::DefId;
+use crate::infer::{fn_sig, is_core, item_of, DeclCtx};
+use crate::item_tree::ItemKind;
+use crate::ty::{Scalar, Ty, TypeResolver};
+use crate::{Db, SourceFile};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    Forward,
+    Backward,
+}
+
+impl Mode {
+    pub fn operator(self) -> &'static str {
+        match self {
+            Mode::Forward => "fwd_diff",
+            Mode::Backward => "bwd_diff",
+        }
+    }
+}
+
+/// How far a function is differentiable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Differentiability {
+    No,
+    /// `[ForwardDifferentiable]` or only a forward derivative.
+    Forward,
+    /// `[Differentiable]`, `[BackwardDifferentiable]`, or a backward
+    /// derivative: both modes.
+    Backward,
+}
+
+impl Differentiability {
+    pub fn allows(self, mode: Mode) -> bool {
+        match mode {
+            Mode::Forward => self != Differentiability::No,
+            Mode::Backward => self == Differentiability::Backward,
+        }
+    }
+}
+
+/// The names that `[ForwardDerivativeOf(f)]` / `[BackwardDerivativeOf(f)]`
+/// in `file` attach derivatives to, with the mode.
+#[salsa::tracked(returns(ref))]
+pub fn derivative_of_targets(db: &dyn Db, file: SourceFile) -> Vec<(String, Mode)> {
+    let mut out = Vec::new();
+    let root = crate::parse(db, file).syntax_node();
+    for attr in root.descendants().filter(|n| n.kind() == slang_syntax::SyntaxKind::ATTRIBUTE) {
+        let name = attr
+            .children()
+            .find(|c| c.kind() == slang_syntax::SyntaxKind::PATH)
+            .map(|p| p.text().to_string())
+            .unwrap_or_default();
+        let mode = match name.as_str() {
+            "ForwardDerivativeOf" => Mode::Forward,
+            "BackwardDerivativeOf" => Mode::Backward,
+            _ => continue,
+        };
+        let target = attr
+            .children()
+            .find(|c| c.kind() == slang_syntax::SyntaxKind::ATTRIBUTE_ARGS)
+            .and_then(|a| {
+                a.descendants_with_tokens()
+                    .filter_map(|e| e.into_token())
+                    .filter(|t| t.kind() == slang_syntax::SyntaxKind::IDENT)
+                    .last()
+            })
+            .map(|t| t.text().to_string());
+        if let Some(t) = target {
+            out.push((t, mode));
+        }
+    }
+    out
+}
+
+/// How far `def` is differentiable, as seen from `from` (where
+/// `[…DerivativeOf(f)]` attributes may attach derivatives to it).
+pub fn fn_differentiability(db: &dyn Db, from: SourceFile, def: DefId) -> Differentiability {
+    let Some(item) = item_of(db, def) else { return Differentiability::No };
+    let has = |a: &str| item.has_attr(a);
+    let name = item.name.clone().unwrap_or_default();
+    let files: Vec<SourceFile> = crate::module_graph::module_of(db, from)
+        .iter()
+        .chain(crate::module_graph::imported_files(db, from))
+        .chain(crate::module_graph::module_of(db, def.file(db)).iter())
+        .copied()
+        .collect();
+    let attached: Vec<Mode> = files
+        .iter()
+        .flat_map(|&f| derivative_of_targets(db, f).iter())
+        .filter(|(t, _)| *t == name)
+        .map(|(_, m)| *m)
+        .collect();
+    if attached.contains(&Mode::Backward) {
+        return Differentiability::Backward;
+    }
+    if has("Differentiable")
+        || has("BackwardDifferentiable")
+        || has("BackwardDerivative")
+        || has("TreatAsDifferentiable")
+        || has("__BackwardDifferentiable")
+    {
+        Differentiability::Backward
+    } else if has("ForwardDifferentiable") || has("ForwardDerivative") || !attached.is_empty() {
+        Differentiability::Forward
+    } else {
+        Differentiability::No
+    }
+}
+
+/// Whether a type takes part in differentiation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TypeDiff {
+    /// Conforms to `IDifferentiable`.
+    Value,
+    /// Conforms to `IDifferentiablePtrType`.
+    Ptr,
+    No,
+    /// Cannot be told here (unresolved types, macros).
+    Unknown,
+}
+
+fn core_def(db: &dyn Db, name: &str) -> Option<DefId> {
+    let scope = crate::name_res::core_scope(db, crate::base::CoreModule::get(db));
+    let d = scope.lookup(name)?.first()?;
+    Some(DefId::new(db, d.file, d.ast_index))
+}
+
+pub fn type_diff(db: &dyn Db, file: SourceFile, ty: &Ty) -> TypeDiff {
+    match ty {
+        Ty::Scalar(s) | Ty::Vector(s, _) | Ty::Matrix(s, _, _) => {
+            if matches!(s, Scalar::Half | Scalar::Float | Scalar::Double) {
+                TypeDiff::Value
+            } else {
+                TypeDiff::No
+            }
+        }
+        Ty::Array(e, _) => match type_diff(db, file, e) {
+            TypeDiff::Value => TypeDiff::Value,
+            other => other,
+        },
+        Ty::Void | Ty::String => TypeDiff::No,
+        Ty::Adt { def, name, .. } => {
+            if is_core(db, def.file(db)) {
+                return match name.as_str() {
+                    "DifferentialPair" => TypeDiff::Value,
+                    _ => TypeDiff::No,
+                };
+            }
+            if item_of(db, *def).is_some_and(|i| i.kind == ItemKind::Enum) {
+                return TypeDiff::No;
+            }
+            let (Some(value), Some(ptr)) = (core_def(db, "IDifferentiable"), core_def(db, "IDifferentiablePtrType"))
+            else {
+                return TypeDiff::Unknown;
+            };
+            match crate::generics::conformance(db, file, ty, value) {
+                Some(true) => TypeDiff::Value,
+                _ => match crate::generics::conformance(db, file, ty, ptr) {
+                    Some(true) => TypeDiff::Ptr,
+                    Some(false) => TypeDiff::No,
+                    None => TypeDiff::Unknown,
+                },
+            }
+        }
+        Ty::Param { def, .. } => {
+            let Some(ifaces) = crate::generics::constraint_interfaces(db, *def) else { return TypeDiff::Unknown };
+            let mut closure = std::collections::HashSet::new();
+            for i in ifaces {
+                crate::generics::interface_closure(db, i, &mut closure);
+            }
+            if core_def(db, "IDifferentiable").is_some_and(|d| closure.contains(&d)) {
+                TypeDiff::Value
+            } else if core_def(db, "IDifferentiablePtrType").is_some_and(|d| closure.contains(&d)) {
+                TypeDiff::Ptr
+            } else {
+                TypeDiff::No
+            }
+        }
+        _ => TypeDiff::Unknown,
+    }
+}
+
+/// `T.Differential`: the type of `T`'s derivatives.
+pub fn differential_of(db: &dyn Db, ty: &Ty) -> Ty {
+    match ty {
+        Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) => ty.clone(),
+        Ty::Array(e, n) => Ty::Array(std::sync::Arc::new(differential_of(db, e)), *n),
+        Ty::Adt { def, args, name } if name == "DifferentialPair" && is_core(db, def.file(db)) => {
+            Ty::Adt { def: *def, name: name.clone(), args: args.iter().map(|a| differential_of(db, a)).collect() }
+        }
+        Ty::Adt { def, .. } if !is_core(db, def.file(db)) => {
+            // A written `typealias Differential = X;`.
+            if let Some(item) = item_of(db, *def) {
+                if let Some(m) =
+                    item.members.iter().find(|m| m.name.as_deref() == Some("Differential") && m.kind.is_type())
+                {
+                    let mdef = DefId::new(db, def.file(db), m.ast_index);
+                    if let Some(t) = crate::infer::decl_type_ref(db, mdef) {
+                        let resolved = DeclCtx::for_def(db, mdef).resolve(t);
+                        if !resolved.is_unknown() {
+                            return resolved;
+                        }
+                    }
+                }
+            }
+            Ty::Assoc(std::sync::Arc::new(ty.clone()), "Differential".to_string())
+        }
+        Ty::Unknown => Ty::Unknown,
+        _ => Ty::Assoc(std::sync::Arc::new(ty.clone()), "Differential".to_string()),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dir {
+    In,
+    Out,
+    InOut,
+}
+
+impl Dir {
+    fn keyword(self) -> &'static str {
+        match self {
+            Dir::In => "",
+            Dir::Out => "out ",
+            Dir::InOut => "inout ",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DerivParam {
+    pub name: String,
+    pub ty: Ty,
+    pub dir: Dir,
+}
+
+/// The signature of `fwd_diff(f)` or `bwd_diff(f)`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DerivSig {
+    pub mode: Mode,
+    pub function: String,
+    pub generic_params: Vec<String>,
+    pub params: Vec<DerivParam>,
+    pub ret: Ty,
+}
+
+impl fmt::Display for DerivSig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}({})", self.ret, self.mode.operator(), self.function)?;
+        if !self.generic_params.is_empty() {
+            write!(f, "<{}>", self.generic_params.join(", "))?;
+        }
+        let params: Vec<String> =
+            self.params.iter().map(|p| format!("{}{} {}", p.dir.keyword(), p.ty, p.name)).collect();
+        write!(f, "({})", params.join(", "))
+    }
+}
+
+fn pair(db: &dyn Db, name: &str, t: Ty) -> Ty {
+    match core_def(db, name) {
+        Some(def) => Ty::Adt { def, name: name.to_string(), args: vec![t] },
+        None => Ty::Unknown,
+    }
+}
+
+/// The derivative signature of function `def` in `mode`, by the user
+/// guide's rules. Parameters whose differentiability cannot be told keep
+/// an unknown type (so that nothing is reported about them).
+pub fn derivative_signature(db: &dyn Db, def: DefId, mode: Mode) -> DerivSig {
+    let file = def.file(db);
+    let sig = fn_sig(db, def);
+    let mut ctx = DeclCtx::for_def(db, def);
+    let item = item_of(db, def);
+    let function = item.as_ref().and_then(|i| i.name.clone()).unwrap_or_default();
+    let ret_no_diff = crate::hir::decl_syntax(db, def)
+        .is_some_and(|n| n.children_with_tokens().any(|e| e.kind() == slang_syntax::SyntaxKind::NO_DIFF_KW));
+    let ret = ctx.resolve(&sig.ret);
+    let ret_diff = if ret_no_diff { TypeDiff::No } else { type_diff(db, file, &ret) };
+    let mut params = Vec::new();
+    for (i, p) in sig.params.iter().enumerate() {
+        let ty = ctx.resolve(&p.ty);
+        let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
+        let dir = match (p.is_out, p.is_inout) {
+            (false, _) => Dir::In,
+            (true, true) => Dir::InOut,
+            (true, false) => Dir::Out,
+        };
+        let diff = if p.no_diff { TypeDiff::No } else { type_diff(db, file, &ty) };
+        let param = match (mode, diff, dir) {
+            (_, TypeDiff::Unknown, _) => Some(DerivParam { name, ty: Ty::Unknown, dir }),
+            (Mode::Forward, TypeDiff::Value, _) => Some(DerivParam { name, ty: pair(db, "DifferentialPair", ty), dir }),
+            (_, TypeDiff::Ptr, _) => Some(DerivParam { name, ty: pair(db, "DifferentialPtrPair", ty), dir }),
+            (Mode::Forward, TypeDiff::No, _) => Some(DerivParam { name, ty, dir }),
+            (Mode::Backward, TypeDiff::Value, Dir::In | Dir::InOut) => {
+                Some(DerivParam { name, ty: pair(db, "DifferentialPair", ty), dir: Dir::InOut })
+            }
+            (Mode::Backward, TypeDiff::Value, Dir::Out) => {
+                Some(DerivParam { name, ty: differential_of(db, &ty), dir: Dir::In })
+            }
+            (Mode::Backward, TypeDiff::No, Dir::In | Dir::InOut) => Some(DerivParam { name, ty, dir: Dir::In }),
+            (Mode::Backward, TypeDiff::No, Dir::Out) => None,
+        };
+        params.extend(param);
+    }
+    let ret = match (mode, ret_diff) {
+        (Mode::Forward, TypeDiff::Value) => pair(db, "DifferentialPair", ret),
+        (Mode::Forward, TypeDiff::Unknown) => Ty::Unknown,
+        (Mode::Forward, _) => ret,
+        (Mode::Backward, d) => {
+            match d {
+                TypeDiff::Value => {
+                    params.push(DerivParam { name: "dResult".to_string(), ty: differential_of(db, &ret), dir: Dir::In })
+                }
+                TypeDiff::Unknown => {
+                    params.push(DerivParam { name: "dResult".to_string(), ty: Ty::Unknown, dir: Dir::In })
+                }
+                _ => {}
+            }
+            Ty::Void
+        }
+    };
+    DerivSig { mode, function, generic_params: sig.generic_params.clone(), params, ret }
+}
+
+/// The functions of `file` named `name` (free functions and methods; a
+/// `Type.method` or `Type::method` name selects methods of that type).
+pub fn functions_named(db: &dyn Db, file: SourceFile, name: &str) -> Vec<DefId> {
+    let (owner, fname) = match name.rsplit_once("::").or_else(|| name.rsplit_once('.')) {
+        Some((o, f)) => (Some(o), f),
+        None => (None, name),
+    };
+    let tree = crate::item_tree::item_tree(db, file);
+    let mut out = Vec::new();
+    fn walk(
+        db: &dyn Db,
+        file: SourceFile,
+        items: &[crate::item_tree::Item],
+        parent: Option<&str>,
+        owner: Option<&str>,
+        fname: &str,
+        out: &mut Vec<DefId>,
+    ) {
+        for i in items {
+            if i.kind == ItemKind::Fn && i.name.as_deref() == Some(fname) && (owner.is_none() || owner == parent) {
+                out.push(DefId::new(db, file, i.ast_index));
+            }
+            if !i.members.is_empty() {
+                walk(db, file, &i.members, i.name.as_deref(), owner, fname, out);
+            }
+        }
+    }
+    walk(db, file, &tree.items, None, owner, fname, &mut out);
+    out
+}

@@ -1,0 +1,168 @@
+//! Autodiff facts: derivative signatures by the user guide's rules, and
+//! the diagnostics of `fwd_diff` / `bwd_diff` calls.
+
+mod common;
+
+use common::{fixture, render_diagnostics};
+use expect_test::{expect, Expect};
+use slang_analysis::autodiff::{derivative_signature, fn_differentiability, functions_named, Mode};
+
+/// Both derivative signatures of every function named `name`.
+fn check_sigs(text: &str, name: &str, expect: Expect) {
+    let fx = fixture(text);
+    let file = *fx.files.last().unwrap();
+    let mut out = String::new();
+    for def in functions_named(&fx.db, file, name) {
+        let d = fn_differentiability(&fx.db, file, def);
+        for mode in [Mode::Forward, Mode::Backward] {
+            if d.allows(mode) {
+                out.push_str(&format!("{}\n", derivative_signature(&fx.db, def, mode)));
+            } else {
+                out.push_str(&format!("{}: not differentiable\n", mode.operator()));
+            }
+        }
+    }
+    expect.assert_eq(&out);
+}
+
+fn check_diags(text: &str, expect: Expect) {
+    expect.assert_eq(&render_diagnostics(&fixture(text)));
+}
+
+/// The user guide's first example: all inputs paired, the result paired
+/// (forward) or taken as a final derivative input (backward).
+#[test]
+fn user_guide_foo() {
+    check_sigs(
+        "[Differentiable] float2 foo(float a, float b) { return float2(a * b * b, a * a); }",
+        "foo",
+        expect![[r#"
+            DifferentialPair<float2> fwd_diff(foo)(DifferentialPair<float> a, DifferentialPair<float> b)
+            void bwd_diff(foo)(inout DifferentialPair<float> a, inout DifferentialPair<float> b, float2 dResult)
+        "#]],
+    );
+}
+
+/// The reference section's `bwd_diff` example: every parameter kind.
+#[test]
+fn every_parameter_direction_and_kind() {
+    check_sigs(
+        r#"
+struct T : IDifferentiable { float x; }
+struct R : IDifferentiable { float y; }
+struct ND { int k; }
+[Differentiable]
+R original(T p0, out T p1, inout T p2, ND p3, out ND p4, inout ND p5, no_diff float p6, int p7);
+"#,
+        "original",
+        expect![[r#"
+            DifferentialPair<R> fwd_diff(original)(DifferentialPair<T> p0, out DifferentialPair<T> p1, inout DifferentialPair<T> p2, ND p3, out ND p4, inout ND p5, float p6, int p7)
+            void bwd_diff(original)(inout DifferentialPair<T> p0, T.Differential p1, inout DifferentialPair<T> p2, ND p3, ND p5, float p6, int p7, R.Differential dResult)
+        "#]],
+    );
+}
+
+#[test]
+fn no_diff_results_generics_and_forward_only() {
+    check_sigs(
+        r#"
+[Differentiable] no_diff float ratio(float a, float b) { return a / b; }
+[Differentiable] T twice<T : IDifferentiable>(T x) { return x; }
+[ForwardDifferentiable] float fwdOnly(float x) { return x; }
+float plain(float x) { return x; }
+[Differentiable] void writes(float x, out float y) { y = x; }
+"#,
+        "ratio",
+        expect![[r#"
+            float fwd_diff(ratio)(DifferentialPair<float> a, DifferentialPair<float> b)
+            void bwd_diff(ratio)(inout DifferentialPair<float> a, inout DifferentialPair<float> b)
+        "#]],
+    );
+    check_sigs(
+        "[Differentiable] T twice<T : IDifferentiable>(T x) { return x; }",
+        "twice",
+        expect![[r#"
+            DifferentialPair<T> fwd_diff(twice)<T>(DifferentialPair<T> x)
+            void bwd_diff(twice)<T>(inout DifferentialPair<T> x, T.Differential dResult)
+        "#]],
+    );
+    check_sigs(
+        "[ForwardDifferentiable] float fwdOnly(float x) { return x; }",
+        "fwdOnly",
+        expect![[r#"
+            DifferentialPair<float> fwd_diff(fwdOnly)(DifferentialPair<float> x)
+            bwd_diff: not differentiable
+        "#]],
+    );
+    check_sigs(
+        "[Differentiable] void writes(float x, out float y) { y = x; }",
+        "writes",
+        expect![[r#"
+            void fwd_diff(writes)(DifferentialPair<float> x, out DifferentialPair<float> y)
+            void bwd_diff(writes)(inout DifferentialPair<float> x, float y)
+        "#]],
+    );
+}
+
+/// A derivative attached from the derivative's side makes the primal
+/// function differentiable.
+#[test]
+fn derivative_of_attributes_make_functions_differentiable() {
+    check_sigs(
+        r#"
+float myLog(float x) { return log(x); }
+[BackwardDerivativeOf(myLog)]
+void myLog_bwd(inout DifferentialPair<float> dpx, float dOut) { }
+"#,
+        "myLog",
+        expect![[r#"
+            DifferentialPair<float> fwd_diff(myLog)(DifferentialPair<float> x)
+            void bwd_diff(myLog)(inout DifferentialPair<float> x, float dResult)
+        "#]],
+    );
+}
+
+/// Each error line is one the reference compiler rejects (the
+/// `tests/corpus/rejected/ad_*` programs); the first block is accepted.
+#[test]
+fn derivative_calls_are_type_checked() {
+    check_diags(
+        r#"
+[Differentiable] float3 shade(float3 n, float k) { return n * k; }
+[ForwardDifferentiable] float smoothAbs(float x) { return sqrt(x * x + 1e-4); }
+float mseLoss(float a, float b) { return (a - b) * (a - b); }
+void ok(float3 n)
+{
+    var dpn = diffPair(n, float3(1, 0, 0));
+    var dpk = diffPair(2.0, 0.0);
+    DifferentialPair<float3> r = fwd_diff(shade)(dpn, dpk);
+    float3 p = r.p;
+    bwd_diff(shade)(dpn, dpk, float3(1));
+    DifferentialPair<float> s = fwd_diff(smoothAbs)(dpk);
+}
+void bad(float3 n, float k)
+{
+    var dpn = diffPair(n);
+    var dpk = diffPair(k);
+    bwd_diff(smoothAbs)(dpk, 1.0);
+    fwd_diff(mseLoss)(dpk, dpk);
+    bwd_diff(shade)(dpn, dpk);
+    bwd_diff(shade)(dpn, dpk, float2(1));
+    fwd_diff(shade)(n, dpk);
+    float3 q = fwd_diff(shade)(dpn, dpk);
+    float v = bwd_diff(shade)(dpn, dpk, float3(1));
+    bwd_diff(shade)(diffPair(n), dpk, float3(1));
+}
+"#,
+        expect![[r#"
+            /main.slang:18:5: error[not-differentiable]: `bwd_diff(smoothAbs)`: `smoothAbs` is only forward-differentiable; mark it `[Differentiable]` (or give it a `[BackwardDerivative]`)
+            /main.slang:19:5: error[not-differentiable]: `fwd_diff(mseLoss)`: `mseLoss` is not differentiable; mark it `[Differentiable]` (or give it a `[ForwardDerivative]`)
+            /main.slang:20:5: error[wrong-argument-count]: `bwd_diff(shade)` takes 3 arguments, but 2 were given; its signature is `void bwd_diff(shade)(inout DifferentialPair<float3> n, inout DifferentialPair<float> k, float3 dResult)`
+            /main.slang:21:31: error[type-mismatch]: mismatched types: expected `float3`, found `float2`
+            /main.slang:22:21: error[type-mismatch]: mismatched types: expected `DifferentialPair<float3>`, found `float3`
+            /main.slang:23:16: error[type-mismatch]: mismatched types: expected `float3`, found `DifferentialPair<float3>`
+            /main.slang:24:15: error[type-mismatch]: mismatched types: expected `float`, found `void`
+            /main.slang:25:21: error[not-an-lvalue]: an `out` or `inout` argument must be a variable
+        "#]],
+    );
+}

@@ -1,0 +1,119 @@
+//! `slang-analyzer derive FILE --function NAME [--mode fwd|bwd|both]`:
+//! the derivative signatures of a function, by the rules of the user
+//! guide (`fwd_diff` / `bwd_diff` reference sections). The generated
+//! derivative code will follow once code generation exists.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::json;
+use slang_analysis::autodiff::{derivative_signature, fn_differentiability, functions_named, Mode};
+use slang_analysis::RootDatabase;
+
+use crate::cli_check::{db_path, load_imports, read_text};
+use crate::FrontendArgs;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    Fwd,
+    Bwd,
+    Both,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct DeriveArgs {
+    /// The function (`name`, or `Type.method` / `Type::method`).
+    #[arg(long, value_name = "NAME")]
+    pub function: String,
+    /// Which derivatives to print.
+    #[arg(long, value_enum, default_value = "both")]
+    pub mode: ModeArg,
+    /// Print one JSON object per overload.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub frontend: FrontendArgs,
+    /// The Slang file that declares the function.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+pub fn run(args: DeriveArgs) -> ExitCode {
+    let text = match read_text(&args.file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {}: {e}", args.file.display());
+            return ExitCode::from(1);
+        }
+    };
+    let mut db = RootDatabase::new();
+    db.set_defines(args.frontend.parse_options().defines);
+    db.set_search_paths(args.frontend.include_dirs.iter().map(|d| db_path(d)).collect());
+    let file = db.set_file(&db_path(&args.file), &text);
+    load_imports(&mut db);
+
+    let defs = functions_named(&db, file, &args.function);
+    if defs.is_empty() {
+        eprintln!("error: {}: no function named `{}`", args.file.display(), args.function);
+        return ExitCode::from(1);
+    }
+    let modes: &[Mode] = match args.mode {
+        ModeArg::Fwd => &[Mode::Forward],
+        ModeArg::Bwd => &[Mode::Backward],
+        ModeArg::Both => &[Mode::Forward, Mode::Backward],
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = false;
+    for def in defs {
+        let d = fn_differentiability(&db, file, def);
+        let root = slang_analysis::parse(&db, file).syntax_node();
+        let (line, _) = slang_analysis::hir::def_node(&db, def)
+            .map(|n| slang_syntax::line_col(&text, n.text_range().start()))
+            .unwrap_or((0, 0));
+        let _ = root;
+        for &mode in modes {
+            let sig = d.allows(mode).then(|| derivative_signature(&db, def, mode));
+            if args.json {
+                let obj = json!({
+                    "function": args.function,
+                    "line": line,
+                    "mode": mode.operator(),
+                    "signature": sig.as_ref().map(|s| s.to_string()),
+                    "error": sig.is_none().then(|| not_differentiable(&args.function, mode)),
+                });
+                let _ = writeln!(out, "{obj}");
+            } else {
+                match &sig {
+                    Some(s) => {
+                        let _ = writeln!(out, "{s}");
+                    }
+                    None => {
+                        let _ = writeln!(
+                            out,
+                            "error: {}:{line}: {}",
+                            args.file.display(),
+                            not_differentiable(&args.function, mode)
+                        );
+                    }
+                }
+            }
+            failed |= sig.is_none();
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn not_differentiable(name: &str, mode: Mode) -> String {
+    match mode {
+        Mode::Forward => {
+            format!("`{name}` is not differentiable (mark it `[Differentiable]` or `[ForwardDifferentiable]`)")
+        }
+        Mode::Backward => format!("`{name}` is not backward-differentiable (mark it `[Differentiable]`)"),
+    }
+}
