@@ -51,8 +51,19 @@ impl Differentiability {
 #[salsa::tracked(returns(ref))]
 pub fn derivative_of_targets(db: &dyn Db, file: SourceFile) -> Vec<(String, Mode)> {
     let mut out = Vec::new();
-    let root = crate::parse(db, file).syntax_node();
-    for attr in root.descendants().filter(|n| n.kind() == slang_syntax::SyntaxKind::ATTRIBUTE) {
+    // Only the declarations carrying such an attribute are read (their
+    // own syntax, which edits elsewhere do not change).
+    let tree = crate::item_tree::item_tree(db, file);
+    let carriers: Vec<DefId> = tree
+        .walk()
+        .filter(|i| i.attrs.iter().any(|a| a == "ForwardDerivativeOf" || a == "BackwardDerivativeOf"))
+        .map(|i| DefId::new(db, file, i.ast_index))
+        .collect();
+    let attrs = carriers
+        .iter()
+        .filter_map(|&d| crate::hir::decl_syntax(db, d))
+        .flat_map(|n| n.children().filter(|c| c.kind() == slang_syntax::SyntaxKind::ATTRIBUTE).collect::<Vec<_>>());
+    for attr in attrs {
         let name = attr
             .children()
             .find(|c| c.kind() == slang_syntax::SyntaxKind::PATH)

@@ -29,8 +29,17 @@ pub fn decl_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
             }
         }
     }
-    for node in root.descendants().filter(|n| n.kind() == SyntaxKind::SEMANTIC) {
-        check_semantic(&node, &mut out);
+    // Semantics sit on declarations, never inside function bodies: skip
+    // those (most of a file).
+    let mut walk = root.preorder();
+    while let Some(event) = walk.next() {
+        if let slang_syntax::WalkEvent::Enter(node) = event {
+            match node.kind() {
+                SyntaxKind::BLOCK => walk.skip_subtree(),
+                SyntaxKind::SEMANTIC => check_semantic(&node, &mut out),
+                _ => {}
+            }
+        }
     }
     out
 }

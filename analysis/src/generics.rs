@@ -14,7 +14,10 @@ use crate::ty::{Ty, TypeResolver};
 use crate::{Db, SourceFile};
 
 /// The constraints written on generic parameter `gdef`: after its `:` and
-/// in `where` clauses of its declaration.
+/// in `where` clauses of its declaration. (Tracked, like everything here
+/// that reads syntax, so that inference depending on it is not re-run by
+/// edits elsewhere in the file.)
+#[salsa::tracked(returns(ref))]
 pub fn param_constraints(db: &dyn Db, gdef: DefId) -> Vec<TypeRef> {
     let Some(node) = def_node(db, gdef) else { return Vec::new() };
     let name = item_of(db, gdef).and_then(|i| i.name).unwrap_or_default();
@@ -60,23 +63,33 @@ pub fn constraint_interfaces(db: &dyn Db, gdef: DefId) -> Option<Vec<DefId>> {
         .collect()
 }
 
+/// The interfaces `iface` directly inherits, and whether all of them
+/// resolved.
+#[salsa::tracked(returns(ref))]
+pub fn interface_bases(db: &dyn Db, iface: DefId) -> (Vec<DefId>, bool) {
+    let Some(node) = def_node(db, iface) else { return (Vec::new(), false) };
+    let mut ctx = DeclCtx::for_def(db, iface);
+    let mut ok = true;
+    let mut out = Vec::new();
+    if let Some(i) = ast::Interface::cast(node) {
+        for t in i.supertypes() {
+            match ctx.resolve(&lower_type(Some(t))) {
+                Ty::Adt { def, .. } if item_of(db, def).is_some_and(|i| i.kind == ItemKind::Interface) => out.push(def),
+                _ => ok = false,
+            }
+        }
+    }
+    (out, ok)
+}
+
 /// Interface `iface` and every interface it inherits.
 pub fn interface_closure(db: &dyn Db, iface: DefId, out: &mut HashSet<DefId>) -> bool {
     if !out.insert(iface) {
         return true;
     }
-    let Some(node) = def_node(db, iface) else { return false };
-    let mut ctx = DeclCtx::for_def(db, iface);
-    let mut ok = true;
-    if let Some(i) = ast::Interface::cast(node) {
-        for t in i.supertypes() {
-            match ctx.resolve(&lower_type(Some(t))) {
-                Ty::Adt { def, .. } if item_of(db, def).is_some_and(|i| i.kind == ItemKind::Interface) => {
-                    ok &= interface_closure(db, def, out);
-                }
-                _ => ok = false,
-            }
-        }
+    let (bases, mut ok) = interface_bases(db, iface).clone();
+    for b in bases {
+        ok &= interface_closure(db, b, out);
     }
     ok
 }
@@ -91,7 +104,14 @@ pub fn certainly_not_conforming(db: &dyn Db, file: SourceFile, ty: &Ty, iface: D
 /// Whether user type `ty` conforms to `iface` (`Some(true)`), certainly
 /// does not (`Some(false)`), or cannot be told here (`None`).
 pub fn conformance(db: &dyn Db, file: SourceFile, ty: &Ty, iface: DefId) -> Option<bool> {
-    let Ty::Adt { def, name, .. } = ty else { return None };
+    let Ty::Adt { def, .. } = ty else { return None };
+    type_conformance(db, file, *def, iface)
+}
+
+#[salsa::tracked(returns(copy))]
+fn type_conformance(db: &dyn Db, file: SourceFile, def: DefId, iface: DefId) -> Option<bool> {
+    let def = &def;
+    let name = &item_of(db, *def)?.name.unwrap_or_default();
     if is_core(db, def.file(db)) {
         return None;
     }

@@ -2259,7 +2259,7 @@ pub fn accessible(db: &dyn Db, from: DefId, member: DefId, vis: Visibility) -> b
                     // An extension of the type (by name; resolving the
                     // target is not worth it here).
                     if i.kind == ItemKind::Extension {
-                        let target = crate::hir::def_node(db, d)
+                        let target = crate::hir::decl_syntax(db, d)
                             .and_then(ast::Extension::cast)
                             .and_then(|e| e.target())
                             .map(|t| t.syntax().text().to_string())

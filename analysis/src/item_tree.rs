@@ -149,10 +149,14 @@ impl ItemTree {
     }
 }
 
+/// The item tree and its source map, from one lowering of the file (the
+/// two queries below project it; the tree stays equal, and so does not
+/// invalidate its readers, when only offsets move).
 #[salsa::tracked(returns(ref))]
-pub fn item_tree(db: &dyn Db, file: SourceFile) -> Arc<ItemTree> {
+fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<SyntaxNodePtr>>) {
     let parse = parse(db, file);
-    let mut lower = Lower { file_decl: 0, file_decl_count: 0, next_index: 0, ptrs: None, uses_visibility: false };
+    let mut lower =
+        Lower { file_decl: 0, file_decl_count: 0, next_index: 0, ptrs: Some(Vec::new()), uses_visibility: false };
     let root = parse.tree();
     let items = lower.items(root.syntax());
     let mut module_name = None;
@@ -166,7 +170,13 @@ pub fn item_tree(db: &dyn Db, file: SourceFile) -> Arc<ItemTree> {
     macros.sort();
     let mut usings = Vec::new();
     let mut macro_fragments = Vec::new();
+    let mut has_item_macros = false;
     for node in root.syntax().descendants() {
+        if node.kind() == SyntaxKind::MACRO_CALL
+            && node.parent().is_some_and(|p| matches!(p.kind(), SyntaxKind::SOURCE_FILE | SyntaxKind::MEMBER_LIST))
+        {
+            has_item_macros = true;
+        }
         match node.kind() {
             SyntaxKind::USING_DECL => {
                 if let Some(path) = node.children().find(|c| c.kind() == SyntaxKind::PATH) {
@@ -200,11 +210,7 @@ pub fn item_tree(db: &dyn Db, file: SourceFile) -> Arc<ItemTree> {
     }
     macro_fragments.sort();
     macro_fragments.dedup();
-    let has_item_macros = root.syntax().descendants().any(|n| {
-        n.kind() == SyntaxKind::MACRO_CALL
-            && n.parent().is_some_and(|p| matches!(p.kind(), SyntaxKind::SOURCE_FILE | SyntaxKind::MEMBER_LIST))
-    });
-    Arc::new(ItemTree {
+    let tree = Arc::new(ItemTree {
         items,
         module_name,
         uses_visibility: lower.uses_visibility,
@@ -212,17 +218,19 @@ pub fn item_tree(db: &dyn Db, file: SourceFile) -> Arc<ItemTree> {
         usings,
         has_item_macros,
         macro_fragments,
-    })
+    });
+    (tree, Arc::new(lower.ptrs.unwrap_or_default()))
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn item_tree(db: &dyn Db, file: SourceFile) -> Arc<ItemTree> {
+    lowered_items(db, file).0.clone()
 }
 
 /// Syntax pointers of the items of [`item_tree`], by `ast_index`.
 #[salsa::tracked(returns(ref))]
 pub fn item_source_map(db: &dyn Db, file: SourceFile) -> Vec<SyntaxNodePtr> {
-    let parse = parse(db, file);
-    let mut lower =
-        Lower { file_decl: 0, file_decl_count: 0, next_index: 0, ptrs: Some(Vec::new()), uses_visibility: false };
-    lower.items(&parse.syntax_node());
-    lower.ptrs.unwrap_or_default()
+    lowered_items(db, file).1.to_vec()
 }
 
 /// The modifier keywords written directly on a declaration.
