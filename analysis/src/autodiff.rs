@@ -56,7 +56,11 @@ pub fn derivative_of_targets(db: &dyn Db, file: SourceFile) -> Vec<(String, Mode
     let tree = crate::item_tree::item_tree(db, file);
     let carriers: Vec<DefId> = tree
         .walk()
-        .filter(|i| i.attrs.iter().any(|a| a == "ForwardDerivativeOf" || a == "BackwardDerivativeOf"))
+        .filter(|i| {
+            i.attrs
+                .iter()
+                .any(|a| a == "ForwardDerivativeOf" || a == "BackwardDerivativeOf" || a == "PrimalSubstituteOf")
+        })
         .map(|i| DefId::new(db, file, i.ast_index))
         .collect();
     let attrs = carriers
@@ -71,7 +75,8 @@ pub fn derivative_of_targets(db: &dyn Db, file: SourceFile) -> Vec<(String, Mode
             .unwrap_or_default();
         let mode = match name.as_str() {
             "ForwardDerivativeOf" => Mode::Forward,
-            "BackwardDerivativeOf" => Mode::Backward,
+            // A primal substitute is differentiated in place of the primal.
+            "BackwardDerivativeOf" | "PrimalSubstituteOf" => Mode::Backward,
             _ => continue,
         };
         let target = attr
@@ -116,6 +121,7 @@ pub fn fn_differentiability(db: &dyn Db, from: SourceFile, def: DefId) -> Differ
         || has("BackwardDifferentiable")
         || has("BackwardDerivative")
         || has("TreatAsDifferentiable")
+        || has("PrimalSubstitute")
         || has("__BackwardDifferentiable")
     {
         Differentiability::Backward
@@ -370,4 +376,131 @@ pub fn functions_named(db: &dyn Db, file: SourceFile, name: &str) -> Vec<DefId> 
     }
     walk(db, file, &tree.items, None, owner, fname, &mut out);
     out
+}
+
+/// Autodiff checks that read declarations: loops in backward-
+/// differentiable functions without an iteration bound the compiler can
+/// see (E30510), and derivative attributes naming functions that do not
+/// exist.
+#[salsa::tracked(returns(ref))]
+pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnostics::Diagnostic> {
+    use slang_syntax::SyntaxKind as K;
+    let tree = crate::item_tree::item_tree(db, file);
+    let mut out = Vec::new();
+    if tree.has_item_macros {
+        return out;
+    }
+    let scope = crate::name_res::global_scope(db, file);
+    for item in tree.walk().filter(|i| i.kind == ItemKind::Fn) {
+        let def = DefId::new(db, file, item.ast_index);
+        let derivative_attrs = [
+            "ForwardDerivative",
+            "BackwardDerivative",
+            "PrimalSubstitute",
+            "ForwardDerivativeOf",
+            "BackwardDerivativeOf",
+            "PrimalSubstituteOf",
+        ];
+        let backward = item.has_attr("Differentiable") || item.has_attr("BackwardDifferentiable");
+        if !backward && !item.attrs.iter().any(|a| derivative_attrs.contains(&a.as_str())) {
+            continue;
+        }
+        let Some(node) = crate::hir::def_node(db, def) else { continue };
+        let start = node.text_range().start();
+        let Some(local) = crate::hir::decl_syntax(db, def) else { continue };
+        // Derivative attributes: the named function must exist.
+        for attr in local.children().filter(|c| c.kind() == K::ATTRIBUTE) {
+            let name = attr.children().find(|c| c.kind() == K::PATH).map(|p| p.text().to_string()).unwrap_or_default();
+            if !derivative_attrs.contains(&name.as_str()) {
+                continue;
+            }
+            let Some(args) = attr.children().find(|c| c.kind() == K::ATTRIBUTE_ARGS) else { continue };
+            let idents: Vec<_> = args
+                .descendants_with_tokens()
+                .filter_map(|e| e.into_token())
+                .filter(|t| t.kind() == K::IDENT)
+                .collect();
+            // Only plain names (`f`), not `S.f` or generic forms.
+            let [ident] = idents.as_slice() else { continue };
+            let target = ident.text();
+            let in_type = crate::infer::parent_of(db, def)
+                .and_then(|p| item_of(db, p))
+                .is_some_and(|p| p.members.iter().any(|m| m.name.as_deref() == Some(target)));
+            if scope.lookup(target).is_none() && !in_type && !tree.macro_fragments.iter().any(|f| f == target) {
+                out.push(crate::diagnostics::Diagnostic {
+                    range: ident.text_range() + start,
+                    severity: crate::diagnostics::Severity::Error,
+                    code: "unresolved-name",
+                    message: format!("cannot find `{target}` (named by `[{name}]`) in this scope"),
+                });
+            }
+        }
+        if !backward {
+            continue;
+        }
+        // Loops.
+        for lp in local.descendants().filter(|n| matches!(n.kind(), K::FOR_STMT | K::WHILE_STMT | K::DO_WHILE_STMT)) {
+            let attributed = lp.parent().is_some_and(|p| {
+                p.kind() == K::ATTRIBUTED_STMT
+                    && p.children().filter(|c| c.kind() == K::ATTRIBUTE).any(|a| {
+                        let t = a.text().to_string();
+                        t.contains("MaxIters") || t.contains("ForceUnroll") || t.contains("unroll")
+                    })
+            });
+            if attributed || (lp.kind() == K::FOR_STMT && for_is_bounded(db, file, &lp)) {
+                continue;
+            }
+            let keyword = lp.first_token().map(|t| t.text_range()).unwrap_or(lp.text_range());
+            out.push(crate::diagnostics::Diagnostic {
+                range: keyword + start,
+                severity: crate::diagnostics::Severity::Error,
+                code: "unbounded-loop",
+                message: format!(
+                    "this loop in the differentiable function `{}` has no iteration bound the compiler can see: \
+                     add `[MaxIters(n)]` (or `[ForceUnroll]`) before it",
+                    item.name.as_deref().unwrap_or("")
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// `for (int i = …; i < 8; …)`: a loop the compiler bounds by itself (the
+/// bound a literal, a constant or a generic value parameter).
+fn for_is_bounded(db: &dyn Db, file: SourceFile, lp: &slang_syntax::SyntaxNode) -> bool {
+    use slang_syntax::SyntaxKind as K;
+    let Some(cond) = lp.children().find(|c| c.kind() == K::BIN_EXPR) else { return false };
+    let is_cmp = cond.children_with_tokens().any(|e| {
+        matches!(e.kind(), K::L_ANGLE | K::R_ANGLE | K::LTEQ | K::GTEQ | K::NEQ)
+            || e.as_token().is_some_and(|t| matches!(t.text(), ">=" | "<=" | "<" | ">" | "!="))
+    });
+    if !is_cmp {
+        return false;
+    }
+    let operands: Vec<_> = cond.children().collect();
+    operands.iter().any(|o| match o.kind() {
+        K::LITERAL => true,
+        K::PATH_EXPR => {
+            let name = o.text().to_string();
+            let name = name.trim();
+            let scope = crate::name_res::global_scope(db, file);
+            let global_const = scope.lookup(name).and_then(|d| d.first()).is_some_and(|d| {
+                let def = DefId::new(db, d.file, d.ast_index);
+                item_of(db, def).is_some_and(|i| {
+                    i.kind == ItemKind::Var && i.modifiers.iter().any(|k| *k == slang_syntax::SyntaxKind::CONST_KW)
+                })
+            });
+            // A generic value parameter (`let N : int`) of an enclosing
+            // declaration: its text is a short capitalized name, looked up
+            // among the function's ancestors' generic parameters.
+            let generic_value = lp.ancestors().any(|a| {
+                a.children()
+                    .filter(|c| c.kind() == K::GENERIC_PARAM_LIST)
+                    .any(|l| l.descendants().filter(|n| n.kind() == K::NAME).any(|n| n.text() == name))
+            });
+            global_const || generic_value
+        }
+        _ => false,
+    })
 }

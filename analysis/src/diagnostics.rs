@@ -63,6 +63,7 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     out.extend(crate::decl_check::decl_diagnostics(db, file).iter().cloned());
     out.extend(crate::conformance::conformance_diagnostics(db, file).iter().cloned());
     out.extend(crate::visibility::visibility_diagnostics(db, file).iter().cloned());
+    out.extend(crate::autodiff::autodiff_diagnostics(db, file).iter().cloned());
     for u in unresolved_names(db, file) {
         let (code, message) = if u.is_type {
             ("unresolved-type", format!("cannot find type `{}` in this scope", u.name))
@@ -142,6 +143,21 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                                 many.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
                             ),
                         }
+                    ),
+                    abs,
+                ),
+                InferDiagKind::NoDiffOperand => (
+                    "invalid-no-diff",
+                    "`no_diff` applies to a call or a subscript (`no_diff f(x)`, `no_diff a[i]`); for a value, \
+                     use `detach(x)`"
+                        .to_string(),
+                    abs,
+                ),
+                InferDiagKind::DerivativeLost { name } => (
+                    "derivative-lost",
+                    format!(
+                        "derivatives cannot flow through `{name}`, which is not differentiable: mark it \
+                         `[Differentiable]`, or write `no_diff {name}(…)` if none should"
                     ),
                     abs,
                 ),

@@ -582,6 +582,13 @@ pub enum InferDiagKind {
         found: usize,
         signatures: Vec<String>,
     },
+    /// `no_diff(x)` on something other than a call or a subscript.
+    NoDiffOperand,
+    /// A call to a non-differentiable function in a differentiable one,
+    /// outside `no_diff`.
+    DerivativeLost {
+        name: String,
+    },
     /// A statement after `return`, `break` or `continue` (a warning).
     Unreachable,
     /// A local that is never used (a warning).
@@ -660,6 +667,13 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
         loops: 0,
         switches: 0,
         violation: None,
+        no_diff_depth: 0,
+        discarded: None,
+        differentiable: item_of(db, def).is_some_and(|i| {
+            (i.has_attr("Differentiable") || i.has_attr("BackwardDifferentiable"))
+                && !i.has_attr("TreatAsDifferentiable")
+                && !is_core(db, def.file(db))
+        }),
         warn_unused: crate::hir::decl_syntax(db, def).is_some_and(|n| {
             !n.descendants_with_tokens().any(|e| {
                 matches!(
@@ -716,6 +730,13 @@ struct Infer<'a, 'db> {
     this_immutable: bool,
     loops: u32,
     switches: u32,
+    /// Inside `no_diff(…)`.
+    no_diff_depth: u32,
+    /// The expression of the current expression statement (its value is
+    /// not used).
+    discarded: Option<ExprId>,
+    /// Whether the function being inferred is backward-differentiable.
+    differentiable: bool,
     /// Whether unused locals are reported (see `pop_scope`).
     warn_unused: bool,
     /// Set by `instantiate` when a generic argument breaks a constraint:
@@ -894,6 +915,7 @@ impl<'db> Infer<'_, 'db> {
     fn stmt(&mut self, id: StmtId) {
         match self.body.stmt(id).clone() {
             Stmt::Expr(e) => {
+                self.discarded = Some(e);
                 self.expr(e);
             }
             Stmt::Decl(decls) => {
@@ -1141,6 +1163,9 @@ impl<'db> Infer<'_, 'db> {
                     self.check_mutating_call(id, callee, defs);
                 }
                 let arg_tys: Vec<Ty> = args.iter().map(|&a| self.expr(a)).collect();
+                if let Ty::Func(defs) = &callee_ty {
+                    self.check_derivative_flow(id, callee, defs);
+                }
                 self.call(id, callee, callee_ty, &arg_tys)
             }
             Expr::Member { receiver, name, .. } => {
@@ -1263,7 +1288,16 @@ impl<'db> Infer<'_, 'db> {
                 let f = self.expr(func);
                 self.diff_operator(id, func, f, forward)
             }
-            Expr::NoDiff(e) => self.expr(e),
+            Expr::NoDiff(e) => {
+                if !matches!(self.body.expr(e), Expr::Call { .. } | Expr::Index { .. } | Expr::Missing | Expr::Other(_))
+                {
+                    self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::NoDiffOperand });
+                }
+                self.no_diff_depth += 1;
+                let t = self.expr(e);
+                self.no_diff_depth -= 1;
+                t
+            }
             Expr::Is { expr, .. } => {
                 self.expr(expr);
                 Ty::Scalar(Scalar::Bool)
@@ -1354,6 +1388,16 @@ impl<'db> Infer<'_, 'db> {
             }
             Expr::Member { receiver, name, .. } => {
                 let rt = &self.types[receiver.0 as usize];
+                // A property without `set`.
+                if let Ty::Adt { def, name: owner, .. } = rt {
+                    if let Some(item) = item_of(db, *def) {
+                        if let Some(p) = item.members.iter().find(|m| m.name.as_deref() == Some(name.as_str())) {
+                            if p.kind == ItemKind::Property && !p.has_setter {
+                                return Some(format!("`{owner}.{name}` is a read-only property (it has no `set`)"));
+                            }
+                        }
+                    }
+                }
                 if let Ty::Vector(..) | Ty::Scalar(_) = rt {
                     let mut seen = Vec::new();
                     for c in name.chars() {
@@ -1423,6 +1467,52 @@ impl<'db> Infer<'_, 'db> {
         if let Some(why) = why {
             self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::MutatingOnImmutable { name, why } });
         }
+    }
+
+    /// In a `[Differentiable]` function, a call whose value is used, to a
+    /// function that is not differentiable and returns a differentiable
+    /// type, outside `no_diff(…)`: the derivative would be silently lost
+    /// there (the reference compiler's E41022).
+    fn check_derivative_flow(&mut self, id: ExprId, callee: ExprId, defs: &[DefId]) {
+        use crate::autodiff::{fn_differentiability, type_diff, Differentiability, TypeDiff};
+        if !self.differentiable || self.no_diff_depth > 0 || self.discarded == Some(id) || defs.is_empty() {
+            return;
+        }
+        let db = self.db();
+        if defs.iter().any(|&d| fn_differentiability(db, self.ctx.file, d) != Differentiability::No) {
+            return;
+        }
+        // Core functions: only the math the reference compiler does not
+        // differentiate (the rest are constructors, casts, `diffPair` …).
+        const CORE_NOT_DIFFERENTIABLE: [&str; 12] =
+            ["floor", "ceil", "round", "trunc", "step", "sign", "fmin", "fmax", "ldexp", "frexp", "modf", "exp10"];
+        if defs.iter().any(|&d| {
+            is_core(db, d.file(db))
+                && !item_of(db, d).and_then(|i| i.name).is_some_and(|n| CORE_NOT_DIFFERENTIABLE.contains(&n.as_str()))
+        }) {
+            return;
+        }
+        // Functions made by macros may carry attributes this model cannot
+        // see.
+        let macro_made =
+            crate::module_graph::module_of(db, self.ctx.file).iter().any(|&f| item_tree(db, f).has_item_macros);
+        if macro_made {
+            return;
+        }
+        let returns_diff = defs.iter().all(|&d| {
+            let sig = fn_sig(db, d);
+            let ret = DeclCtx::for_def(db, d).resolve(&sig.ret);
+            type_diff(db, self.ctx.file, &ret) == TypeDiff::Value
+        });
+        if !returns_diff {
+            return;
+        }
+        let name = match self.body.expr(callee) {
+            Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),
+            Expr::Member { name, .. } => name.clone(),
+            _ => return,
+        };
+        self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::DerivativeLost { name } });
     }
 
     /// `fwd_diff(f)` / `bwd_diff(f)`: the derivative of the overloads of

@@ -166,3 +166,83 @@ void bad(float3 n, float k)
         "#]],
     );
 }
+
+/// slangc (front end): E30015 for the missing derivative, E38031 for
+/// `no_diff(w)`, E30011 for writing `x.p`.
+#[test]
+fn derivative_attributes_no_diff_operands_and_read_only_pairs() {
+    check_diags(
+        r#"
+float tonemap(float x) { return x / (1.0 + x); }
+int count(float x) { return int(x); }
+[Differentiable] float good(float x) { return x * x; }
+[Differentiable]
+float usesHelpers(float radiance, no_diff float w, no_diff int n)
+{
+    float a = tonemap(radiance);
+    float b = no_diff tonemap(w);
+    int c = count(radiance);
+    float d = good(radiance) + floor(w);
+    float e = radiance * no_diff(w);
+    for (int i = 0; i < n; i++) { a += 1.0; }
+    [MaxIters(8)] for (int j = 0; j < n; j++) { a += 1.0; }
+    for (int k = 0; k < 4; k++) { a += 1.0; }
+    return a + b + float(c) + d + e;
+}
+[BackwardDerivative(missing_bwd)]
+float custom(float x) { return x; }
+void clip(inout DifferentialPair<float> x, float limit)
+{
+    if (x.p > limit)
+        x.p = limit;
+}
+"#,
+        expect![[r#"
+            /main.slang:8:15: error[derivative-lost]: derivatives cannot flow through `tonemap`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff tonemap(…)` if none should
+            /main.slang:11:32: error[derivative-lost]: derivatives cannot flow through `floor`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff floor(…)` if none should
+            /main.slang:12:26: error[invalid-no-diff]: `no_diff` applies to a call or a subscript (`no_diff f(x)`, `no_diff a[i]`); for a value, use `detach(x)`
+            /main.slang:13:5: error[unbounded-loop]: this loop in the differentiable function `usesHelpers` has no iteration bound the compiler can see: add `[MaxIters(n)]` (or `[ForceUnroll]`) before it
+            /main.slang:18:21: error[unresolved-name]: cannot find `missing_bwd` (named by `[BackwardDerivative]`) in this scope
+            /main.slang:23:9: error[not-assignable]: cannot assign: `DifferentialPair.p` is a read-only property (it has no `set`)
+        "#]],
+    );
+}
+
+/// slangc (autodiff passes): E41022 at the calls of `tonemap` and `floor`
+/// whose results are used, E30510 at the loop bounded by a parameter; not
+/// at `no_diff tonemap(w)`, the int-valued `count`, or bounded loops.
+#[test]
+fn derivative_flow_and_loop_bounds() {
+    check_diags(
+        r#"
+float tonemap(float x) { return x / (1.0 + x); }
+int count(float x) { return int(x); }
+[Differentiable] float good(float x) { return x * x; }
+[Differentiable]
+float usesHelpers(float radiance, no_diff float w, no_diff int n)
+{
+    float a = tonemap(radiance);
+    float b = no_diff tonemap(w);
+    int c = count(radiance);
+    float d = good(radiance) + floor(w);
+    float e = radiance * w;
+    for (int i = 0; i < n; i++) { a += 1.0; }
+    [MaxIters(8)] for (int j = 0; j < n; j++) { a += 1.0; }
+    for (int k = 0; k < 4; k++) { a += 1.0; }
+    return a + b + float(c) + d + e;
+}
+
+float custom(float x) { return x; }
+void clip(inout DifferentialPair<float> x, float limit)
+{
+    if (x.p > limit)
+        x = diffPair(limit, x.d);
+}
+"#,
+        expect![[r#"
+            /main.slang:8:15: error[derivative-lost]: derivatives cannot flow through `tonemap`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff tonemap(…)` if none should
+            /main.slang:11:32: error[derivative-lost]: derivatives cannot flow through `floor`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff floor(…)` if none should
+            /main.slang:13:5: error[unbounded-loop]: this loop in the differentiable function `usesHelpers` has no iteration bound the compiler can see: add `[MaxIters(n)]` (or `[ForceUnroll]`) before it
+        "#]],
+    );
+}
