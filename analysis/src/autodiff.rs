@@ -488,7 +488,7 @@ fn for_is_bounded(db: &dyn Db, file: SourceFile, lp: &slang_syntax::SyntaxNode) 
             let global_const = scope.lookup(name).and_then(|d| d.first()).is_some_and(|d| {
                 let def = DefId::new(db, d.file, d.ast_index);
                 item_of(db, def).is_some_and(|i| {
-                    i.kind == ItemKind::Var && i.modifiers.iter().any(|k| *k == slang_syntax::SyntaxKind::CONST_KW)
+                    i.kind == ItemKind::Var && i.modifiers.contains(&slang_syntax::SyntaxKind::CONST_KW)
                 })
             });
             // A generic value parameter (`let N : int`) of an enclosing
