@@ -426,6 +426,14 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
             let in_type = crate::infer::parent_of(db, def)
                 .and_then(|p| item_of(db, p))
                 .is_some_and(|p| p.members.iter().any(|m| m.name.as_deref() == Some(target)));
+            if let Some(problem) = derivative_mismatch(db, def, &name, target) {
+                out.push(crate::diagnostics::Diagnostic {
+                    range: ident.text_range() + start,
+                    severity: crate::diagnostics::Severity::Error,
+                    code: "derivative-signature",
+                    message: problem,
+                });
+            }
             if scope.lookup(target).is_none() && !in_type && !tree.macro_fragments.iter().any(|f| f == target) {
                 out.push(crate::diagnostics::Diagnostic {
                     range: ident.text_range() + start,
@@ -464,6 +472,66 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
         }
     }
     out
+}
+
+/// For `[ForwardDerivative(g)]` on `f` (or `[ForwardDerivativeOf(f)]` on
+/// `g`, and the backward forms): a message if no function named `g` has
+/// the signature that `fwd_diff(f)` / `bwd_diff(f)` would have.
+fn derivative_mismatch(db: &dyn Db, def: DefId, attr: &str, target: &str) -> Option<String> {
+    let (mode, of) = match attr {
+        "ForwardDerivative" => (Mode::Forward, false),
+        "BackwardDerivative" => (Mode::Backward, false),
+        "ForwardDerivativeOf" => (Mode::Forward, true),
+        "BackwardDerivativeOf" => (Mode::Backward, true),
+        _ => return None,
+    };
+    let file = def.file(db);
+    let scope = crate::name_res::global_scope(db, file);
+    let named: Vec<DefId> = scope
+        .lookup(target)?
+        .iter()
+        .filter(|d| d.kind == ItemKind::Fn)
+        .map(|d| DefId::new(db, d.file, d.ast_index))
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    // (primal, derivative) pairs to compare.
+    let pairs: Vec<(DefId, DefId)> =
+        if of { named.iter().map(|&p| (p, def)).collect() } else { named.iter().map(|&d| (def, d)).collect() };
+    let mut expected_text = None;
+    for (primal, deriv) in pairs {
+        let psig = fn_sig(db, primal);
+        let dsig = fn_sig(db, deriv);
+        // Generic or member functions: not compared here.
+        if !psig.generic_params.is_empty()
+            || !dsig.generic_params.is_empty()
+            || crate::infer::parent_of(db, primal).is_some()
+            || crate::infer::parent_of(db, deriv).is_some()
+        {
+            return None;
+        }
+        let expected = derivative_signature(db, primal, mode);
+        let mut ctx = DeclCtx::for_def(db, deriv);
+        let params: Vec<Ty> = dsig.params.iter().map(|p| ctx.resolve(&p.ty)).collect();
+        let ret = ctx.resolve(&dsig.ret);
+        let known = |t: &Ty| !t.is_unknown() && !matches!(t, Ty::Assoc(..) | Ty::Param { .. });
+        let fits = params.len() == expected.params.len()
+            && params.iter().zip(&expected.params).all(|(a, e)| {
+                !(known(a) && known(&e.ty))
+                    || !crate::infer::is_mismatch(db, &e.ty, a) && !crate::infer::is_mismatch(db, a, &e.ty)
+            })
+            && (!(known(&ret) || matches!(ret, Ty::Void))
+                || !(known(&expected.ret) || matches!(expected.ret, Ty::Void))
+                || !crate::infer::is_mismatch(db, &expected.ret, &ret)
+                    && !crate::infer::is_mismatch(db, &ret, &expected.ret));
+        if fits {
+            return None;
+        }
+        expected_text.get_or_insert(expected.to_string());
+    }
+    let expected = expected_text?;
+    Some(format!("`{target}` does not have the signature `[{attr}]` requires: expected `{expected}`"))
 }
 
 /// `for (int i = …; i < 8; …)`: a loop the compiler bounds by itself (the

@@ -1088,6 +1088,22 @@ impl<'db> Infer<'_, 'db> {
         if let (Some(t), Some(e)) = (&declared, d.init) {
             self.check_init_list_len(t, e);
         }
+        // `DifferentialPair<int>`: the argument must be differentiable.
+        if let Some(Ty::Adt { def, name, args }) = &declared {
+            if name == "DifferentialPair" && is_core(self.db(), def.file(self.db())) {
+                if let [arg] = args.as_slice() {
+                    if crate::autodiff::type_diff(self.db(), self.ctx.file, arg) == crate::autodiff::TypeDiff::No {
+                        self.diags.push(InferDiag {
+                            at: DiagAt::Stmt(stmt),
+                            kind: InferDiagKind::NotConforming {
+                                arg: arg.to_string(),
+                                interface: "IDifferentiable".to_string(),
+                            },
+                        });
+                    }
+                }
+            }
+        }
         if d.immutable && d.init.is_none() && d.ty.is_none() {
             self.diags.push(InferDiag {
                 at: DiagAt::Stmt(stmt),

@@ -246,3 +246,54 @@ void clip(inout DifferentialPair<float> x, float limit)
         "#]],
     );
 }
+
+/// Custom derivatives are checked against the transformed signature
+/// (slangc rejects the two bad ones, tests/corpus/rejected/ad_custom_*).
+#[test]
+fn custom_derivative_signatures() {
+    check_diags(
+        r#"
+void softplus_bwd(inout DifferentialPair<float> x) { }
+[BackwardDerivative(softplus_bwd)]
+float softplus(float x) { return log(1.0 + exp(x)); }
+DifferentialPair<float> rsqrt_fwd(float x) { return diffPair(rsqrt(x), 0.0); }
+[ForwardDerivative(rsqrt_fwd)]
+float fastRsqrt(float x) { return rsqrt(x); }
+DifferentialPair<float> good_fwd(DifferentialPair<float> x, int k) { return x; }
+void good_bwd(inout DifferentialPair<float> x, int k, float dOut) { }
+[ForwardDerivative(good_fwd)]
+[BackwardDerivative(good_bwd)]
+float good(float x, int k) { return x; }
+float later(float x) { return x; }
+[BackwardDerivativeOf(later)]
+void later_bwd(inout DifferentialPair<float> x, float dOut) { }
+"#,
+        expect![[r#"
+            /main.slang:3:21: error[derivative-signature]: `softplus_bwd` does not have the signature `[BackwardDerivative]` requires: expected `void bwd_diff(softplus)(inout DifferentialPair<float> x, float dResult)`
+            /main.slang:6:20: error[derivative-signature]: `rsqrt_fwd` does not have the signature `[ForwardDerivative]` requires: expected `DifferentialPair<float> fwd_diff(fastRsqrt)(DifferentialPair<float> x)`
+        "#]],
+    );
+}
+
+/// slangc: E38029 "type argument 'int' does not conform to the required
+/// interface 'IDifferentiable'".
+#[test]
+fn differential_pairs_need_differentiable_types() {
+    check_diags(
+        r#"
+struct Plain { int id; }
+struct Diff : IDifferentiable { float v; }
+void f()
+{
+    DifferentialPair<int> a = diffPair(3, 0);
+    DifferentialPair<Plain> b;
+    DifferentialPair<Diff> c;
+    DifferentialPair<float3> d = diffPair(float3(1), float3(0));
+}
+"#,
+        expect![[r#"
+            /main.slang:6:5: error[not-conforming]: `int` does not conform to `IDifferentiable`, which the generic parameter requires
+            /main.slang:7:5: error[not-conforming]: `Plain` does not conform to `IDifferentiable`, which the generic parameter requires
+        "#]],
+    );
+}
