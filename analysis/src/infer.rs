@@ -960,8 +960,16 @@ impl<'db> Infer<'_, 'db> {
                 }
                 self.scopes.push(Vec::new());
                 if let Some((name, value)) = let_binding {
-                    self.expr(value);
-                    self.scopes.last_mut().unwrap().push(Local::new(name, Ty::Unknown, true, None));
+                    // `if (let v = optional)`: `v` is the held value.
+                    let held = match self.expr(value) {
+                        Ty::Adt { name: n, args, def }
+                            if n == "Optional" && is_core(self.db(), def.file(self.db())) =>
+                        {
+                            args.first().cloned().unwrap_or(Ty::Unknown)
+                        }
+                        _ => Ty::Unknown,
+                    };
+                    self.scopes.last_mut().unwrap().push(Local::new(name, held, true, None));
                 }
                 if let Some(t) = then {
                     self.stmt(t);
@@ -1318,9 +1326,19 @@ impl<'db> Infer<'_, 'db> {
                 self.expr(expr);
                 Ty::Scalar(Scalar::Bool)
             }
-            Expr::As { expr, .. } => {
+            Expr::As { expr, ty } => {
                 self.expr(expr);
-                Ty::Unknown
+                // `x as T`: an `Optional<T>`.
+                let t = self.ctx.resolve(&ty);
+                let scope = crate::name_res::core_scope(self.db(), crate::base::CoreModule::get(self.db()));
+                match scope.lookup("Optional").and_then(|d| d.first()) {
+                    Some(d) if !t.is_unknown() => Ty::Adt {
+                        def: DefId::new(self.db(), d.file, d.ast_index),
+                        name: "Optional".to_string(),
+                        args: vec![t],
+                    },
+                    _ => Ty::Unknown,
+                }
             }
             Expr::Other(subs) => {
                 for s in subs {

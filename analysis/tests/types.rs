@@ -524,3 +524,11 @@ float use(int i, float f, S s)
         "#]],
     );
 }
+
+#[test]
+fn is_as_and_if_let() {
+    let s = "interface I { float f(); }\nstruct A : I { float v; float f() { return v; } }\n";
+    check_type(&format!("{s}void g(I i) {{ let b = $0i is A; }}"), expect!["bool"]);
+    check_type(&format!("{s}void g(I i) {{ let o = $0i as A; }}"), expect!["Optional<A>"]);
+    check_type(&format!("{s}void g(I i) {{ if (let a = i as A) {{ let x = $0a; }} }}"), expect!["A"]);
+}
