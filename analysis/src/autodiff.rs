@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use slang_syntax::ast::AstNode;
+
 use crate::hir::DefId;
 use crate::infer::{fn_sig, is_core, item_of, DeclCtx};
 use crate::item_tree::ItemKind;
@@ -446,6 +448,34 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
         if !backward {
             continue;
         }
+        // `IDifferentiablePtrType` values only as inputs (the user guide:
+        // "will result in a compile-time diagnostic error"; the reference
+        // compiler does not report it yet, hence a warning).
+        let sig = fn_sig(db, def);
+        let mut ctx = DeclCtx::for_def(db, def);
+        let fn_node = ast_fn(&local);
+        let ptr_at = |what: &str, range: slang_syntax::TextRange| crate::diagnostics::Diagnostic {
+            range: range + start,
+            severity: crate::diagnostics::Severity::Warning,
+            code: "differentiable-ptr-output",
+            message: format!(
+                "{what} of an `IDifferentiablePtrType` type in a differentiable function: such values can only be \
+                 inputs"
+            ),
+        };
+        if let Some(f) = &fn_node {
+            let params: Vec<_> = f.param_list().map(|l| l.params().collect()).unwrap_or_default();
+            for (p, ast_p) in sig.params.iter().zip(params) {
+                if p.is_out && type_diff(db, file, &ctx.resolve(&p.ty)) == TypeDiff::Ptr {
+                    out.push(ptr_at("an `out`/`inout` parameter", ast_p.syntax().text_range()));
+                }
+            }
+            if type_diff(db, file, &ctx.resolve(&sig.ret)) == TypeDiff::Ptr {
+                if let Some(t) = f.return_type() {
+                    out.push(ptr_at("a return value", t.syntax().text_range()));
+                }
+            }
+        }
         // Loops.
         for lp in local.descendants().filter(|n| matches!(n.kind(), K::FOR_STMT | K::WHILE_STMT | K::DO_WHILE_STMT)) {
             let attributed = lp.parent().is_some_and(|p| {
@@ -532,6 +562,10 @@ fn derivative_mismatch(db: &dyn Db, def: DefId, attr: &str, target: &str) -> Opt
     }
     let expected = expected_text?;
     Some(format!("`{target}` does not have the signature `[{attr}]` requires: expected `{expected}`"))
+}
+
+fn ast_fn(node: &slang_syntax::SyntaxNode) -> Option<slang_syntax::ast::Fn> {
+    slang_syntax::ast::Fn::cast(node.clone())
 }
 
 /// `for (int i = …; i < 8; …)`: a loop the compiler bounds by itself (the

@@ -94,6 +94,29 @@ fn check_type(db: &dyn Db, file: SourceFile, item: &Item, out: &mut Vec<Diagnost
     } else {
         (def, item.name.clone().unwrap_or_default())
     };
+    // A type cannot be both a value and a pointer differentiable type.
+    if item.kind != ItemKind::Extension {
+        let this = Ty::Adt { def, name: target_name.clone(), args: Vec::new() };
+        let core = |n: &str| {
+            let scope = crate::name_res::core_scope(db, crate::base::CoreModule::get(db));
+            scope.lookup(n).and_then(|d| d.first()).map(|d| DefId::new(db, d.file, d.ast_index))
+        };
+        if let (Some(v), Some(p)) = (core("IDifferentiable"), core("IDifferentiablePtrType")) {
+            let both = crate::generics::conformance(db, file, &this, v) == Some(true)
+                && crate::generics::conformance(db, file, &this, p) == Some(true);
+            if both {
+                out.push(Diagnostic {
+                    range: name_range(&node),
+                    severity: Severity::Error,
+                    code: "both-differentiable-interfaces",
+                    message: format!(
+                        "`{target_name}` cannot conform to both `IDifferentiable` and `IDifferentiablePtrType`; \
+                         keep one"
+                    ),
+                });
+            }
+        }
+    }
     let mut requirements = Vec::new();
     let mut seen = HashSet::new();
     for t in &supertypes {
@@ -161,6 +184,18 @@ fn check_type(db: &dyn Db, file: SourceFile, item: &Item, out: &mut Vec<Diagnost
             // (A static method may satisfy an instance requirement.)
             if req.item.is_static && !m.is_static {
                 problem.get_or_insert((mdef, "the requirement is `static`, this method is not".to_string()));
+                return false;
+            }
+            // A differentiable requirement needs a differentiable method.
+            let req_diff = crate::autodiff::fn_differentiability(db, file, req.def);
+            let m_diff = crate::autodiff::fn_differentiability(db, file, mdef);
+            if req_diff != crate::autodiff::Differentiability::No && m_diff == crate::autodiff::Differentiability::No {
+                problem.get_or_insert((
+                    mdef,
+                    "the requirement is `[Differentiable]` and this method is not; mark it `[Differentiable]` \
+                     (or `[TreatAsDifferentiable]`)"
+                        .to_string(),
+                ));
                 return false;
             }
             if sig.params.len() != req_sig.params.len() || sig.variadic != req_sig.variadic {

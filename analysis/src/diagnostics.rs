@@ -146,6 +146,11 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     ),
                     abs,
                 ),
+                InferDiagKind::Recursion { name } => (
+                    "recursion",
+                    format!("`{name}` is differentiable and calls itself; recursion is not allowed (use a loop)"),
+                    abs,
+                ),
                 InferDiagKind::NoDiffOperand => (
                     "invalid-no-diff",
                     "`no_diff` applies to a call or a subscript (`no_diff f(x)`, `no_diff a[i]`); for a value, \

@@ -582,6 +582,10 @@ pub enum InferDiagKind {
         found: usize,
         signatures: Vec<String>,
     },
+    /// A differentiable function calling itself.
+    Recursion {
+        name: String,
+    },
     /// `no_diff(x)` on something other than a call or a subscript.
     NoDiffOperand,
     /// A call to a non-differentiable function in a differentiable one,
@@ -1188,7 +1192,7 @@ impl<'db> Infer<'_, 'db> {
                 }
                 let arg_tys: Vec<Ty> = args.iter().map(|&a| self.expr(a)).collect();
                 if let Ty::Func(defs) = &callee_ty {
-                    self.check_derivative_flow(id, callee, defs);
+                    self.check_derivative_flow(id, callee, defs, args.len());
                 }
                 self.call(id, callee, callee_ty, &arg_tys)
             }
@@ -1507,8 +1511,14 @@ impl<'db> Infer<'_, 'db> {
     /// function that is not differentiable and returns a differentiable
     /// type, outside `no_diff(…)`: the derivative would be silently lost
     /// there (the reference compiler's E41022).
-    fn check_derivative_flow(&mut self, id: ExprId, callee: ExprId, defs: &[DefId]) {
+    fn check_derivative_flow(&mut self, id: ExprId, callee: ExprId, defs: &[DefId], n_args: usize) {
         use crate::autodiff::{fn_differentiability, type_diff, Differentiability, TypeDiff};
+        // Calls itself: the overload of that arity is this function.
+        let same_arity: Vec<&DefId> = defs.iter().filter(|&&d| fn_sig(self.db(), d).params.len() == n_args).collect();
+        if self.differentiable && same_arity == [&self.def] {
+            let name = item_of(self.db(), self.def).and_then(|i| i.name).unwrap_or_default();
+            self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::Recursion { name } });
+        }
         if !self.differentiable || self.no_diff_depth > 0 || self.discarded == Some(id) || defs.is_empty() {
             return;
         }

@@ -486,7 +486,17 @@ impl Lower {
         if visibility != Visibility::Default {
             self.uses_visibility = true;
         }
-        let attrs = node.attributes().filter_map(|a| a.name()).collect();
+        // `[A, B(x)]` holds several attributes.
+        let attrs = node
+            .attributes()
+            .flat_map(|a| {
+                a.syntax()
+                    .children()
+                    .filter(|c| c.kind() == SyntaxKind::PATH)
+                    .map(|p| p.text().to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
         (visibility, is_static, attrs)
     }
 }

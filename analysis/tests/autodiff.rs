@@ -297,3 +297,34 @@ void f()
         "#]],
     );
 }
+
+/// slangc: E30311 for `Both` (at its name), E38105 for `Sq.area`, E55201 for
+/// the recursive call; the `IDifferentiablePtrType` outputs are warnings
+/// (the user guide forbids them; the reference compiler does not check).
+#[test]
+fn differentiable_interfaces_pointers_and_recursion() {
+    let fx = common::fixture(
+        r#"
+struct Ptr : IDifferentiablePtrType { typealias Differential = Ptr; float x; }
+struct Both : IDifferentiable, IDifferentiablePtrType { float v; }
+[Differentiable] float readPtr(Ptr p, float x) { return x; }
+[Differentiable] void writePtr(out Ptr p, float x) { p.x = x; }
+[Differentiable] Ptr makePtr(float x) { Ptr p; p.x = x; return p; }
+[Differentiable] float rec(float x) { if (x < 1) return x; return rec(x * 0.5); }
+[Differentiable] float over(float x, float y) { return over(x) + y; }
+[Differentiable] float over(float x) { return x; }
+interface IShape { [Differentiable] float area(float s); }
+struct Sq : IShape { float area(float s) { return s * s; } }
+struct Circ : IShape { [Differentiable] float area(float s) { return s * s * 3.14; } }
+struct Tri : IShape { [NoDiffThis, Differentiable] float area(float s) { return s; } }
+"#,
+    );
+    expect![[r#"
+        /main.slang:3:8: error[both-differentiable-interfaces]: `Both` cannot conform to both `IDifferentiable` and `IDifferentiablePtrType`; keep one
+        /main.slang:5:32: warning[differentiable-ptr-output]: an `out`/`inout` parameter of an `IDifferentiablePtrType` type in a differentiable function: such values can only be inputs
+        /main.slang:6:18: warning[differentiable-ptr-output]: a return value of an `IDifferentiablePtrType` type in a differentiable function: such values can only be inputs
+        /main.slang:7:67: error[recursion]: `rec` is differentiable and calls itself; recursion is not allowed (use a loop)
+        /main.slang:11:28: error[requirement-mismatch]: `Sq.area` does not match the requirement of interface `IShape`: the requirement is `[Differentiable]` and this method is not; mark it `[Differentiable]` (or `[TreatAsDifferentiable]`)
+    "#]]
+    .assert_eq(&common::render_all_diagnostics(&fx));
+}
