@@ -215,7 +215,14 @@ pub fn differential_of(db: &dyn Db, ty: &Ty) -> Ty {
         Ty::Adt { def, args, name } if name == "DifferentialPair" && is_core(db, def.file(db)) => {
             Ty::Adt { def: *def, name: name.clone(), args: args.iter().map(|a| differential_of(db, a)).collect() }
         }
-        Ty::Adt { def, .. } if !is_core(db, def.file(db)) => {
+        Ty::Adt { def, args, .. } if !is_core(db, def.file(db)) && args.is_empty() => {
+            // A synthesized `Differential` with the same fields is the type
+            // itself.
+            if let Some(fields) = synthesized_differential(db, def.file(db), *def) {
+                if fields.is_self {
+                    return ty.clone();
+                }
+            }
             // A written `typealias Differential = X;`.
             if let Some(item) = item_of(db, *def) {
                 if let Some(m) =
@@ -235,6 +242,59 @@ pub fn differential_of(db: &dyn Db, ty: &Ty) -> Ty {
         Ty::Unknown => Ty::Unknown,
         _ => Ty::Assoc(std::sync::Arc::new(ty.clone()), "Differential".to_string()),
     }
+}
+
+/// The `Differential` that Slang synthesizes for a user struct conforming
+/// to `IDifferentiable` without writing one: a field for each
+/// differentiable, non-`no_diff` field, of that field's `Differential`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SynthesizedDifferential {
+    pub fields: Vec<(String, Ty)>,
+    /// Same fields and types as the struct: the struct is its own
+    /// `Differential`.
+    pub is_self: bool,
+}
+
+/// `None` when the struct writes its own `Differential`, is not
+/// `IDifferentiable`, or has fields whose differentiability is unknown.
+#[salsa::tracked(returns(ref))]
+pub fn synthesized_differential(db: &dyn Db, file: SourceFile, def: DefId) -> Option<SynthesizedDifferential> {
+    let item = item_of(db, def)?;
+    if !matches!(item.kind, ItemKind::Struct | ItemKind::Class)
+        || item.members.iter().any(|m| m.name.as_deref() == Some("Differential"))
+        || !item.generic_params.is_empty()
+    {
+        return None;
+    }
+    let this = Ty::Adt { def, name: item.name.clone().unwrap_or_default(), args: Vec::new() };
+    if type_diff(db, file, &this) != TypeDiff::Value {
+        return None;
+    }
+    let mut fields = Vec::new();
+    let mut all = true;
+    let mut same_types = true;
+    for m in item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static) {
+        let mdef = DefId::new(db, def.file(db), m.ast_index);
+        let no_diff = m.modifiers.contains(&slang_syntax::SyntaxKind::NO_DIFF_KW)
+            || crate::hir::decl_syntax(db, mdef).is_some_and(|n| {
+                n.parent()
+                    .is_some_and(|p| p.children_with_tokens().any(|e| e.kind() == slang_syntax::SyntaxKind::NO_DIFF_KW))
+            });
+        let ty = crate::infer::decl_type_ref(db, mdef)
+            .clone()
+            .map(|t| DeclCtx::for_def(db, mdef).resolve(&t))
+            .unwrap_or(Ty::Unknown);
+        match (no_diff, type_diff(db, file, &ty)) {
+            (true, _) | (false, TypeDiff::No | TypeDiff::Ptr) => all = false,
+            (false, TypeDiff::Value) => {
+                let d = differential_of(db, &ty);
+                same_types &= d == ty;
+                fields.push((m.name.clone().unwrap_or_default(), d));
+            }
+            (false, TypeDiff::Unknown) => return None,
+        }
+    }
+    Some(SynthesizedDifferential { fields, is_self: all && same_types })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -245,6 +245,17 @@ impl TypeResolver for DeclCtx<'_> {
         for seg in &segs[1..] {
             ty = match ty {
                 Ty::Param { .. } | Ty::Assoc(..) => Ty::Assoc(Arc::new(ty), seg.name.clone()),
+                // `float3.Differential`, `S.Differential` (synthesized).
+                Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) if seg.name == "Differential" => {
+                    crate::autodiff::differential_of(self.db, &ty)
+                }
+                Ty::Adt { def, .. }
+                    if seg.name == "Differential"
+                        && !is_core(self.db, def.file(self.db))
+                        && crate::autodiff::synthesized_differential(self.db, self.file, def).is_some() =>
+                {
+                    crate::autodiff::differential_of(self.db, &ty)
+                }
                 Ty::Namespace(ns) => {
                     let full = ns.clone();
                     let scope = global_scope(self.db, self.file);
@@ -1927,6 +1938,30 @@ impl<'db> Infer<'_, 'db> {
             }
             Ty::Pointer(t) => self.member(id, &t.clone(), name),
             Ty::Param { def, name: pname } => self.generic_member(id, *def, pname, name),
+            // A member of a synthesized `Differential`.
+            Ty::Assoc(base, assoc) if assoc == "Differential" => {
+                let Ty::Adt { def, .. } = &**base else { return Ty::Unknown };
+                let Some(synth) = crate::autodiff::synthesized_differential(db, self.ctx.file, *def) else {
+                    return Ty::Unknown;
+                };
+                match synth.fields.iter().find(|(n, _)| n == name) {
+                    Some((_, t)) => t.clone(),
+                    None => {
+                        // (`dzero`, `dadd`, `dmul` are static; fields are
+                        // all the synthesized type has.)
+                        let macro_made = crate::hir::decl_syntax(db, *def).is_some_and(|n| {
+                            n.descendants().any(|c| matches!(c.kind(), SyntaxKind::MACRO_CALL | SyntaxKind::MACRO_TYPE))
+                        });
+                        if !matches!(name, "dzero" | "dadd" | "dmul") && !macro_made {
+                            self.diags.push(InferDiag {
+                                at: DiagAt::Expr(id),
+                                kind: InferDiagKind::NoSuchMember { ty: receiver.to_string(), name: name.to_string() },
+                            });
+                        }
+                        Ty::Unknown
+                    }
+                }
+            }
             _ => Ty::Unknown,
         }
     }

@@ -57,7 +57,7 @@ R original(T p0, out T p1, inout T p2, ND p3, out ND p4, inout ND p5, no_diff fl
         "original",
         expect![[r#"
             DifferentialPair<R> fwd_diff(original)(DifferentialPair<T> p0, out DifferentialPair<T> p1, inout DifferentialPair<T> p2, ND p3, out ND p4, inout ND p5, float p6, int p7)
-            void bwd_diff(original)(inout DifferentialPair<T> p0, T.Differential p1, inout DifferentialPair<T> p2, ND p3, ND p5, float p6, int p7, R.Differential dResult)
+            void bwd_diff(original)(inout DifferentialPair<T> p0, T p1, inout DifferentialPair<T> p2, ND p3, ND p5, float p6, int p7, R dResult)
         "#]],
     );
 }
@@ -327,4 +327,63 @@ struct Tri : IShape { [NoDiffThis, Differentiable] float area(float s) { return 
         /main.slang:11:28: error[requirement-mismatch]: `Sq.area` does not match the requirement of interface `IShape`: the requirement is `[Differentiable]` and this method is not; mark it `[Differentiable]` (or `[TreatAsDifferentiable]`)
     "#]]
     .assert_eq(&common::render_all_diagnostics(&fx));
+}
+
+fn check_differential(text: &str, name: &str, expect: Expect) {
+    use slang_analysis::autodiff::synthesized_differential;
+    let fx = fixture(text);
+    let file = *fx.files.last().unwrap();
+    let tree = slang_analysis::item_tree::item_tree(&fx.db, file);
+    let item = tree.walk().find(|i| i.name.as_deref() == Some(name)).expect("no such type");
+    let def = slang_analysis::hir::DefId::new(&fx.db, file, item.ast_index);
+    let out = match synthesized_differential(&fx.db, file, def) {
+        None => "not synthesized".to_string(),
+        Some(s) if s.is_self => "its own Differential".to_string(),
+        Some(s) => s.fields.iter().map(|(n, t)| format!("{t} {n};")).collect::<Vec<_>>().join(" "),
+    };
+    expect.assert_eq(&out);
+}
+
+/// The user guide's synthesis rules: differentiable fields only, `no_diff`
+/// fields excluded, the type its own `Differential` when nothing is
+/// dropped or changed, nested structs by their own `Differential`.
+#[test]
+fn differential_synthesis() {
+    let s = r#"
+struct Plain : IDifferentiable { float a; float3 b; }
+struct WithNoDiff : IDifferentiable { float3 albedo; float roughness; no_diff uint flags; }
+struct WithInt : IDifferentiable { float a; int id; }
+struct Outer : IDifferentiable { WithNoDiff m; float w; }
+struct Nested : IDifferentiable { Plain p; float w; }
+struct Manual : IDifferentiable { typealias Differential = Plain; float a; }
+struct NotDiff { float a; }
+"#;
+    check_differential(s, "Plain", expect!["its own Differential"]);
+    check_differential(s, "WithNoDiff", expect!["float3 albedo; float roughness;"]);
+    check_differential(s, "WithInt", expect!["float a;"]);
+    check_differential(s, "Outer", expect!["WithNoDiff.Differential m; float w;"]);
+    check_differential(s, "Nested", expect!["its own Differential"]);
+    check_differential(s, "Manual", expect!["not synthesized"]);
+    check_differential(s, "NotDiff", expect!["not synthesized"]);
+}
+
+/// slangc: "'flags' is not a member of 'MaterialParams.Differential'".
+#[test]
+fn members_of_synthesized_differentials() {
+    check_diags(
+        r#"
+struct MaterialParams : IDifferentiable { float3 albedo; float roughness; no_diff uint flags; }
+MaterialParams.Differential zeroGrad()
+{
+    MaterialParams.Differential d;
+    d.albedo = float3(0.0);
+    d.roughness = 0.0;
+    d.flags = 0;
+    return d;
+}
+"#,
+        expect![[r#"
+            /main.slang:8:7: error[no-such-member]: no member named `flags` in `MaterialParams.Differential`
+        "#]],
+    );
 }
