@@ -666,3 +666,42 @@ fn for_is_bounded(db: &dyn Db, file: SourceFile, lp: &slang_syntax::SyntaxNode) 
         _ => false,
     })
 }
+
+/// What an editor shows about a declaration's autodiff facts (plain text,
+/// Slang syntax): for a differentiable function its derivative
+/// signatures; for a differentiable struct its `Differential`.
+pub fn hover_facts(db: &dyn Db, from: SourceFile, def: DefId) -> Option<String> {
+    let item = item_of(db, def)?;
+    match item.kind {
+        ItemKind::Fn => {
+            let d = fn_differentiability(db, from, def);
+            if d == Differentiability::No {
+                return None;
+            }
+            let mut lines = vec![derivative_signature(db, def, Mode::Forward).to_string()];
+            if d.allows(Mode::Backward) {
+                lines.push(derivative_signature(db, def, Mode::Backward).to_string());
+            } else {
+                lines.push("bwd_diff: not available (forward-differentiable only)".to_string());
+            }
+            Some(lines.join("\n"))
+        }
+        ItemKind::Struct | ItemKind::Class => {
+            let name = item.name.clone().unwrap_or_default();
+            let this = Ty::Adt { def, name: name.clone(), args: Vec::new() };
+            match synthesized_differential(db, from, def) {
+                Some(s) if s.is_self => Some(format!("typealias {name}.Differential = {name}; // synthesized")),
+                Some(s) => {
+                    let fields: Vec<String> = s.fields.iter().map(|(n, t)| format!("    {t} {n};")).collect();
+                    Some(format!("struct {name}.Differential // synthesized\n{{\n{}\n}}", fields.join("\n")))
+                }
+                None if type_diff(db, from, &this) == TypeDiff::Value => {
+                    let d = differential_of(db, &this);
+                    Some(format!("typealias {name}.Differential = {d};"))
+                }
+                None => None,
+            }
+        }
+        _ => None,
+    }
+}

@@ -387,3 +387,38 @@ MaterialParams.Differential zeroGrad()
         "#]],
     );
 }
+
+#[test]
+fn hover_facts_for_functions_and_types() {
+    use slang_analysis::autodiff::hover_facts;
+    let fx = fixture(
+        r#"
+struct M : IDifferentiable { float3 albedo; no_diff uint flags; }
+struct P : IDifferentiable { float a; }
+[Differentiable] float f(M m, float x) { return x; }
+float g(float x) { return x; }
+"#,
+    );
+    let file = fx.files[0];
+    let tree = slang_analysis::item_tree::item_tree(&fx.db, file);
+    let mut out = String::new();
+    for item in &tree.items {
+        let def = slang_analysis::hir::DefId::new(&fx.db, file, item.ast_index);
+        out.push_str(&format!(
+            "{}: {}\n",
+            item.name.as_deref().unwrap_or(""),
+            hover_facts(&fx.db, file, def).unwrap_or_default()
+        ));
+    }
+    expect![[r#"
+        M: struct M.Differential // synthesized
+        {
+            float3 albedo;
+        }
+        P: typealias P.Differential = P; // synthesized
+        f: DifferentialPair<float> fwd_diff(f)(DifferentialPair<M> m, DifferentialPair<float> x)
+        void bwd_diff(f)(inout DifferentialPair<M> m, inout DifferentialPair<float> x, float dResult)
+        g: 
+    "#]]
+    .assert_eq(&out);
+}
