@@ -1,8 +1,8 @@
 //! `slang-analyzer`: the command-line entry point.
 //!
 //! Subcommands follow the contract in ARCHITECTURE.md. Only what works is
-//! offered: `parse` today; the language server and the semantic commands
-//! arrive with their issues.
+//! offered: `parse`, `check` and `derive` today; the language server,
+//! `compile` and `test` arrive with their issues.
 
 mod cli_check;
 mod cli_derive;
