@@ -127,3 +127,61 @@ fn check_reports_no_errors_on_valid_corpora() {
     eprintln!("{checked} valid files checked, no errors");
     assert!(checked >= 170);
 }
+
+/// Programs the reference compiler rejects (`rejected/`, each with the
+/// line of slangc's first error): `check` must report an error on that
+/// line for most of them. The issue's target is 80%; the floor here is set
+/// just under what the checks reach today, so that a regression fails.
+#[test]
+fn check_finds_the_reference_compilers_errors() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/rejected");
+    let files = files("rejected");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_slang-analyzer"))
+        .args(["check", "--json"])
+        .args(["-I", root.to_str().unwrap()])
+        .args(["-I", root.join("modules").to_str().unwrap()])
+        .args(&files)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut error_lines: std::collections::HashMap<String, Vec<u64>> = Default::default();
+    for line in stdout.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("one JSON object per line");
+        let file = v["file"].as_str().unwrap().to_string();
+        let lines = v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["severity"] == "error")
+            .filter_map(|d| d["line"].as_u64())
+            .collect();
+        error_lines.insert(file, lines);
+    }
+    let (mut total, mut hit, mut missed) = (0, 0, Vec::new());
+    for f in &files {
+        let text = read(f);
+        let Some(expected) = text
+            .lines()
+            .next()
+            .and_then(|l| l.split("slangc-error-line:").nth(1))
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        total += 1;
+        let key = f.to_str().unwrap().to_string();
+        if error_lines.get(&key).is_some_and(|l| l.contains(&expected)) {
+            hit += 1;
+        } else {
+            missed.push(f.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    let rate = hit as f64 / total.max(1) as f64;
+    eprintln!(
+        "{hit}/{total} rejected programs get an error on slangc's line ({:.1}%); missed: {missed:?}",
+        rate * 100.0
+    );
+    assert!(total >= 180, "only {total} rejected programs found");
+    assert!(rate >= 0.85, "{hit}/{total} = {:.1}% < 85%; missed: {missed:?}", rate * 100.0);
+}
