@@ -146,6 +146,17 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     ),
                     abs,
                 ),
+                InferDiagKind::TooManyGenericArgs { expected, found } => (
+                    "too-many-generic-arguments",
+                    format!(
+                        "too many generic arguments: {found} given, but it takes {}",
+                        match expected {
+                            0 => "none".to_string(),
+                            n => format!("at most {n}"),
+                        }
+                    ),
+                    abs,
+                ),
                 InferDiagKind::Recursion { name } => (
                     "recursion",
                     format!("`{name}` is differentiable and calls itself; recursion is not allowed (use a loop)"),

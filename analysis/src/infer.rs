@@ -593,6 +593,11 @@ pub enum InferDiagKind {
         found: usize,
         signatures: Vec<String>,
     },
+    /// `f<float, float>(…)` where `f` has one generic parameter.
+    TooManyGenericArgs {
+        expected: usize,
+        found: usize,
+    },
     /// A differentiable function calling itself.
     Recursion {
         name: String,
@@ -846,6 +851,8 @@ pub(crate) fn is_mismatch(db: &dyn Db, expected: &Ty, actual: &Ty) -> bool {
         (Scalar(_), Vector(..) | Matrix(..)) => true,
         (Matrix(_, r, c), Matrix(_, r2, c2)) => (r, c) != (r2, c2),
         (Matrix(..), Vector(..)) | (Vector(..), Matrix(..)) => true,
+        // `float[3]` where `float[4]` is wanted.
+        (Array(e1, Some(n1)), Array(e2, Some(n2))) => n1 != n2 || is_mismatch(db, e1, e2),
         (Adt { def: a, args: aa, .. }, Adt { def: b, args: ba, .. }) if a == b => {
             // `Acc<float>` for `Acc<int>`: a user generic with other,
             // fully known arguments.
@@ -2126,6 +2133,26 @@ impl<'db> Infer<'_, 'db> {
                 // arguments agrees on it.
                 let explicit = self.explicit_generic_args(callee);
                 self.violation = None;
+                // (Variadic generic parameters, `each T`, take any number.)
+                let variadic = |d: DefId| {
+                    crate::hir::decl_syntax(db, d).is_some_and(|n| {
+                        n.children().filter(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST).any(|l| {
+                            l.descendants_with_tokens().any(|e| e.as_token().is_some_and(|t| t.text() == "each"))
+                        })
+                    })
+                };
+                if !explicit.is_empty()
+                    && defs.iter().all(|&d| {
+                        !is_core(db, d.file(db)) && fn_sig(db, d).generic_params.len() < explicit.len() && !variadic(d)
+                    })
+                {
+                    let most = defs.iter().map(|&d| fn_sig(db, d).generic_params.len()).max().unwrap_or(0);
+                    self.diags.push(InferDiag {
+                        at: DiagAt::Expr(callee),
+                        kind: InferDiagKind::TooManyGenericArgs { expected: most, found: explicit.len() },
+                    });
+                    return Ty::Unknown;
+                }
                 let accepted: Vec<(DefId, (Ty, u32))> =
                     candidates.iter().filter_map(|&c| self.instantiate(c, args, &explicit).map(|r| (c, r))).collect();
                 let rets: Vec<(Ty, u32)> = accepted.iter().map(|(_, r)| r.clone()).collect();

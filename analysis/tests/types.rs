@@ -532,3 +532,28 @@ fn is_as_and_if_let() {
     check_type(&format!("{s}void g(I i) {{ let o = $0i as A; }}"), expect!["Optional<A>"]);
     check_type(&format!("{s}void g(I i) {{ if (let a = i as A) {{ let x = $0a; }} }}"), expect!["A"]);
 }
+
+/// slangc: "too many arguments to call" on line 8, E30019 on line 10 of
+/// this fixture; variadic generics take any number.
+#[test]
+fn generic_argument_counts_and_array_sizes() {
+    check_diags(
+        r#"
+T pick<T>(T a, T b) { return a; }
+float sum<each T>(expand each T v) { return 0; }
+float[4] four() { float r[4] = { 1, 2, 3, 4 }; return r; }
+void k()
+{
+    float a = pick<float>(1.0, 2.0);
+    float b = pick<float, float>(1.0, 2.0);
+    float s = sum<int, float>(1, 2.0);
+    float c[3] = four();
+    float d[4] = four();
+}
+"#,
+        expect![[r#"
+            /main.slang:8:15: error[too-many-generic-arguments]: too many generic arguments: 2 given, but it takes at most 1
+            /main.slang:10:18: error[type-mismatch]: mismatched types: expected `float[3]`, found `float[4]`
+        "#]],
+    );
+}
