@@ -37,6 +37,20 @@ pub fn decl_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
             match node.kind() {
                 SyntaxKind::BLOCK => walk.skip_subtree(),
                 SyntaxKind::SEMANTIC => check_semantic(&node, &mut out),
+                SyntaxKind::PATH_TYPE if !tree.has_item_macros => {
+                    if let crate::hir::TypeRef::Path(segs) =
+                        crate::hir::lower_type(slang_syntax::ast::Type::cast(node.clone()))
+                    {
+                        if let Some(why) = crate::infer::generic_arity_problem(db, file, &segs) {
+                            out.push(Diagnostic {
+                                range: node.text_range(),
+                                severity: Severity::Error,
+                                code: "generic-arguments",
+                                message: why,
+                            });
+                        }
+                    }
+                }
                 _ => {}
             }
         }

@@ -146,6 +146,7 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     ),
                     abs,
                 ),
+                InferDiagKind::GenericArity { why } => ("generic-arguments", why.clone(), abs),
                 InferDiagKind::TooManyGenericArgs { expected, found } => (
                     "too-many-generic-arguments",
                     format!(

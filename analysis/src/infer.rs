@@ -593,6 +593,10 @@ pub enum InferDiagKind {
         found: usize,
         signatures: Vec<String>,
     },
+    /// A type with the wrong number of generic arguments.
+    GenericArity {
+        why: String,
+    },
     /// `f<float, float>(…)` where `f` has one generic parameter.
     TooManyGenericArgs {
         expected: usize,
@@ -766,6 +770,60 @@ struct Infer<'a, 'db> {
 
 /// Whether the user-written struct or class `def` is a plain value type:
 /// converting anything else to it (or it to anything else) is an error.
+/// A type name used with the wrong number of generic arguments:
+/// `RWStructuredBuffer` alone, `LightList<float>` for a struct that is not
+/// generic. (Inside a generic struct, its bare name is an error too, for
+/// the reference compiler.)
+pub fn generic_arity_problem(db: &dyn Db, file: SourceFile, segs: &[PathSegment]) -> Option<String> {
+    let [seg] = segs else { return None };
+    let defs = global_scope(db, file).lookup(&seg.name)?;
+    let [d] = defs.as_slice() else { return None };
+    if !matches!(d.kind, ItemKind::Struct | ItemKind::Class) {
+        return None;
+    }
+    let def = DefId::new(db, d.file, d.ast_index);
+    let item = item_of(db, def)?;
+    if is_core(db, d.file) {
+        const NEED_ARGS: [&str; 10] = [
+            "StructuredBuffer",
+            "RWStructuredBuffer",
+            "AppendStructuredBuffer",
+            "ConsumeStructuredBuffer",
+            "RasterizerOrderedStructuredBuffer",
+            "ConstantBuffer",
+            "ParameterBlock",
+            "DifferentialPair",
+            "DifferentialPtrPair",
+            "Optional",
+        ];
+        if !(NEED_ARGS.contains(&seg.name.as_str()) && seg.args.is_empty()) {
+            return None;
+        }
+    }
+    let required = item
+        .generic_params
+        .iter()
+        .filter(|g| {
+            let gdef = DefId::new(db, d.file, g.ast_index);
+            !crate::hir::decl_syntax(db, gdef)
+                .is_some_and(|n| n.children_with_tokens().any(|e| e.kind() == SyntaxKind::EQ))
+        })
+        .count();
+    if item.generic_params.is_empty() && !seg.args.is_empty() {
+        Some(format!("`{}` is not generic, but is given generic arguments", seg.name))
+    } else if seg.args.is_empty() && required > 0 {
+        Some(format!(
+            "`{}` is generic and needs {} generic argument{}: write `{}<…>`",
+            seg.name,
+            required,
+            if required == 1 { "" } else { "s" },
+            seg.name
+        ))
+    } else {
+        None
+    }
+}
+
 /// `name(float a, int b)`: a function's parameter list as written, for
 /// candidate lists.
 fn signature_text(db: &dyn Db, def: DefId, name: &str) -> String {
@@ -1117,6 +1175,11 @@ impl<'db> Infer<'_, 'db> {
         }
         if let (Some(t), Some(e)) = (&declared, d.init) {
             self.check_init_list_len(t, e);
+        }
+        if let Some(TypeRef::Path(segs)) = &d.ty {
+            if let Some(why) = generic_arity_problem(self.db(), self.ctx.file, segs) {
+                self.diags.push(InferDiag { at: DiagAt::Stmt(stmt), kind: InferDiagKind::GenericArity { why } });
+            }
         }
         // `DifferentialPair<int>`: the argument must be differentiable.
         if let Some(Ty::Adt { def, name, args }) = &declared {

@@ -557,3 +557,32 @@ void k()
         "#]],
     );
 }
+
+/// slangc: E30408 at 3:22, 3:35, 4:1 and 11:5, E39999 at 9:5 of this
+/// fixture (same positions); `Texture2D` has a default argument.
+#[test]
+fn generic_types_need_their_arguments() {
+    check_diags(
+        r#"
+struct LightList { uint count; }
+struct Box<T> { T v; Box make() { Box b; return b; } }
+RWStructuredBuffer gArgs;
+RWStructuredBuffer<uint> gOk;
+Texture2D gTex;
+float f(Box<float> b)
+{
+    LightList<float> l;
+    Box<int> ok;
+    Box bare;
+    return b.v;
+}
+"#,
+        expect![[r#"
+            /main.slang:3:22: error[generic-arguments]: `Box` is generic and needs 1 generic argument: write `Box<…>`
+            /main.slang:3:35: error[generic-arguments]: `Box` is generic and needs 1 generic argument: write `Box<…>`
+            /main.slang:4:1: error[generic-arguments]: `RWStructuredBuffer` is generic and needs 1 generic argument: write `RWStructuredBuffer<…>`
+            /main.slang:9:5: error[generic-arguments]: `LightList` is not generic, but is given generic arguments
+            /main.slang:11:5: error[generic-arguments]: `Box` is generic and needs 1 generic argument: write `Box<…>`
+        "#]],
+    );
+}
