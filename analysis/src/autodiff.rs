@@ -327,6 +327,10 @@ pub struct DerivSig {
     pub mode: Mode,
     pub function: String,
     pub generic_params: Vec<String>,
+    /// The implicit `this` of a method of a differentiable type (not
+    /// `[NoDiffThis]`), transformed like a parameter; shown first, not
+    /// passed explicitly.
+    pub this_param: Option<DerivParam>,
     pub params: Vec<DerivParam>,
     pub ret: Ty,
 }
@@ -337,8 +341,12 @@ impl fmt::Display for DerivSig {
         if !self.generic_params.is_empty() {
             write!(f, "<{}>", self.generic_params.join(", "))?;
         }
-        let params: Vec<String> =
-            self.params.iter().map(|p| format!("{}{} {}", p.dir.keyword(), p.ty, p.name)).collect();
+        let params: Vec<String> = self
+            .this_param
+            .iter()
+            .chain(&self.params)
+            .map(|p| format!("{}{} {}", p.dir.keyword(), p.ty, p.name))
+            .collect();
         write!(f, "({})", params.join(", "))
     }
 }
@@ -406,7 +414,25 @@ pub fn derivative_signature(db: &dyn Db, def: DefId, mode: Mode) -> DerivSig {
             Ty::Void
         }
     };
-    DerivSig { mode, function, generic_params: sig.generic_params.clone(), params, ret }
+    // The implicit `this` of a non-static method of a differentiable type.
+    let this_param = item.as_ref().filter(|i| !i.is_static && !i.has_attr("NoDiffThis")).and_then(|i| {
+        let parent = crate::infer::parent_of(db, def)?;
+        let p = item_of(db, parent)?;
+        if !matches!(p.kind, ItemKind::Struct | ItemKind::Class) {
+            return None;
+        }
+        let this = Ty::Adt { def: parent, name: p.name.clone().unwrap_or_default(), args: Vec::new() };
+        if type_diff(db, file, &this) != TypeDiff::Value || !p.generic_params.is_empty() {
+            return None;
+        }
+        let mutating = i.has_attr("mutating") || i.modifiers.contains(&slang_syntax::SyntaxKind::MUTATING_KW);
+        let dir = match (mode, mutating) {
+            (Mode::Backward, _) | (Mode::Forward, true) => Dir::InOut,
+            (Mode::Forward, false) => Dir::In,
+        };
+        Some(DerivParam { name: "this".to_string(), ty: pair(db, "DifferentialPair", this), dir })
+    });
+    DerivSig { mode, function, generic_params: sig.generic_params.clone(), this_param, params, ret }
 }
 
 /// The functions of `file` named `name` (free functions and methods; a

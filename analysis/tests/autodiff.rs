@@ -422,3 +422,43 @@ float g(float x) { return x; }
     "#]]
     .assert_eq(&out);
 }
+
+/// The user guide's "Excluding Parameters from Differentiation" example
+/// (its forward signature omits the `out` parameter, against the
+/// reference section's rule that directions are unchanged; we follow the
+/// rule), and methods: `this` is differentiable unless `[NoDiffThis]`.
+#[test]
+fn no_diff_parameters_and_methods() {
+    check_sigs(
+        "[Differentiable] no_diff float myFunc(no_diff float a, float x, out float y) { y = x; return a; }",
+        "myFunc",
+        expect![[r#"
+            float fwd_diff(myFunc)(float a, DifferentialPair<float> x, out DifferentialPair<float> y)
+            void bwd_diff(myFunc)(float a, inout DifferentialPair<float> x, float y)
+        "#]],
+    );
+    let s = r#"
+struct MyType : IDifferentiable
+{
+    float w;
+    [Differentiable] float compute(float x) { return w * x; }
+    [NoDiffThis, Differentiable] float fixed(float x) { return w * x; }
+}
+"#;
+    check_sigs(
+        s,
+        "MyType.compute",
+        expect![[r#"
+            DifferentialPair<float> fwd_diff(compute)(DifferentialPair<MyType> this, DifferentialPair<float> x)
+            void bwd_diff(compute)(inout DifferentialPair<MyType> this, inout DifferentialPair<float> x, float dResult)
+        "#]],
+    );
+    check_sigs(
+        s,
+        "MyType.fixed",
+        expect![[r#"
+            DifferentialPair<float> fwd_diff(fixed)(DifferentialPair<float> x)
+            void bwd_diff(fixed)(inout DifferentialPair<float> x, float dResult)
+        "#]],
+    );
+}
