@@ -319,12 +319,16 @@ pub struct DerivParam {
     pub name: String,
     pub ty: Ty,
     pub dir: Dir,
+    /// Whether the parameter takes part in differentiation (of the
+    /// original function; kept through higher orders).
+    pub diff: TypeDiff,
 }
 
 /// The signature of `fwd_diff(f)` or `bwd_diff(f)`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct DerivSig {
-    pub mode: Mode,
+    /// The operators, innermost first.
+    pub modes: Vec<Mode>,
     pub function: String,
     pub generic_params: Vec<String>,
     /// The implicit `this` of a method of a differentiable type (not
@@ -337,7 +341,11 @@ pub struct DerivSig {
 
 impl fmt::Display for DerivSig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}({})", self.ret, self.mode.operator(), self.function)?;
+        let mut callee = self.function.clone();
+        for m in &self.modes {
+            callee = format!("{}({callee})", m.operator());
+        }
+        write!(f, "{} {callee}", self.ret)?;
         if !self.generic_params.is_empty() {
             write!(f, "<{}>", self.generic_params.join(", "))?;
         }
@@ -362,6 +370,14 @@ fn pair(db: &dyn Db, name: &str, t: Ty) -> Ty {
 /// guide's rules. Parameters whose differentiability cannot be told keep
 /// an unknown type (so that nothing is reported about them).
 pub fn derivative_signature(db: &dyn Db, def: DefId, mode: Mode) -> DerivSig {
+    higher_order_signature(db, def, &[mode])
+}
+
+/// `fwd_diff(fwd_diff(f))`, `bwd_diff(fwd_diff(f))` …: `modes` from the
+/// innermost operator out. Each step applies the same rules to the
+/// previous step's signature (a pair of a differentiable type is itself
+/// differentiable).
+pub fn higher_order_signature(db: &dyn Db, def: DefId, modes: &[Mode]) -> DerivSig {
     let file = def.file(db);
     let sig = fn_sig(db, def);
     let mut ctx = DeclCtx::for_def(db, def);
@@ -369,9 +385,9 @@ pub fn derivative_signature(db: &dyn Db, def: DefId, mode: Mode) -> DerivSig {
     let function = item.as_ref().and_then(|i| i.name.clone()).unwrap_or_default();
     let ret_no_diff = crate::hir::decl_syntax(db, def)
         .is_some_and(|n| n.children_with_tokens().any(|e| e.kind() == slang_syntax::SyntaxKind::NO_DIFF_KW));
-    let ret = ctx.resolve(&sig.ret);
-    let ret_diff = if ret_no_diff { TypeDiff::No } else { type_diff(db, file, &ret) };
-    let mut params = Vec::new();
+    let ret_ty = ctx.resolve(&sig.ret);
+    let mut ret = (ret_ty.clone(), if ret_no_diff { TypeDiff::No } else { type_diff(db, file, &ret_ty) });
+    let mut params: Vec<DerivParam> = Vec::new();
     for (i, p) in sig.params.iter().enumerate() {
         let ty = ctx.resolve(&p.ty);
         let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
@@ -381,41 +397,10 @@ pub fn derivative_signature(db: &dyn Db, def: DefId, mode: Mode) -> DerivSig {
             (true, false) => Dir::Out,
         };
         let diff = if p.no_diff { TypeDiff::No } else { type_diff(db, file, &ty) };
-        let param = match (mode, diff, dir) {
-            (_, TypeDiff::Unknown, _) => Some(DerivParam { name, ty: Ty::Unknown, dir }),
-            (Mode::Forward, TypeDiff::Value, _) => Some(DerivParam { name, ty: pair(db, "DifferentialPair", ty), dir }),
-            (_, TypeDiff::Ptr, _) => Some(DerivParam { name, ty: pair(db, "DifferentialPtrPair", ty), dir }),
-            (Mode::Forward, TypeDiff::No, _) => Some(DerivParam { name, ty, dir }),
-            (Mode::Backward, TypeDiff::Value, Dir::In | Dir::InOut) => {
-                Some(DerivParam { name, ty: pair(db, "DifferentialPair", ty), dir: Dir::InOut })
-            }
-            (Mode::Backward, TypeDiff::Value, Dir::Out) => {
-                Some(DerivParam { name, ty: differential_of(db, &ty), dir: Dir::In })
-            }
-            (Mode::Backward, TypeDiff::No, Dir::In | Dir::InOut) => Some(DerivParam { name, ty, dir: Dir::In }),
-            (Mode::Backward, TypeDiff::No, Dir::Out) => None,
-        };
-        params.extend(param);
+        params.push(DerivParam { name, ty, dir, diff });
     }
-    let ret = match (mode, ret_diff) {
-        (Mode::Forward, TypeDiff::Value) => pair(db, "DifferentialPair", ret),
-        (Mode::Forward, TypeDiff::Unknown) => Ty::Unknown,
-        (Mode::Forward, _) => ret,
-        (Mode::Backward, d) => {
-            match d {
-                TypeDiff::Value => {
-                    params.push(DerivParam { name: "dResult".to_string(), ty: differential_of(db, &ret), dir: Dir::In })
-                }
-                TypeDiff::Unknown => {
-                    params.push(DerivParam { name: "dResult".to_string(), ty: Ty::Unknown, dir: Dir::In })
-                }
-                _ => {}
-            }
-            Ty::Void
-        }
-    };
     // The implicit `this` of a non-static method of a differentiable type.
-    let this_param = item.as_ref().filter(|i| !i.is_static && !i.has_attr("NoDiffThis")).and_then(|i| {
+    let mut this_param = item.as_ref().filter(|i| !i.is_static && !i.has_attr("NoDiffThis")).and_then(|i| {
         let parent = crate::infer::parent_of(db, def)?;
         let p = item_of(db, parent)?;
         if !matches!(p.kind, ItemKind::Struct | ItemKind::Class) {
@@ -426,13 +411,73 @@ pub fn derivative_signature(db: &dyn Db, def: DefId, mode: Mode) -> DerivSig {
             return None;
         }
         let mutating = i.has_attr("mutating") || i.modifiers.contains(&slang_syntax::SyntaxKind::MUTATING_KW);
-        let dir = match (mode, mutating) {
-            (Mode::Backward, _) | (Mode::Forward, true) => Dir::InOut,
-            (Mode::Forward, false) => Dir::In,
-        };
-        Some(DerivParam { name: "this".to_string(), ty: pair(db, "DifferentialPair", this), dir })
+        let dir = if mutating { Dir::InOut } else { Dir::In };
+        Some(DerivParam { name: "this".to_string(), ty: this, dir, diff: TypeDiff::Value })
     });
-    DerivSig { mode, function, generic_params: sig.generic_params.clone(), this_param, params, ret }
+    for &mode in modes {
+        let mut next = Vec::new();
+        for p in params {
+            next.extend(transform_param(db, p, mode));
+        }
+        this_param = this_param.and_then(|p| {
+            let dir = if mode == Mode::Backward { Dir::InOut } else { p.dir };
+            transform_param(db, DerivParam { dir, ..p }, mode)
+        });
+        let (ret_ty, ret_diff) = ret;
+        ret = match (mode, ret_diff) {
+            (Mode::Forward, TypeDiff::Value) => (pair(db, "DifferentialPair", ret_ty), TypeDiff::Value),
+            (Mode::Forward, TypeDiff::Unknown) => (Ty::Unknown, TypeDiff::Unknown),
+            (Mode::Forward, d) => (ret_ty, d),
+            (Mode::Backward, d) => {
+                match d {
+                    TypeDiff::Value => next.push(DerivParam {
+                        name: "dResult".to_string(),
+                        ty: differential_of(db, &ret_ty),
+                        dir: Dir::In,
+                        diff: TypeDiff::Value,
+                    }),
+                    TypeDiff::Unknown => next.push(DerivParam {
+                        name: "dResult".to_string(),
+                        ty: Ty::Unknown,
+                        dir: Dir::In,
+                        diff: TypeDiff::Unknown,
+                    }),
+                    _ => {}
+                }
+                (Ty::Void, TypeDiff::No)
+            }
+        };
+        params = next;
+    }
+    DerivSig {
+        modes: modes.to_vec(),
+        function,
+        generic_params: sig.generic_params.clone(),
+        this_param,
+        params,
+        ret: ret.0,
+    }
+}
+
+/// One parameter through one derivative operator (the reference rules).
+fn transform_param(db: &dyn Db, p: DerivParam, mode: Mode) -> Option<DerivParam> {
+    let DerivParam { name, ty, dir, diff } = p;
+    match (mode, diff, dir) {
+        (_, TypeDiff::Unknown, _) => Some(DerivParam { name, ty: Ty::Unknown, dir, diff }),
+        (Mode::Forward, TypeDiff::Value, _) => {
+            Some(DerivParam { name, ty: pair(db, "DifferentialPair", ty), dir, diff })
+        }
+        (_, TypeDiff::Ptr, _) => Some(DerivParam { name, ty: pair(db, "DifferentialPtrPair", ty), dir, diff }),
+        (Mode::Forward, TypeDiff::No, _) => Some(DerivParam { name, ty, dir, diff }),
+        (Mode::Backward, TypeDiff::Value, Dir::In | Dir::InOut) => {
+            Some(DerivParam { name, ty: pair(db, "DifferentialPair", ty), dir: Dir::InOut, diff })
+        }
+        (Mode::Backward, TypeDiff::Value, Dir::Out) => {
+            Some(DerivParam { name, ty: differential_of(db, &ty), dir: Dir::In, diff })
+        }
+        (Mode::Backward, TypeDiff::No, Dir::In | Dir::InOut) => Some(DerivParam { name, ty, dir: Dir::In, diff }),
+        (Mode::Backward, TypeDiff::No, Dir::Out) => None,
+    }
 }
 
 /// The functions of `file` named `name` (free functions and methods; a

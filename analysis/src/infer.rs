@@ -896,9 +896,10 @@ pub(crate) fn is_mismatch(db: &dyn Db, expected: &Ty, actual: &Ty) -> bool {
         {
             match other {
                 Scalar(_) | Vector(..) | Matrix(..) | Array(..) | String => true,
-                Adt { def: d2, args: a2, .. } if d2 == def => {
-                    args != a2 && args.iter().chain(a2).all(|t| is_concrete(db, t))
-                }
+                Adt { def: d2, args: a2, .. } if d2 == def => args.iter().zip(a2).any(|(x, y)| {
+                    x != y
+                        && (is_concrete(db, x) && is_concrete(db, y) || is_mismatch(db, x, y) || is_mismatch(db, y, x))
+                }),
                 Adt { def: d2, args: a2, .. } => is_plain_user_struct(db, *d2, a2),
                 _ => false,
             }
@@ -1645,6 +1646,11 @@ impl<'db> Infer<'_, 'db> {
     fn diff_operator(&mut self, id: ExprId, func: ExprId, f: Ty, forward: bool) -> Ty {
         use crate::autodiff::{fn_differentiability, Differentiability, Mode};
         let db = self.db();
+        // Higher order: a derivative of a derivative.
+        if let Ty::DiffFunc { defs, mut modes } = f {
+            modes.push(forward);
+            return Ty::DiffFunc { defs, modes };
+        }
         let Ty::Func(defs) = f else { return Ty::Unknown };
         let mode = if forward { Mode::Forward } else { Mode::Backward };
         let diffs: Vec<Differentiability> = defs.iter().map(|&d| fn_differentiability(db, self.ctx.file, d)).collect();
@@ -1673,18 +1679,28 @@ impl<'db> Infer<'_, 'db> {
             }
             return Ty::Unknown;
         }
-        Ty::DiffFunc { defs: usable, forward }
+        Ty::DiffFunc { defs: usable, modes: vec![forward] }
     }
 
     /// `fwd_diff(f)(args)`: overload resolution over the derivative
     /// signatures.
-    fn call_derivative(&mut self, id: ExprId, callee: ExprId, defs: &[DefId], forward: bool, args: &[Ty]) -> Ty {
-        use crate::autodiff::{derivative_signature, Dir, Mode};
+    fn call_derivative(&mut self, id: ExprId, callee: ExprId, defs: &[DefId], modes: &[bool], args: &[Ty]) -> Ty {
+        use crate::autodiff::{higher_order_signature, Dir, Mode};
         let db = self.db();
-        let mode = if forward { Mode::Forward } else { Mode::Backward };
-        let sigs: Vec<crate::autodiff::DerivSig> = defs.iter().map(|&d| derivative_signature(db, d, mode)).collect();
+        let modes: Vec<Mode> = modes.iter().map(|&f| if f { Mode::Forward } else { Mode::Backward }).collect();
+        let sigs: Vec<crate::autodiff::DerivSig> =
+            defs.iter().map(|&d| higher_order_signature(db, d, &modes)).collect();
         let fits: Vec<&crate::autodiff::DerivSig> = sigs.iter().filter(|s| s.params.len() == args.len()).collect();
-        let name = sigs.first().map(|s| format!("{}({})", mode.operator(), s.function)).unwrap_or_default();
+        let name = sigs
+            .first()
+            .map(|s| {
+                let mut n = s.function.clone();
+                for m in &modes {
+                    n = format!("{}({n})", m.operator());
+                }
+                n
+            })
+            .unwrap_or_default();
         if fits.is_empty() {
             let mut counts: Vec<usize> = sigs.iter().map(|s| s.params.len()).collect();
             counts.sort();
@@ -2259,7 +2275,7 @@ impl<'db> Infer<'_, 'db> {
                     _ => Ty::Unknown,
                 }
             }
-            Ty::DiffFunc { defs, forward } => self.call_derivative(id, callee, &defs, forward, args),
+            Ty::DiffFunc { defs, modes } => self.call_derivative(id, callee, &defs, &modes, args),
             Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) | Ty::Array(..) => {
                 self.diags.push(InferDiag {
                     at: DiagAt::Expr(id),

@@ -117,9 +117,11 @@ pub enum Ty {
     /// An overload set (a function name used as a value).
     Func(Vec<DefId>),
     /// `fwd_diff(f)` / `bwd_diff(f)` of an overload set.
+    /// `modes`: whether each operator is `fwd_diff`, innermost first
+    /// (`bwd_diff(fwd_diff(f))` is `[true, false]`).
     DiffFunc {
         defs: Vec<DefId>,
-        forward: bool,
+        modes: Vec<bool>,
     },
     /// A type in expression position (`float3(1, 2, 3)`, `S.staticMember`).
     TypeValue(Arc<Ty>),
@@ -179,7 +181,13 @@ impl fmt::Display for Ty {
                 Ok(())
             }
             Ty::Param { name, .. } => write!(f, "{name}"),
-            Ty::DiffFunc { forward, .. } => write!(f, "{}(…)", if *forward { "fwd_diff" } else { "bwd_diff" }),
+            Ty::DiffFunc { modes, .. } => {
+                let mut s = "…".to_string();
+                for m in modes {
+                    s = format!("{}({s})", if *m { "fwd_diff" } else { "bwd_diff" });
+                }
+                write!(f, "{s}")
+            }
             Ty::Assoc(base, name) => write!(f, "{base}.{name}"),
             Ty::String => write!(f, "String"),
             Ty::Tuple(items) => {

@@ -462,3 +462,38 @@ struct MyType : IDifferentiable
         "#]],
     );
 }
+
+/// Higher order: each operator transforms the previous signature (a pair
+/// of a differentiable type is differentiable; `no_diff` stays plain).
+#[test]
+fn higher_order_signatures() {
+    use slang_analysis::autodiff::higher_order_signature;
+    let fx = fixture("[Differentiable] float f(float x, no_diff float k) { return x * k; }");
+    let file = fx.files[0];
+    let def = functions_named(&fx.db, file, "f")[0];
+    let mut out = String::new();
+    for modes in [[Mode::Forward, Mode::Forward], [Mode::Forward, Mode::Backward]] {
+        out.push_str(&format!("{}\n", higher_order_signature(&fx.db, def, &modes)));
+    }
+    expect![[r#"
+        DifferentialPair<DifferentialPair<float>> fwd_diff(fwd_diff(f))(DifferentialPair<DifferentialPair<float>> x, float k)
+        void bwd_diff(fwd_diff(f))(inout DifferentialPair<DifferentialPair<float>> x, float k, DifferentialPair<float> dResult)
+    "#]]
+    .assert_eq(&out);
+    // And calls type-check against them (slangc: E30019 on the last call).
+    check_diags(
+        r#"
+[Differentiable] float f(float x) { return x * x; }
+void g()
+{
+    var dd = diffPair(diffPair(1.0, 1.0), diffPair(1.0, 0.0));
+    DifferentialPair<DifferentialPair<float>> r = fwd_diff(fwd_diff(f))(dd);
+    bwd_diff(fwd_diff(f))(dd, diffPair(1.0, 0.0));
+    fwd_diff(fwd_diff(f))(diffPair(1.0, 1.0));
+}
+"#,
+        expect![[r#"
+            /main.slang:8:27: error[type-mismatch]: mismatched types: expected `DifferentialPair<DifferentialPair<float>>`, found `DifferentialPair<float>`
+        "#]],
+    );
+}
