@@ -163,6 +163,13 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     format!("`{name}` is differentiable and calls itself; recursion is not allowed (use a loop)"),
                     abs,
                 ),
+                InferDiagKind::DerivativeLostInStore => (
+                    "derivative-lost",
+                    "the value carries a derivative that is lost when it is stored in a buffer; write `detach(…)` \
+                     around it to say so"
+                        .to_string(),
+                    abs,
+                ),
                 InferDiagKind::NoDiffOperand => (
                     "invalid-no-diff",
                     "`no_diff` applies to a call or a subscript (`no_diff f(x)`, `no_diff a[i]`); for a value, \

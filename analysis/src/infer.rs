@@ -606,6 +606,8 @@ pub enum InferDiagKind {
     Recursion {
         name: String,
     },
+    /// A derivative-carrying value stored into a buffer.
+    DerivativeLostInStore,
     /// `no_diff(x)` on something other than a call or a subscript.
     NoDiffOperand,
     /// A call to a non-differentiable function in a differentiable one,
@@ -693,6 +695,7 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
         violation: None,
         no_diff_depth: 0,
         discarded: None,
+        active: Default::default(),
         differentiable: item_of(db, def).is_some_and(|i| {
             (i.has_attr("Differentiable") || i.has_attr("BackwardDifferentiable"))
                 && !i.has_attr("TreatAsDifferentiable")
@@ -761,6 +764,8 @@ struct Infer<'a, 'db> {
     discarded: Option<ExprId>,
     /// Whether the function being inferred is backward-differentiable.
     differentiable: bool,
+    /// Locals and parameters that carry derivatives (see `is_active`).
+    active: std::collections::HashSet<String>,
     /// Whether unused locals are reported (see `pop_scope`).
     warn_unused: bool,
     /// Set by `instantiate` when a generic argument breaks a constraint:
@@ -962,8 +967,49 @@ impl<'db> Infer<'_, 'db> {
         for p in &self.body.params {
             let ty = self.ctx.resolve(&p.ty);
             if let Some(n) = &p.name {
+                // Differentiable inputs carry derivatives.
+                if self.differentiable
+                    && !p.no_diff
+                    && crate::autodiff::type_diff(self.db(), self.ctx.file, &ty) == crate::autodiff::TypeDiff::Value
+                {
+                    self.active.insert(n.clone());
+                }
                 self.scopes[0].push(Local::new(n.clone(), ty, false, None));
             }
+        }
+    }
+
+    /// Whether expression `e` carries a derivative (in a differentiable
+    /// function): it reads a differentiable input, or a local computed
+    /// from one, outside `no_diff`/`detach` and outside calls to functions
+    /// that are not differentiable. Flow-insensitive, by name.
+    fn is_active(&self, e: ExprId) -> bool {
+        let db = self.db();
+        match self.body.expr(e) {
+            Expr::Path(segs, false) => segs.len() == 1 && self.active.contains(&segs[0].name),
+            Expr::Member { receiver, .. } => self.is_active(*receiver),
+            Expr::Index { base, .. } => self.is_active(*base),
+            Expr::Binary { lhs, rhs, op } => match op {
+                BinaryOp::Compare(_) | BinaryOp::Logic(_) | BinaryOp::Bit(_) | BinaryOp::Shift(_) => false,
+                _ => self.is_active(*lhs) || self.is_active(*rhs),
+            },
+            Expr::Prefix { expr, .. } | Expr::Postfix { expr, .. } | Expr::Cast { expr, .. } => self.is_active(*expr),
+            Expr::Ternary { then, els, .. } => self.is_active(*then) || self.is_active(*els),
+            Expr::Call { callee, args } => {
+                let differentiable_callee = match &self.types[callee.0 as usize] {
+                    Ty::Func(defs) => defs.iter().any(|&d| {
+                        item_of(db, d).and_then(|i| i.name).is_none_or(|n| n != "detach")
+                            && crate::autodiff::fn_differentiability(db, self.ctx.file, d)
+                                != crate::autodiff::Differentiability::No
+                    }),
+                    // Constructors and casts pass derivatives on.
+                    Ty::TypeValue(_) => true,
+                    _ => false,
+                };
+                differentiable_callee && args.iter().any(|&a| self.is_active(a))
+            }
+            Expr::InitList(items) => items.iter().any(|&i| self.is_active(i)),
+            _ => false,
         }
     }
 
@@ -1171,6 +1217,9 @@ impl<'db> Infer<'_, 'db> {
     fn decl(&mut self, d: &LocalDecl, stmt: StmtId) {
         let declared = d.ty.as_ref().map(|t| self.ctx.resolve(t));
         let init = d.init.map(|e| self.expr(e));
+        if self.differentiable && d.init.is_some_and(|e| self.is_active(e)) {
+            self.active.insert(d.name.clone());
+        }
         if let (Some(t), Some(i), Some(e)) = (&declared, &init, d.init) {
             self.check_mismatch(DiagAt::Expr(e), t, i);
         }
@@ -1315,6 +1364,9 @@ impl<'db> Infer<'_, 'db> {
                 match op {
                     BinaryOp::Assign(op) => {
                         self.check_assignable(id, lhs);
+                        if self.differentiable && self.no_diff_depth == 0 && self.is_active(rhs) {
+                            self.track_active_assignment(id, lhs, &r);
+                        }
                         if op.is_none() {
                             self.check_mismatch(DiagAt::Expr(rhs), &l, &r);
                         }
@@ -1735,6 +1787,27 @@ impl<'db> Infer<'_, 'db> {
         match ok.first() {
             Some(first) if ok.iter().all(|s| s.ret == first.ret) && !ty_is_open(&first.ret) => first.ret.clone(),
             _ => Ty::Unknown,
+        }
+    }
+
+    /// `x = active`: `x` becomes active; into a buffer element (a
+    /// location without derivatives) the derivative is lost: an error
+    /// unless the value is `detach`ed (the reference compiler's E41031).
+    fn track_active_assignment(&mut self, id: ExprId, lhs: ExprId, rhs_ty: &Ty) {
+        let db = self.db();
+        match self.body.expr(lhs).clone() {
+            Expr::Path(segs, false) if segs.len() == 1 && self.local(&segs[0].name).is_some() => {
+                self.active.insert(segs[0].name.clone());
+            }
+            Expr::Index { base, .. } => {
+                let into_resource = matches!(&self.types[base.0 as usize],
+                    Ty::Adt { def, name, .. } if is_core(db, def.file(db)) && is_resource_name(name));
+                let carries = crate::autodiff::type_diff(db, self.ctx.file, rhs_ty) == crate::autodiff::TypeDiff::Value;
+                if into_resource && carries {
+                    self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::DerivativeLostInStore });
+                }
+            }
+            _ => {}
         }
     }
 

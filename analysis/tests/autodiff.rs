@@ -497,3 +497,33 @@ void g()
         "#]],
     );
 }
+
+/// slangc: E41031 on lines 9 and 14 of this fixture; `detach`, `no_diff`
+/// inputs and integers are stored without complaint.
+#[test]
+fn derivatives_lost_in_stores() {
+    check_diags(
+        r#"
+RWStructuredBuffer<float> gDebug;
+RWStructuredBuffer<uint> gCount;
+[Differentiable]
+float att(float density, no_diff float step, no_diff uint slot)
+{
+    float t = exp(-density * step);
+    float u = step * 2.0;
+    gDebug[slot] = t;
+    gDebug[slot + 1] = detach(t);
+    gDebug[slot + 2] = u;
+    gCount[slot] = slot;
+    float v = t * 2.0;
+    gDebug[slot + 3] = v;
+    return t;
+}
+float user(float x) { var p = diffPair(x, 1.0); bwd_diff(att)(p, 1.0, 0, 1.0); return p.d; }
+"#,
+        expect![[r#"
+            /main.slang:9:5: error[derivative-lost]: the value carries a derivative that is lost when it is stored in a buffer; write `detach(…)` around it to say so
+            /main.slang:14:5: error[derivative-lost]: the value carries a derivative that is lost when it is stored in a buffer; write `detach(…)` around it to say so
+        "#]],
+    );
+}
