@@ -658,6 +658,9 @@ pub struct InferDiag {
 pub struct InferenceResult {
     pub expr_types: Vec<Ty>,
     pub diagnostics: Vec<InferDiag>,
+    /// In a differentiable function: whether each expression carries a
+    /// derivative (for semantic highlighting); empty elsewhere.
+    pub carries_derivative: Vec<bool>,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -714,7 +717,12 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
     if let Some(root) = b.root {
         inf.stmt(root);
     }
-    Arc::new(InferenceResult { expr_types: inf.types, diagnostics: inf.diags })
+    let carries_derivative = if inf.differentiable {
+        (0..b.exprs.len() as u32).map(|i| inf.is_active(ExprId(i))).collect()
+    } else {
+        Vec::new()
+    };
+    Arc::new(InferenceResult { expr_types: inf.types, diagnostics: inf.diags, carries_derivative })
 }
 
 /// The functions (with bodies) declared in a file, members included.
@@ -2738,6 +2746,21 @@ fn arith(a: &Ty, b: &Ty) -> Ty {
 
 /// The type of the expression whose syntax node is `node` (for hover and
 /// tests), if it is inside a function body.
+/// Whether the expression whose syntax node is `node` carries a derivative
+/// (`None` outside differentiable functions).
+pub fn carries_derivative(db: &dyn Db, file: SourceFile, node: &slang_syntax::SyntaxNode) -> Option<bool> {
+    for &f in file_functions(db, file) {
+        let Some(fn_node) = def_node(db, f) else { continue };
+        if !fn_node.text_range().contains_range(node.text_range()) {
+            continue;
+        }
+        if let Some(e) = crate::hir::expr_of_node(db, f, node) {
+            return infer(db, f).carries_derivative.get(e.0 as usize).copied();
+        }
+    }
+    None
+}
+
 pub fn type_of_node(db: &dyn Db, file: SourceFile, node: &slang_syntax::SyntaxNode) -> Option<Ty> {
     for &f in file_functions(db, file) {
         let Some(fn_node) = def_node(db, f) else { continue };

@@ -527,3 +527,50 @@ float user(float x) { var p = diffPair(x, 1.0); bwd_diff(att)(p, 1.0, 0, 1.0); r
         "#]],
     );
 }
+
+/// Which values carry derivatives, for semantic highlighting: inputs not
+/// marked `no_diff`, what is computed from them, not what `detach`,
+/// `no_diff` or comparisons produce.
+#[test]
+fn values_carrying_derivatives() {
+    let text = r#"
+[Differentiable]
+float f(float x, no_diff float k, int n)
+{
+    float a = x * k;
+    float b = k * 2.0;
+    float c = detach(a);
+    bool d = a > 1.0;
+    float e = b;
+    e = a;
+    return a + c;
+}
+"#;
+    let fx = fixture(text);
+    let file = fx.files[0];
+    let root = slang_analysis::parse(&fx.db, file).syntax_node();
+    let mut out = String::new();
+    for name in ["a", "b", "c", "d", "e"] {
+        // The initializer of each local.
+        let decl = root
+            .descendants()
+            .filter(|n| n.kind() == slang_syntax::SyntaxKind::DECLARATOR)
+            .find(|n| n.children().any(|c| c.kind() == slang_syntax::SyntaxKind::NAME && c.text() == name))
+            .unwrap();
+        let init = decl
+            .children()
+            .filter(|c| <slang_syntax::ast::Expr as slang_syntax::ast::AstNode>::can_cast(c.kind()))
+            .last()
+            .unwrap();
+        let carries = slang_analysis::infer::carries_derivative(&fx.db, file, &init);
+        out.push_str(&format!("{name} = {}: {carries:?}\n", init.text()));
+    }
+    expect![[r#"
+        a = x * k: Some(true)
+        b = k * 2.0: Some(false)
+        c = detach(a): Some(false)
+        d = a > 1.0: Some(false)
+        e = b: Some(false)
+    "#]]
+    .assert_eq(&out);
+}
