@@ -661,9 +661,26 @@ fn derivative_mismatch(db: &dyn Db, def: DefId, attr: &str, target: &str) -> Opt
     let pairs: Vec<(DefId, DefId)> =
         if of { named.iter().map(|&p| (p, def)).collect() } else { named.iter().map(|&d| (def, d)).collect() };
     let mut expected_text = None;
+    let mut generic_problem = None;
     for (primal, deriv) in pairs {
         let psig = fn_sig(db, primal);
         let dsig = fn_sig(db, deriv);
+        // A derivative has the generic parameters of its function.
+        if psig.generic_params.len() != dsig.generic_params.len() {
+            let count = |n: usize| match n {
+                0 => "no generic parameters".to_string(),
+                1 => "1 generic parameter".to_string(),
+                n => format!("{n} generic parameters"),
+            };
+            let pname = item_of(db, primal).and_then(|i| i.name).unwrap_or_default();
+            let dname = item_of(db, deriv).and_then(|i| i.name).unwrap_or_default();
+            generic_problem.get_or_insert(format!(
+                "`{dname}` has {} but `{pname}` has {}; a derivative takes the same generic parameters as its function",
+                count(dsig.generic_params.len()),
+                count(psig.generic_params.len())
+            ));
+            continue;
+        }
         // Generic or member functions: not compared here.
         if !psig.generic_params.is_empty()
             || !dsig.generic_params.is_empty()
@@ -691,8 +708,12 @@ fn derivative_mismatch(db: &dyn Db, def: DefId, attr: &str, target: &str) -> Opt
         }
         expected_text.get_or_insert(expected.to_string());
     }
-    let expected = expected_text?;
-    Some(format!("`{target}` does not have the signature `[{attr}]` requires: expected `{expected}`"))
+    match expected_text {
+        Some(expected) => {
+            Some(format!("`{target}` does not have the signature `[{attr}]` requires: expected `{expected}`"))
+        }
+        None => generic_problem,
+    }
 }
 
 fn ast_fn(node: &slang_syntax::SyntaxNode) -> Option<slang_syntax::ast::Fn> {

@@ -574,3 +574,22 @@ float f(float x, no_diff float k, int n)
     "#]]
     .assert_eq(&out);
 }
+
+/// slangc: E31148 "cannot resolve derivative function" for the
+/// non-generic derivative of a generic function.
+#[test]
+fn custom_derivatives_take_the_same_generic_parameters() {
+    check_diags(
+        r#"
+DifferentialPair<T> sq_fwd<T : __BuiltinFloatingPointType>(DifferentialPair<T> x) { return x; }
+[ForwardDerivative(sq_fwd)]
+T sq<T : __BuiltinFloatingPointType>(T x) { return x * x; }
+DifferentialPair<float> cube_fwd(DifferentialPair<float> x) { return x; }
+[ForwardDerivative(cube_fwd)]
+T cube<T : __BuiltinFloatingPointType>(T x) { return x * x * x; }
+"#,
+        expect![[r#"
+            /main.slang:6:20: error[derivative-signature]: `cube_fwd` has no generic parameters but `cube` has 1 generic parameter; a derivative takes the same generic parameters as its function
+        "#]],
+    );
+}
