@@ -524,6 +524,9 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
         return out;
     }
     let scope = crate::name_res::global_scope(db, file);
+    for item in tree.walk().filter(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)) {
+        check_manual_differential(db, file, item, &mut out);
+    }
     for item in tree.walk().filter(|i| i.kind == ItemKind::Fn) {
         let def = DefId::new(db, file, item.ast_index);
         let derivative_attrs = [
@@ -633,6 +636,82 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
         }
     }
     out
+}
+
+/// A struct that writes its own `IDifferentiable` parts: `dzero`, `dadd`
+/// and `dmul` must be `[Differentiable]` (E38110), and each
+/// `[DerivativeMember(Differential.x)]` must name a field of the
+/// `Differential` (E30027).
+fn check_manual_differential(
+    db: &dyn Db,
+    file: SourceFile,
+    item: &crate::item_tree::Item,
+    out: &mut Vec<crate::diagnostics::Diagnostic>,
+) {
+    use slang_syntax::SyntaxKind as K;
+    let def = DefId::new(db, file, item.ast_index);
+    let this = Ty::Adt { def, name: item.name.clone().unwrap_or_default(), args: Vec::new() };
+    if type_diff(db, file, &this) != TypeDiff::Value {
+        return;
+    }
+    for m in &item.members {
+        let mdef = DefId::new(db, file, m.ast_index);
+        let Some(node) = crate::hir::def_node(db, mdef) else { continue };
+        let start = node.text_range().start();
+        let Some(local) = crate::hir::decl_syntax(db, mdef) else { continue };
+        let name_range = || {
+            local.children().find(|c| c.kind() == K::NAME).map(|n| n.text_range() + start).unwrap_or(node.text_range())
+        };
+        if m.kind == ItemKind::Fn
+            && matches!(m.name.as_deref(), Some("dzero" | "dadd" | "dmul"))
+            && fn_differentiability(db, file, mdef) == Differentiability::No
+        {
+            out.push(crate::diagnostics::Diagnostic {
+                range: name_range(),
+                severity: crate::diagnostics::Severity::Error,
+                code: "not-differentiable",
+                message: format!(
+                    "`{}` implements `IDifferentiable` for `{}` and must be `[Differentiable]`",
+                    m.name.as_deref().unwrap_or(""),
+                    item.name.as_deref().unwrap_or("")
+                ),
+            });
+        }
+        if m.kind != ItemKind::Var || !m.has_attr("DerivativeMember") {
+            continue;
+        }
+        // The attribute sits on the declaration around the declarator.
+        let holder = local.clone();
+        let attrs: Vec<_> = node
+            .parent()
+            .filter(|p| p.kind() == K::VAR_DECL)
+            .map(|p| p.children().filter(|c| c.kind() == K::ATTRIBUTE).collect())
+            .unwrap_or_else(|| holder.children().filter(|c| c.kind() == K::ATTRIBUTE).collect());
+        for attr in attrs {
+            if !attr.children().any(|c| c.kind() == K::PATH && c.text() == "DerivativeMember") {
+                continue;
+            }
+            let Some(field) =
+                attr.descendants_with_tokens().filter_map(|e| e.into_token()).filter(|t| t.kind() == K::IDENT).last()
+            else {
+                continue;
+            };
+            let diff = differential_of(db, &this);
+            let Ty::Adt { def: ddef, name: dname, .. } = &diff else { continue };
+            if is_core(db, ddef.file(db)) {
+                continue;
+            }
+            let Some(ditem) = item_of(db, *ddef) else { continue };
+            if !ditem.members.iter().any(|f| f.name.as_deref() == Some(field.text())) {
+                out.push(crate::diagnostics::Diagnostic {
+                    range: field.text_range(),
+                    severity: crate::diagnostics::Severity::Error,
+                    code: "no-such-member",
+                    message: format!("`[DerivativeMember]`: no member named `{}` in `{dname}`", field.text()),
+                });
+            }
+        }
+    }
 }
 
 /// For `[ForwardDerivative(g)]` on `f` (or `[ForwardDerivativeOf(f)]` on

@@ -593,3 +593,31 @@ T cube<T : __BuiltinFloatingPointType>(T x) { return x * x * x; }
         "#]],
     );
 }
+
+/// slangc: E38110 for the dzero without `[Differentiable]` (line 10 of this
+/// fixture), E30027 for `Differential.z` (line 8), same columns.
+#[test]
+fn manual_differentials() {
+    check_diags(
+        r#"
+struct MyVecDiff : IDifferentiable { float x; float y; }
+struct MyVec : IDifferentiable
+{
+    typealias Differential = MyVecDiff;
+    [DerivativeMember(Differential.x)]
+    float x;
+    [DerivativeMember(Differential.z)]
+    float y;
+    static Differential dzero() { return { 0.0f, 0.0f }; }
+    [Differentiable]
+    static Differential dadd(Differential a, Differential b) { return { a.x + b.x, a.y + b.y }; }
+}
+[Differentiable] float len(MyVec v) { return v.x + v.y; }
+RWStructuredBuffer<float> o;
+"#,
+        expect![[r#"
+            /main.slang:8:36: error[no-such-member]: `[DerivativeMember]`: no member named `z` in `MyVecDiff`
+            /main.slang:10:25: error[not-differentiable]: `dzero` implements `IDifferentiable` for `MyVec` and must be `[Differentiable]`
+        "#]],
+    );
+}
