@@ -163,11 +163,12 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     format!("`{name}` is differentiable and calls itself; recursion is not allowed (use a loop)"),
                     abs,
                 ),
-                InferDiagKind::DerivativeLostInStore => (
+                InferDiagKind::DerivativeLostInStore { into } => (
                     "derivative-lost",
-                    "the value carries a derivative that is lost when it is stored in a buffer; write `detach(…)` \
-                     around it to say so"
-                        .to_string(),
+                    format!(
+                        "the value carries a derivative that is lost when it is stored in {into}; write \
+                         `detach(…)` around it to say so"
+                    ),
                     abs,
                 ),
                 InferDiagKind::NoDiffOperand => (

@@ -606,8 +606,11 @@ pub enum InferDiagKind {
     Recursion {
         name: String,
     },
-    /// A derivative-carrying value stored into a buffer.
-    DerivativeLostInStore,
+    /// A derivative-carrying value stored into a buffer or a `no_diff`
+    /// field.
+    DerivativeLostInStore {
+        into: String,
+    },
     /// `no_diff(x)` on something other than a call or a subscript.
     NoDiffOperand,
     /// A call to a non-differentiable function in a differentiable one,
@@ -1812,7 +1815,34 @@ impl<'db> Infer<'_, 'db> {
                     Ty::Adt { def, name, .. } if is_core(db, def.file(db)) && is_resource_name(name));
                 let carries = crate::autodiff::type_diff(db, self.ctx.file, rhs_ty) == crate::autodiff::TypeDiff::Value;
                 if into_resource && carries {
-                    self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::DerivativeLostInStore });
+                    self.diags.push(InferDiag {
+                        at: DiagAt::Expr(id),
+                        kind: InferDiagKind::DerivativeLostInStore { into: "a buffer".to_string() },
+                    });
+                }
+            }
+            // A `no_diff` field.
+            Expr::Member { receiver, name, .. } => {
+                let Ty::Adt { def, name: owner, .. } = self.types[receiver.0 as usize].clone() else { return };
+                let no_diff_field = item_of(db, def).is_some_and(|i| {
+                    i.members.iter().any(|m| {
+                        m.kind == ItemKind::Var
+                            && m.name.as_deref() == Some(name.as_str())
+                            && crate::hir::def_node(db, DefId::new(db, def.file(db), m.ast_index)).is_some_and(|n| {
+                                n.parent().is_some_and(|p| {
+                                    p.children_with_tokens().any(|e| e.kind() == SyntaxKind::NO_DIFF_KW)
+                                })
+                            })
+                    })
+                });
+                let carries = crate::autodiff::type_diff(db, self.ctx.file, rhs_ty) == crate::autodiff::TypeDiff::Value;
+                if no_diff_field && carries {
+                    self.diags.push(InferDiag {
+                        at: DiagAt::Expr(id),
+                        kind: InferDiagKind::DerivativeLostInStore {
+                            into: format!("the `no_diff` field `{owner}.{name}`"),
+                        },
+                    });
                 }
             }
             _ => {}

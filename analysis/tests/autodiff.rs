@@ -621,3 +621,27 @@ RWStructuredBuffer<float> o;
         "#]],
     );
 }
+
+/// slangc: E41031 at the store into the `no_diff` field (line 8 of this
+/// fixture); converting to `int` loses nothing it reports.
+#[test]
+fn derivatives_lost_in_no_diff_fields() {
+    check_diags(
+        r#"
+struct P : IDifferentiable { float a; no_diff float tag; }
+[Differentiable]
+float f(float x, P p)
+{
+    int i = int(x);
+    P q = p;
+    q.tag = x;
+    float y = i;
+    return y + q.a;
+}
+RWStructuredBuffer<float> o;
+"#,
+        expect![[r#"
+            /main.slang:8:5: error[derivative-lost]: the value carries a derivative that is lost when it is stored in the `no_diff` field `P.tag`; write `detach(…)` around it to say so
+        "#]],
+    );
+}
