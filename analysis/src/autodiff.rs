@@ -166,10 +166,12 @@ pub fn type_diff(db: &dyn Db, file: SourceFile, ty: &Ty) -> TypeDiff {
             other => other,
         },
         Ty::Void | Ty::String => TypeDiff::No,
-        Ty::Adt { def, name, .. } => {
+        Ty::Adt { def, name, args } => {
             if is_core(db, def.file(db)) {
                 return match name.as_str() {
                     "DifferentialPair" => TypeDiff::Value,
+                    // `extension<each T : IDifferentiable> Tuple<T…>`.
+                    "Tuple" | "Array" => elements_diff(db, file, args),
                     _ => TypeDiff::No,
                 };
             }
@@ -189,6 +191,7 @@ pub fn type_diff(db: &dyn Db, file: SourceFile, ty: &Ty) -> TypeDiff {
                 },
             }
         }
+        Ty::Tuple(items) => elements_diff(db, file, items),
         Ty::Param { def, .. } => {
             let Some(ifaces) = crate::generics::constraint_interfaces(db, *def) else { return TypeDiff::Unknown };
             let mut closure = std::collections::HashSet::new();
@@ -204,6 +207,19 @@ pub fn type_diff(db: &dyn Db, file: SourceFile, ty: &Ty) -> TypeDiff {
             }
         }
         _ => TypeDiff::Unknown,
+    }
+}
+
+/// A tuple is differentiable when all its elements are.
+fn elements_diff(db: &dyn Db, file: SourceFile, items: &[Ty]) -> TypeDiff {
+    let diffs: Vec<TypeDiff> =
+        items.iter().filter(|t| !matches!(t, Ty::Const(_))).map(|t| type_diff(db, file, t)).collect();
+    if diffs.iter().all(|d| *d == TypeDiff::Value) {
+        TypeDiff::Value
+    } else if diffs.contains(&TypeDiff::Unknown) {
+        TypeDiff::Unknown
+    } else {
+        TypeDiff::No
     }
 }
 
