@@ -892,3 +892,56 @@ pub fn hover_facts(db: &dyn Db, from: SourceFile, def: DefId) -> Option<String> 
         _ => None,
     }
 }
+
+/// Attributes that take exactly one argument, checked wherever they are
+/// written (the reference compiler's E31001).
+const ONE_ARGUMENT_ATTRIBUTES: [&str; 8] = [
+    "MaxIters",
+    "ForwardDerivative",
+    "BackwardDerivative",
+    "ForwardDerivativeOf",
+    "BackwardDerivativeOf",
+    "PrimalSubstitute",
+    "PrimalSubstituteOf",
+    "DerivativeMember",
+];
+
+/// Attribute argument counts in one function (its own attributes and
+/// those of its statements), relative to the function's start. Tracked
+/// per function, so an edit re-checks only the edited one.
+#[salsa::tracked(returns(ref))]
+pub fn function_attribute_problems(db: &dyn Db, def: DefId) -> Vec<(slang_syntax::TextRange, String)> {
+    use slang_syntax::SyntaxKind as K;
+    let mut out = Vec::new();
+    let Some(local) = crate::hir::decl_syntax(db, def) else { return out };
+    for attr in local.descendants().filter(|n| n.kind() == K::ATTRIBUTE) {
+        // `[A, B(x)]`: each path with the arguments that follow it.
+        let children: Vec<_> = attr.children().collect();
+        for (i, c) in children.iter().enumerate() {
+            if c.kind() != K::PATH {
+                continue;
+            }
+            let name = c.text().to_string();
+            if !ONE_ARGUMENT_ATTRIBUTES.contains(&name.as_str()) {
+                continue;
+            }
+            let args = children.get(i + 1).filter(|n| n.kind() == K::ATTRIBUTE_ARGS);
+            let count = args.map_or(0, |a| {
+                let commas = a.children_with_tokens().filter(|e| e.kind() == K::COMMA).count();
+                let empty = a.children().next().is_none();
+                if empty {
+                    0
+                } else {
+                    commas + 1
+                }
+            });
+            if count != 1 {
+                out.push((
+                    c.text_range(),
+                    format!("`[{name}]` takes one argument, {count} given (write `[{name}(…)]`)"),
+                ));
+            }
+        }
+    }
+    out
+}

@@ -73,6 +73,19 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         out.push(Diagnostic { range: u.range, severity: Severity::Error, code, message });
     }
     for &f in crate::infer::file_functions(db, file) {
+        let problems = crate::autodiff::function_attribute_problems(db, f);
+        if !problems.is_empty() {
+            if let Some(start) = crate::hir::def_node(db, f).map(|n| n.text_range().start()) {
+                for (range, message) in problems {
+                    out.push(Diagnostic {
+                        range: *range + start,
+                        severity: Severity::Error,
+                        code: "attribute-arguments",
+                        message: message.clone(),
+                    });
+                }
+            }
+        }
         let result = crate::infer::infer(db, f);
         if result.diagnostics.is_empty() {
             continue;

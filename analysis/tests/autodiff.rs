@@ -645,3 +645,33 @@ RWStructuredBuffer<float> o;
         "#]],
     );
 }
+
+/// slangc: E31001 "wrong number of attribute arguments" at 11:6 of this
+/// fixture only; the other loop and function attributes are fine.
+#[test]
+fn attribute_argument_counts() {
+    check_diags(
+        r#"
+[PreferRecompute]
+float a(float x) { return x; }
+[PreferCheckpoint]
+float b(float x) { return x; }
+[Differentiable]
+float c(float x, no_diff int n)
+{
+    [MaxIters(4)]
+    for (int i = 0; i < n; i++) x = x * 2;
+    [MaxIters]
+    for (int j = 0; j < n; j++) x = x * 2;
+    [ForceUnroll]
+    for (int k = 0; k < 3; k++) x = x + 1;
+    [MaxIters(2.5)]
+    for (int m = 0; m < n; m++) x = x * 2;
+    return x;
+}
+"#,
+        expect![[r#"
+            /main.slang:11:6: error[attribute-arguments]: `[MaxIters]` takes one argument, 0 given (write `[MaxIters(…)]`)
+        "#]],
+    );
+}
