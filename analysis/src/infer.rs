@@ -1726,11 +1726,7 @@ impl<'db> Infer<'_, 'db> {
                 })
             });
             if !defs.is_empty() && !macro_made {
-                let name = match self.body.expr(func) {
-                    Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),
-                    Expr::Member { name, .. } => name.clone(),
-                    _ => String::new(),
-                };
+                let name = self.callee_name(func);
                 self.diags.push(InferDiag {
                     at: DiagAt::Expr(id),
                     kind: InferDiagKind::NotDifferentiable {
@@ -1846,6 +1842,15 @@ impl<'db> Infer<'_, 'db> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The name a call is written with (`f` in `f(x)`, `m` in `a.m(x)`).
+    fn callee_name(&self, callee: ExprId) -> String {
+        match self.body.expr(callee) {
+            Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),
+            Expr::Member { name, .. } => name.clone(),
+            _ => String::new(),
         }
     }
 
@@ -2306,11 +2311,7 @@ impl<'db> Infer<'_, 'db> {
                         counts.sort();
                         counts.dedup();
                         let expected = counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" or ");
-                        let name = match self.body.expr(callee) {
-                            Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),
-                            Expr::Member { name, .. } => name.clone(),
-                            _ => String::new(),
-                        };
+                        let name = self.callee_name(callee);
                         self.diags.push(InferDiag {
                             at: DiagAt::Expr(id),
                             kind: InferDiagKind::ArgCount { name, expected, found: args.len() },
@@ -2367,11 +2368,7 @@ impl<'db> Infer<'_, 'db> {
                     && args.iter().all(|a| is_concrete(db, a))
                 {
                     // No overload accepts these argument types.
-                    let name = match self.body.expr(callee) {
-                        Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),
-                        Expr::Member { name, .. } => name.clone(),
-                        _ => String::new(),
-                    };
+                    let name = self.callee_name(callee);
                     let list = args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
                     let candidates = defs.iter().map(|&d| signature_text(db, d, &name)).collect();
                     self.diags.push(InferDiag {
@@ -2511,11 +2508,7 @@ impl<'db> Infer<'_, 'db> {
         if has_best || !crossed {
             return;
         }
-        let name = match self.body.expr(callee) {
-            Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),
-            Expr::Member { name, .. } => name.clone(),
-            _ => String::new(),
-        };
+        let name = self.callee_name(callee);
         let list = args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
         let candidates = accepted.iter().map(|&d| signature_text(db, d, &name)).collect();
         self.diags
@@ -2774,32 +2767,28 @@ fn arith(a: &Ty, b: &Ty) -> Ty {
     broadcast(a, b).unwrap_or(Ty::Unknown)
 }
 
-/// The type of the expression whose syntax node is `node` (for hover and
-/// tests), if it is inside a function body.
+/// The function and expression of the syntax node `node`, if it is an
+/// expression inside a function body.
+fn expr_at(db: &dyn Db, file: SourceFile, node: &slang_syntax::SyntaxNode) -> Option<(DefId, ExprId)> {
+    file_functions(db, file).iter().find_map(|&f| {
+        let fn_node = def_node(db, f)?;
+        if !fn_node.text_range().contains_range(node.text_range()) {
+            return None;
+        }
+        crate::hir::expr_of_node(db, f, node).map(|e| (f, e))
+    })
+}
+
 /// Whether the expression whose syntax node is `node` carries a derivative
 /// (`None` outside differentiable functions).
 pub fn carries_derivative(db: &dyn Db, file: SourceFile, node: &slang_syntax::SyntaxNode) -> Option<bool> {
-    for &f in file_functions(db, file) {
-        let Some(fn_node) = def_node(db, f) else { continue };
-        if !fn_node.text_range().contains_range(node.text_range()) {
-            continue;
-        }
-        if let Some(e) = crate::hir::expr_of_node(db, f, node) {
-            return infer(db, f).carries_derivative.get(e.0 as usize).copied();
-        }
-    }
-    None
+    let (f, e) = expr_at(db, file, node)?;
+    infer(db, f).carries_derivative.get(e.0 as usize).copied()
 }
 
+/// The type of the expression whose syntax node is `node` (for hover and
+/// tests), if it is inside a function body.
 pub fn type_of_node(db: &dyn Db, file: SourceFile, node: &slang_syntax::SyntaxNode) -> Option<Ty> {
-    for &f in file_functions(db, file) {
-        let Some(fn_node) = def_node(db, f) else { continue };
-        if !fn_node.text_range().contains_range(node.text_range()) {
-            continue;
-        }
-        if let Some(e) = crate::hir::expr_of_node(db, f, node) {
-            return infer(db, f).expr_types.get(e.0 as usize).cloned();
-        }
-    }
-    None
+    let (f, e) = expr_at(db, file, node)?;
+    infer(db, f).expr_types.get(e.0 as usize).cloned()
 }
