@@ -53,7 +53,9 @@ pub enum TypeRef {
 pub enum ArrayLen {
     Unsized,
     Known(u32),
-    /// A constant expression we do not evaluate (a named constant …).
+    /// A named constant (`kCount`), evaluated when resolved.
+    Named(String),
+    /// A constant expression we do not evaluate.
     Unknown,
 }
 
@@ -91,16 +93,7 @@ pub fn lower_type(ty: Option<ast::Type>) -> TypeRef {
                     .collect(),
             )
         }
-        ast::Type::ArrayType(a) => {
-            let len = match a.size() {
-                None => ArrayLen::Unsized,
-                Some(e) => match const_int(&e) {
-                    Some(n) if (0..=u32::MAX as i64).contains(&n) => ArrayLen::Known(n as u32),
-                    _ => ArrayLen::Unknown,
-                },
-            };
-            TypeRef::Array(Box::new(lower_type(a.element())), len)
-        }
+        ast::Type::ArrayType(a) => TypeRef::Array(Box::new(lower_type(a.element())), size_len(a.size())),
         ast::Type::PointerType(p) => TypeRef::Pointer(Box::new(lower_type(p.pointee()))),
         ast::Type::ModifiedType(m) => lower_type(m.ty()),
         ast::Type::TupleType(t) => {
@@ -712,12 +705,25 @@ impl LowerBody {
     }
 }
 
-fn array_len(s: &ast::ArraySuffix) -> ArrayLen {
-    match s.size() {
+/// The length written in `[…]` of an array declarator or type.
+pub fn array_len(s: &ast::ArraySuffix) -> ArrayLen {
+    size_len(s.size())
+}
+
+fn size_len(size: Option<ast::Expr>) -> ArrayLen {
+    match size {
         None => ArrayLen::Unsized,
         Some(e) => match const_int(&e) {
             Some(n) if (0..=u32::MAX as i64).contains(&n) => ArrayLen::Known(n as u32),
-            _ => ArrayLen::Unknown,
+            // `float a[kCount]`: a constant, resolved with the scopes.
+            _ => match &e {
+                ast::Expr::PathExpr(p)
+                    if p.syntax().children_with_tokens().filter(|t| t.kind() == SyntaxKind::IDENT).count() == 1 =>
+                {
+                    ArrayLen::Named(p.syntax().text().to_string().trim().to_string())
+                }
+                _ => ArrayLen::Unknown,
+            },
         },
     }
 }

@@ -61,12 +61,7 @@ pub fn decl_type_ref(db: &dyn Db, def: DefId) -> Option<TypeRef> {
                 None => lower_type(node.parent().and_then(ast::VarDecl::cast)?.ty()),
             };
             for s in d.array_suffixes() {
-                let len = match s.size().as_ref().and_then(crate::hir::const_int) {
-                    Some(n) if n >= 0 => crate::hir::ArrayLen::Known(n as u32),
-                    _ if s.size().is_none() => crate::hir::ArrayLen::Unsized,
-                    _ => crate::hir::ArrayLen::Unknown,
-                };
-                ty = TypeRef::Array(Box::new(ty), len);
+                ty = TypeRef::Array(Box::new(ty), crate::hir::array_len(&s));
             }
             Some(ty)
         }
@@ -75,11 +70,7 @@ pub fn decl_type_ref(db: &dyn Db, def: DefId) -> Option<TypeRef> {
             let t = ast::Typedef::cast(node.clone())?;
             let mut ty = lower_type(t.ty());
             for s in node.children().filter_map(ast::ArraySuffix::cast) {
-                let len = match s.size().as_ref().and_then(crate::hir::const_int) {
-                    Some(n) if n >= 0 => crate::hir::ArrayLen::Known(n as u32),
-                    _ => crate::hir::ArrayLen::Unknown,
-                };
-                ty = TypeRef::Array(Box::new(ty), len);
+                ty = TypeRef::Array(Box::new(ty), crate::hir::array_len(&s));
             }
             Some(ty)
         }
@@ -237,6 +228,23 @@ impl<'db> DeclCtx<'db> {
 impl TypeResolver for DeclCtx<'_> {
     fn this_type(&self) -> Ty {
         self.this.clone()
+    }
+
+    /// A global `static const` (or `const`) integer with a literal value.
+    fn const_value(&mut self, name: &str) -> Option<i64> {
+        let db = self.db;
+        let defs = global_scope(db, self.file).lookup(name)?;
+        let [d] = defs.as_slice() else { return None };
+        if d.kind != ItemKind::Var {
+            return None;
+        }
+        let def = DefId::new(db, d.file, d.ast_index);
+        if !item_of(db, def)?.modifiers.contains(&SyntaxKind::CONST_KW) {
+            return None;
+        }
+        let decl = crate::hir::decl_syntax(db, def)?;
+        let init = ast::Declarator::cast(decl)?.initializer()?;
+        crate::hir::const_int(&init)
     }
 
     fn resolve_named(&mut self, segs: &[PathSegment]) -> Ty {

@@ -220,6 +220,10 @@ fn vector_base(s: Scalar) -> &'static str {
 pub trait TypeResolver {
     fn resolve_named(&mut self, segments: &[crate::hir::PathSegment]) -> Ty;
     fn this_type(&self) -> Ty;
+    /// The value of a named integer constant, if known.
+    fn const_value(&mut self, _name: &str) -> Option<i64> {
+        None
+    }
 
     fn resolve(&mut self, tref: &TypeRef) -> Ty {
         match tref {
@@ -228,6 +232,7 @@ pub trait TypeResolver {
                 let e = self.resolve(elem);
                 let n = match len {
                     ArrayLen::Known(n) => Some(*n),
+                    ArrayLen::Named(name) => self.const_value(name).and_then(|v| u32::try_from(v).ok()),
                     _ => None,
                 };
                 Ty::Array(Arc::new(e), n)

@@ -586,3 +586,22 @@ float f(Box<float> b)
         "#]],
     );
 }
+
+/// Array lengths given by a named constant (slangc: E30523 on line 5).
+#[test]
+fn named_constant_array_lengths() {
+    check_diags(
+        r#"
+static const int kN = 4;
+void f()
+{
+    float a[kN] = { 1.0, 2.0, 3.0, 4.0, 5.0 };
+    float b[kN] = { 1.0, 2.0 };
+}
+"#,
+        expect![[r#"
+            /main.slang:5:19: error[too-many-initializers]: too many initializers: expected at most 4, found 5
+        "#]],
+    );
+    check_type("static const int kN = 4;\nvoid f() { float a[kN]; let x = $0a; }", expect!["float[4]"]);
+}
