@@ -251,8 +251,22 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     ("duplicate-case", format!("`case {value}` appears twice in this `switch`"), abs)
                 }
                 InferDiagKind::DuplicateDefault => {
-                    ("duplicate-case", "this `switch` has more than one `default`".to_string(), abs)
+                    // At the second `default` label.
+                    let second = match parse.syntax_node().covering_element(abs) {
+                        slang_syntax::NodeOrToken::Node(n) => n
+                            .descendants_with_tokens()
+                            .filter(|e| e.kind() == slang_syntax::SyntaxKind::DEFAULT_KW)
+                            .nth(1)
+                            .map(|e| e.text_range()),
+                        slang_syntax::NodeOrToken::Token(_) => None,
+                    };
+                    ("duplicate-case", "this `switch` has more than one `default`".to_string(), second.unwrap_or(abs))
                 }
+                InferDiagKind::FloatSwitch { ty } => (
+                    "non-integer-switch",
+                    format!("`switch` needs an integer or enum value, not `{ty}`: convert it, e.g. `switch (int(x))`"),
+                    abs,
+                ),
                 InferDiagKind::LetWithoutValue { name } => {
                     ("let-without-value", format!("`{name}` is immutable, so it needs an initial value"), abs)
                 }

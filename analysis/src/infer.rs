@@ -605,6 +605,10 @@ pub enum InferDiagKind {
     GenericArity {
         why: String,
     },
+    /// `switch` on a floating-point value.
+    FloatSwitch {
+        ty: String,
+    },
     /// `f<float, float>(…)` where `f` has one generic parameter.
     TooManyGenericArgs {
         expected: usize,
@@ -1145,8 +1149,16 @@ impl<'db> Infer<'_, 'db> {
             }
             Stmt::Switch { scrutinee, cases } => {
                 self.switches += 1;
-                if let Some(s) = scrutinee {
-                    self.expr(s);
+                let scrutinee_ty = scrutinee.map(|s| self.expr(s));
+                // `switch` takes integers (and enums); a floating-point
+                // value makes the case labels non-constant for slangc.
+                if let Some(Ty::Scalar(s @ (Scalar::Half | Scalar::Float | Scalar::Double))) = scrutinee_ty {
+                    if let Some(first) = cases.iter().find_map(|(v, _)| *v) {
+                        self.diags.push(InferDiag {
+                            at: DiagAt::Expr(first),
+                            kind: InferDiagKind::FloatSwitch { ty: Ty::Scalar(s).to_string() },
+                        });
+                    }
                 }
                 // Duplicate `case` values and a second `default`.
                 let mut seen = Vec::new();

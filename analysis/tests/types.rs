@@ -605,3 +605,22 @@ void f()
     );
     check_type("static const int kN = 4;\nvoid f() { float a[kN]; let x = $0a; }", expect!["float[4]"]);
 }
+
+/// slangc: the second `default` (E30602, at its label) and the first case
+/// of a switch on a float (E39999 "not a compile-time constant").
+#[test]
+fn switch_labels() {
+    check_diags(
+        r#"
+float f(uint view, float x)
+{
+    switch (view) { case 0: return 1.0; default: return 2.0; case 2: return 3.0; default: return 4.0; }
+    switch (x) { case 0: return 0.1; default: return 0.2; }
+}
+"#,
+        expect![[r#"
+            /main.slang:4:82: error[duplicate-case]: this `switch` has more than one `default`
+            /main.slang:5:23: error[non-integer-switch]: `switch` needs an integer or enum value, not `float`: convert it, e.g. `switch (int(x))`
+        "#]],
+    );
+}
