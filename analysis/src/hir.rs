@@ -275,6 +275,8 @@ pub struct Param {
     pub is_inout: bool,
     /// `no_diff`: excluded from differentiation.
     pub no_diff: bool,
+    /// `const`: the body cannot change it.
+    pub is_const: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -410,6 +412,7 @@ impl LowerBody {
                     is_out: param_is_out(&p),
                     is_inout: has(SyntaxKind::INOUT_KW) || has(SyntaxKind::UNDERSCORE_REF_KW),
                     no_diff: has(SyntaxKind::NO_DIFF_KW),
+                    is_const: has(SyntaxKind::CONST_KW),
                 });
             }
         }

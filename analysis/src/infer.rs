@@ -997,7 +997,7 @@ impl<'db> Infer<'_, 'db> {
                 {
                     self.active.insert(n.clone());
                 }
-                self.scopes[0].push(Local::new(n.clone(), ty, false, None));
+                self.scopes[0].push(Local::new(n.clone(), ty, p.is_const, None));
             }
         }
     }

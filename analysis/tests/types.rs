@@ -624,3 +624,21 @@ float f(uint view, float x)
         "#]],
     );
 }
+
+/// slangc rejects writing a `const` parameter (E30047 on line 4).
+#[test]
+fn const_parameters_are_immutable() {
+    check_diags(
+        r#"
+float3 clampRadiance(const float3 radiance, float maxLuma)
+{
+    radiance *= maxLuma;
+    maxLuma = 1.0;
+    return radiance;
+}
+"#,
+        expect![[r#"
+            /main.slang:4:5: error[assign-to-immutable]: cannot assign to `radiance`: it is declared with `let` or `const`
+        "#]],
+    );
+}
