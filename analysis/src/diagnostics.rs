@@ -262,6 +262,14 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     };
                     ("duplicate-case", "this `switch` has more than one `default`".to_string(), second.unwrap_or(abs))
                 }
+                InferDiagKind::OutArgumentType { expected, found } => (
+                    "out-argument-type",
+                    format!(
+                        "an `out`/`inout` argument must have the parameter's exact type `{expected}`, not `{found}` \
+                         (a converted value would be a temporary)"
+                    ),
+                    abs,
+                ),
                 InferDiagKind::FloatSwitch { ty } => (
                     "non-integer-switch",
                     format!("`switch` needs an integer or enum value, not `{ty}`: convert it, e.g. `switch (int(x))`"),

@@ -605,6 +605,11 @@ pub enum InferDiagKind {
     GenericArity {
         why: String,
     },
+    /// A variable of another type passed to an `out`/`inout` parameter.
+    OutArgumentType {
+        expected: String,
+        found: String,
+    },
     /// `switch` on a floating-point value.
     FloatSwitch {
         ty: String,
@@ -2591,6 +2596,34 @@ impl<'db> Infer<'_, 'db> {
             }
             if p.is_out && !self.is_lvalue(aid) {
                 self.diags.push(InferDiag { at: DiagAt::Expr(aid), kind: InferDiagKind::NotAnLvalue });
+            } else if p.is_out && !generic {
+                // An `out`/`inout` argument is not converted: a variable of
+                // another type would be a temporary.
+                let expected = ctx.resolve(&p.ty);
+                let db = self.db();
+                // (slangc lets a signed and an unsigned integer of one
+                // width through.)
+                let same_width_ints = |x: Scalar, y: Scalar| {
+                    use Scalar::*;
+                    matches!(
+                        (x, y),
+                        (Int8 | UInt8, Int8 | UInt8)
+                            | (Int16 | UInt16, Int16 | UInt16)
+                            | (Int32 | UInt32, Int32 | UInt32)
+                            | (Int64 | UInt64, Int64 | UInt64)
+                    )
+                };
+                let compatible = match (&expected, a) {
+                    (Ty::Scalar(x), Ty::Scalar(y)) => same_width_ints(*x, *y),
+                    (Ty::Vector(x, n), Ty::Vector(y, m)) => n == m && same_width_ints(*x, *y),
+                    _ => false,
+                };
+                if is_concrete(db, &expected) && is_concrete(db, a) && expected != *a && !compatible {
+                    self.diags.push(InferDiag {
+                        at: DiagAt::Expr(aid),
+                        kind: InferDiagKind::OutArgumentType { expected: expected.to_string(), found: a.to_string() },
+                    });
+                }
             }
         }
     }

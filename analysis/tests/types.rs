@@ -642,3 +642,24 @@ float3 clampRadiance(const float3 radiance, float maxLuma)
         "#]],
     );
 }
+
+/// slangc: E30047 for the `half` passed to `out float` (line 8 of this
+/// fixture); `uint` for `inout int` is let through.
+#[test]
+fn out_arguments_need_their_exact_type() {
+    check_diags(
+        r#"
+void g(out float a, inout int b, out float3 c) { a = 1; b = 2; c = 0; }
+void f()
+{
+    float x; int y; float3 z; uint w; half h;
+    g(x, y, z);
+    g(x, w, z);
+    g(h, y, z);
+}
+"#,
+        expect![[r#"
+            /main.slang:8:7: error[out-argument-type]: an `out`/`inout` argument must have the parameter's exact type `float`, not `half` (a converted value would be a temporary)
+        "#]],
+    );
+}
