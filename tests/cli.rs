@@ -193,7 +193,9 @@ fn check_loads_imports_from_disk_and_search_paths() {
 
 /// `derive` prints both signatures by the user guide's rules (the
 /// material is `IDifferentiable`, `no_diff` vectors stay plain, the
-/// float3 result is paired forward and a final derivative input backward).
+/// float3 result is paired forward and a final derivative input backward),
+/// then the material's synthesized `Differential` (its `no_diff uint id`
+/// has no derivative field).
 #[test]
 fn derive_prints_derivative_signatures() {
     let out = run(&["derive", "../tests/examples/differentiable_shading.slang", "--function", "shade"]);
@@ -202,7 +204,12 @@ fn derive_prints_derivative_signatures() {
     assert_eq!(
         stdout,
         "DifferentialPair<float3> fwd_diff(shade)(DifferentialPair<Material> m, float3 n, float3 l, float3 v)\n\
-         void bwd_diff(shade)(inout DifferentialPair<Material> m, float3 n, float3 l, float3 v, float3 dResult)\n"
+         void bwd_diff(shade)(inout DifferentialPair<Material> m, float3 n, float3 l, float3 v, float3 dResult)\n\
+         // struct Material.Differential // synthesized\n\
+         // {\n\
+         //     float3 albedo;\n\
+         //     float roughness;\n\
+         // }\n"
     );
     let dir = tmp_dir("derive");
     let f = write(&dir, "a.slang", "float plain(float x) { return x; }\n");

@@ -854,6 +854,24 @@ fn for_is_bounded(db: &dyn Db, file: SourceFile, lp: &slang_syntax::SyntaxNode) 
     })
 }
 
+/// The `Differential` descriptions (see [`hover_facts`]) of the user
+/// struct types among a function's parameter and return types.
+pub fn differential_facts_of_signature(db: &dyn Db, from: SourceFile, def: DefId) -> Vec<String> {
+    let sig = fn_sig(db, def);
+    let mut ctx = DeclCtx::for_def(db, def);
+    let mut seen = Vec::new();
+    let mut out = Vec::new();
+    for t in sig.params.iter().map(|p| &p.ty).chain([&sig.ret]) {
+        if let Ty::Adt { def: tdef, .. } = ctx.resolve(t) {
+            if !is_core(db, tdef.file(db)) && !seen.contains(&tdef) {
+                seen.push(tdef);
+                out.extend(hover_facts(db, from, tdef));
+            }
+        }
+    }
+    out
+}
+
 /// What an editor shows about a declaration's autodiff facts (plain text,
 /// Slang syntax): for a differentiable function its derivative
 /// signatures; for a differentiable struct its `Differential`.

@@ -101,6 +101,14 @@ pub fn run(args: DeriveArgs) -> ExitCode {
             }
             failed |= sig.is_none();
         }
+        // The `Differential` of each user type the signature mentions.
+        if !args.json && d != slang_analysis::autodiff::Differentiability::No {
+            for facts in slang_analysis::autodiff::differential_facts_of_signature(&db, file, def) {
+                for line in facts.lines() {
+                    let _ = writeln!(out, "// {line}");
+                }
+            }
+        }
     }
     if failed {
         ExitCode::from(1)
