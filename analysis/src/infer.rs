@@ -716,6 +716,7 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
         loops: 0,
         switches: 0,
         violation: None,
+        receiver: None,
         no_diff_depth: 0,
         discarded: None,
         active: Default::default(),
@@ -785,6 +786,8 @@ struct Infer<'a, 'db> {
     this_immutable: bool,
     loops: u32,
     switches: u32,
+    /// The receiver's type of the method call being resolved.
+    receiver: Option<Ty>,
     /// Inside `no_diff(…)`.
     no_diff_depth: u32,
     /// The expression of the current expression statement (its value is
@@ -2349,6 +2352,10 @@ impl<'db> Infer<'_, 'db> {
                 // arguments agrees on it.
                 let explicit = self.explicit_generic_args(callee);
                 self.violation = None;
+                self.receiver = match self.body.expr(callee) {
+                    Expr::Member { receiver, .. } => Some(self.types[receiver.0 as usize].clone()),
+                    _ => None,
+                };
                 // (Variadic generic parameters, `each T`, take any number.)
                 let variadic = |d: DefId| {
                     crate::hir::decl_syntax(db, d).is_some_and(|n| {
@@ -2371,6 +2378,7 @@ impl<'db> Infer<'_, 'db> {
                 }
                 let accepted: Vec<(DefId, (Ty, u32))> =
                     candidates.iter().filter_map(|&c| self.instantiate(c, args, &explicit).map(|r| (c, r))).collect();
+                self.receiver = None;
                 let rets: Vec<(Ty, u32)> = accepted.iter().map(|(_, r)| r.clone()).collect();
                 if accepted.len() >= 2 {
                     self.check_ambiguity(id, callee, &accepted.iter().map(|(d, _)| *d).collect::<Vec<_>>(), args);
@@ -2438,6 +2446,19 @@ impl<'db> Infer<'_, 'db> {
         let db = self.db();
         let sig = fn_sig(db, def).clone();
         let mut ctx = DeclCtx::for_def(db, def);
+        // A method called on `x` of type `S<A…>`: `S`'s generic parameters
+        // are `A…` (`pair.getPrimal()` of a `DifferentialPair<float3>`).
+        if let Some(Ty::Adt { def: owner, args: owner_args, .. }) = &self.receiver {
+            if parent_of(db, def) == Some(*owner) {
+                if let Some(owner_item) = item_of(db, *owner) {
+                    for (g, a) in owner_item.generic_params.iter().zip(owner_args) {
+                        if let (Some(n), false) = (&g.name, a.is_unknown()) {
+                            ctx.generics.insert(n.clone(), a.clone());
+                        }
+                    }
+                }
+            }
+        }
         let gp = &sig.generic_params;
         let mut bind: HashMap<String, Ty> = HashMap::new();
         // More generic arguments than parameters: not this overload.

@@ -675,3 +675,45 @@ float c(float x, no_diff int n)
         "#]],
     );
 }
+
+/// `DifferentialPair<T>` members and `T.Differential`, for builtins,
+/// synthesized structs and type parameters.
+#[test]
+fn pair_members_and_differential_types() {
+    fn ty(text: &str) -> String {
+        let fx = fixture(text);
+        let (file, offset) = fx.cursor.expect("fixture needs $0");
+        let root = slang_analysis::parse(&fx.db, file).syntax_node();
+        let token = root.token_at_offset(offset.into()).right_biased().unwrap();
+        let node = token
+            .parent_ancestors()
+            .take_while(|n| n.text_range().start() == token.text_range().start())
+            .filter(|n| <slang_syntax::ast::Expr as slang_syntax::ast::AstNode>::can_cast(n.kind()))
+            .last()
+            .expect("no expression at cursor");
+        slang_analysis::infer::type_of_node(&fx.db, file, &node).map(|t| t.to_string()).unwrap_or_default()
+    }
+    let s = "struct M : IDifferentiable { float3 a; no_diff int id; }\n";
+    let out = [
+        ty("void f(DifferentialPair<float3> dp) { let x = $0dp.p; }"),
+        ty("void f(DifferentialPair<float3> dp) { let x = $0dp.d; }"),
+        ty("void f(DifferentialPair<float3> dp) { let x = $0dp.getDifferential(); }"),
+        ty("void f(DifferentialPair<float3> dp) { let x = $0dp.getPrimal(); }"),
+        ty(&format!("{s}void f(DifferentialPair<M> dp) {{ let x = $0dp.d; }}")),
+        ty(&format!("{s}void f(DifferentialPair<M> dp) {{ let x = $0dp.d.a; }}")),
+        ty(&format!("{s}void f(M.Differential d) {{ let x = $0d; }}")),
+        ty("void f(float2.Differential d) { let x = $0d; }"),
+        ty("void f<T : IDifferentiable>(DifferentialPair<T> dp) { let x = $0dp.d; }"),
+    ];
+    expect![[r#"
+        float3
+        float3
+        float3
+        float3
+        M.Differential
+        float3
+        M.Differential
+        float2
+        T.Differential"#]]
+    .assert_eq(&out.join("\n"));
+}
