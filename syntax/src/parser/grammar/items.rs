@@ -830,8 +830,17 @@ fn struct_decl(p: &mut Parser<'_>) -> SyntaxKind {
     }
     if p.at(L_CURLY) {
         member_list(p);
-        // HLSL: `struct S { ... } s, t;`
-        if p.at(IDENT) && matches!(p.raw_kind(p.pos() + 1), SEMICOLON | COMMA | EQ | L_BRACK | COLON) {
+        // HLSL: `struct S { ... } s, t;` (but `struct S { … }` followed by
+        // `float[3] f()`, an array-typed declaration, is not `s[3]`).
+        let array_declarator = || {
+            let mut i = p.pos() + 2;
+            while i < p.pos() + 32 && !matches!(p.raw_kind(i), R_BRACK | EOF) {
+                i += 1;
+            }
+            p.raw_kind(i) == R_BRACK && p.raw_kind(i + 1) != IDENT
+        };
+        let next = p.raw_kind(p.pos() + 1);
+        if p.at(IDENT) && (matches!(next, SEMICOLON | COMMA | EQ | COLON) || (next == L_BRACK && array_declarator())) {
             declarator_list(p);
             semicolon(p);
         } else {
