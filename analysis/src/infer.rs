@@ -845,6 +845,31 @@ pub fn generic_arity_problem(db: &dyn Db, file: SourceFile, segs: &[PathSegment]
                 .is_some_and(|n| n.children_with_tokens().any(|e| e.kind() == SyntaxKind::EQ))
         })
         .count();
+    // A type where a value parameter (`let N : int`) is expected.
+    if !is_core(db, d.file) {
+        for (g, a) in item.generic_params.iter().zip(&seg.args) {
+            if g.kind != ItemKind::GenericValueParam {
+                continue;
+            }
+            if let GenericArgRef::Type(TypeRef::Path(p)) = a {
+                if let [only] = p.as_slice() {
+                    let is_type = Scalar::from_name(&only.name).is_some()
+                        || parse_vector_alias(&only.name).is_some()
+                        || global_scope(db, file)
+                            .lookup(&only.name)
+                            .is_some_and(|ds| ds.iter().all(|d| d.kind.is_type()));
+                    if is_type {
+                        return Some(format!(
+                            "`{}` expects a value for its parameter `{}`, not the type `{}`",
+                            seg.name,
+                            g.name.as_deref().unwrap_or("?"),
+                            only.name
+                        ));
+                    }
+                }
+            }
+        }
+    }
     if item.generic_params.is_empty() && !seg.args.is_empty() {
         Some(format!("`{}` is not generic, but is given generic arguments", seg.name))
     } else if seg.args.is_empty() && required > 0 {

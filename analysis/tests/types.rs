@@ -663,3 +663,21 @@ void f()
         "#]],
     );
 }
+
+/// slangc: "expected an expression of type 'int', got 'typeof(float)'" for
+/// a type given to a value parameter.
+#[test]
+fn value_generic_parameters_take_values() {
+    check_diags(
+        r#"
+struct FixedVec<let N : int> { float data[N]; }
+static const int kSize = 4;
+float a(FixedVec<float> w) { return 0.0; }
+float b(FixedVec<4> w) { return 0.0; }
+float c(FixedVec<kSize> w) { return 0.0; }
+"#,
+        expect![[r#"
+            /main.slang:4:9: error[generic-arguments]: `FixedVec` expects a value for its parameter `N`, not the type `float`
+        "#]],
+    );
+}
