@@ -217,3 +217,50 @@ fn check_semantic(node: &SyntaxNode, out: &mut Vec<Diagnostic>) {
         });
     }
 }
+
+/// Local arrays whose length reads a runtime value (a parameter, a
+/// non-constant local or global, a constant-buffer field): the reference
+/// compiler needs a compile-time constant. Ranges are relative to the
+/// function's start; tracked per function.
+#[salsa::tracked(returns(ref))]
+pub fn runtime_array_lengths(db: &dyn Db, def: crate::hir::DefId) -> Vec<(TextRange, String)> {
+    let mut out = Vec::new();
+    let Some(local) = crate::hir::decl_syntax(db, def) else { return out };
+    let Some(body) = local.children().find(|c| c.kind() == SyntaxKind::BLOCK) else { return out };
+    let file = def.file(db);
+    let tree = item_tree(db, file);
+    let params: Vec<String> = crate::infer::fn_sig(db, def).params.iter().filter_map(|p| p.name.clone()).collect();
+    // Locals that may change (not `const`/`static const`).
+    let mutable_locals: Vec<String> = body
+        .descendants()
+        .filter(|n| n.kind() == SyntaxKind::VAR_DECL)
+        .filter(|v| !v.children_with_tokens().any(|e| e.kind() == SyntaxKind::CONST_KW))
+        .flat_map(|v| v.children().filter(|c| c.kind() == SyntaxKind::DECLARATOR).collect::<Vec<_>>())
+        .filter_map(|d| d.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string()))
+        .collect();
+    let scope = crate::name_res::global_scope(db, file);
+    for suffix in body.descendants().filter(|n| n.kind() == SyntaxKind::ARRAY_SUFFIX) {
+        let Some(size) = suffix.children().find(|c| ast::Expr::can_cast(c.kind())) else { continue };
+        for tok in size.descendants_with_tokens().filter_map(|e| e.into_token()) {
+            if tok.kind() != SyntaxKind::IDENT || tree.macros.iter().any(|m| m == tok.text()) {
+                continue;
+            }
+            let name = tok.text();
+            let runtime = params.iter().any(|p| p == name)
+                || mutable_locals.iter().any(|l| l == name)
+                || scope.lookup(name).and_then(|d| d.first()).is_some_and(|d| {
+                    d.kind == ItemKind::Var
+                        && crate::infer::item_of(db, crate::hir::DefId::new(db, d.file, d.ast_index))
+                            .is_some_and(|i| !i.modifiers.contains(&SyntaxKind::CONST_KW))
+                });
+            if runtime {
+                out.push((
+                    size.text_range(),
+                    format!("an array length must be a compile-time constant, but `{name}` is only known at run time"),
+                ));
+                break;
+            }
+        }
+    }
+    out
+}

@@ -74,13 +74,18 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     }
     for &f in crate::infer::file_functions(db, file) {
         let problems = crate::autodiff::function_attribute_problems(db, f);
-        if !problems.is_empty() {
+        let lengths = crate::decl_check::runtime_array_lengths(db, f);
+        if !problems.is_empty() || !lengths.is_empty() {
             if let Some(start) = crate::hir::def_node(db, f).map(|n| n.text_range().start()) {
-                for (range, message) in problems {
+                let found = problems
+                    .iter()
+                    .map(|p| ("attribute-arguments", p))
+                    .chain(lengths.iter().map(|p| ("non-constant-array-length", p)));
+                for (code, (range, message)) in found {
                     out.push(Diagnostic {
                         range: *range + start,
                         severity: Severity::Error,
-                        code: "attribute-arguments",
+                        code,
                         message: message.clone(),
                     });
                 }

@@ -681,3 +681,31 @@ float c(FixedVec<kSize> w) { return 0.0; }
         "#]],
     );
 }
+
+/// slangc: errors on lines 10-12 of this fixture (a parameter, a local and a
+/// constant-buffer field as array lengths); constants are fine.
+#[test]
+fn array_lengths_must_be_constant() {
+    check_diags(
+        r#"
+cbuffer Info { int gRadius; }
+static const int kTaps = 5;
+float f(int n)
+{
+    const int k = 3;
+    int m = 2;
+    float a[kTaps];
+    float b[k * 2];
+    float c[n];
+    float d[m + 1];
+    float e[gRadius];
+    return a[0] + b[0] + c[0] + d[0] + e[0];
+}
+"#,
+        expect![[r#"
+            /main.slang:10:13: error[non-constant-array-length]: an array length must be a compile-time constant, but `n` is only known at run time
+            /main.slang:11:13: error[non-constant-array-length]: an array length must be a compile-time constant, but `m` is only known at run time
+            /main.slang:12:13: error[non-constant-array-length]: an array length must be a compile-time constant, but `gRadius` is only known at run time
+        "#]],
+    );
+}
