@@ -665,6 +665,15 @@ fn check_manual_differential(
     out: &mut Vec<crate::diagnostics::Diagnostic>,
 ) {
     use slang_syntax::SyntaxKind as K;
+    // Only types that write such parts (most do not; this runs on every
+    // edit of the file).
+    let writes_parts = item
+        .members
+        .iter()
+        .any(|m| matches!(m.name.as_deref(), Some("dzero" | "dadd" | "dmul")) || m.has_attr("DerivativeMember"));
+    if !writes_parts {
+        return;
+    }
     let def = DefId::new(db, file, item.ast_index);
     let this = Ty::Adt { def, name: item.name.clone().unwrap_or_default(), args: Vec::new() };
     if type_diff(db, file, &this) != TypeDiff::Value {

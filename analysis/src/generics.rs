@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use slang_syntax::ast::{self, AstNode};
 use slang_syntax::{SyntaxKind, SyntaxNode};
 
-use crate::hir::{def_node, lower_type, DefId, TypeRef};
+use crate::hir::{lower_type, DefId, TypeRef};
 use crate::infer::{is_core, item_of, parent_of, DeclCtx};
 use crate::item_tree::{item_tree, ItemKind};
 use crate::ty::{Ty, TypeResolver};
@@ -19,10 +19,10 @@ use crate::{Db, SourceFile};
 /// edits elsewhere in the file.)
 #[salsa::tracked(returns(ref))]
 pub fn param_constraints(db: &dyn Db, gdef: DefId) -> Vec<TypeRef> {
-    let Some(node) = def_node(db, gdef) else { return Vec::new() };
+    let Some(node) = crate::hir::decl_syntax(db, gdef) else { return Vec::new() };
     let name = item_of(db, gdef).and_then(|i| i.name).unwrap_or_default();
     let mut out: Vec<TypeRef> = node.children().filter_map(ast::Type::cast).map(|t| lower_type(Some(t))).collect();
-    if let Some(owner) = parent_of(db, gdef).and_then(|p| def_node(db, p)) {
+    if let Some(owner) = parent_of(db, gdef).and_then(|p| crate::hir::decl_syntax(db, p)) {
         out.extend(where_constraints(&owner, &name));
     }
     out
@@ -67,7 +67,7 @@ pub fn constraint_interfaces(db: &dyn Db, gdef: DefId) -> Option<Vec<DefId>> {
 /// resolved.
 #[salsa::tracked(returns(ref))]
 pub fn interface_bases(db: &dyn Db, iface: DefId) -> (Vec<DefId>, bool) {
-    let Some(node) = def_node(db, iface) else { return (Vec::new(), false) };
+    let Some(node) = crate::hir::decl_syntax(db, iface) else { return (Vec::new(), false) };
     let mut ctx = DeclCtx::for_def(db, iface);
     let mut ok = true;
     let mut out = Vec::new();
@@ -119,7 +119,7 @@ fn type_conformance(db: &dyn Db, file: SourceFile, def: DefId, iface: DefId) -> 
     if !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
         return None;
     }
-    let node = def_node(db, *def)?;
+    let node = crate::hir::decl_syntax(db, *def)?;
     let mut supertypes: Vec<(DefId, ast::Type)> = Vec::new();
     if let Some(s) = ast::Struct::cast(node.clone()) {
         supertypes.extend(s.supertypes().map(|t| (*def, t)));
@@ -140,7 +140,7 @@ fn type_conformance(db: &dyn Db, file: SourceFile, def: DefId, iface: DefId) -> 
         }
         for ext in tree.walk().filter(|i| i.kind == ItemKind::Extension) {
             let edef = DefId::new(db, f, ext.ast_index);
-            let e = def_node(db, edef).and_then(ast::Extension::cast)?;
+            let e = crate::hir::decl_syntax(db, edef).and_then(ast::Extension::cast)?;
             if e.syntax().children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
                 return None;
             }
