@@ -77,32 +77,28 @@ fn cold_check(bencher: Bencher) {
         });
 }
 
-#[divan::bench(sample_count = 30, sample_size = 1)]
-fn parse_only_5k(bencher: Bencher) {
-    let files = corpus();
+/// About 5k lines of real code in one file: corpus files, concatenated.
+fn five_k_lines() -> String {
     let mut text = String::new();
-    for (_, t) in &files {
+    for (_, t) in &corpus() {
         if text.lines().count() > 5_000 {
             break;
         }
         text.push_str(t);
         text.push('\n');
     }
+    text
+}
+
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn parse_only_5k(bencher: Bencher) {
+    let text = five_k_lines();
     bencher.bench_local(|| divan::black_box(slang_syntax::parse(&text)));
 }
 
 #[divan::bench(sample_count = 30, sample_size = 1)]
 fn recheck_after_body_edit(bencher: Bencher) {
-    // About 5k lines of real code in one file.
-    let files = corpus();
-    let mut text = String::new();
-    for (_, t) in &files {
-        if text.lines().count() > 5_000 {
-            break;
-        }
-        text.push_str(t);
-        text.push('\n');
-    }
+    let mut text = five_k_lines();
     text.push_str("\nfloat benchEdited(float x)\n{\n    return x;\n}\n");
     let mut db = RootDatabase::new();
     let f = db.set_file("/bench/big.slang", &text);

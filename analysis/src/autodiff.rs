@@ -10,6 +10,7 @@ use slang_syntax::ast::AstNode;
 use crate::hir::DefId;
 use crate::infer::{fn_sig, is_core, item_of, DeclCtx};
 use crate::item_tree::ItemKind;
+use crate::name_res::core_def;
 use crate::ty::{Scalar, Ty, TypeResolver};
 use crate::{Db, SourceFile};
 
@@ -144,12 +145,6 @@ pub enum TypeDiff {
     No,
     /// Cannot be told here (unresolved types, macros).
     Unknown,
-}
-
-fn core_def(db: &dyn Db, name: &str) -> Option<DefId> {
-    let scope = crate::name_res::core_scope(db, crate::base::CoreModule::get(db));
-    let d = scope.lookup(name)?.first()?;
-    Some(DefId::new(db, d.file, d.ast_index))
 }
 
 pub fn type_diff(db: &dyn Db, file: SourceFile, ty: &Ty) -> TypeDiff {

@@ -97,10 +97,7 @@ fn check_type(db: &dyn Db, file: SourceFile, item: &Item, out: &mut Vec<Diagnost
     // A type cannot be both a value and a pointer differentiable type.
     if item.kind != ItemKind::Extension {
         let this = Ty::Adt { def, name: target_name.clone(), args: Vec::new() };
-        let core = |n: &str| {
-            let scope = crate::name_res::core_scope(db, crate::base::CoreModule::get(db));
-            scope.lookup(n).and_then(|d| d.first()).map(|d| DefId::new(db, d.file, d.ast_index))
-        };
+        let core = |n: &str| crate::name_res::core_def(db, n);
         if let (Some(v), Some(p)) = (core("IDifferentiable"), core("IDifferentiablePtrType")) {
             let both = crate::generics::conformance(db, file, &this, v) == Some(true)
                 && crate::generics::conformance(db, file, &this, p) == Some(true);

@@ -1532,13 +1532,8 @@ impl<'db> Infer<'_, 'db> {
                 self.expr(expr);
                 // `x as T`: an `Optional<T>`.
                 let t = self.ctx.resolve(&ty);
-                let scope = crate::name_res::core_scope(self.db(), crate::base::CoreModule::get(self.db()));
-                match scope.lookup("Optional").and_then(|d| d.first()) {
-                    Some(d) if !t.is_unknown() => Ty::Adt {
-                        def: DefId::new(self.db(), d.file, d.ast_index),
-                        name: "Optional".to_string(),
-                        args: vec![t],
-                    },
+                match crate::name_res::core_def(self.db(), "Optional") {
+                    Some(def) if !t.is_unknown() => Ty::Adt { def, name: "Optional".to_string(), args: vec![t] },
                     _ => Ty::Unknown,
                 }
             }
@@ -1736,8 +1731,7 @@ impl<'db> Infer<'_, 'db> {
         }
         // Functions made by macros may carry attributes this model cannot
         // see.
-        let macro_made =
-            crate::module_graph::module_of(db, self.ctx.file).iter().any(|&f| item_tree(db, f).has_item_macros);
+        let macro_made = self.module_has_item_macros();
         if macro_made {
             return;
         }
@@ -1898,6 +1892,13 @@ impl<'db> Infer<'_, 'db> {
         }
     }
 
+    /// Whether a file of this module declares items through macros (then
+    /// overloads and members may exist that this model cannot see).
+    fn module_has_item_macros(&self) -> bool {
+        let db = self.db();
+        crate::module_graph::module_of(db, self.ctx.file).iter().any(|&f| item_tree(db, f).has_item_macros)
+    }
+
     /// The name a call is written with (`f` in `f(x)`, `m` in `a.m(x)`).
     fn callee_name(&self, callee: ExprId) -> String {
         match self.body.expr(callee) {
@@ -1942,8 +1943,7 @@ impl<'db> Infer<'_, 'db> {
             }
         }
         if fns.is_empty() {
-            let macros =
-                crate::module_graph::module_of(db, self.ctx.file).iter().any(|&f| item_tree(db, f).has_item_macros);
+            let macros = self.module_has_item_macros();
             if all_known && !macros && !l.is_unknown() && !r.is_unknown() {
                 self.diags.push(InferDiag {
                     at: DiagAt::Expr(id),
@@ -2352,9 +2352,7 @@ impl<'db> Infer<'_, 'db> {
                     let all_user = true;
                     // Overloads or parameter lists made by macros are not
                     // all visible here.
-                    let macro_made = crate::module_graph::module_of(db, self.ctx.file)
-                        .iter()
-                        .any(|&f| item_tree(db, f).has_item_macros)
+                    let macro_made = self.module_has_item_macros()
                         || defs.iter().any(|d| {
                             crate::hir::decl_syntax(db, *d)
                                 .is_some_and(|n| !n.children().any(|c| c.kind() == SyntaxKind::PARAM_LIST))
@@ -2410,8 +2408,7 @@ impl<'db> Infer<'_, 'db> {
                 }
                 // The cheapest conversions win (Slang's overload ranking, in
                 // outline); they must agree on the type.
-                let macro_made =
-                    crate::module_graph::module_of(db, self.ctx.file).iter().any(|&f| item_tree(db, f).has_item_macros);
+                let macro_made = self.module_has_item_macros();
                 // (With a single overload, `check_args` has said what is wrong.)
                 let single = defs.len() == 1 && !is_core(db, defs[0].file(db));
                 if let (true, Some((arg, interface))) = (rets.is_empty(), self.violation.take()) {

@@ -116,6 +116,14 @@ pub(crate) fn is_legacy_module(db: &dyn Db, file: SourceFile) -> bool {
     })
 }
 
+/// A declaration of the core module by name (`IDifferentiable`,
+/// `DifferentialPair`, `Optional` …).
+pub fn core_def(db: &dyn Db, name: &str) -> Option<crate::hir::DefId> {
+    let scope = core_scope(db, crate::base::CoreModule::get(db));
+    let d = scope.lookup(name)?.first()?;
+    Some(crate::hir::DefId::new(db, d.file, d.ast_index))
+}
+
 #[salsa::tracked(returns(ref))]
 pub fn core_scope(db: &dyn Db, core: crate::base::CoreModule) -> Arc<GlobalScope> {
     let mut scope = GlobalScope::default();
