@@ -3,6 +3,7 @@
 //! signatures of `fwd_diff(f)` / `bwd_diff(f)` (the user guide's reference
 //! rules, section "fwd_diff" and "bwd_diff").
 
+use std::collections::HashMap;
 use std::fmt;
 
 use slang_syntax::ast::AstNode;
@@ -414,16 +415,33 @@ pub fn higher_order_signature(db: &dyn Db, def: DefId, modes: &[Mode]) -> DerivS
     let mut this_param = item.as_ref().filter(|i| !i.is_static && !i.has_attr("NoDiffThis")).and_then(|i| {
         let parent = crate::infer::parent_of(db, def)?;
         let p = item_of(db, parent)?;
+        if p.kind == ItemKind::Interface {
+            // A requirement of a differentiable interface: `this` is the
+            // conforming type, `This`.
+            let mut closure = std::collections::HashSet::new();
+            crate::generics::interface_closure(db, parent, &mut closure);
+            if !core_def(db, "IDifferentiable").is_some_and(|d| closure.contains(&d)) {
+                return None;
+            }
+            let mutating = i.has_attr("mutating") || i.modifiers.contains(&slang_syntax::SyntaxKind::MUTATING_KW);
+            let dir = if mutating { Dir::InOut } else { Dir::In };
+            let this = Ty::Param { def: parent, name: "This".to_string() };
+            return Some(DerivParam { name: "this".to_string(), ty: this, dir, diff: TypeDiff::Value });
+        }
         if !matches!(p.kind, ItemKind::Struct | ItemKind::Class) {
             return None;
         }
-        let this = Ty::Adt { def: parent, name: p.name.clone().unwrap_or_default(), args: Vec::new() };
-        if type_diff(db, file, &this) != TypeDiff::Value || !p.generic_params.is_empty() {
+        let this = match &ctx.this {
+            t @ Ty::Adt { def, .. } if *def == parent => t.clone(),
+            _ => Ty::Adt { def: parent, name: p.name.clone().unwrap_or_default(), args: Vec::new() },
+        };
+        let diff = type_diff(db, file, &this);
+        if !matches!(diff, TypeDiff::Value | TypeDiff::Ptr) {
             return None;
         }
         let mutating = i.has_attr("mutating") || i.modifiers.contains(&slang_syntax::SyntaxKind::MUTATING_KW);
         let dir = if mutating { Dir::InOut } else { Dir::In };
-        Some(DerivParam { name: "this".to_string(), ty: this, dir, diff: TypeDiff::Value })
+        Some(DerivParam { name: "this".to_string(), ty: this, dir, diff })
     });
     for &mode in modes {
         let mut next = Vec::new();
@@ -431,7 +449,7 @@ pub fn higher_order_signature(db: &dyn Db, def: DefId, modes: &[Mode]) -> DerivS
             next.extend(transform_param(db, p, mode));
         }
         this_param = this_param.and_then(|p| {
-            let dir = if mode == Mode::Backward { Dir::InOut } else { p.dir };
+            let dir = if mode == Mode::Backward && p.diff == TypeDiff::Value { Dir::InOut } else { p.dir };
             transform_param(db, DerivParam { dir, ..p }, mode)
         });
         let (ret_ty, ret_diff) = ret;
@@ -538,6 +556,29 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
     for item in tree.walk().filter(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)) {
         check_manual_differential(db, file, item, &mut out);
     }
+    // Function and loop attributes on types and variables.
+    let restricted = |a: &String| FUNCTION_ATTRIBUTES.contains(&a.as_str()) || LOOP_ATTRIBUTES.contains(&a.as_str());
+    for item in tree.walk().filter(|i| {
+        matches!(i.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Enum | ItemKind::Var)
+            && i.attrs.iter().any(restricted)
+    }) {
+        let def = DefId::new(db, file, item.ast_index);
+        let Some(node) = crate::hir::def_node(db, def) else { continue };
+        let holder = if node.kind() == K::DECLARATOR { node.parent() } else { Some(node) };
+        let Some(holder) = holder else { continue };
+        for attr in holder.children().filter(|c| c.kind() == K::ATTRIBUTE) {
+            for path in attr.children().filter(|c| c.kind() == K::PATH) {
+                if let Some(message) = misplaced_attribute(&path.text().to_string(), &holder) {
+                    out.push(crate::diagnostics::Diagnostic {
+                        range: path.text_range(),
+                        severity: crate::diagnostics::Severity::Error,
+                        code: "attribute-placement",
+                        message,
+                    });
+                }
+            }
+        }
+    }
     for item in tree.walk().filter(|i| i.kind == ItemKind::Fn) {
         let def = DefId::new(db, file, item.ast_index);
         let derivative_attrs = [
@@ -567,27 +608,47 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
                 .filter_map(|e| e.into_token())
                 .filter(|t| t.kind() == K::IDENT)
                 .collect();
-            // Only plain names (`f`), not `S.f` or generic forms.
-            let [ident] = idents.as_slice() else { continue };
-            let target = ident.text();
-            let in_type = crate::infer::parent_of(db, def)
-                .and_then(|p| item_of(db, p))
-                .is_some_and(|p| p.members.iter().any(|m| m.name.as_deref() == Some(target)));
-            if let Some(problem) = derivative_mismatch(db, def, &name, target) {
+            let Some(first) = idents.first() else { continue };
+            let target = parse_deriv_target(args.text().to_string().trim_matches(|c| c == '(' || c == ')'));
+            let name_tok = idents.iter().find(|t| t.text() == target.name).unwrap_or(first);
+            let range = name_tok.text_range() + start;
+            if let Some(problem) = derivative_mismatch(db, def, &name, &target) {
                 out.push(crate::diagnostics::Diagnostic {
-                    range: ident.text_range() + start,
+                    range,
                     severity: crate::diagnostics::Severity::Error,
                     code: "derivative-signature",
                     message: problem,
                 });
             }
-            if scope.lookup(target).is_none() && !in_type && !tree.macro_fragments.iter().any(|f| f == target) {
-                out.push(crate::diagnostics::Diagnostic {
-                    range: ident.text_range() + start,
+            let candidates = derivative_candidates(db, def, &target);
+            let macro_named = tree.macro_fragments.contains(&target.name);
+            match (&target.qualifier, &candidates) {
+                (None, Some(c)) if c.is_empty() && scope.lookup(&target.name).is_none() && !macro_named => {
+                    out.push(crate::diagnostics::Diagnostic {
+                        range,
+                        severity: crate::diagnostics::Severity::Error,
+                        code: "unresolved-name",
+                        message: format!("cannot find `{}` (named by `[{name}]`) in this scope", target.name),
+                    })
+                }
+                (Some(q), Some(c)) if c.is_empty() && !macro_named => out.push(crate::diagnostics::Diagnostic {
+                    range,
                     severity: crate::diagnostics::Severity::Error,
                     code: "unresolved-name",
-                    message: format!("cannot find `{target}` (named by `[{name}]`) in this scope"),
-                });
+                    message: format!("`{q}` has no method `{}` (named by `[{name}]`)", target.name),
+                }),
+                (Some(q), Some(c)) if q != "This" && !c.is_empty() && c.iter().all(|d| is_instance_method(db, *d)) => {
+                    out.push(crate::diagnostics::Diagnostic {
+                        range,
+                        severity: crate::diagnostics::Severity::Error,
+                        code: "non-static-through-type",
+                        message: format!(
+                            "`{q}.{n}` names a non-static method through its type: write `{n}` (or make it `static`)",
+                            n = target.name
+                        ),
+                    })
+                }
+                _ => {}
             }
         }
         if !backward {
@@ -734,10 +795,184 @@ fn check_manual_differential(
     }
 }
 
+/// A derivative attribute's argument: `g`, `S.g`, `S::g`, `g<T>`.
+struct DerivTarget {
+    qualifier: Option<String>,
+    name: String,
+}
+
+fn parse_deriv_target(text: &str) -> DerivTarget {
+    let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let text = text.split('<').next().unwrap_or("");
+    match text.rsplit_once("::").or_else(|| text.rsplit_once('.')) {
+        Some((q, n)) => DerivTarget { qualifier: Some(q.to_string()), name: n.to_string() },
+        None => DerivTarget { qualifier: None, name: text.to_string() },
+    }
+}
+
+/// The functions a derivative attribute on `holder` can name: the
+/// methods of the named type (`S.g`), or the enclosing type's methods and
+/// the global functions (`g`). `None`: the qualifier is not a type we
+/// know (nothing is said then).
+fn derivative_candidates(db: &dyn Db, holder: DefId, target: &DerivTarget) -> Option<Vec<DefId>> {
+    let file = holder.file(db);
+    let parent = crate::infer::parent_of(db, holder)
+        .filter(|p| item_of(db, *p).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)));
+    let members_named = |ty: DefId| -> Vec<DefId> {
+        item_of(db, ty)
+            .map(|i| {
+                i.members
+                    .iter()
+                    .filter(|m| m.kind == ItemKind::Fn && m.name.as_deref() == Some(target.name.as_str()))
+                    .map(|m| DefId::new(db, ty.file(db), m.ast_index))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let scope = crate::name_res::global_scope(db, file);
+    match &target.qualifier {
+        Some(q) => {
+            let ty = if q == "This" || parent.and_then(|p| item_of(db, p)).and_then(|i| i.name).as_deref() == Some(q) {
+                parent?
+            } else {
+                let d = scope.lookup(q)?.iter().find(|d| matches!(d.kind, ItemKind::Struct | ItemKind::Class))?;
+                DefId::new(db, d.file, d.ast_index)
+            };
+            Some(members_named(ty))
+        }
+        None => {
+            let mut out = parent.map(members_named).unwrap_or_default();
+            if let Some(defs) = scope.lookup(&target.name) {
+                out.extend(defs.iter().filter(|d| d.kind == ItemKind::Fn).map(|d| DefId::new(db, d.file, d.ast_index)));
+            }
+            Some(out)
+        }
+    }
+}
+
+/// Whether `def` is a non-static method of a struct or class.
+fn is_instance_method(db: &dyn Db, def: DefId) -> bool {
+    item_of(db, def).is_some_and(|i| !i.is_static)
+        && crate::infer::parent_of(db, def)
+            .and_then(|p| item_of(db, p))
+            .is_some_and(|p| matches!(p.kind, ItemKind::Struct | ItemKind::Class))
+}
+
+/// `T.Differential` of a concrete `T` written out; the rest unchanged.
+fn normalize_differentials(db: &dyn Db, t: &Ty) -> Ty {
+    use std::sync::Arc;
+    match t {
+        Ty::Assoc(base, n) if n == "Differential" => {
+            let base = normalize_differentials(db, base);
+            if matches!(base, Ty::Param { .. } | Ty::Assoc(..)) {
+                Ty::Assoc(Arc::new(base), n.clone())
+            } else {
+                differential_of(db, &base)
+            }
+        }
+        Ty::Adt { def, name, args } => Ty::Adt {
+            def: *def,
+            name: name.clone(),
+            args: args.iter().map(|a| normalize_differentials(db, a)).collect(),
+        },
+        Ty::Array(e, n) => Ty::Array(Arc::new(normalize_differentials(db, e)), *n),
+        Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|a| normalize_differentials(db, a)).collect()),
+        _ => t.clone(),
+    }
+}
+
+/// Whether a derivative's declared type `actual` is the `expected` one
+/// (generic parameters matched by position through `rename`). Types we
+/// cannot tell (unknown, associated types of concrete types) match.
+fn same_deriv_type(expected: &Ty, actual: &Ty, rename: &HashMap<String, String>) -> bool {
+    match (expected, actual) {
+        (Ty::Unknown, _) | (_, Ty::Unknown) => true,
+        (Ty::Assoc(b, _), _) | (_, Ty::Assoc(b, _)) if !matches!(**b, Ty::Param { .. } | Ty::Assoc(..)) => true,
+        (Ty::Param { name: e, .. }, Ty::Param { name: a, .. }) => rename.get(a).unwrap_or(a) == e,
+        (Ty::Assoc(eb, en), Ty::Assoc(ab, an)) => en == an && same_deriv_type(eb, ab, rename),
+        (Ty::Adt { def: ed, args: ea, .. }, Ty::Adt { def: ad, args: aa, .. }) => {
+            ed == ad && ea.len() == aa.len() && ea.iter().zip(aa).all(|(e, a)| same_deriv_type(e, a, rename))
+        }
+        (Ty::Array(e, en), Ty::Array(a, an)) => {
+            (en.is_none() || an.is_none() || en == an) && same_deriv_type(e, a, rename)
+        }
+        (Ty::Tuple(e), Ty::Tuple(a)) => {
+            e.len() == a.len() && e.iter().zip(a).all(|(e, a)| same_deriv_type(e, a, rename))
+        }
+        (Ty::Const(_), _) | (_, Ty::Const(_)) => true,
+        (e, a) => e == a,
+    }
+}
+
+/// Why function `deriv` cannot be the `mode` derivative of `primal`, if
+/// it cannot: a message naming the expected signature.
+fn derivative_pair_problem(db: &dyn Db, primal: DefId, deriv: DefId, mode: Mode) -> Option<String> {
+    let psig = fn_sig(db, primal);
+    let dsig = fn_sig(db, deriv);
+    let pname = item_of(db, primal).and_then(|i| i.name).unwrap_or_default();
+    let dname = item_of(db, deriv).and_then(|i| i.name).unwrap_or_default();
+    // A derivative has the generic parameters of its function.
+    if psig.generic_params.len() != dsig.generic_params.len() {
+        let count = |n: usize| match n {
+            0 => "no generic parameters".to_string(),
+            1 => "1 generic parameter".to_string(),
+            n => format!("{n} generic parameters"),
+        };
+        return Some(format!(
+            "`{dname}` has {} but `{pname}` has {}; a derivative takes the same generic parameters as its function",
+            count(dsig.generic_params.len()),
+            count(psig.generic_params.len())
+        ));
+    }
+    let expected = derivative_signature(db, primal, mode);
+    let instance_primal = is_instance_method(db, primal);
+    let instance_deriv = is_instance_method(db, deriv);
+    if expected.this_param.is_some() && instance_deriv {
+        return Some(format!(
+            "`{dname}` must be `static` and take the derivative of `this` as its first parameter: expected \
+             `static {expected}`"
+        ));
+    }
+    if expected.this_param.is_none() && instance_primal && !instance_deriv {
+        return Some(format!(
+            "`{pname}` is a method without a differentiable `this`, so `{dname}` must be a non-static method of the \
+             same type: expected `{expected}`"
+        ));
+    }
+    let rename: HashMap<String, String> =
+        dsig.generic_params.iter().cloned().zip(psig.generic_params.iter().cloned()).collect();
+    let mut ctx = DeclCtx::for_def(db, deriv);
+    let actual: Vec<(Dir, Ty)> = dsig
+        .params
+        .iter()
+        .map(|p| {
+            let dir = match (p.is_out, p.is_inout) {
+                (false, _) => Dir::In,
+                (true, true) => Dir::InOut,
+                (true, false) => Dir::Out,
+            };
+            (dir, normalize_differentials(db, &ctx.resolve(&p.ty)))
+        })
+        .collect();
+    let ret = normalize_differentials(db, &ctx.resolve(&dsig.ret));
+    let wanted: Vec<&DerivParam> = expected.this_param.iter().chain(&expected.params).collect();
+    let fits = actual.len() == wanted.len()
+        && actual
+            .iter()
+            .zip(&wanted)
+            .all(|((dir, ty), e)| *dir == e.dir && same_deriv_type(&normalize_differentials(db, &e.ty), ty, &rename))
+        && same_deriv_type(&normalize_differentials(db, &expected.ret), &ret, &rename);
+    if fits {
+        return None;
+    }
+    let shown = if expected.this_param.is_some() { format!("static {expected}") } else { expected.to_string() };
+    Some(format!("`{dname}` does not have the signature of `{}({pname})`: expected `{shown}`", mode.operator()))
+}
+
 /// For `[ForwardDerivative(g)]` on `f` (or `[ForwardDerivativeOf(f)]` on
-/// `g`, and the backward forms): a message if no function named `g` has
-/// the signature that `fwd_diff(f)` / `bwd_diff(f)` would have.
-fn derivative_mismatch(db: &dyn Db, def: DefId, attr: &str, target: &str) -> Option<String> {
+/// `g`, and the backward forms): a message if no function that `g` names
+/// has the signature that `fwd_diff(f)` / `bwd_diff(f)` would have.
+fn derivative_mismatch(db: &dyn Db, def: DefId, attr: &str, target: &DerivTarget) -> Option<String> {
     let (mode, of) = match attr {
         "ForwardDerivative" => (Mode::Forward, false),
         "BackwardDerivative" => (Mode::Backward, false),
@@ -745,74 +980,21 @@ fn derivative_mismatch(db: &dyn Db, def: DefId, attr: &str, target: &str) -> Opt
         "BackwardDerivativeOf" => (Mode::Backward, true),
         _ => return None,
     };
-    let file = def.file(db);
-    let scope = crate::name_res::global_scope(db, file);
-    let named: Vec<DefId> = scope
-        .lookup(target)?
-        .iter()
-        .filter(|d| d.kind == ItemKind::Fn)
-        .map(|d| DefId::new(db, d.file, d.ast_index))
-        .collect();
+    let named = derivative_candidates(db, def, target)?;
     if named.is_empty() {
         return None;
     }
-    // (primal, derivative) pairs to compare.
-    let pairs: Vec<(DefId, DefId)> =
-        if of { named.iter().map(|&p| (p, def)).collect() } else { named.iter().map(|&d| (def, d)).collect() };
-    let mut expected_text = None;
-    let mut generic_problem = None;
-    for (primal, deriv) in pairs {
-        let psig = fn_sig(db, primal);
-        let dsig = fn_sig(db, deriv);
-        // A derivative has the generic parameters of its function.
-        if psig.generic_params.len() != dsig.generic_params.len() {
-            let count = |n: usize| match n {
-                0 => "no generic parameters".to_string(),
-                1 => "1 generic parameter".to_string(),
-                n => format!("{n} generic parameters"),
-            };
-            let pname = item_of(db, primal).and_then(|i| i.name).unwrap_or_default();
-            let dname = item_of(db, deriv).and_then(|i| i.name).unwrap_or_default();
-            generic_problem.get_or_insert(format!(
-                "`{dname}` has {} but `{pname}` has {}; a derivative takes the same generic parameters as its function",
-                count(dsig.generic_params.len()),
-                count(psig.generic_params.len())
-            ));
-            continue;
+    let mut first_problem = None;
+    for other in named {
+        let (primal, deriv) = if of { (other, def) } else { (def, other) };
+        match derivative_pair_problem(db, primal, deriv, mode) {
+            None => return None,
+            Some(p) => {
+                first_problem.get_or_insert(p);
+            }
         }
-        // Generic or member functions: not compared here.
-        if !psig.generic_params.is_empty()
-            || !dsig.generic_params.is_empty()
-            || crate::infer::parent_of(db, primal).is_some()
-            || crate::infer::parent_of(db, deriv).is_some()
-        {
-            return None;
-        }
-        let expected = derivative_signature(db, primal, mode);
-        let mut ctx = DeclCtx::for_def(db, deriv);
-        let params: Vec<Ty> = dsig.params.iter().map(|p| ctx.resolve(&p.ty)).collect();
-        let ret = ctx.resolve(&dsig.ret);
-        let known = |t: &Ty| !t.is_unknown() && !matches!(t, Ty::Assoc(..) | Ty::Param { .. });
-        let fits = params.len() == expected.params.len()
-            && params.iter().zip(&expected.params).all(|(a, e)| {
-                !(known(a) && known(&e.ty))
-                    || !crate::infer::is_mismatch(db, &e.ty, a) && !crate::infer::is_mismatch(db, a, &e.ty)
-            })
-            && (!(known(&ret) || matches!(ret, Ty::Void))
-                || !(known(&expected.ret) || matches!(expected.ret, Ty::Void))
-                || !crate::infer::is_mismatch(db, &expected.ret, &ret)
-                    && !crate::infer::is_mismatch(db, &ret, &expected.ret));
-        if fits {
-            return None;
-        }
-        expected_text.get_or_insert(expected.to_string());
     }
-    match expected_text {
-        Some(expected) => {
-            Some(format!("`{target}` does not have the signature `[{attr}]` requires: expected `{expected}`"))
-        }
-        None => generic_problem,
-    }
+    first_problem
 }
 
 fn ast_fn(node: &slang_syntax::SyntaxNode) -> Option<slang_syntax::ast::Fn> {
@@ -928,15 +1110,74 @@ const ONE_ARGUMENT_ATTRIBUTES: [&str; 8] = [
     "DerivativeMember",
 ];
 
-/// Attribute argument counts in one function (its own attributes and
-/// those of its statements), relative to the function's start. Tracked
-/// per function, so an edit re-checks only the edited one.
+/// Attributes that only functions take.
+const FUNCTION_ATTRIBUTES: [&str; 12] = [
+    "Differentiable",
+    "ForwardDifferentiable",
+    "BackwardDifferentiable",
+    "ForwardDerivative",
+    "BackwardDerivative",
+    "ForwardDerivativeOf",
+    "BackwardDerivativeOf",
+    "PrimalSubstitute",
+    "PrimalSubstituteOf",
+    "PreferRecompute",
+    "PreferCheckpoint",
+    "NoDiffThis",
+];
+
+/// Attributes that only loops take.
+const LOOP_ATTRIBUTES: [&str; 2] = ["MaxIters", "ForceUnroll"];
+
+/// Where an attribute may not stand (the reference compiler's E31002):
+/// a message, or `None` when `name` is fine on what `holder` declares.
+fn misplaced_attribute(name: &str, holder: &slang_syntax::SyntaxNode) -> Option<String> {
+    use slang_syntax::SyntaxKind as K;
+    let target = if holder.kind() == K::ATTRIBUTED_STMT {
+        holder.children().find(|c| c.kind() != K::ATTRIBUTE).map(|c| c.kind())?
+    } else {
+        holder.kind()
+    };
+    let is_loop = matches!(target, K::FOR_STMT | K::WHILE_STMT | K::DO_WHILE_STMT);
+    let is_fn = target == K::FN;
+    let what = match target {
+        K::FN => "a function",
+        K::STRUCT | K::CLASS => "a type",
+        K::ENUM => "an enum",
+        K::VAR_DECL => "a variable",
+        K::IF_STMT => "an `if` statement",
+        K::SWITCH_STMT => "a `switch` statement",
+        _ if is_loop => "a loop",
+        _ => return None,
+    };
+    if LOOP_ATTRIBUTES.contains(&name) && !is_loop {
+        return Some(format!("`[{name}]` applies to loops (`for`, `while`, `do`), not to {what}"));
+    }
+    if FUNCTION_ATTRIBUTES.contains(&name) && !is_fn {
+        return Some(format!("`[{name}]` applies to functions, not to {what}"));
+    }
+    if name == "DerivativeMember" && target != K::VAR_DECL {
+        return Some(format!("`[DerivativeMember]` applies to fields, not to {what}"));
+    }
+    None
+}
+
+/// Attribute argument counts and placements in one declaration (a
+/// function's own attributes and those of its statements; a type's or
+/// variable's own), relative to the declaration's start. Tracked per
+/// declaration, so an edit re-checks only the edited one.
 #[salsa::tracked(returns(ref))]
-pub fn function_attribute_problems(db: &dyn Db, def: DefId) -> Vec<(slang_syntax::TextRange, String)> {
+pub fn function_attribute_problems(db: &dyn Db, def: DefId) -> Vec<(slang_syntax::TextRange, &'static str, String)> {
     use slang_syntax::SyntaxKind as K;
     let mut out = Vec::new();
     let Some(local) = crate::hir::decl_syntax(db, def) else { return out };
-    for attr in local.descendants().filter(|n| n.kind() == K::ATTRIBUTE) {
+    // A type's members are declarations of their own.
+    let attrs: Vec<_> = if matches!(local.kind(), K::FN) {
+        local.descendants().filter(|n| n.kind() == K::ATTRIBUTE).collect()
+    } else {
+        local.children().filter(|n| n.kind() == K::ATTRIBUTE).collect()
+    };
+    for attr in attrs {
         // `[A, B(x)]`: each path with the arguments that follow it.
         let children: Vec<_> = attr.children().collect();
         for (i, c) in children.iter().enumerate() {
@@ -944,6 +1185,9 @@ pub fn function_attribute_problems(db: &dyn Db, def: DefId) -> Vec<(slang_syntax
                 continue;
             }
             let name = c.text().to_string();
+            if let Some(problem) = attr.parent().and_then(|h| misplaced_attribute(&name, &h)) {
+                out.push((c.text_range(), "attribute-placement", problem));
+            }
             if !ONE_ARGUMENT_ATTRIBUTES.contains(&name.as_str()) {
                 continue;
             }
@@ -960,6 +1204,7 @@ pub fn function_attribute_problems(db: &dyn Db, def: DefId) -> Vec<(slang_syntax
             if count != 1 {
                 out.push((
                     c.text_range(),
+                    "attribute-arguments",
                     format!("`[{name}]` takes one argument, {count} given (write `[{name}(…)]`)"),
                 ));
             }

@@ -79,9 +79,9 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
             if let Some(start) = crate::hir::def_node(db, f).map(|n| n.text_range().start()) {
                 let found = problems
                     .iter()
-                    .map(|p| ("attribute-arguments", p))
-                    .chain(lengths.iter().map(|p| ("non-constant-array-length", p)));
-                for (code, (range, message)) in found {
+                    .map(|(r, c, m)| (*c, r, m))
+                    .chain(lengths.iter().map(|(r, m)| ("non-constant-array-length", r, m)));
+                for (code, range, message) in found {
                     out.push(Diagnostic {
                         range: *range + start,
                         severity: Severity::Error,
@@ -204,6 +204,17 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     ),
                     abs,
                 ),
+                InferDiagKind::FieldWithoutDerivative { owner, name } => {
+                    severity = Severity::Warning;
+                    (
+                        "field-without-derivative",
+                        format!(
+                            "`{name}` gets no derivative: `{owner}` is not differentiable; make `{owner}` conform to \
+                             `IDifferentiable`, or mark the method `[NoDiffThis]` if that is intended"
+                        ),
+                        member(&node),
+                    )
+                }
                 InferDiagKind::Unreachable => {
                     severity = Severity::Warning;
                     ("unreachable-code", "this code is never reached".to_string(), abs)

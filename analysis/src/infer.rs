@@ -637,6 +637,12 @@ pub enum InferDiagKind {
     },
     /// A statement after `return`, `break` or `continue` (a warning).
     Unreachable,
+    /// A field of a non-differentiable `this` used in a differentiable
+    /// method (a warning: its derivative is dropped).
+    FieldWithoutDerivative {
+        owner: String,
+        name: String,
+    },
     /// A local that is never used (a warning).
     UnusedVariable {
         name: String,
@@ -720,6 +726,9 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
         no_diff_depth: 0,
         discarded: None,
         active: Default::default(),
+        diff_operand_depth: 0,
+        non_differentiable_this: non_differentiable_this(db, def),
+        through_type: Default::default(),
         differentiable: item_of(db, def).is_some_and(|i| {
             (i.has_attr("Differentiable") || i.has_attr("BackwardDifferentiable"))
                 && !i.has_attr("TreatAsDifferentiable")
@@ -744,6 +753,25 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
         Vec::new()
     };
     Arc::new(InferenceResult { expr_types: inf.types, diagnostics: inf.diags, carries_derivative })
+}
+
+/// For a differentiable, non-static method (without `[NoDiffThis]`) of a
+/// struct that is not differentiable: the struct's name.
+fn non_differentiable_this(db: &dyn Db, def: DefId) -> Option<String> {
+    let item = item_of(db, def)?;
+    let differentiable =
+        crate::autodiff::fn_differentiability(db, def.file(db), def) != crate::autodiff::Differentiability::No;
+    if !differentiable || item.is_static || item.has_attr("NoDiffThis") || item.has_attr("TreatAsDifferentiable") {
+        return None;
+    }
+    let parent = parent_of(db, def)?;
+    let p = item_of(db, parent)?;
+    if !matches!(p.kind, ItemKind::Struct | ItemKind::Class) || is_core(db, parent.file(db)) {
+        return None;
+    }
+    let this = DeclCtx::for_def(db, def).this;
+    (crate::autodiff::type_diff(db, def.file(db), &this) == crate::autodiff::TypeDiff::No)
+        .then(|| p.name.unwrap_or_default())
 }
 
 /// The functions (with bodies) declared in a file, members included.
@@ -797,6 +825,14 @@ struct Infer<'a, 'db> {
     differentiable: bool,
     /// Locals and parameters that carry derivatives (see `is_active`).
     active: std::collections::HashSet<String>,
+    /// A differentiable method of a type that is not differentiable: its
+    /// fields get no derivatives (the type's name; a warning on use).
+    non_differentiable_this: Option<String>,
+    /// Inside the operand of `fwd_diff`/`bwd_diff`, where `S.method`
+    /// names an instance method whose `this` is passed explicitly.
+    diff_operand_depth: u32,
+    /// `S.method` expressions naming instance methods through their type.
+    through_type: std::collections::HashSet<ExprId>,
     /// Whether unused locals are reported (see `pop_scope`).
     warn_unused: bool,
     /// Set by `instantiate` when a generic argument breaks a constraint:
@@ -1393,7 +1429,11 @@ impl<'db> Infer<'_, 'db> {
             }
             Expr::Member { receiver, name, .. } => {
                 let r = self.expr(receiver);
-                self.member(id, &r, &name)
+                let t = self.member(id, &r, &name);
+                if matches!(self.body.expr(receiver), Expr::This) {
+                    self.warn_field_without_derivative(id, &name, &t);
+                }
+                t
             }
             Expr::Index { base, index } => {
                 let b = self.expr(base);
@@ -1511,7 +1551,9 @@ impl<'db> Infer<'_, 'db> {
             }
             Expr::This => self.ctx.this.clone(),
             Expr::Diff { func, forward } => {
+                self.diff_operand_depth += 1;
                 let f = self.expr(func);
+                self.diff_operand_depth -= 1;
                 self.diff_operator(id, func, f, forward)
             }
             Expr::NoDiff(e) => {
@@ -1751,6 +1793,21 @@ impl<'db> Infer<'_, 'db> {
         self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::DerivativeLost { name } });
     }
 
+    /// A field of a non-differentiable `this` carrying a differentiable
+    /// type, used in a differentiable method (the reference's E31159).
+    fn warn_field_without_derivative(&mut self, id: ExprId, name: &str, ty: &Ty) {
+        let Some(owner) = self.non_differentiable_this.clone() else { return };
+        if self.no_diff_depth > 0
+            || crate::autodiff::type_diff(self.db(), self.ctx.file, ty) != crate::autodiff::TypeDiff::Value
+        {
+            return;
+        }
+        self.diags.push(InferDiag {
+            at: DiagAt::Expr(id),
+            kind: InferDiagKind::FieldWithoutDerivative { owner, name: name.to_string() },
+        });
+    }
+
     /// `fwd_diff(f)` / `bwd_diff(f)`: the derivative of the overloads of
     /// `f` that are differentiable in that mode, or an error if none is.
     fn diff_operator(&mut self, id: ExprId, func: ExprId, f: Ty, forward: bool) -> Ty {
@@ -1794,8 +1851,25 @@ impl<'db> Infer<'_, 'db> {
         use crate::autodiff::{higher_order_signature, Dir, Mode};
         let db = self.db();
         let modes: Vec<Mode> = modes.iter().map(|&f| if f { Mode::Forward } else { Mode::Backward }).collect();
-        let sigs: Vec<crate::autodiff::DerivSig> =
-            defs.iter().map(|&d| higher_order_signature(db, d, &modes)).collect();
+        // `fwd_diff(S.method)`: the derivative of `this` is the first
+        // argument.
+        let mut operand = callee;
+        while let Expr::Diff { func, .. } = self.body.expr(operand) {
+            operand = *func;
+        }
+        let explicit_this = self.through_type.contains(&operand);
+        let sigs: Vec<crate::autodiff::DerivSig> = defs
+            .iter()
+            .map(|&d| {
+                let mut s = higher_order_signature(db, d, &modes);
+                if explicit_this {
+                    if let Some(t) = s.this_param.take() {
+                        s.params.insert(0, t);
+                    }
+                }
+                s
+            })
+            .collect();
         let fits: Vec<&crate::autodiff::DerivSig> = sigs.iter().filter(|s| s.params.len() == args.len()).collect();
         let name = sigs
             .first()
@@ -1835,7 +1909,6 @@ impl<'db> Infer<'_, 'db> {
                 }
             }
         }
-        let _ = callee;
         let ok: Vec<&&crate::autodiff::DerivSig> =
             fits.iter().filter(|s| !s.params.iter().zip(args).any(|(p, a)| is_mismatch(db, &p.ty, a))).collect();
         match ok.first() {
@@ -1989,6 +2062,9 @@ impl<'db> Infer<'_, 'db> {
                         },
                     });
                 }
+                if let Member::Field(t) = &m {
+                    self.warn_field_without_derivative(id, &seg.name, t);
+                }
                 return match m {
                     Member::Field(t) => t,
                     Member::Methods(defs) => Ty::Func(defs),
@@ -2078,7 +2154,12 @@ impl<'db> Infer<'_, 'db> {
             Ty::TypeValue(t) => match &**t {
                 Ty::Adt { def, args, name } => match lookup_member(db, *def, args, &seg.name) {
                     found @ Some(Member::Field(_) | Member::Methods(_)) => {
-                        if only_instance_members(db, *def, &seg.name) && !is_core(db, def.file(db)) {
+                        let method = matches!(found, Some(Member::Methods(_)));
+                        let instance_only = only_instance_members(db, *def, &seg.name);
+                        if method && instance_only {
+                            self.through_type.insert(id);
+                        }
+                        if instance_only && !is_core(db, def.file(db)) && !(method && self.diff_operand_depth > 0) {
                             self.diags.push(InferDiag {
                                 at: DiagAt::Expr(id),
                                 kind: InferDiagKind::InstanceMemberWithoutInstance {

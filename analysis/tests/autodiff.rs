@@ -269,8 +269,8 @@ float later(float x) { return x; }
 void later_bwd(inout DifferentialPair<float> x, float dOut) { }
 "#,
         expect![[r#"
-            /main.slang:3:21: error[derivative-signature]: `softplus_bwd` does not have the signature `[BackwardDerivative]` requires: expected `void bwd_diff(softplus)(inout DifferentialPair<float> x, float dResult)`
-            /main.slang:6:20: error[derivative-signature]: `rsqrt_fwd` does not have the signature `[ForwardDerivative]` requires: expected `DifferentialPair<float> fwd_diff(fastRsqrt)(DifferentialPair<float> x)`
+            /main.slang:3:21: error[derivative-signature]: `softplus_bwd` does not have the signature of `bwd_diff(softplus)`: expected `void bwd_diff(softplus)(inout DifferentialPair<float> x, float dResult)`
+            /main.slang:6:20: error[derivative-signature]: `rsqrt_fwd` does not have the signature of `fwd_diff(fastRsqrt)`: expected `DifferentialPair<float> fwd_diff(fastRsqrt)(DifferentialPair<float> x)`
         "#]],
     );
 }
@@ -716,4 +716,245 @@ fn pair_members_and_differential_types() {
         float2
         T.Differential"#]]
     .assert_eq(&out.join("\n"));
+}
+
+/// Custom derivatives of methods (each case checked with slangc): with a
+/// differentiable `this` the derivative is `static` and takes `this`'s
+/// pair first (E31156 when not static, E31150 when the pair is missing);
+/// `[NoDiffThis]` or a non-differentiable type: a non-static method
+/// (E38105 for a static one). Pointer types pass `this` as a
+/// `DifferentialPtrPair`.
+#[test]
+fn custom_derivatives_of_methods() {
+    check_diags(
+        r#"
+struct A : IDifferentiable
+{
+    float x;
+    [ForwardDerivative(fwd_ok)]
+    float ok(float y) { return x * y; }
+    static DifferentialPair<float> fwd_ok(DifferentialPair<A> self, DifferentialPair<float> y) { return y; }
+
+    [ForwardDerivative(fwd_not_static)]
+    float notStatic(float y) { return x * y; }
+    DifferentialPair<float> fwd_not_static(DifferentialPair<A> self, DifferentialPair<float> y) { return y; }
+
+    [BackwardDerivative(bwd_no_this)]
+    float noThis(float y) { return x * y; }
+    static void bwd_no_this(inout DifferentialPair<float> y, float dOut) { }
+
+    [BackwardDerivative(bwd_with_this)]
+    float withThis(float y) { return x * y; }
+    static void bwd_with_this(inout DifferentialPair<A> self, inout DifferentialPair<float> y, float dOut) { }
+
+    [NoDiffThis]
+    [ForwardDerivative(fwd_nodiffthis)]
+    float noDiffThis(float y) { return x * y; }
+    DifferentialPair<float> fwd_nodiffthis(DifferentialPair<float> y) { return y; }
+}
+struct B
+{
+    float x;
+    [ForwardDerivative(fwd_static)]
+    float get(float y) { return x * y; }
+    static DifferentialPair<float> fwd_static(DifferentialPair<float> y) { return y; }
+
+    [ForwardDerivative(fwd_method)]
+    float get2(float y) { return x * y; }
+    DifferentialPair<float> fwd_method(DifferentialPair<float> y) { return y; }
+
+    [ForwardDerivative(B.fwd_method)]
+    float get3(float y) { return x * y; }
+}
+struct Ptr : IDifferentiablePtrType
+{
+    typealias Differential = Ptr;
+    RWStructuredBuffer<float> buf;
+    [BackwardDerivative(load_bwd)]
+    float load(uint i) { return buf[i]; }
+    static void load_bwd(DifferentialPtrPair<Ptr> self, uint i, float dOut) { }
+}
+"#,
+        expect![[r#"
+            /main.slang:9:24: error[derivative-signature]: `fwd_not_static` must be `static` and take the derivative of `this` as its first parameter: expected `static DifferentialPair<float> fwd_diff(notStatic)(DifferentialPair<A> this, DifferentialPair<float> y)`
+            /main.slang:13:25: error[derivative-signature]: `bwd_no_this` does not have the signature of `bwd_diff(noThis)`: expected `static void bwd_diff(noThis)(inout DifferentialPair<A> this, inout DifferentialPair<float> y, float dResult)`
+            /main.slang:29:24: error[derivative-signature]: `get` is a method without a differentiable `this`, so `fwd_static` must be a non-static method of the same type: expected `DifferentialPair<float> fwd_diff(get)(DifferentialPair<float> y)`
+            /main.slang:30:33: warning[field-without-derivative]: `x` gets no derivative: `B` is not differentiable; make `B` conform to `IDifferentiable`, or mark the method `[NoDiffThis]` if that is intended
+            /main.slang:34:34: warning[field-without-derivative]: `x` gets no derivative: `B` is not differentiable; make `B` conform to `IDifferentiable`, or mark the method `[NoDiffThis]` if that is intended
+            /main.slang:37:26: error[non-static-through-type]: `B.fwd_method` names a non-static method through its type: write `fwd_method` (or make it `static`)
+            /main.slang:38:34: warning[field-without-derivative]: `x` gets no derivative: `B` is not differentiable; make `B` conform to `IDifferentiable`, or mark the method `[NoDiffThis]` if that is intended
+        "#]],
+    );
+}
+
+/// Derivative names with generic arguments (`f<T>`) and qualified names
+/// are resolved and compared; parameter directions and `T` versus
+/// `T.Differential` count (slangc: E31149 on each of these lines).
+#[test]
+fn generic_and_qualified_derivative_names() {
+    check_diags(
+        r#"
+[BackwardDerivative(bwd_dir)]
+float dir(float x) { return x * x; }
+void bwd_dir(DifferentialPair<float> x, float dOut) { }
+
+[BackwardDerivative(bwd_g<T>)]
+T g<T : __BuiltinFloatingPointType>(T x) { return x * x; }
+void bwd_g<T : __BuiltinFloatingPointType>(inout DifferentialPair<T> x, T.Differential dOut) { }
+
+[BackwardDerivative(bwd_h<T>)]
+T h<T : __BuiltinFloatingPointType>(T x) { return x * x; }
+void bwd_h<T : __BuiltinFloatingPointType>(inout DifferentialPair<T> x, T dOut) { }
+
+[ForwardDerivative(fwd_k<U>)]
+T k<T : __BuiltinFloatingPointType>(T y) { return y * y; }
+DifferentialPair<U> fwd_k<U : __BuiltinFloatingPointType>(DifferentialPair<U> y, U z) { return y; }
+
+struct S
+{
+    [ForwardDerivative(S.fwd_m)]
+    static float m(float y) { return y; }
+    static DifferentialPair<float> fwd_m(DifferentialPair<float> y) { return y; }
+    [ForwardDerivative(S.missing)]
+    static float n(float y) { return y; }
+}
+"#,
+        expect![[r#"
+            /main.slang:2:21: error[derivative-signature]: `bwd_dir` does not have the signature of `bwd_diff(dir)`: expected `void bwd_diff(dir)(inout DifferentialPair<float> x, float dResult)`
+            /main.slang:10:21: error[derivative-signature]: `bwd_h` does not have the signature of `bwd_diff(h)`: expected `void bwd_diff(h)<T>(inout DifferentialPair<T> x, T.Differential dResult)`
+            /main.slang:14:20: error[derivative-signature]: `fwd_k` does not have the signature of `fwd_diff(k)`: expected `DifferentialPair<T> fwd_diff(k)<T>(DifferentialPair<T> y)`
+            /main.slang:23:26: error[unresolved-name]: `S` has no method `missing` (named by `[ForwardDerivative]`)
+        "#]],
+    );
+}
+
+/// `fwd_diff(S.method)`: through the type, the pair of `this` is the
+/// first argument (slangc: E30019 for a plain `A`, E39999 without it).
+#[test]
+fn derivatives_of_methods_named_through_their_type() {
+    check_diags(
+        r#"
+struct A : IDifferentiable
+{
+    float x;
+    [Differentiable]
+    float plain(float y) { return x * y; }
+}
+void main()
+{
+    A a = { 2.0 };
+    var r = fwd_diff(A.plain)(a, diffPair(1.0, 1.0));
+    var q = fwd_diff(A.plain)(diffPair(1.0, 1.0));
+    var s = fwd_diff(A.plain)(diffPair(a, a), diffPair(1.0, 1.0));
+    var t = fwd_diff(a.plain)(diffPair(1.0, 1.0));
+    float u = r.d + q.d + s.d + t.d;
+}
+"#,
+        expect![[r#"
+            /main.slang:11:31: error[type-mismatch]: mismatched types: expected `DifferentialPair<A>`, found `A`
+            /main.slang:12:13: error[wrong-argument-count]: `fwd_diff(plain)` takes 2 arguments, but 1 was given; its signature is `DifferentialPair<float> fwd_diff(plain)(DifferentialPair<A> this, DifferentialPair<float> y)`
+        "#]],
+    );
+}
+
+/// Function attributes only on functions, loop attributes only on loops,
+/// `[DerivativeMember]` only on fields (slangc: E31002 on each line
+/// reported; `[TreatAsDifferentiable]` on a struct and `[NoDiffThis]` on a
+/// free function are accepted).
+#[test]
+fn attribute_placements() {
+    check_diags(
+        r#"
+[PreferRecompute]
+struct S { float x; }
+[ForceUnroll]
+float f(float x) { return x; }
+[Differentiable]
+float g(float x)
+{
+    [PreferCheckpoint]
+    float y = x * x;
+    [MaxIters(4)]
+    if (y > 0) { y = 1; }
+    [ForceUnroll]
+    for (int i = 0; i < 3; i++) { y += x; }
+    return y;
+}
+[TreatAsDifferentiable] struct S2 { float x; }
+[NoDiffThis] float nf(float x) { return x; }
+[DerivativeMember(x)] float df(float x) { return x; }
+[Differentiable] static const float c = 1.0;
+struct T2 { [PreferRecompute] float m(float x) { return x; } }
+"#,
+        expect![[r#"
+            /main.slang:2:2: error[attribute-placement]: `[PreferRecompute]` applies to functions, not to a type
+            /main.slang:4:2: error[attribute-placement]: `[ForceUnroll]` applies to loops (`for`, `while`, `do`), not to a function
+            /main.slang:9:6: error[attribute-placement]: `[PreferCheckpoint]` applies to functions, not to a variable
+            /main.slang:11:6: error[attribute-placement]: `[MaxIters]` applies to loops (`for`, `while`, `do`), not to an `if` statement
+            /main.slang:19:2: error[attribute-placement]: `[DerivativeMember]` applies to fields, not to a function
+            /main.slang:20:2: error[attribute-placement]: `[Differentiable]` applies to functions, not to a variable
+        "#]],
+    );
+}
+
+/// Fields of a non-differentiable `this` in a differentiable method get no
+/// derivative: a warning per use (slangc's E31159, same columns), none
+/// under `[NoDiffThis]`, in static methods, for non-differentiable field
+/// types or for differentiable structs.
+#[test]
+fn fields_of_non_differentiable_this() {
+    check_diags(
+        r#"
+struct Bar
+{
+    float k;
+    int n;
+    [Differentiable]
+    float eval(float x) { return k * x * this.k + float(n); }
+    [Differentiable]
+    static float st(float x) { return x; }
+    [NoDiffThis, Differentiable]
+    float nd(float x) { return k * x; }
+    float nondiff(float x) { return k * x; }
+}
+struct Baz : IDifferentiable
+{
+    float k;
+    [Differentiable]
+    float eval(float x) { return k * x; }
+}
+"#,
+        expect![[r#"
+            /main.slang:7:34: warning[field-without-derivative]: `k` gets no derivative: `Bar` is not differentiable; make `Bar` conform to `IDifferentiable`, or mark the method `[NoDiffThis]` if that is intended
+            /main.slang:7:47: warning[field-without-derivative]: `k` gets no derivative: `Bar` is not differentiable; make `Bar` conform to `IDifferentiable`, or mark the method `[NoDiffThis]` if that is intended
+        "#]],
+    );
+}
+
+/// A requirement of an interface that extends `IDifferentiable` takes
+/// `this` (of the conforming type, `This`) like a method of a
+/// differentiable struct.
+#[test]
+fn requirements_of_differentiable_interfaces() {
+    check_sigs(
+        r#"
+interface IFoo : IDifferentiable
+{
+    [Differentiable]
+    float eval(float x);
+}
+interface IBar
+{
+    [Differentiable]
+    float eval(float x);
+}
+"#,
+        "eval",
+        expect![[r#"
+            DifferentialPair<float> fwd_diff(eval)(DifferentialPair<This> this, DifferentialPair<float> x)
+            void bwd_diff(eval)(inout DifferentialPair<This> this, inout DifferentialPair<float> x, float dResult)
+            DifferentialPair<float> fwd_diff(eval)(DifferentialPair<float> x)
+            void bwd_diff(eval)(inout DifferentialPair<float> x, float dResult)
+        "#]],
+    );
 }
