@@ -725,7 +725,10 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
         receiver: None,
         no_diff_depth: 0,
         discarded: None,
-        active: Default::default(),
+        call_kinds: HashMap::new(),
+        lost_candidates: Vec::new(),
+        store_candidates: Vec::new(),
+        this_fields: Default::default(),
         diff_operand_depth: 0,
         non_differentiable_this: non_differentiable_this(db, def),
         through_type: Default::default(),
@@ -747,13 +750,14 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
     if let Some(root) = b.root {
         inf.stmt(root);
     }
-    let carries_derivative = if inf.differentiable {
-        (0..b.exprs.len() as u32).map(|i| inf.is_active(ExprId(i))).collect()
-    } else {
-        Vec::new()
-    };
+    let carries_derivative = if inf.differentiable { inf.derivative_flow() } else { Vec::new() };
     Arc::new(InferenceResult { expr_types: inf.types, diagnostics: inf.diags, carries_derivative })
 }
+
+/// Core functions the reference compiler does not differentiate (the
+/// rest are differentiable math, constructors, casts, `diffPair` …).
+const CORE_NOT_DIFFERENTIABLE: [&str; 12] =
+    ["floor", "ceil", "round", "trunc", "step", "sign", "fmin", "fmax", "ldexp", "frexp", "modf", "exp10"];
 
 /// For a differentiable, non-static method (without `[NoDiffThis]`) of a
 /// struct that is not differentiable: the struct's name.
@@ -823,8 +827,16 @@ struct Infer<'a, 'db> {
     discarded: Option<ExprId>,
     /// Whether the function being inferred is backward-differentiable.
     differentiable: bool,
-    /// Locals and parameters that carry derivatives (see `is_active`).
-    active: std::collections::HashSet<String>,
+    /// What each call does with derivatives (for the data-flow analysis).
+    call_kinds: HashMap<ExprId, crate::activity::CallKind>,
+    /// Calls to non-differentiable functions in differentiable code,
+    /// reported when the data-flow analysis says a derivative is lost.
+    lost_candidates: Vec<(ExprId, String)>,
+    /// Stores into locations without derivatives: (assignment, value,
+    /// what the location is), reported when the value carries one.
+    store_candidates: Vec<(ExprId, ExprId, String)>,
+    /// Names of fields of `this` used without `this.`.
+    this_fields: std::collections::HashSet<ExprId>,
     /// A differentiable method of a type that is not differentiable: its
     /// fields get no derivatives (the type's name; a warning on use).
     non_differentiable_this: Option<String>,
@@ -1059,50 +1071,108 @@ impl<'db> Infer<'_, 'db> {
         for p in &self.body.params {
             let ty = self.ctx.resolve(&p.ty);
             if let Some(n) = &p.name {
-                // Differentiable inputs carry derivatives.
-                if self.differentiable
-                    && !p.no_diff
-                    && crate::autodiff::type_diff(self.db(), self.ctx.file, &ty) == crate::autodiff::TypeDiff::Value
-                {
-                    self.active.insert(n.clone());
-                }
                 self.scopes[0].push(Local::new(n.clone(), ty, p.is_const, None));
             }
         }
     }
 
-    /// Whether expression `e` carries a derivative (in a differentiable
-    /// function): it reads a differentiable input, or a local computed
-    /// from one, outside `no_diff`/`detach` and outside calls to functions
-    /// that are not differentiable. Flow-insensitive, by name.
-    fn is_active(&self, e: ExprId) -> bool {
+    /// The derivative data-flow analysis (see [`crate::activity`]) of
+    /// this differentiable function: reports the calls and stores that
+    /// lose derivatives, and returns which expressions carry one.
+    fn derivative_flow(&mut self) -> Vec<bool> {
+        use crate::autodiff::{type_diff, TypeDiff};
         let db = self.db();
-        match self.body.expr(e) {
-            Expr::Path(segs, false) => segs.len() == 1 && self.active.contains(&segs[0].name),
-            Expr::Member { receiver, .. } => self.is_active(*receiver),
-            Expr::Index { base, .. } => self.is_active(*base),
-            Expr::Binary { lhs, rhs, op } => match op {
-                BinaryOp::Compare(_) | BinaryOp::Logic(_) | BinaryOp::Bit(_) | BinaryOp::Shift(_) => false,
-                _ => self.is_active(*lhs) || self.is_active(*rhs),
-            },
-            Expr::Prefix { expr, .. } | Expr::Postfix { expr, .. } | Expr::Cast { expr, .. } => self.is_active(*expr),
-            Expr::Ternary { then, els, .. } => self.is_active(*then) || self.is_active(*els),
-            Expr::Call { callee, args } => {
-                let differentiable_callee = match &self.types[callee.0 as usize] {
-                    Ty::Func(defs) => defs.iter().any(|&d| {
-                        item_of(db, d).and_then(|i| i.name).is_none_or(|n| n != "detach")
-                            && crate::autodiff::fn_differentiability(db, self.ctx.file, d)
-                                != crate::autodiff::Differentiability::No
-                    }),
-                    // Constructors and casts pass derivatives on.
-                    Ty::TypeValue(_) => true,
-                    _ => false,
-                };
-                differentiable_callee && args.iter().any(|&a| self.is_active(a))
-            }
-            Expr::InitList(items) => items.iter().any(|&i| self.is_active(i)),
-            _ => false,
+        let file = self.ctx.file;
+        let diff_type: Vec<bool> =
+            self.types.iter().map(|t| matches!(type_diff(db, file, t), TypeDiff::Value | TypeDiff::Unknown)).collect();
+        let mut params = Vec::new();
+        for p in &self.body.params {
+            let Some(name) = &p.name else { continue };
+            let ty = self.ctx.resolve(&p.ty);
+            let source = (p.is_inout || !p.is_out) && type_diff(db, file, &ty) == TypeDiff::Value;
+            params.push((name.clone(), source, p.no_diff));
         }
+        let item = item_of(db, self.def);
+        let this_source = item.as_ref().is_some_and(|i| !i.is_static && !i.has_attr("NoDiffThis"))
+            && matches!(self.ctx.this, Ty::Adt { .. })
+            && type_diff(db, file, &self.ctx.this) == TypeDiff::Value;
+        let return_expected = type_diff(db, file, &self.ret) == TypeDiff::Value
+            && !crate::hir::decl_syntax(db, self.def)
+                .is_some_and(|n| n.children_with_tokens().any(|e| e.kind() == SyntaxKind::NO_DIFF_KW));
+        let facts = crate::activity::Facts {
+            diff_type: &diff_type,
+            calls: &self.call_kinds,
+            params,
+            this_source,
+            this_fields: &self.this_fields,
+            return_expected,
+        };
+        let flow = crate::activity::analyze(self.body, &facts);
+        for (call, name) in std::mem::take(&mut self.lost_candidates) {
+            let i = call.0 as usize;
+            if flow.inputs_carry[i] && flow.expect[i] {
+                self.diags.push(InferDiag { at: DiagAt::Expr(call), kind: InferDiagKind::DerivativeLost { name } });
+            }
+        }
+        for (assign, value, into) in std::mem::take(&mut self.store_candidates) {
+            if flow.produce[value.0 as usize] {
+                self.diags
+                    .push(InferDiag { at: DiagAt::Expr(assign), kind: InferDiagKind::DerivativeLostInStore { into } });
+            }
+        }
+        flow.produce
+    }
+
+    /// What call `id` does with derivatives, for the data-flow analysis.
+    fn record_call_kind(&mut self, id: ExprId, callee_ty: &Ty, n_args: usize) {
+        use crate::activity::CallKind;
+        use crate::autodiff::{fn_differentiability, type_diff, Differentiability, TypeDiff};
+        if !self.differentiable {
+            return;
+        }
+        let db = self.db();
+        let kind = match callee_ty {
+            Ty::Func(defs) => {
+                let def = defs
+                    .iter()
+                    .copied()
+                    .find(|&d| fn_sig(db, d).params.len() == n_args)
+                    .or_else(|| defs.first().copied());
+                let Some(def) = def else { return };
+                let is_core_fn = is_core(db, def.file(db));
+                let name = item_of(db, def).and_then(|i| i.name).unwrap_or_default();
+                if is_core_fn && name == "detach" {
+                    CallKind::Detach
+                } else {
+                    let sig = fn_sig(db, def);
+                    let mut ctx = DeclCtx::for_def(db, def);
+                    let params: Vec<(bool, bool, bool)> = sig
+                        .params
+                        .iter()
+                        .map(|p| {
+                            let diff = !p.no_diff
+                                && matches!(
+                                    type_diff(db, self.ctx.file, &ctx.resolve(&p.ty)),
+                                    TypeDiff::Value | TypeDiff::Unknown
+                                );
+                            (diff, p.is_out, p.is_inout)
+                        })
+                        .collect();
+                    let differentiable = if is_core_fn {
+                        !CORE_NOT_DIFFERENTIABLE.contains(&name.as_str())
+                    } else {
+                        defs.iter().any(|&d| fn_differentiability(db, self.ctx.file, d) != Differentiability::No)
+                    };
+                    if differentiable {
+                        CallKind::Differentiable(params)
+                    } else {
+                        CallKind::NotDifferentiable(params)
+                    }
+                }
+            }
+            _ => CallKind::PassThrough,
+        };
+        self.call_kinds.insert(id, kind);
     }
 
     fn local(&self, name: &str) -> Option<&Local> {
@@ -1317,9 +1387,6 @@ impl<'db> Infer<'_, 'db> {
     fn decl(&mut self, d: &LocalDecl, stmt: StmtId) {
         let declared = d.ty.as_ref().map(|t| self.ctx.resolve(t));
         let init = d.init.map(|e| self.expr(e));
-        if self.differentiable && d.init.is_some_and(|e| self.is_active(e)) {
-            self.active.insert(d.name.clone());
-        }
         if let (Some(t), Some(i), Some(e)) = (&declared, &init, d.init) {
             self.check_mismatch(DiagAt::Expr(e), t, i);
         }
@@ -1425,6 +1492,7 @@ impl<'db> Infer<'_, 'db> {
                 if let Ty::Func(defs) = &callee_ty {
                     self.check_derivative_flow(id, callee, defs, args.len());
                 }
+                self.record_call_kind(id, &callee_ty, args.len());
                 self.call(id, callee, callee_ty, &arg_tys)
             }
             Expr::Member { receiver, name, .. } => {
@@ -1468,8 +1536,8 @@ impl<'db> Infer<'_, 'db> {
                 match op {
                     BinaryOp::Assign(op) => {
                         self.check_assignable(id, lhs);
-                        if self.differentiable && self.no_diff_depth == 0 && self.is_active(rhs) {
-                            self.track_active_assignment(id, lhs, &r);
+                        if self.differentiable && self.no_diff_depth == 0 {
+                            self.track_store(id, lhs, rhs, &r);
                         }
                         if op.is_none() {
                             self.check_mismatch(DiagAt::Expr(rhs), &l, &r);
@@ -1761,10 +1829,6 @@ impl<'db> Infer<'_, 'db> {
         if defs.iter().any(|&d| fn_differentiability(db, self.ctx.file, d) != Differentiability::No) {
             return;
         }
-        // Core functions: only the math the reference compiler does not
-        // differentiate (the rest are constructors, casts, `diffPair` …).
-        const CORE_NOT_DIFFERENTIABLE: [&str; 12] =
-            ["floor", "ceil", "round", "trunc", "step", "sign", "fmin", "fmax", "ldexp", "frexp", "modf", "exp10"];
         if defs.iter().any(|&d| {
             is_core(db, d.file(db))
                 && !item_of(db, d).and_then(|i| i.name).is_some_and(|n| CORE_NOT_DIFFERENTIABLE.contains(&n.as_str()))
@@ -1790,7 +1854,7 @@ impl<'db> Infer<'_, 'db> {
             Expr::Member { name, .. } => name.clone(),
             _ => return,
         };
-        self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::DerivativeLost { name } });
+        self.lost_candidates.push((id, name));
     }
 
     /// A field of a non-differentiable `this` carrying a differentiable
@@ -1917,24 +1981,19 @@ impl<'db> Infer<'_, 'db> {
         }
     }
 
-    /// `x = active`: `x` becomes active; into a buffer element (a
-    /// location without derivatives) the derivative is lost: an error
-    /// unless the value is `detach`ed (the reference compiler's E41031).
-    fn track_active_assignment(&mut self, id: ExprId, lhs: ExprId, rhs_ty: &Ty) {
+    /// A store into a buffer element or a `no_diff` field (locations
+    /// without derivatives): an error when the value carries a derivative
+    /// and is not `detach`ed (the reference compiler's E41031), decided by
+    /// the data-flow analysis.
+    fn track_store(&mut self, id: ExprId, lhs: ExprId, rhs: ExprId, rhs_ty: &Ty) {
         let db = self.db();
         match self.body.expr(lhs).clone() {
-            Expr::Path(segs, false) if segs.len() == 1 && self.local(&segs[0].name).is_some() => {
-                self.active.insert(segs[0].name.clone());
-            }
             Expr::Index { base, .. } => {
                 let into_resource = matches!(&self.types[base.0 as usize],
                     Ty::Adt { def, name, .. } if is_core(db, def.file(db)) && is_resource_name(name));
                 let carries = crate::autodiff::type_diff(db, self.ctx.file, rhs_ty) == crate::autodiff::TypeDiff::Value;
                 if into_resource && carries {
-                    self.diags.push(InferDiag {
-                        at: DiagAt::Expr(id),
-                        kind: InferDiagKind::DerivativeLostInStore { into: "a buffer".to_string() },
-                    });
+                    self.store_candidates.push((id, rhs, "a buffer".to_string()));
                 }
             }
             // A `no_diff` field.
@@ -1953,12 +2012,7 @@ impl<'db> Infer<'_, 'db> {
                 });
                 let carries = crate::autodiff::type_diff(db, self.ctx.file, rhs_ty) == crate::autodiff::TypeDiff::Value;
                 if no_diff_field && carries {
-                    self.diags.push(InferDiag {
-                        at: DiagAt::Expr(id),
-                        kind: InferDiagKind::DerivativeLostInStore {
-                            into: format!("the `no_diff` field `{owner}.{name}`"),
-                        },
-                    });
+                    self.store_candidates.push((id, rhs, format!("the `no_diff` field `{owner}.{name}`")));
                 }
             }
             _ => {}
@@ -2064,6 +2118,7 @@ impl<'db> Infer<'_, 'db> {
                 }
                 if let Member::Field(t) = &m {
                     self.warn_field_without_derivative(id, &seg.name, t);
+                    self.this_fields.insert(id);
                 }
                 return match m {
                     Member::Field(t) => t,

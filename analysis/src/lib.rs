@@ -10,6 +10,7 @@
 //! module, scopes and name resolution, and the diagnostics that follow from
 //! them. Type inference is being built on top.
 
+mod activity;
 pub mod autodiff;
 mod base;
 pub mod conformance;

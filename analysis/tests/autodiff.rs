@@ -958,3 +958,62 @@ interface IBar
         "#]],
     );
 }
+
+/// The derivative data-flow analysis is flow-sensitive and two-sided
+/// (each case checked with slangc): a call to a non-differentiable
+/// function is an error only when a derivative flows into it (from any
+/// differentiable parameter, `no_diff` ones and `detach` included) and
+/// its result's derivative is needed (returned, or passed to a
+/// differentiable call). Stores lose derivatives only of values that
+/// carry one (not of `no_diff` parameters, overwritten locals or
+/// `detach`ed values).
+#[test]
+fn derivative_flow_is_flow_sensitive() {
+    check_diags(
+        r#"
+float nd(float x) { return x * 2; }
+RWStructuredBuffer<float> buf;
+[Differentiable]
+float onlyInCondition(float x) { float y = nd(x); if (y > 0) return x; return 2*x; }
+[Differentiable]
+float onlyStored(float x) { float y = nd(x); buf[0] = y; return x; }
+[Differentiable]
+float returned(float x) { float y = nd(x); return y; }
+[Differentiable]
+float castToInt(float x) { int i = int(nd(x)); return x * i; }
+[Differentiable]
+float overwritten(float x) { float y = nd(x); y = x; return y; }
+[Differentiable]
+float constantArgument(float x) { float y = x; float z = nd(2.0); return y + z; }
+[Differentiable]
+float fromConstant(float x) { float y = 1.0; y = nd(y); y = y + x; return y; }
+[Differentiable]
+float noDiffParameter(float x, no_diff float w) { return x + nd(w); }
+[Differentiable]
+float detached(float x) { float f = floor(detach(x)); return x - f; }
+[Differentiable]
+float storeNoDiffParameter(float x, no_diff float w) { buf[0] = w; return x; }
+[Differentiable]
+float storeOverwritten(float x) { float y = x; y = 1.0; buf[0] = y; return x; }
+[Differentiable]
+float storeDetached(float x) { buf[0] = detach(x); return x; }
+[Differentiable]
+float storeActive(float x) { buf[0] = x; return x; }
+[Differentiable]
+float inLoop(float x)
+{
+    float acc = 0.0;
+    float carried = 1.0;
+    for (int i = 0; i < 4; i++) { acc = acc + carried; carried = x; }
+    return nd(acc);
+}
+"#,
+        expect![[r#"
+            /main.slang:9:37: error[derivative-lost]: derivatives cannot flow through `nd`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff nd(…)` if none should
+            /main.slang:19:62: error[derivative-lost]: derivatives cannot flow through `nd`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff nd(…)` if none should
+            /main.slang:21:37: error[derivative-lost]: derivatives cannot flow through `floor`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff floor(…)` if none should
+            /main.slang:29:30: error[derivative-lost]: the value carries a derivative that is lost when it is stored in a buffer; write `detach(…)` around it to say so
+            /main.slang:36:12: error[derivative-lost]: derivatives cannot flow through `nd`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff nd(…)` if none should
+        "#]],
+    );
+}
