@@ -124,10 +124,13 @@ fn tree_flag_prints_the_syntax_tree() {
 }
 
 #[test]
-fn language_server_is_not_pretended() {
-    let out = run(&["lsp"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("not implemented yet"));
+fn language_server_stops_at_end_of_input() {
+    // `lsp` (and no subcommand) serve LSP on stdin; closed stdin ends it.
+    for args in [&["lsp"][..], &[][..]] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(out.stdout.is_empty());
+    }
 }
 
 #[test]

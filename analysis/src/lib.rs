@@ -20,6 +20,7 @@ pub mod decl_check;
 pub mod diagnostics;
 pub mod generics;
 pub mod hir;
+pub mod ide;
 pub mod infer;
 pub mod item_tree;
 pub mod module_graph;
@@ -32,6 +33,7 @@ pub use db::{Db, RootDatabase};
 pub use diagnostics::{file_diagnostics, Diagnostic, Severity};
 pub use item_tree::{Item, ItemKind, ItemTree, Visibility};
 pub use module_graph::{file_imports, import_candidates, module_of, resolved_imports, Import, ImportKind};
+pub use salsa::Cancelled;
 pub use slang_syntax::{TextRange, TextSize};
 
 /// The core-module files (declarations of the built-in types and

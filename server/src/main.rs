@@ -1,12 +1,14 @@
 //! `slang-analyzer`: the command-line entry point.
 //!
 //! Subcommands follow the contract in ARCHITECTURE.md. Only what works is
-//! offered: `parse`, `check` and `derive` today; the language server,
-//! `compile` and `test` arrive with their issues.
+//! offered: the language server (no subcommand, or `lsp`), `parse`,
+//! `check` and `derive` today; `compile` and `test` arrive with their
+//! issues.
 
 mod cli_check;
 mod cli_derive;
 mod cli_parse;
+mod lsp;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,7 +50,7 @@ enum Command {
     /// the signature of each overload of NAME. Exit status 1 when the
     /// function is not found or not differentiable in a requested mode.
     Derive(cli_derive::DeriveArgs),
-    /// Run the language server over stdio (not available yet).
+    /// Run the language server over stdio (also the default with no subcommand).
     Lsp,
 }
 
@@ -58,12 +60,7 @@ fn main() -> ExitCode {
         Some(Command::Parse(args)) => cli_parse::run(args),
         Some(Command::Check(args)) => cli_check::run(args),
         Some(Command::Derive(args)) => cli_derive::run(args),
-        Some(Command::Lsp) | None => {
-            eprintln!(
-                "slang-analyzer: the language server is not implemented yet; available subcommands: parse, check, derive (see --help)"
-            );
-            ExitCode::from(2)
-        }
+        Some(Command::Lsp) | None => lsp::run(),
     }
 }
 

@@ -1,0 +1,364 @@
+//! Protocol tests: the real `slang-analyzer` binary over stdio, driven by
+//! a minimal LSP client (JSON-RPC framing by hand).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    rx: Receiver<Value>,
+    next_id: i64,
+    /// Messages received while waiting for something else.
+    backlog: Vec<Value>,
+}
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Client {
+    fn start() -> Client {
+        Self::start_with(json!({}))
+    }
+
+    fn start_with(capabilities: Value) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_slang-analyzer"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start slang-analyzer");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            loop {
+                let mut len = None;
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(v) = line.strip_prefix("Content-Length: ") {
+                        len = v.parse::<usize>().ok();
+                    }
+                }
+                let mut buf = vec![0; len.expect("Content-Length")];
+                if r.read_exact(&mut buf).is_err() {
+                    return;
+                }
+                let v: Value = serde_json::from_slice(&buf).expect("server sent JSON");
+                if tx.send(v).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut c = Client { child, stdin, rx, next_id: 1, backlog: Vec::new() };
+        let r = c.request("initialize", json!({"processId": null, "rootUri": null, "capabilities": capabilities}));
+        assert!(r["result"]["capabilities"].is_object(), "{r}");
+        c.notify("initialized", json!({}));
+        c
+    }
+
+    fn send_raw(&mut self, body: &str) {
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{}", body.len(), body).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        let body = json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string();
+        self.send_raw(&body);
+    }
+
+    fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        self.send_raw(&body);
+        id
+    }
+
+    /// The next message satisfying `pred` (others are kept).
+    fn wait_for(&mut self, pred: &dyn Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(pred) {
+            return self.backlog.remove(i);
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(v) if pred(&v) => return v,
+                Ok(v) => self.backlog.push(v),
+                Err(RecvTimeoutError::Timeout) => panic!("timed out; received: {:#?}", self.backlog),
+                Err(RecvTimeoutError::Disconnected) => panic!("server exited; received: {:#?}", self.backlog),
+            }
+        }
+    }
+
+    fn response(&mut self, id: i64) -> Value {
+        self.wait_for(&|v| v["id"] == json!(id) && v.get("method").is_none())
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        self.response(id)
+    }
+
+    /// The next `publishDiagnostics` for `uri` with `version`.
+    fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
+        let v = self.wait_for(&|v| {
+            v["method"] == "textDocument/publishDiagnostics"
+                && v["params"]["uri"] == uri
+                && v["params"]["version"] == json!(version)
+        });
+        v["params"]["diagnostics"].as_array().cloned().unwrap_or_default()
+    }
+
+    fn open(&mut self, uri: &str, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "slang", "version": 1, "text": text}}),
+        );
+    }
+
+    fn shutdown(mut self) {
+        let r = self.request("shutdown", Value::Null);
+        assert!(r.get("error").is_none(), "{r}");
+        self.notify("exit", Value::Null);
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "exit status {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "server did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+fn pos(text: &str, marker: &str) -> Value {
+    let i = text.find(marker).unwrap_or_else(|| panic!("{marker} not in text"));
+    let line = text[..i].matches('\n').count();
+    let col = text[..i].rsplit('\n').next().unwrap().encode_utf16().count();
+    json!({"line": line, "character": col})
+}
+
+const SHADER: &str = r#"/// Lambertian shading.
+[Differentiable]
+float shade(float3 n, float3 l, no_diff float albedo)
+{
+    float d = max(dot(n, l), 0.0);
+    return albedo * d;
+}
+
+struct Light : IDifferentiable
+{
+    float3 dir;
+    float intensity;
+}
+
+float use(DifferentialPair<Light> pl, float3 n)
+{
+    var r = fwd_diff(shade)(diffPair(n, n), diffPair(n, n), 1.0);
+    return shade(n, pl.p.dir, 1.0) + r.d;
+}
+"#;
+
+#[test]
+fn diagnostics_are_pushed_after_edits_and_cleared() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/diag.slang";
+    let text = "float f(float x)\n{\n    return y;\n}\n";
+    c.open(uri, text);
+    let d = c.diagnostics(uri, 1);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["code"], "unresolved-name");
+    assert_eq!(d[0]["severity"], 1);
+    assert_eq!(d[0]["range"]["start"], json!({"line": 2, "character": 11}));
+    // An incremental edit fixes it: the diagnostics are cleared.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 2, "character": 11}, "end": {"line": 2, "character": 12}}, "text": "x"}]}),
+    );
+    assert_eq!(c.diagnostics(uri, 2), Vec::<Value>::new());
+    // A full-text change breaks it again; pull diagnostics agree.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": "float f() { return 1 + true_; }\n"}]}),
+    );
+    let pushed = c.diagnostics(uri, 3);
+    assert_eq!(pushed.len(), 1);
+    let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(pulled["result"]["kind"], "full");
+    assert_eq!(pulled["result"]["items"], json!(pushed));
+    c.shutdown();
+}
+
+#[test]
+fn hover_shows_derivative_signatures_and_transformed_calls() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/hover.slang";
+    c.open(uri, SHADER);
+    let at = pos(SHADER, "shade(n, pl");
+    let h = c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": at}));
+    let md = h["result"]["contents"]["value"].as_str().unwrap_or_default().to_string();
+    assert!(md.contains("float shade(float3 n, float3 l, no_diff float albedo)"), "{md}");
+    assert!(md.contains("Lambertian shading."), "{md}");
+    assert!(
+        md.contains(
+            "DifferentialPair<float> fwd_diff(shade)(DifferentialPair<float3> n, DifferentialPair<float3> l, float albedo)"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("void bwd_diff(shade)(inout DifferentialPair<float3> n, inout DifferentialPair<float3> l, float albedo, float dResult)"),
+        "{md}"
+    );
+    // On `fwd_diff`: the transformed signature.
+    let at = pos(SHADER, "fwd_diff(shade)");
+    let h = c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": at}));
+    let md = h["result"]["contents"]["value"].as_str().unwrap_or_default().to_string();
+    assert!(md.starts_with("```slang\nDifferentialPair<float> fwd_diff(shade)("), "{md}");
+    // On a differentiable struct: its synthesized Differential.
+    let at = pos(SHADER, "Light : IDiff");
+    let h = c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": at}));
+    let md = h["result"]["contents"]["value"].as_str().unwrap_or_default().to_string();
+    assert!(md.contains("typealias Light.Differential = Light; // synthesized"), "{md}");
+    c.shutdown();
+}
+
+#[test]
+fn completion_definition_and_symbols() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/nav.slang";
+    let text = SHADER.replace("pl.p.dir", "pl.");
+    c.open(uri, &text);
+    let mut at = pos(&text, "pl.");
+    at["character"] = json!(at["character"].as_u64().unwrap() + 3);
+    let r = c.request("textDocument/completion", json!({"textDocument": {"uri": uri}, "position": at}));
+    let labels: Vec<&str> = r["result"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    for want in ["p", "d", "getPrimal", "getDifferential"] {
+        assert!(labels.contains(&want), "{labels:?}");
+    }
+    c.shutdown();
+
+    let mut c = Client::start();
+    c.open(uri, SHADER);
+    let at = pos(SHADER, "shade(n, pl");
+    let r = c.request("textDocument/definition", json!({"textDocument": {"uri": uri}, "position": at}));
+    let loc = &r["result"][0];
+    assert_eq!(loc["uri"], uri);
+    assert_eq!(loc["range"]["start"], json!({"line": 2, "character": 6}));
+    let r = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
+    let syms = r["result"].as_array().unwrap();
+    let names: Vec<&str> = syms.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["shade", "Light", "use"]);
+    let fields: Vec<&str> =
+        syms[1]["children"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(fields, ["dir", "intensity"]);
+    c.shutdown();
+}
+
+#[test]
+fn bad_input_gets_errors_not_crashes() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/bad.slang";
+    c.open(uri, SHADER);
+    // Malformed JSON: a parse error (id null), and the server lives on.
+    c.send_raw("{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": ");
+    let e = c.wait_for(&|v| v["error"]["code"] == json!(-32700));
+    assert!(e["error"]["message"].is_string());
+    // An unknown method: "method not found".
+    let r = c.request("slang/noSuchMethod", json!({}));
+    assert_eq!(r["error"]["code"], -32601);
+    // Positions out of range and unknown documents: empty answers.
+    let r = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 9999, "character": 9999}}),
+    );
+    assert!(r.get("error").is_none(), "{r}");
+    let r = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": "file:///nowhere.slang"}, "position": {"line": 0, "character": 0}}),
+    );
+    assert_eq!(r["result"], Value::Null);
+    // Wrong parameter types: "invalid params".
+    let r = c.request("textDocument/hover", json!({"textDocument": 5}));
+    assert_eq!(r["error"]["code"], -32602);
+    // Still serving.
+    let at = pos(SHADER, "shade(n, pl");
+    let h = c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": at}));
+    assert!(h["result"]["contents"]["value"].as_str().unwrap().contains("fwd_diff(shade)"));
+    c.shutdown();
+}
+
+/// A burst of 1,000 incremental edits (inserts and deletes at varying
+/// places, with requests in between): the server's text ends equal to
+/// the client's, seen through the function name it reports.
+#[test]
+fn a_thousand_rapid_edits_keep_the_text_in_sync() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/burst.slang";
+    let prefix = "// ü comment 😀\nfloat f";
+    let suffix = "(float x) { return x; }\n";
+    let mut name = String::from("_");
+    c.open(uri, &format!("{prefix}{name}{suffix}"));
+    let mut seed = 12345u64;
+    let mut rand = move |n: usize| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % n.max(1)
+    };
+    let col0 = "float f".len();
+    for version in 2..1002 {
+        let at = rand(name.len() + 1);
+        let change = if name.len() > 1 && rand(3) == 0 {
+            // Delete one character (never the first, keeping an identifier).
+            let at = at.clamp(1, name.len() - 1);
+            name.remove(at);
+            json!({"range": {"start": {"line": 1, "character": col0 + at}, "end": {"line": 1, "character": col0 + at + 1}}, "text": ""})
+        } else {
+            let ch = (b'a' + rand(26) as u8) as char;
+            let at = at.max(1);
+            name.insert(at, ch);
+            json!({"range": {"start": {"line": 1, "character": col0 + at}, "end": {"line": 1, "character": col0 + at}}, "text": ch.to_string()})
+        };
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
+        );
+        if version % 100 == 0 {
+            c.send_request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 8}}),
+            );
+        }
+    }
+    // Diagnostics of the last version arrive (and say nothing is wrong).
+    assert_eq!(c.diagnostics(uri, 1001), Vec::<Value>::new());
+    let r = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(r["result"][0]["name"].as_str().unwrap(), format!("f{name}"));
+    c.shutdown();
+}
+
+#[test]
+fn utf8_positions_when_the_client_offers_them() {
+    let mut c = Client::start_with(json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}));
+    let uri = "file:///tmp/slang-analyzer-test/utf8.slang";
+    let text = "// é😀\nfloat f(float x) { return y; }\n";
+    c.open(uri, text);
+    let d = c.diagnostics(uri, 1);
+    assert_eq!(d.len(), 1);
+    // `y` is at byte column 26 of line 1 (ASCII line: same in both).
+    assert_eq!(d[0]["range"]["start"], json!({"line": 1, "character": 26}));
+    c.shutdown();
+}
