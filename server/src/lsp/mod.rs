@@ -26,7 +26,7 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 use line_index::{Encoding, LineIndex};
 
 /// How long diagnostics wait for more edits before being computed.
-const DEBOUNCE: Duration = Duration::from_millis(25);
+const DEBOUNCE: Duration = Duration::from_millis(10);
 
 struct Doc {
     file: SourceFile,
