@@ -317,6 +317,15 @@ pub enum Dir {
 }
 
 impl Dir {
+    /// The direction of a declared parameter.
+    fn of(p: &crate::hir::Param) -> Dir {
+        match (p.is_out, p.is_inout) {
+            (false, _) => Dir::In,
+            (true, true) => Dir::InOut,
+            (true, false) => Dir::Out,
+        }
+    }
+
     fn keyword(self) -> &'static str {
         match self {
             Dir::In => "",
@@ -403,11 +412,7 @@ pub fn higher_order_signature(db: &dyn Db, def: DefId, modes: &[Mode]) -> DerivS
     for (i, p) in sig.params.iter().enumerate() {
         let ty = ctx.resolve(&p.ty);
         let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
-        let dir = match (p.is_out, p.is_inout) {
-            (false, _) => Dir::In,
-            (true, true) => Dir::InOut,
-            (true, false) => Dir::Out,
-        };
+        let dir = Dir::of(p);
         let diff = if p.no_diff { TypeDiff::No } else { type_diff(db, file, &ty) };
         params.push(DerivParam { name, ty, dir, diff });
     }
@@ -415,30 +420,30 @@ pub fn higher_order_signature(db: &dyn Db, def: DefId, modes: &[Mode]) -> DerivS
     let mut this_param = item.as_ref().filter(|i| !i.is_static && !i.has_attr("NoDiffThis")).and_then(|i| {
         let parent = crate::infer::parent_of(db, def)?;
         let p = item_of(db, parent)?;
-        if p.kind == ItemKind::Interface {
+        let (this, diff) = match p.kind {
             // A requirement of a differentiable interface: `this` is the
             // conforming type, `This`.
-            let mut closure = std::collections::HashSet::new();
-            crate::generics::interface_closure(db, parent, &mut closure);
-            if !core_def(db, "IDifferentiable").is_some_and(|d| closure.contains(&d)) {
-                return None;
+            ItemKind::Interface => {
+                let mut closure = std::collections::HashSet::new();
+                crate::generics::interface_closure(db, parent, &mut closure);
+                if !core_def(db, "IDifferentiable").is_some_and(|d| closure.contains(&d)) {
+                    return None;
+                }
+                (Ty::Param { def: parent, name: "This".to_string() }, TypeDiff::Value)
             }
-            let mutating = i.has_attr("mutating") || i.modifiers.contains(&slang_syntax::SyntaxKind::MUTATING_KW);
-            let dir = if mutating { Dir::InOut } else { Dir::In };
-            let this = Ty::Param { def: parent, name: "This".to_string() };
-            return Some(DerivParam { name: "this".to_string(), ty: this, dir, diff: TypeDiff::Value });
-        }
-        if !matches!(p.kind, ItemKind::Struct | ItemKind::Class) {
-            return None;
-        }
-        let this = match &ctx.this {
-            t @ Ty::Adt { def, .. } if *def == parent => t.clone(),
-            _ => Ty::Adt { def: parent, name: p.name.clone().unwrap_or_default(), args: Vec::new() },
+            ItemKind::Struct | ItemKind::Class => {
+                let this = match &ctx.this {
+                    t @ Ty::Adt { def, .. } if *def == parent => t.clone(),
+                    _ => Ty::Adt { def: parent, name: p.name.clone().unwrap_or_default(), args: Vec::new() },
+                };
+                let diff = type_diff(db, file, &this);
+                if !matches!(diff, TypeDiff::Value | TypeDiff::Ptr) {
+                    return None;
+                }
+                (this, diff)
+            }
+            _ => return None,
         };
-        let diff = type_diff(db, file, &this);
-        if !matches!(diff, TypeDiff::Value | TypeDiff::Ptr) {
-            return None;
-        }
         let mutating = i.has_attr("mutating") || i.modifiers.contains(&slang_syntax::SyntaxKind::MUTATING_KW);
         let dir = if mutating { Dir::InOut } else { Dir::In };
         Some(DerivParam { name: "this".to_string(), ty: this, dir, diff })
@@ -942,18 +947,8 @@ fn derivative_pair_problem(db: &dyn Db, primal: DefId, deriv: DefId, mode: Mode)
     let rename: HashMap<String, String> =
         dsig.generic_params.iter().cloned().zip(psig.generic_params.iter().cloned()).collect();
     let mut ctx = DeclCtx::for_def(db, deriv);
-    let actual: Vec<(Dir, Ty)> = dsig
-        .params
-        .iter()
-        .map(|p| {
-            let dir = match (p.is_out, p.is_inout) {
-                (false, _) => Dir::In,
-                (true, true) => Dir::InOut,
-                (true, false) => Dir::Out,
-            };
-            (dir, normalize_differentials(db, &ctx.resolve(&p.ty)))
-        })
-        .collect();
+    let actual: Vec<(Dir, Ty)> =
+        dsig.params.iter().map(|p| (Dir::of(p), normalize_differentials(db, &ctx.resolve(&p.ty)))).collect();
     let ret = normalize_differentials(db, &ctx.resolve(&dsig.ret));
     let wanted: Vec<&DerivParam> = expected.this_param.iter().chain(&expected.params).collect();
     let fits = actual.len() == wanted.len()

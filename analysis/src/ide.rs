@@ -54,47 +54,47 @@ fn decl_name(decl: &SyntaxNode) -> Option<SyntaxNode> {
     })
 }
 
-/// A local or parameter named `name` visible at `at` (syntactically:
-/// declarations earlier in enclosing blocks, `for` initializers, the
-/// enclosing function's parameters).
-fn find_local(at: &SyntaxNode, name: &str, offset: TextSize) -> Option<(SyntaxNode, SyntaxNode)> {
+/// The locals and parameters visible at `offset` inside `at`, closest
+/// first (syntactically: declarations earlier in enclosing blocks, `for`
+/// initializers, the enclosing function's parameters): (name, declaration)
+/// nodes. Shadowed names appear more than once; the first wins.
+fn visible_locals(at: &SyntaxNode, offset: TextSize) -> Vec<(SyntaxNode, SyntaxNode)> {
+    let mut out = Vec::new();
     for anc in at.ancestors() {
         match anc.kind() {
             K::BLOCK | K::FOR_STMT => {
-                let mut found = None;
-                for stmt in anc.children() {
-                    if stmt.text_range().start() >= offset {
-                        break;
-                    }
-                    if stmt.kind() == K::VAR_DECL {
-                        for d in stmt.children().filter(|c| c.kind() == K::DECLARATOR) {
-                            if let Some(n) = d.children().find(|c| c.kind() == K::NAME) {
-                                if n.text() == name {
-                                    found = Some((n, d.clone()));
-                                }
+                let stmts: Vec<SyntaxNode> =
+                    anc.children().filter(|s| s.kind() == K::VAR_DECL && s.text_range().start() < offset).collect();
+                for stmt in stmts.iter().rev() {
+                    let decls: Vec<SyntaxNode> = stmt.children().filter(|c| c.kind() == K::DECLARATOR).collect();
+                    for d in decls.iter().rev() {
+                        if let Some(n) = d.children().find(|c| c.kind() == K::NAME) {
+                            if n.text_range().end() <= offset {
+                                out.push((n, d.clone()));
                             }
                         }
                     }
                 }
-                if found.is_some() {
-                    return found;
-                }
             }
             K::FN => {
-                let params = anc.children().find(|c| c.kind() == K::PARAM_LIST)?;
-                for p in params.children().filter(|c| c.kind() == K::PARAM) {
-                    if let Some(n) = p.children().find(|c| c.kind() == K::NAME) {
-                        if n.text() == name {
-                            return Some((n, p));
+                if let Some(params) = anc.children().find(|c| c.kind() == K::PARAM_LIST) {
+                    for p in params.children().filter(|c| c.kind() == K::PARAM) {
+                        if let Some(n) = p.children().find(|c| c.kind() == K::NAME) {
+                            out.push((n, p.clone()));
                         }
                     }
                 }
-                return None;
+                break;
             }
             _ => {}
         }
     }
-    None
+    out
+}
+
+/// The local or parameter named `name` visible at `at`.
+fn find_local(at: &SyntaxNode, name: &str, offset: TextSize) -> Option<(SyntaxNode, SyntaxNode)> {
+    visible_locals(at, offset).into_iter().find(|(n, _)| n.text() == name)
 }
 
 /// The declaration in the item tree whose syntax is `node` (by range).
@@ -706,53 +706,22 @@ pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Compl
         return out;
     }
     // Locals and parameters in scope (closest first).
-    let at = root.token_at_offset(offset).left_biased().and_then(|t| t.parent());
-    if let Some(at) = &at {
+    if let Some(at) = root.token_at_offset(offset).left_biased().and_then(|t| t.parent()) {
         let mut seen = std::collections::HashSet::new();
-        for anc in at.ancestors() {
-            match anc.kind() {
-                K::BLOCK | K::FOR_STMT => {
-                    for stmt in anc.children().filter(|s| s.text_range().start() < offset) {
-                        if stmt.kind() != K::VAR_DECL {
-                            continue;
-                        }
-                        for d in stmt.children().filter(|c| c.kind() == K::DECLARATOR) {
-                            if let Some(n) = d.children().find(|c| c.kind() == K::NAME) {
-                                let name = n.text().to_string();
-                                if d.text_range().end() <= offset && seen.insert(name.clone()) {
-                                    out.push(CompletionEntry {
-                                        label: name,
-                                        kind: CompletionKind::Local,
-                                        detail: Some(declaration_text(&d)),
-                                        snippet: None,
-                                        rank: 0,
-                                    });
-                                }
-                            }
-                        }
-                    }
-                }
-                K::FN => {
-                    if let Some(params) = anc.children().find(|c| c.kind() == K::PARAM_LIST) {
-                        for p in params.children().filter(|c| c.kind() == K::PARAM) {
-                            if let Some(n) = p.children().find(|c| c.kind() == K::NAME) {
-                                let name = n.text().to_string();
-                                if seen.insert(name.clone()) {
-                                    out.push(CompletionEntry {
-                                        label: name,
-                                        kind: CompletionKind::Local,
-                                        detail: Some(
-                                            p.text().to_string().split_whitespace().collect::<Vec<_>>().join(" "),
-                                        ),
-                                        snippet: None,
-                                        rank: 0,
-                                    });
-                                }
-                            }
-                        }
-                    }
-                }
-                _ => {}
+        for (n, decl) in visible_locals(&at, offset) {
+            let name = n.text().to_string();
+            if seen.insert(name.clone()) {
+                let detail = match decl.kind() {
+                    K::PARAM => decl.text().to_string().split_whitespace().collect::<Vec<_>>().join(" "),
+                    _ => declaration_text(&decl),
+                };
+                out.push(CompletionEntry {
+                    label: name,
+                    kind: CompletionKind::Local,
+                    detail: Some(detail),
+                    snippet: None,
+                    rank: 0,
+                });
             }
         }
     }
