@@ -214,13 +214,23 @@ fn a_thousand_rapid_edits_keep_the_text_in_sync() {
 
 #[test]
 fn utf8_positions_when_the_client_offers_them() {
-    let mut c = Client::start_with(json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}));
-    let uri = "file:///tmp/slang-analyzer-test/utf8.slang";
-    let text = "// é😀\nfloat f(float x) { return y; }\n";
-    c.open(uri, text);
-    let d = c.diagnostics(uri, 1);
-    assert_eq!(d.len(), 1);
-    // `y` is at byte column 26 of line 1 (ASCII line: same in both).
-    assert_eq!(d[0]["range"]["start"], json!({"line": 1, "character": 26}));
-    c.shutdown();
+    // Non-ASCII before the error on its line: UTF-8 and UTF-16 columns differ.
+    let text = "float f(float x) { /* é😀 */ return y; }\n";
+    let y = text.find("y;").unwrap();
+    let utf8_col = y;
+    let utf16_col = text[..y].encode_utf16().count();
+    assert_ne!(utf8_col, utf16_col);
+    for (caps, encoding, col) in [
+        (json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}), "utf-8", utf8_col),
+        (json!({}), "utf-16", utf16_col),
+    ] {
+        let mut c = Client::start_with(caps);
+        assert_eq!(c.initialize_result["capabilities"]["positionEncoding"], encoding);
+        let uri = "file:///tmp/slang-analyzer-test/enc.slang";
+        c.open(uri, text);
+        let d = c.diagnostics(uri, 1);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0]["range"]["start"], json!({"line": 0, "character": col}), "{encoding}");
+        c.shutdown();
+    }
 }

@@ -16,6 +16,8 @@ pub struct Client {
     next_id: i64,
     /// Messages received while waiting for something else.
     backlog: Vec<Value>,
+    /// The server's answer to `initialize`.
+    pub initialize_result: Value,
 }
 
 pub const TIMEOUT: Duration = Duration::from_secs(30);
@@ -62,9 +64,10 @@ impl Client {
                 }
             }
         });
-        let mut c = Client { child, stdin, rx, next_id: 1, backlog: Vec::new() };
+        let mut c = Client { child, stdin, rx, next_id: 1, backlog: Vec::new(), initialize_result: Value::Null };
         let r = c.request("initialize", json!({"processId": null, "rootUri": null, "capabilities": capabilities}));
         assert!(r["result"]["capabilities"].is_object(), "{r}");
+        c.initialize_result = r["result"].clone();
         c.notify("initialized", json!({}));
         c
     }

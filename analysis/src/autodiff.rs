@@ -562,7 +562,7 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
         check_manual_differential(db, file, item, &mut out);
     }
     // Function and loop attributes on types and variables.
-    let restricted = |a: &String| FUNCTION_ATTRIBUTES.contains(&a.as_str()) || LOOP_ATTRIBUTES.contains(&a.as_str());
+    let restricted = |a: &String| function_only(a) || LOOP_ATTRIBUTES.contains(&a.as_str());
     for item in tree.walk().filter(|i| {
         matches!(i.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Enum | ItemKind::Var)
             && i.attrs.iter().any(restricted)
@@ -586,14 +586,7 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
     }
     for item in tree.walk().filter(|i| i.kind == ItemKind::Fn) {
         let def = DefId::new(db, file, item.ast_index);
-        let derivative_attrs = [
-            "ForwardDerivative",
-            "BackwardDerivative",
-            "PrimalSubstitute",
-            "ForwardDerivativeOf",
-            "BackwardDerivativeOf",
-            "PrimalSubstituteOf",
-        ];
+        let derivative_attrs = DERIVATIVE_ATTRIBUTES;
         let backward = item.has_attr("Differentiable") || item.has_attr("BackwardDifferentiable");
         if !backward && !item.attrs.iter().any(|a| derivative_attrs.contains(&a.as_str())) {
             continue;
@@ -617,7 +610,8 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
             let target = parse_deriv_target(args.text().to_string().trim_matches(|c| c == '(' || c == ')'));
             let name_tok = idents.iter().find(|t| t.text() == target.name).unwrap_or(first);
             let range = name_tok.text_range() + start;
-            if let Some(problem) = derivative_mismatch(db, def, &name, &target) {
+            let candidates = derivative_candidates(db, def, &target);
+            if let Some(problem) = candidates.as_deref().and_then(|c| derivative_mismatch(db, def, &name, c)) {
                 out.push(crate::diagnostics::Diagnostic {
                     range,
                     severity: crate::diagnostics::Severity::Error,
@@ -625,7 +619,6 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
                     message: problem,
                 });
             }
-            let candidates = derivative_candidates(db, def, &target);
             let macro_named = tree.macro_fragments.contains(&target.name);
             match (&target.qualifier, &candidates) {
                 (None, Some(c)) if c.is_empty() && scope.lookup(&target.name).is_none() && !macro_named => {
@@ -967,7 +960,7 @@ fn derivative_pair_problem(db: &dyn Db, primal: DefId, deriv: DefId, mode: Mode)
 /// For `[ForwardDerivative(g)]` on `f` (or `[ForwardDerivativeOf(f)]` on
 /// `g`, and the backward forms): a message if no function that `g` names
 /// has the signature that `fwd_diff(f)` / `bwd_diff(f)` would have.
-fn derivative_mismatch(db: &dyn Db, def: DefId, attr: &str, target: &DerivTarget) -> Option<String> {
+fn derivative_mismatch(db: &dyn Db, def: DefId, attr: &str, named: &[DefId]) -> Option<String> {
     let (mode, of) = match attr {
         "ForwardDerivative" => (Mode::Forward, false),
         "BackwardDerivative" => (Mode::Backward, false),
@@ -975,12 +968,8 @@ fn derivative_mismatch(db: &dyn Db, def: DefId, attr: &str, target: &DerivTarget
         "BackwardDerivativeOf" => (Mode::Backward, true),
         _ => return None,
     };
-    let named = derivative_candidates(db, def, target)?;
-    if named.is_empty() {
-        return None;
-    }
     let mut first_problem = None;
-    for other in named {
+    for &other in named {
         let (primal, deriv) = if of { (other, def) } else { (def, other) };
         match derivative_pair_problem(db, primal, deriv, mode) {
             None => return None,
@@ -1105,21 +1094,29 @@ const ONE_ARGUMENT_ATTRIBUTES: [&str; 8] = [
     "DerivativeMember",
 ];
 
-/// Attributes that only functions take.
-const FUNCTION_ATTRIBUTES: [&str; 12] = [
+/// Attributes naming a derivative or primal substitute.
+const DERIVATIVE_ATTRIBUTES: [&str; 6] = [
+    "ForwardDerivative",
+    "BackwardDerivative",
+    "PrimalSubstitute",
+    "ForwardDerivativeOf",
+    "BackwardDerivativeOf",
+    "PrimalSubstituteOf",
+];
+
+/// Attributes that only functions take (besides the derivative ones).
+const FUNCTION_ATTRIBUTES: [&str; 6] = [
     "Differentiable",
     "ForwardDifferentiable",
     "BackwardDifferentiable",
-    "ForwardDerivative",
-    "BackwardDerivative",
-    "ForwardDerivativeOf",
-    "BackwardDerivativeOf",
-    "PrimalSubstitute",
-    "PrimalSubstituteOf",
     "PreferRecompute",
     "PreferCheckpoint",
     "NoDiffThis",
 ];
+
+fn function_only(name: &str) -> bool {
+    FUNCTION_ATTRIBUTES.contains(&name) || DERIVATIVE_ATTRIBUTES.contains(&name)
+}
 
 /// Attributes that only loops take.
 const LOOP_ATTRIBUTES: [&str; 2] = ["MaxIters", "ForceUnroll"];
@@ -1148,7 +1145,7 @@ fn misplaced_attribute(name: &str, holder: &slang_syntax::SyntaxNode) -> Option<
     if LOOP_ATTRIBUTES.contains(&name) && !is_loop {
         return Some(format!("`[{name}]` applies to loops (`for`, `while`, `do`), not to {what}"));
     }
-    if FUNCTION_ATTRIBUTES.contains(&name) && !is_fn {
+    if function_only(name) && !is_fn {
         return Some(format!("`[{name}]` applies to functions, not to {what}"));
     }
     if name == "DerivativeMember" && target != K::VAR_DECL {

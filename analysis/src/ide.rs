@@ -739,28 +739,17 @@ pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Compl
     }
     // Module and imported names, then the core module's.
     let scope = crate::name_res::global_scope(db, file);
-    for (name, defs) in &scope.names {
-        let Some(d) = defs.first() else { continue };
-        out.push(CompletionEntry {
-            label: name.clone(),
-            kind: kind_of_item(d.kind),
-            detail: None,
-            snippet: None,
-            rank: 2,
-        });
-    }
-    if let Some(core) = &scope.core {
-        for (name, defs) in &core.names {
-            if name.starts_with('_') {
-                continue;
-            }
-            let Some(d) = defs.first() else { continue };
+    let core = scope.core.as_ref().map(|c| &c.names);
+    for (names, rank) in [(Some(&scope.names), 2), (core, 3)] {
+        for (name, defs) in names.into_iter().flatten() {
+            // The core module's internal names (`__…`) are not offered.
+            let Some(d) = defs.first().filter(|_| rank == 2 || !name.starts_with('_')) else { continue };
             out.push(CompletionEntry {
                 label: name.clone(),
                 kind: kind_of_item(d.kind),
                 detail: None,
                 snippet: None,
-                rank: 3,
+                rank,
             });
         }
     }

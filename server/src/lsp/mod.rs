@@ -63,6 +63,16 @@ impl State {
         *self.encoding.get().unwrap_or(&Encoding::Utf16)
     }
 
+    /// The URI of a database path: the open document's (whatever its
+    /// scheme), else a `file:` URI.
+    fn uri_of(&self, path: &str) -> Option<Uri> {
+        let docs = self.docs.lock().unwrap();
+        if let Some(uri) = docs.keys().find(|u| uri_path(u) == path) {
+            return Some(uri.clone());
+        }
+        Uri::from_file_path(path).or_else(|| path.parse().ok())
+    }
+
     /// A snapshot of the database and the document's file and text.
     fn snapshot(&self, uri: &Uri) -> Option<(RootDatabase, SourceFile, Arc<String>)> {
         let (file, text) = {
@@ -308,23 +318,18 @@ impl LanguageServer for Backend {
         let r = on_snapshot(&self.state, &p.text_document.uri, move |db, file, text, enc| {
             let li = LineIndex::new(text, enc);
             let targets = ide::goto_definition(db, file, li.text_size(p.position));
-            let mut out = Vec::new();
-            for t in targets {
-                let path = t.file.path(db);
-                let uri = if path.starts_with('/') {
-                    Uri::from_file_path(path).or_else(|| path.parse().ok())
-                } else {
-                    path.parse().ok()
-                };
-                let Some(uri) = uri else { continue };
-                let target_text = t.file.text(db);
-                let tli = LineIndex::new(target_text, enc);
-                out.push(Location { uri, range: tli.range(t.focus_range) });
-            }
-            out
+            targets
+                .into_iter()
+                .map(|t| (t.file.path(db).clone(), LineIndex::new(t.file.text(db), enc).range(t.focus_range)))
+                .collect::<Vec<_>>()
         })
         .await?;
-        Ok(r.filter(|v| !v.is_empty()).map(GotoDefinitionResponse::Array))
+        let locations: Vec<Location> = r
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(path, range)| Some(Location { uri: self.state.uri_of(&path)?, range }))
+            .collect();
+        Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
