@@ -326,7 +326,7 @@ impl Dir {
         }
     }
 
-    fn keyword(self) -> &'static str {
+    pub fn keyword(self) -> &'static str {
         match self {
             Dir::In => "",
             Dir::Out => "out ",

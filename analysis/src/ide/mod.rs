@@ -11,6 +11,9 @@ use crate::item_tree::{Item, ItemKind};
 use crate::ty::Ty;
 use crate::{parse, Db, SourceFile};
 
+mod assists;
+pub use assists::{assists, Assist, AssistKind, FileEdit};
+
 /// A place to navigate to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NavTarget {
