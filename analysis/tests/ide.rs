@@ -319,3 +319,133 @@ float f(float x, float y)
     "#]],
     );
 }
+
+#[test]
+fn completion_ranks_the_expected_type_first() {
+    let locals = |c: &ide::CompletionEntry| c.kind == ide::CompletionKind::Local;
+    // Rendered in rank order: `float3` locals before the others.
+    check_completions(
+        r#"
+float3 f(float3 n, float k, int i)
+{
+    float3 v = n * k;
+    float3 w = $0
+}
+"#,
+        &locals,
+        expect![[r#"
+            Local n — float3 n
+            Local v — float3 v
+            Local i — int i
+            Local k — float k
+        "#]],
+    );
+}
+
+#[test]
+fn completion_of_keywords_by_context() {
+    let keywords = |c: &ide::CompletionEntry| {
+        c.kind == ide::CompletionKind::Keyword
+            && ["import", "struct", "return", "no_diff", "let"].contains(&c.label.as_str())
+    };
+    check_completions(
+        "$0\nfloat f(float x) { return x; }",
+        &keywords,
+        expect![[r#"
+            Keyword import
+            Keyword no_diff
+            Keyword struct
+        "#]],
+    );
+    check_completions(
+        "float f(float x) { $0 }",
+        &keywords,
+        expect![[r#"
+            Keyword let
+            Keyword no_diff
+            Keyword return
+        "#]],
+    );
+    check_completions(
+        "struct S { $0 }",
+        &keywords,
+        expect![[r#"
+            Keyword no_diff
+            Keyword struct
+        "#]],
+    );
+}
+
+#[test]
+fn completion_of_semantics_and_import_paths() {
+    let sv = |c: &ide::CompletionEntry| c.label.starts_with("SV_Dispatch") || c.label == "SV_Target";
+    check_completions(
+        "[numthreads(8,1,1)]\nvoid main(uint3 id : $0) {}",
+        &sv,
+        expect![[r#"
+            Other SV_DispatchThreadID — thread index in the whole dispatch (uint3)
+            Other SV_Target — render-target output of a fragment shader
+        "#]],
+    );
+    let all = |_: &ide::CompletionEntry| true;
+    check_completions(
+        r#"
+//- /src/lib/brdf.slang
+module brdf;
+//- /src/util.slang
+module util;
+//- /inc/common.h
+#define X 1
+//- /src/main.slang
+import $0
+"#,
+        &all,
+        expect![[r#"
+            Other lib.brdf — /src/lib/brdf.slang
+            Other util — /src/util.slang
+        "#]],
+    );
+    check_completions(
+        r#"
+//- /src/common.slangh
+float one() { return 1.0; }
+//- /src/main.slang
+#include "$0
+"#,
+        &all,
+        expect![[r#"
+            Other common.slangh — /src/common.slangh
+        "#]],
+    );
+}
+
+#[test]
+fn completion_docs_come_from_the_declaration() {
+    let fx = fixture(
+        r#"
+/// Scales a value.
+[Differentiable]
+float scale(float x) { return 2.0 * x; }
+float g() { return sc$0 }
+"#,
+    );
+    let (file, offset) = fx.cursor.unwrap();
+    let item = ide::completions(&fx.db, file, TextSize::from(offset)).into_iter().find(|c| c.label == "scale").unwrap();
+    let docs = ide::completion_docs(&fx.db, item.def.unwrap()).unwrap();
+    expect![[r#"
+        ```slang
+        [Differentiable]
+        float scale(float x)
+        ```
+
+        Scales a value.
+
+        ---
+
+        **Autodiff**
+        ```slang
+        DifferentialPair<float> fwd_diff(scale)(DifferentialPair<float> x)
+        void bwd_diff(scale)(inout DifferentialPair<float> x, float dResult)
+        ```"#]]
+    .assert_eq(&docs);
+}

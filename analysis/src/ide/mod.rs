@@ -526,59 +526,96 @@ pub struct CompletionEntry {
     pub snippet: Option<String>,
     /// Lower sorts first.
     pub rank: u8,
+    /// The declaration, for documentation on demand ([`completion_docs`]).
+    pub def: Option<DefId>,
 }
 
-const KEYWORDS: &[&str] = &[
-    "if",
-    "else",
-    "for",
-    "while",
-    "do",
-    "return",
-    "break",
-    "continue",
-    "switch",
-    "case",
-    "default",
+impl CompletionEntry {
+    fn new(label: impl Into<String>, kind: CompletionKind, rank: u8) -> Self {
+        CompletionEntry { label: label.into(), kind, detail: None, snippet: None, rank, def: None }
+    }
+}
+
+/// The documentation of a completion item's declaration (for
+/// `completionItem/resolve`): the hover text.
+pub fn completion_docs(db: &dyn Db, def: DefId) -> Option<String> {
+    item_hover(db, def.file(db), def)
+}
+
+/// Keywords that start statements or appear in expressions.
+const STMT_KEYWORDS: &[&str] = &[
+    "if", "else", "for", "while", "do", "return", "break", "continue", "switch", "case", "default", "discard", "let",
+    "var", "const", "static", "no_diff", "fwd_diff", "bwd_diff", "detach", "true", "false", "this", "This", "is", "as",
+];
+
+/// Keywords that start or qualify declarations.
+const DECL_KEYWORDS: &[&str] = &[
     "struct",
     "interface",
     "extension",
-    "import",
-    "module",
-    "implementing",
+    "enum",
+    "namespace",
     "typealias",
-    "let",
-    "var",
+    "typedef",
+    "associatedtype",
+    "property",
+    "__init",
+    "__subscript",
     "const",
     "static",
+    "uniform",
+    "groupshared",
     "in",
     "out",
     "inout",
-    "uniform",
     "no_diff",
-    "fwd_diff",
-    "bwd_diff",
-    "detach",
     "public",
     "internal",
     "private",
-    "namespace",
-    "enum",
-    "true",
-    "false",
-    "this",
-    "This",
-    "void",
-    "float",
-    "int",
-    "uint",
-    "bool",
-    "half",
-    "double",
-    "float2",
-    "float3",
-    "float4",
-    "float4x4",
+    "export",
+    "extern",
+    "override",
+];
+
+/// Keywords only at the top of a file.
+const FILE_KEYWORDS: &[&str] = &["import", "module", "implementing", "__include", "cbuffer"];
+
+/// Type names offered wherever a type may start.
+const TYPE_KEYWORDS: &[&str] = &[
+    "void", "bool", "int", "uint", "half", "float", "double", "int64_t", "uint64_t", "float2", "float3", "float4",
+    "int2", "int3", "int4", "uint2", "uint3", "uint4", "float2x2", "float3x3", "float4x4",
+];
+
+/// System-value semantics (after `:` on parameters, fields and return
+/// types): name and meaning.
+const SEMANTICS: &[(&str, &str)] = &[
+    ("SV_Position", "clip-space position (vertex output) / pixel position (fragment input)"),
+    ("SV_Target", "render-target output of a fragment shader"),
+    ("SV_Depth", "depth output of a fragment shader"),
+    ("SV_DispatchThreadID", "thread index in the whole dispatch (uint3)"),
+    ("SV_GroupID", "index of the thread group (uint3)"),
+    ("SV_GroupThreadID", "thread index in its group (uint3)"),
+    ("SV_GroupIndex", "flattened thread index in its group (uint)"),
+    ("SV_VertexID", "index of the vertex (uint)"),
+    ("SV_InstanceID", "index of the instance (uint)"),
+    ("SV_PrimitiveID", "index of the primitive (uint)"),
+    ("SV_IsFrontFace", "whether the primitive faces the viewer (bool)"),
+    ("SV_SampleIndex", "sample index (uint)"),
+    ("SV_Coverage", "sample coverage mask (uint)"),
+    ("SV_ClipDistance", "clip distance (float)"),
+    ("SV_CullDistance", "cull distance (float)"),
+    ("SV_RenderTargetArrayIndex", "render-target array slice (uint)"),
+    ("SV_ViewportArrayIndex", "viewport index (uint)"),
+    ("SV_DomainLocation", "tessellation domain location"),
+    ("SV_TessFactor", "tessellation edge factors"),
+    ("SV_InsideTessFactor", "tessellation inside factors"),
+    ("SV_OutputControlPointID", "hull-shader control point index (uint)"),
+    ("SV_GSInstanceID", "geometry-shader instance (uint)"),
+    ("SV_ViewID", "multiview view index (uint)"),
+    ("SV_ShadingRate", "variable shading rate (uint)"),
+    ("SV_StencilRef", "stencil reference output (uint)"),
+    ("SV_Barycentrics", "barycentric coordinates (float3)"),
+    ("SV_DrawIndex", "draw index (uint)"),
 ];
 
 const ATTRIBUTES: &[(&str, Option<&str>)] = &[
@@ -616,13 +653,8 @@ fn kind_of_item(kind: ItemKind) -> CompletionKind {
 
 /// Members of a type, for completion after `.`.
 fn member_completions(db: &dyn Db, file: SourceFile, ty: &Ty, out: &mut Vec<CompletionEntry>) {
-    let entry = |label: &str, kind, detail: Option<String>| CompletionEntry {
-        label: label.to_string(),
-        kind,
-        detail,
-        snippet: None,
-        rank: 0,
-    };
+    let entry =
+        |label: &str, kind, detail: Option<String>| CompletionEntry { detail, ..CompletionEntry::new(label, kind, 0) };
     match ty {
         Ty::Vector(s, n) => {
             let sets: [&str; 2] = ["xyzw", "rgba"];
@@ -653,7 +685,7 @@ fn member_completions(db: &dyn Db, file: SourceFile, ty: &Ty, out: &mut Vec<Comp
                         ItemKind::Fn => CompletionKind::Method,
                         k => kind_of_item(k),
                     };
-                    out.push(entry(n, kind, detail));
+                    out.push(CompletionEntry { def: Some(mdef), ..entry(n, kind, detail) });
                 }
             }
         }
@@ -676,9 +708,11 @@ pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Compl
     let text = file.text(db);
     let upto = &text[..usize::from(offset).min(text.len())];
     let before_word = upto.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_');
+    let line_start = before_word.rfind('\n').map_or(0, |i| i + 1);
+    let line = before_word[line_start..].trim_start();
     let mut out = Vec::new();
     // After `.`: members of the receiver's type.
-    if before_word.ends_with('.') {
+    if before_word.ends_with('.') && !line.starts_with("import") {
         let dot = TextSize::from((before_word.len() - 1) as u32);
         let receiver = root
             .token_at_offset(dot)
@@ -693,49 +727,76 @@ pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Compl
         }
         return out;
     }
+    // `import a.b`, `__include`, `implementing`, `#include "…"`: modules
+    // and files the workspace knows.
+    if let Some(paths) = path_completions(db, file, line, &upto[line_start..]) {
+        return paths;
+    }
     // Inside `[…]` before a declaration or statement: attributes.
-    let line_start = before_word.rfind('\n').map_or(0, |i| i + 1);
-    let line = before_word[line_start..].trim_start();
     if line.starts_with('[') && !line.contains(']') && !line.contains('(') {
         for (name, snippet) in ATTRIBUTES {
             out.push(CompletionEntry {
-                label: name.to_string(),
-                kind: CompletionKind::Attribute,
-                detail: None,
                 snippet: snippet.map(|s| s.to_string()),
-                rank: 0,
+                ..CompletionEntry::new(*name, CompletionKind::Attribute, 0)
             });
         }
         return out;
     }
-    // Locals and parameters in scope (closest first).
-    if let Some(at) = root.token_at_offset(offset).left_biased().and_then(|t| t.parent()) {
+    // After `:` on a parameter, field or function: semantics.
+    if before_word.trim_end().ends_with(':') && after_semantic_colon(&root, before_word.trim_end().len()) {
+        for (name, meaning) in SEMANTICS {
+            out.push(CompletionEntry {
+                detail: Some(meaning.to_string()),
+                ..CompletionEntry::new(*name, CompletionKind::Other, 0)
+            });
+        }
+        return out;
+    }
+    let at = root.token_at_offset(offset).left_biased().and_then(|t| t.parent());
+    // The last token before the cursor (incomplete code leaves the cursor
+    // between nodes).
+    let mut prev = root.token_at_offset(offset).left_biased();
+    while let Some(t) = prev.clone().filter(|t| t.kind().is_trivia() || t.text_range().start() >= offset) {
+        prev = t.prev_token();
+    }
+    let expected = prev.as_ref().and_then(|t| t.parent()).and_then(|n| expected_type_text(&n, offset));
+    let prev_at = prev.map_or(offset, |t| t.text_range().start());
+    // Locals and parameters in scope (closest first); those of the
+    // expected type first.
+    if let Some(at) = &at {
         let mut seen = std::collections::HashSet::new();
-        for (n, decl) in visible_locals(&at, offset) {
+        for (n, decl) in visible_locals(at, offset) {
             let name = n.text().to_string();
+            // Not the variable being declared.
+            if decl.kind() == K::DECLARATOR && decl.text_range().contains_inclusive(prev_at) {
+                continue;
+            }
             if seen.insert(name.clone()) {
                 let detail = match decl.kind() {
                     K::PARAM => decl.text().to_string().split_whitespace().collect::<Vec<_>>().join(" "),
                     _ => declaration_text(&decl),
                 };
+                let rank = match &expected {
+                    Some(t) if declared_type_text(&decl).as_deref() == Some(t.as_str()) => 0,
+                    Some(_) => 1,
+                    None => 0,
+                };
                 out.push(CompletionEntry {
-                    label: name,
-                    kind: CompletionKind::Local,
                     detail: Some(detail),
-                    snippet: None,
-                    rank: 0,
+                    ..CompletionEntry::new(name, CompletionKind::Local, rank)
                 });
             }
         }
     }
     // Members of the enclosing type (implicit `this`).
-    if let Some(f) = enclosing_item(db, file, offset) {
+    let in_function = enclosing_item(db, file, offset);
+    if let Some(f) = in_function {
         if let Some(p) = parent_of(db, f) {
             let this = Ty::Adt { def: p, name: String::new(), args: Vec::new() };
             let mut members = Vec::new();
             member_completions(db, file, &this, &mut members);
             for mut m in members {
-                m.rank = 1;
+                m.rank = 2;
                 out.push(m);
             }
         }
@@ -743,27 +804,119 @@ pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Compl
     // Module and imported names, then the core module's.
     let scope = crate::name_res::global_scope(db, file);
     let core = scope.core.as_ref().map(|c| &c.names);
-    for (names, rank) in [(Some(&scope.names), 2), (core, 3)] {
+    for (names, rank) in [(Some(&scope.names), 3), (core, 4)] {
         for (name, defs) in names.into_iter().flatten() {
             // The core module's internal names (`__…`) are not offered.
-            let Some(d) = defs.first().filter(|_| rank == 2 || !name.starts_with('_')) else { continue };
+            let Some(d) = defs.first().filter(|_| rank == 3 || !name.starts_with('_')) else { continue };
             out.push(CompletionEntry {
-                label: name.clone(),
-                kind: kind_of_item(d.kind),
-                detail: None,
-                snippet: None,
-                rank,
+                def: Some(DefId::new(db, d.file, d.ast_index)),
+                ..CompletionEntry::new(name.clone(), kind_of_item(d.kind), rank)
             });
         }
     }
-    for k in KEYWORDS {
-        out.push(CompletionEntry {
-            label: k.to_string(),
-            kind: CompletionKind::Keyword,
-            detail: None,
-            snippet: None,
-            rank: 4,
-        });
+    // Keywords by context: statements inside bodies, declarations
+    // elsewhere (file-level ones only outside types).
+    let in_body = in_function.is_some()
+        && at.as_ref().is_some_and(|n| n.ancestors().take_while(|a| a.kind() != K::FN).any(|a| a.kind() == K::BLOCK));
+    let in_type = at.as_ref().is_some_and(|n| n.ancestors().any(|a| a.kind() == K::MEMBER_LIST));
+    let keywords: Vec<&[&str]> = if in_body {
+        vec![STMT_KEYWORDS, TYPE_KEYWORDS]
+    } else if in_type {
+        vec![DECL_KEYWORDS, TYPE_KEYWORDS]
+    } else {
+        vec![DECL_KEYWORDS, FILE_KEYWORDS, TYPE_KEYWORDS]
+    };
+    let mut seen = std::collections::HashSet::new();
+    for k in keywords.into_iter().flatten() {
+        if seen.insert(*k) {
+            out.push(CompletionEntry::new(*k, CompletionKind::Keyword, 5));
+        }
     }
     out
+}
+
+/// Whether the `:` ending at `colon_end` introduces a semantic (on a
+/// parameter, a field or a function's return) rather than a base type, a
+/// label or `?:`.
+fn after_semantic_colon(root: &SyntaxNode, colon_end: usize) -> bool {
+    let Some(colon) = root.token_at_offset(TextSize::from(colon_end as u32 - 1)).find(|t| t.kind() == K::COLON) else {
+        return false;
+    };
+    colon.parent_ancestors().next().is_some_and(|p| matches!(p.kind(), K::SEMANTIC | K::PARAM | K::DECLARATOR | K::FN))
+}
+
+/// The type the expression at `offset` should have, as written: the
+/// declared type of the variable it initializes or the return type of the
+/// function it is returned from.
+fn expected_type_text(at: &SyntaxNode, offset: TextSize) -> Option<String> {
+    for a in at.ancestors() {
+        match a.kind() {
+            K::DECLARATOR => {
+                let eq = a.descendants_with_tokens().find(|e| e.kind() == K::EQ)?;
+                return (eq.text_range().end() <= offset).then(|| declared_type_text(&a)).flatten();
+            }
+            K::RETURN_STMT => {
+                let f = a.ancestors().find(|f| f.kind() == K::FN)?;
+                return f.children().find(|c| is_type_kind(c.kind())).map(|t| t.text().to_string());
+            }
+            K::BLOCK | K::FN => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+fn is_type_kind(k: K) -> bool {
+    matches!(k, K::PATH_TYPE | K::ARRAY_TYPE | K::POINTER_TYPE | K::MODIFIED_TYPE | K::FUNC_TYPE | K::TUPLE_TYPE)
+}
+
+/// The type written on a local's or parameter's declaration.
+fn declared_type_text(decl: &SyntaxNode) -> Option<String> {
+    let holder = if decl.kind() == K::DECLARATOR { decl.parent()? } else { decl.clone() };
+    holder.children().find(|c| is_type_kind(c.kind())).map(|t| t.text().to_string().trim().to_string())
+}
+
+/// Completions of module names and include paths, when `line` (the line
+/// up to the word being typed, trimmed) is an `import`-like declaration.
+fn path_completions(db: &dyn Db, file: SourceFile, line: &str, typed: &str) -> Option<Vec<CompletionEntry>> {
+    let typed = typed.trim_start();
+    let as_module = if let Some(rest) = line.strip_prefix("#include") {
+        if !rest.trim_start().starts_with('"') {
+            return None;
+        }
+        false
+    } else {
+        let word = ["import", "__include", "implementing"].into_iter().find(|k| line.starts_with(k))?;
+        !typed[word.len()..].trim_start().starts_with('"')
+    };
+    let here = file.path(db);
+    let dir = here.rfind('/').map_or("", |i| &here[..i]);
+    let ws = crate::Workspace::get(db);
+    let mut roots: Vec<String> = vec![dir.to_string()];
+    roots.extend(ws.search_paths(db).iter().map(|p| p.trim_end_matches('/').to_string()));
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for f in ws.files(db) {
+        let path = f.path(db);
+        if path == here || path.starts_with("<builtin>") {
+            continue;
+        }
+        for root in &roots {
+            let Some(rel) = path.strip_prefix(root.as_str()).and_then(|r| r.strip_prefix('/')) else { continue };
+            let label = if as_module {
+                let Some(stem) = rel.strip_suffix(".slang") else { continue };
+                stem.replace('/', ".")
+            } else {
+                rel.to_string()
+            };
+            if seen.insert(label.clone()) {
+                out.push(CompletionEntry {
+                    detail: Some(path.clone()),
+                    ..CompletionEntry::new(label, CompletionKind::Other, 0)
+                });
+            }
+            break;
+        }
+    }
+    Some(out)
 }
