@@ -423,3 +423,56 @@ float g(Ray r) { return r.origin.x * r.inner.w + r.t[1]; }
         "#]],
     );
 }
+
+/// Related information: each diagnostic of the fixture with the places it
+/// links to.
+fn check_related(text: &str, expect: Expect) {
+    let fx = fixture(text);
+    let mut out = String::new();
+    for &f in &fx.files {
+        for d in slang_analysis::file_diagnostics(&fx.db, f) {
+            if d.code == "unused-variable" {
+                continue;
+            }
+            let line = |file: slang_analysis::SourceFile, r: TextRange| {
+                file.text(&fx.db)[..usize::from(r.start())].matches('\n').count() + 1
+            };
+            out.push_str(&format!("{}:{} {}\n", f.path(&fx.db), line(f, d.range), d.code));
+            for r in ide::related_information(&fx.db, f, d) {
+                out.push_str(&format!("  -> {}:{} {}\n", r.file.path(&fx.db), line(r.file, r.range), r.message));
+            }
+        }
+    }
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn diagnostics_link_to_the_declarations_they_are_about() {
+    check_related(
+        r#"
+//- /lib.slang
+module lib;
+public float scale(float x) { return x * 2.0; }
+//- /main.slang
+import lib;
+struct Light { float intensity; [Differentiable] float shade(float x) { return x * intensity; } }
+[Differentiable]
+float f(float x) { return scale(x); }
+[ForwardDerivative(g_fwd)]
+float g(float x) { return x; }
+float g_fwd(float x) { return x; }
+float h() { return 1.0; }
+float h() { return 2.0; }
+"#,
+        expect![[r#"
+            /main.slang:2 field-without-derivative
+              -> /main.slang:2 `Light` is declared here
+            /main.slang:4 derivative-lost
+              -> /lib.slang:2 `scale` is declared here
+            /main.slang:5 derivative-signature
+              -> /main.slang:7 `g_fwd` is declared here
+            /main.slang:9 redefinition
+              -> /main.slang:8 `h` is first declared here
+        "#]],
+    );
+}

@@ -12,7 +12,9 @@ use crate::ty::Ty;
 use crate::{parse, Db, SourceFile};
 
 mod assists;
+mod related;
 pub use assists::{assists, Assist, AssistKind, FileEdit};
+pub use related::{related_information, Related};
 
 /// A place to navigate to.
 #[derive(Debug, Clone, PartialEq, Eq)]
