@@ -234,3 +234,178 @@ fn utf8_positions_when_the_client_offers_them() {
         c.shutdown();
     }
 }
+
+#[test]
+fn code_actions_fix_derivative_loss_and_generate_stubs() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/actions.slang";
+    let text = "float scale(float x) { return x * 2.0; }\n\n[Differentiable]\nfloat f(float x)\n{\n    return scale(x) + x;\n}\n";
+    c.open(uri, text);
+    let diags = c.diagnostics(uri, 1);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0]["code"], "derivative-lost");
+    // The diagnostic links to the callee.
+    let related = &diags[0]["relatedInformation"][0];
+    assert_eq!(related["location"]["uri"], uri);
+    assert_eq!(related["location"]["range"]["start"], json!({"line": 0, "character": 6}));
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": diags[0]["range"], "context": {"diagnostics": diags}}),
+    );
+    let actions = r["result"].as_array().unwrap_or_else(|| panic!("{r}")).clone();
+    let titles: Vec<&str> = actions.iter().map(|a| a["title"].as_str().unwrap()).collect();
+    assert!(titles.iter().any(|t| t.contains("no_diff")), "{titles:?}");
+    let wrap = actions.iter().find(|a| a["title"].as_str().unwrap().contains("no_diff")).unwrap();
+    assert_eq!(wrap["kind"], "quickfix");
+    assert_eq!(wrap["diagnostics"][0]["code"], "derivative-lost");
+    let edit = &wrap["edit"]["changes"][uri][0];
+    assert_eq!(edit["range"]["start"], json!({"line": 5, "character": 11}));
+    assert_eq!(edit["newText"], "no_diff ");
+    // On the function's name: derivative stubs (refactorings).
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": pos(text, "f(float"), "end": pos(text, "f(float")},
+               "context": {"diagnostics": []}}),
+    );
+    let actions = r["result"].as_array().unwrap().clone();
+    let fwd = actions.iter().find(|a| a["title"].as_str().unwrap().contains("ForwardDerivative")).unwrap();
+    assert_eq!(fwd["kind"], "refactor");
+    let inserted: String =
+        fwd["edit"]["changes"][uri].as_array().unwrap().iter().map(|e| e["newText"].as_str().unwrap()).collect();
+    assert!(inserted.contains("DifferentialPair<float> f_fwd(DifferentialPair<float> x)"), "{inserted}");
+    c.shutdown();
+}
+
+#[test]
+fn completion_items_resolve_to_documentation() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/resolve.slang";
+    let text = "/// Doubles a value.\nfloat twice(float x) { return 2.0 * x; }\nfloat g() { return tw }\n";
+    c.open(uri, text);
+    let r = c.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 2, "character": 21}}),
+    );
+    let item = r["result"].as_array().unwrap().iter().find(|i| i["label"] == "twice").unwrap().clone();
+    assert!(item.get("documentation").is_none());
+    let resolved = c.request("completionItem/resolve", item);
+    let doc = resolved["result"]["documentation"]["value"].as_str().unwrap_or_else(|| panic!("{resolved}"));
+    assert!(doc.contains("float twice(float x)") && doc.contains("Doubles a value."), "{doc}");
+    c.shutdown();
+}
+
+#[test]
+fn derivative_and_compile_requests() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/derive.slang";
+    c.open(uri, SHADER);
+    c.diagnostics(uri, 1);
+    let r = c.request(
+        "slang-analyzer/derivative",
+        json!({"textDocument": {"uri": uri}, "position": pos(SHADER, "shade(float3"), "mode": "bwd"}),
+    );
+    let text = r["result"]["text"].as_str().unwrap_or_else(|| panic!("{r}"));
+    assert!(
+        text.contains("void bwd_diff(shade)(inout DifferentialPair<float3> n, inout DifferentialPair<float3> l, float albedo, float dResult);"),
+        "{text}"
+    );
+    assert_eq!(r["result"]["languageId"], "slang");
+    // Not a differentiable function: an error saying so.
+    let r = c.request(
+        "slang-analyzer/derivative",
+        json!({"textDocument": {"uri": uri}, "position": pos(SHADER, "use(Diff")}),
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("not differentiable"), "{r}");
+    let r = c.request("slang-analyzer/compile", json!({"textDocument": {"uri": uri}, "target": "wgsl"}));
+    assert!(r["error"]["message"].as_str().unwrap().contains("entry point"), "{r}");
+    let r = c.request("slang-analyzer/compile", json!({"textDocument": {"uri": uri}, "target": "dxil"}));
+    assert!(r["error"]["message"].as_str().unwrap().contains("unknown target"), "{r}");
+    c.shutdown();
+}
+
+/// A fresh folder under the system temp dir.
+fn temp_workspace(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("slang-analyzer-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn settings_macros_and_search_paths() {
+    let ws = temp_workspace("settings");
+    std::fs::create_dir_all(ws.join("shared")).unwrap();
+    std::fs::write(ws.join("shared/noise.slang"), "module noise;\npublic float noise(float x) { return x; }\n")
+        .unwrap();
+    let caps = json!({"workspace": {"configuration": true}});
+    // `predefinedMacros` from the initialization options / configuration.
+    let mut c = Client::start_in(
+        caps,
+        Some(ws.to_str().unwrap()),
+        json!({"slang": {"predefinedMacros": ["USE_FAST=1"], "searchInAllWorkspaceDirectories": false}}),
+    );
+    let uri = format!("file://{}/main.slang", ws.display());
+    let text =
+        "import noise;\n#if USE_FAST\nfloat f() { return noise(1.0); }\n#else\nfloat f() { return missing; }\n#endif\n";
+    c.open(&uri, text);
+    let d = c.diagnostics(&uri, 1);
+    // The macro is on (the #else branch is not checked); `noise` is not
+    // found: its folder is not searched.
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["code"], "unresolved-import", "{d:?}");
+    // Settings change: search every workspace folder, macro off.
+    c.settings = json!({"predefinedMacros": [], "searchInAllWorkspaceDirectories": true});
+    c.notify("workspace/didChangeConfiguration", json!({"settings": {"slang": c.settings.clone()}}));
+    let d = c.diagnostics(&uri, 1);
+    let d = if d.iter().any(|d| d["code"] == "unresolved-import") { c.diagnostics(&uri, 1) } else { d };
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["code"], "unresolved-name", "{d:?}");
+    assert_eq!(d[0]["range"]["start"]["line"], 4);
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&ws);
+}
+
+#[test]
+fn workspace_is_indexed_with_progress_and_follows_the_disk() {
+    let ws = temp_workspace("index");
+    std::fs::create_dir_all(ws.join("lib")).unwrap();
+    std::fs::write(ws.join("lib/brdf.slang"), "module brdf;\npublic float ggx(float r) { return r * r; }\n").unwrap();
+    std::fs::write(ws.join("slang-analyzer.json"), r#"{"additionalSearchPaths": ["lib"]}"#).unwrap();
+    let caps = json!({"window": {"workDoneProgress": true},
+                      "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let mut c = Client::start_in(caps, Some(ws.to_str().unwrap()), Value::Null);
+    // Progress: created, begun, ended.
+    c.wait_for(&|v| v["method"] == "window/workDoneProgress/create");
+    c.wait_for(&|v| v["method"] == "$/progress" && v["params"]["value"]["kind"] == "begin");
+    let end = c.wait_for(&|v| v["method"] == "$/progress" && v["params"]["value"]["kind"] == "end");
+    assert_eq!(end["params"]["value"]["message"], "1 files");
+    c.wait_for(&|v| v["method"] == "client/registerCapability");
+    // Indexed files are searchable: workspace symbols see `ggx`.
+    let uri = format!("file://{}/main.slang", ws.display());
+    let text = "import brdf;\nimport extra;\nfloat f() { return ggx(0.5) + more(); }\n";
+    c.open(&uri, text);
+    let d = c.diagnostics(&uri, 1);
+    let codes: Vec<&str> = d.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    // (Names are not reported while an import is missing: they may be
+    // its.)
+    assert_eq!(codes, ["unresolved-import"], "{d:?}");
+    // A module created on disk is picked up.
+    std::fs::write(ws.join("lib/extra.slang"), "module extra;\npublic float more() { return 1.0; }\n").unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": format!("file://{}/lib/extra.slang", ws.display()), "type": 1}]}),
+    );
+    assert_eq!(c.diagnostics(&uri, 1), Vec::<Value>::new());
+    // Deleted: the error is back.
+    std::fs::remove_file(ws.join("lib/extra.slang")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": format!("file://{}/lib/extra.slang", ws.display()), "type": 3}]}),
+    );
+    let d = c.diagnostics(&uri, 1);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0]["message"].as_str().unwrap().contains("`extra`"), "{d:?}");
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&ws);
+}

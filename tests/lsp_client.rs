@@ -18,6 +18,9 @@ pub struct Client {
     backlog: Vec<Value>,
     /// The server's answer to `initialize`.
     pub initialize_result: Value,
+    /// What the client answers to `workspace/configuration` (the `slang`
+    /// section).
+    pub settings: Value,
 }
 
 pub const TIMEOUT: Duration = Duration::from_secs(30);
@@ -28,6 +31,13 @@ impl Client {
     }
 
     pub fn start_with(capabilities: Value) -> Client {
+        Self::start_in(capabilities, None, Value::Null)
+    }
+
+    /// Starts with a workspace folder (`root`, a path) and initialization
+    /// options; server-to-client requests are answered (configuration with
+    /// [`Client::settings`], anything else with `null`).
+    pub fn start_in(capabilities: Value, root: Option<&str>, options: Value) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_slang-analyzer"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -64,8 +74,22 @@ impl Client {
                 }
             }
         });
-        let mut c = Client { child, stdin, rx, next_id: 1, backlog: Vec::new(), initialize_result: Value::Null };
-        let r = c.request("initialize", json!({"processId": null, "rootUri": null, "capabilities": capabilities}));
+        let mut c = Client {
+            child,
+            stdin,
+            rx,
+            next_id: 1,
+            backlog: Vec::new(),
+            initialize_result: Value::Null,
+            settings: options.get("slang").cloned().unwrap_or(json!({})),
+        };
+        let root_uri = root.map(|r| format!("file://{r}"));
+        let folders = root_uri.as_ref().map(|u| json!([{"uri": u, "name": "ws"}])).unwrap_or(Value::Null);
+        let r = c.request(
+            "initialize",
+            json!({"processId": null, "rootUri": root_uri, "workspaceFolders": folders,
+                   "capabilities": capabilities, "initializationOptions": options}),
+        );
         assert!(r["result"]["capabilities"].is_object(), "{r}");
         c.initialize_result = r["result"].clone();
         c.notify("initialized", json!({}));
@@ -99,6 +123,18 @@ impl Client {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.rx.recv_timeout(left) {
+                Ok(v) if v.get("method").is_some() && v.get("id").is_some() => {
+                    let result = match v["method"].as_str() {
+                        Some("workspace/configuration") => json!([self.settings.clone()]),
+                        _ => Value::Null,
+                    };
+                    let body = json!({"jsonrpc": "2.0", "id": v["id"].clone(), "result": result}).to_string();
+                    self.send_raw(&body);
+                    if pred(&v) {
+                        return v;
+                    }
+                    self.backlog.push(v);
+                }
                 Ok(v) if pred(&v) => return v,
                 Ok(v) => self.backlog.push(v),
                 Err(RecvTimeoutError::Timeout) => panic!("timed out; received: {:#?}", self.backlog),

@@ -112,6 +112,19 @@ impl RootDatabase {
         f
     }
 
+    /// Forget the file with this path (deleted on disk). Returns whether
+    /// it was known.
+    pub fn remove_file(&mut self, path: &str) -> bool {
+        let ws = Workspace::get(self);
+        let files = ws.files(self);
+        if !files.iter().any(|f| f.path(self) == path) {
+            return false;
+        }
+        let kept: Vec<SourceFile> = files.iter().copied().filter(|f| f.path(self) != path).collect();
+        ws.set_files(self).to(kept);
+        true
+    }
+
     pub fn file_by_path(&self, path: &str) -> Option<SourceFile> {
         Workspace::get(self).files(self).iter().copied().find(|f| f.path(self) == path)
     }

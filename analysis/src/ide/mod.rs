@@ -236,6 +236,28 @@ fn enclosing_item(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<Def
         .min_by_key(|&f| def_node(db, f).map(|n| n.text_range().len()))
 }
 
+/// The function named at `offset`, else the one containing it.
+pub fn function_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<DefId> {
+    definitions_at(db, file, offset)
+        .into_iter()
+        .find_map(|d| match d {
+            Definition::Item(d) if item_of(db, d).is_some_and(|i| i.kind == ItemKind::Fn) => Some(d),
+            _ => None,
+        })
+        .or_else(|| enclosing_item(db, file, offset))
+}
+
+/// The names of the file's entry points (`[shader(…)]` or
+/// `[numthreads(…)]` functions), in order.
+pub fn entry_points(db: &dyn Db, file: SourceFile) -> Vec<String> {
+    crate::item_tree::item_tree(db, file)
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::Fn && (i.has_attr("shader") || i.has_attr("numthreads")))
+        .filter_map(|i| i.name.clone())
+        .collect()
+}
+
 /// Where a definition is.
 pub fn nav_target(db: &dyn Db, def: &Definition) -> Option<NavTarget> {
     match def {

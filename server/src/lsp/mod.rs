@@ -8,11 +8,15 @@
 //! "content modified"), and a panic in a feature answers that request with
 //! an internal error instead of ending the server.
 
+mod config;
 mod framing;
 mod line_index;
+mod worker;
+mod workspace;
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -23,7 +27,9 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::lsp_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 
+use config::Config;
 use line_index::{Encoding, LineIndex};
+use worker::Generator;
 
 /// How long diagnostics wait for more edits before being computed.
 const DEBOUNCE: Duration = Duration::from_millis(10);
@@ -37,12 +43,50 @@ struct Doc {
     generation: u64,
 }
 
-#[derive(Default)]
+/// What the client said it supports (from `initialize`).
+#[derive(Debug, Default, Clone, Copy)]
+struct ClientFlags {
+    configuration: bool,
+    work_done_progress: bool,
+    watch_files: bool,
+}
+
 struct State {
     db: Mutex<RootDatabase>,
     docs: Mutex<HashMap<Uri, Doc>>,
     encoding: OnceLock<Encoding>,
     generation: AtomicU64,
+    client: OnceLock<ClientFlags>,
+    /// The editor's settings.
+    settings: Mutex<Config>,
+    /// The settings in effect: the editor's plus the workspace files'.
+    config: Mutex<Config>,
+    /// Workspace folders.
+    roots: Mutex<Vec<PathBuf>>,
+    /// Folders holding the workspace's Slang files (search paths when
+    /// `searchInAllWorkspaceDirectories` is on).
+    workspace_dirs: Mutex<Vec<String>>,
+    /// The compile worker's diagnostics per open document.
+    compile_diagnostics: Mutex<HashMap<Uri, Vec<tower_lsp_server::lsp_types::Diagnostic>>>,
+    generator: Box<dyn Generator>,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            db: Mutex::default(),
+            docs: Mutex::default(),
+            encoding: OnceLock::new(),
+            generation: AtomicU64::new(0),
+            client: OnceLock::new(),
+            settings: Mutex::default(),
+            config: Mutex::default(),
+            roots: Mutex::default(),
+            workspace_dirs: Mutex::default(),
+            compile_diagnostics: Mutex::default(),
+            generator: Box::new(worker::NotBuilt),
+        }
+    }
 }
 
 struct Backend {
@@ -82,6 +126,47 @@ impl State {
         };
         let db = self.db.lock().unwrap().clone();
         Some((db, file, text))
+    }
+
+    fn flags(&self) -> ClientFlags {
+        self.client.get().copied().unwrap_or_default()
+    }
+
+    /// Recomputes the settings in effect (editor settings plus workspace
+    /// files) and gives them to the database. Returns problems with the
+    /// workspace files.
+    fn apply_config(&self) -> Vec<String> {
+        let roots = self.roots.lock().unwrap().clone();
+        let (cfg, problems) = self.settings.lock().unwrap().with_workspace_files(&roots);
+        let mut paths = cfg.additional_search_paths.clone();
+        if cfg.search_in_all_workspace_directories {
+            paths.extend(self.workspace_dirs.lock().unwrap().iter().cloned());
+        }
+        {
+            let mut db = self.db.lock().unwrap();
+            db.set_defines(cfg.predefined_macros.clone());
+            db.set_search_paths(paths);
+            crate::cli_check::load_imports(&mut db);
+        }
+        *self.config.lock().unwrap() = cfg;
+        problems
+    }
+
+    /// Whether a document with this database path is open (the editor's
+    /// text wins over the disk's).
+    fn is_open(&self, path: &str) -> bool {
+        self.docs.lock().unwrap().keys().any(|u| uri_path(u) == path)
+    }
+
+    /// Reads a file from disk into the database (unless it is open).
+    fn load_from_disk(&self, path: &std::path::Path) {
+        let key = path.to_string_lossy().replace('\\', "/");
+        if self.is_open(&key) {
+            return;
+        }
+        if let Ok(text) = crate::cli_check::read_text(path) {
+            self.db.lock().unwrap().set_file(&key, &text);
+        }
     }
 
     /// Sets a document's text (the single writer) and returns its new
@@ -135,6 +220,7 @@ async fn on_snapshot<T: Send + 'static>(
 }
 
 fn to_lsp_diagnostics(
+    state: &State,
     db: &RootDatabase,
     file: SourceFile,
     text: &str,
@@ -143,24 +229,53 @@ fn to_lsp_diagnostics(
     let li = LineIndex::new(text, encoding);
     slang_analysis::file_diagnostics(db, file)
         .iter()
-        .map(|d| tower_lsp_server::lsp_types::Diagnostic {
-            range: li.range(d.range),
-            severity: Some(match d.severity {
-                Severity::Error => DiagnosticSeverity::ERROR,
-                Severity::Warning => DiagnosticSeverity::WARNING,
-            }),
-            code: Some(NumberOrString::String(d.code.to_string())),
-            source: Some("slang-analyzer".to_string()),
-            message: d.message.clone(),
-            tags: match d.code {
-                "unused-variable" => Some(vec![DiagnosticTag::UNNECESSARY]),
-                "unreachable-code" => Some(vec![DiagnosticTag::UNNECESSARY]),
-                _ => None,
-            },
-            ..Default::default()
+        .map(|d| {
+            let related: Vec<DiagnosticRelatedInformation> = ide::related_information(db, file, d)
+                .into_iter()
+                .filter_map(|r| {
+                    let uri = state.uri_of(r.file.path(db))?;
+                    let range = LineIndex::new(r.file.text(db), encoding).range(r.range);
+                    Some(DiagnosticRelatedInformation { location: Location { uri, range }, message: r.message })
+                })
+                .collect();
+            tower_lsp_server::lsp_types::Diagnostic {
+                range: li.range(d.range),
+                severity: Some(match d.severity {
+                    Severity::Error => DiagnosticSeverity::ERROR,
+                    Severity::Warning => DiagnosticSeverity::WARNING,
+                }),
+                code: Some(NumberOrString::String(d.code.to_string())),
+                source: Some("slang-analyzer".to_string()),
+                message: d.message.clone(),
+                related_information: (!related.is_empty()).then_some(related),
+                tags: match d.code {
+                    "unused-variable" => Some(vec![DiagnosticTag::UNNECESSARY]),
+                    "unreachable-code" => Some(vec![DiagnosticTag::UNNECESSARY]),
+                    _ => None,
+                },
+                ..Default::default()
+            }
         })
         .collect()
 }
+
+/// The analysis's diagnostics of a document followed by the compile
+/// worker's last ones.
+async fn all_diagnostics(
+    state: &Arc<State>,
+    uri: &Uri,
+) -> Result<Option<Vec<tower_lsp_server::lsp_types::Diagnostic>>> {
+    let st = state.clone();
+    let diags =
+        on_snapshot(state, uri, move |db, file, text, enc| to_lsp_diagnostics(&st, db, file, text, enc)).await?;
+    Ok(diags.map(|mut d| {
+        d.extend(state.compile_diagnostics.lock().unwrap().get(uri).cloned().unwrap_or_default());
+        d
+    }))
+}
+
+/// How long the compile worker waits after the last edit.
+const COMPILE_SETTLE: Duration = Duration::from_millis(300);
 
 impl Backend {
     /// Publishes a document's diagnostics after the debounce, unless it
@@ -174,12 +289,256 @@ impl Backend {
             if current(&state).map(|c| c.0) != Some(generation) {
                 return;
             }
-            let Ok(Some(diags)) = on_snapshot(&state, &uri, to_lsp_diagnostics).await else { return };
+            let Ok(Some(diags)) = all_diagnostics(&state, &uri).await else { return };
             let Some((g, version)) = current(&state) else { return };
-            if g == generation {
-                client.publish_diagnostics(uri, diags, Some(version)).await;
+            if g != generation {
+                return;
+            }
+            client.publish_diagnostics(uri.clone(), diags, Some(version)).await;
+            // Then, once edits have settled, the compile worker.
+            tokio::time::sleep(COMPILE_SETTLE).await;
+            if current(&state).map(|c| c.0) != Some(generation) {
+                return;
+            }
+            let st = state.clone();
+            let compiled = on_snapshot(&state, &uri, move |db, file, text, enc| {
+                let li = LineIndex::new(text, enc);
+                st.generator
+                    .check(db, file)
+                    .into_iter()
+                    .map(|d| tower_lsp_server::lsp_types::Diagnostic {
+                        range: li.range(d.range),
+                        severity: Some(match d.severity {
+                            Severity::Error => DiagnosticSeverity::ERROR,
+                            Severity::Warning => DiagnosticSeverity::WARNING,
+                        }),
+                        code: Some(NumberOrString::String(d.code.to_string())),
+                        source: Some(worker::SOURCE.to_string()),
+                        message: d.message,
+                        ..Default::default()
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await;
+            let Ok(Some(compiled)) = compiled else { return };
+            let changed = {
+                let mut all = state.compile_diagnostics.lock().unwrap();
+                let old = all.insert(uri.clone(), compiled);
+                old.as_ref() != all.get(&uri)
+            };
+            if changed && current(&state).map(|c| c.0) == Some(generation) {
+                if let Ok(Some(diags)) = all_diagnostics(&state, &uri).await {
+                    client.publish_diagnostics(uri, diags, Some(version)).await;
+                }
             }
         });
+    }
+
+    /// Re-publishes the diagnostics of every open document (after the
+    /// settings or files on disk change).
+    fn refresh_all(&self) {
+        let open: Vec<(Uri, u64)> =
+            self.state.docs.lock().unwrap().iter().map(|(u, d)| (u.clone(), d.generation)).collect();
+        for (uri, generation) in open {
+            self.schedule_diagnostics(uri, generation);
+        }
+    }
+
+    /// Reads the editor's settings (`workspace/configuration`, section
+    /// `slang`) when the client offers them.
+    async fn pull_settings(&self) {
+        if !self.state.flags().configuration {
+            return;
+        }
+        let items = vec![ConfigurationItem { scope_uri: None, section: Some("slang".to_string()) }];
+        if let Ok(values) = self.client.configuration(items).await {
+            if let Some(v) = values.first() {
+                self.state.settings.lock().unwrap().update(v);
+            }
+        }
+    }
+
+    /// Applies the settings; reports problems with workspace config files.
+    async fn apply_settings(&self) {
+        for p in self.state.apply_config() {
+            self.client.show_message(MessageType::WARNING, format!("slang-analyzer: cannot read {p}")).await;
+        }
+    }
+
+    /// Loads the workspace folders' Slang files, reporting `$/progress`.
+    async fn index_workspace(&self) {
+        let roots = self.state.roots.lock().unwrap().clone();
+        if roots.is_empty() {
+            return;
+        }
+        let files = tokio::task::spawn_blocking(move || workspace::slang_files(&roots)).await.unwrap_or_default();
+        *self.state.workspace_dirs.lock().unwrap() = workspace::folders_of(&files);
+        let progress = if self.state.flags().work_done_progress {
+            let token = NumberOrString::String("slang-analyzer/index".to_string());
+            let created = self
+                .client
+                .send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() })
+                .await;
+            match created {
+                Ok(()) => Some(
+                    self.client
+                        .progress(token, "Indexing Slang files")
+                        .with_percentage(0)
+                        .with_message(format!("0/{}", files.len()))
+                        .begin()
+                        .await,
+                ),
+                Err(_) => None,
+            }
+        } else {
+            None
+        };
+        let total = files.len().max(1);
+        for (i, chunk) in files.chunks(64).enumerate() {
+            let state = self.state.clone();
+            let chunk = chunk.to_vec();
+            let _ = tokio::task::spawn_blocking(move || {
+                for f in &chunk {
+                    state.load_from_disk(f);
+                }
+            })
+            .await;
+            if let Some(p) = &progress {
+                let done = ((i + 1) * 64).min(files.len());
+                p.report_with_message(format!("{done}/{}", files.len()), (done * 100 / total) as u32).await;
+            }
+        }
+        self.apply_settings().await;
+        if let Some(p) = progress {
+            p.finish_with_message(format!("{} files", files.len())).await;
+        }
+    }
+}
+
+/// Parameters of `slang-analyzer/derivative`.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DerivativeParams {
+    text_document: TextDocumentIdentifier,
+    position: Position,
+    /// `fwd` or `bwd` (default: both).
+    mode: Option<String>,
+}
+
+/// Parameters of `slang-analyzer/compile`.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CompileParams {
+    text_document: TextDocumentIdentifier,
+    /// The entry point (default: the file's first `[shader]` function).
+    entry_point: Option<String>,
+    /// wgsl, spirv, glsl, hlsl or msl.
+    target: String,
+}
+
+/// A generated virtual document.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GeneratedDocument {
+    /// A URI for the editor to show it under.
+    uri: String,
+    language_id: String,
+    text: String,
+}
+
+fn invalid_params(message: String) -> Error {
+    Error::invalid_params(message)
+}
+
+impl Backend {
+    /// `slang-analyzer/derivative`: the derivative of the function at the
+    /// position (named there, or enclosing it): its signatures and the
+    /// generated code.
+    async fn derivative(&self, params: DerivativeParams) -> Result<GeneratedDocument> {
+        let st = self.state.clone();
+        let uri = params.text_document.uri.clone();
+        let modes: Vec<slang_analysis::autodiff::Mode> = match params.mode.as_deref() {
+            Some("fwd") => vec![slang_analysis::autodiff::Mode::Forward],
+            Some("bwd") => vec![slang_analysis::autodiff::Mode::Backward],
+            None | Some("both") => {
+                vec![slang_analysis::autodiff::Mode::Forward, slang_analysis::autodiff::Mode::Backward]
+            }
+            Some(m) => return Err(invalid_params(format!("unknown mode `{m}` (fwd, bwd or both)"))),
+        };
+        let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
+            let offset = LineIndex::new(text, enc).text_size(params.position);
+            let def = ide::function_at(db, file, offset).ok_or_else(|| "no function at this position".to_string())?;
+            let name = slang_analysis::infer::item_of(db, def).and_then(|i| i.name).unwrap_or_default();
+            if slang_analysis::autodiff::fn_differentiability(db, file, def)
+                == slang_analysis::autodiff::Differentiability::No
+            {
+                return Err(format!("`{name}` is not differentiable: mark it `[Differentiable]`"));
+            }
+            let mut out = format!(
+                "// Derivatives of `{name}` ({})
+",
+                def.file(db).path(db)
+            );
+            for &m in &modes {
+                let sig = slang_analysis::autodiff::derivative_signature(db, def, m);
+                out.push_str(&format!(
+                    "
+// {}({name})
+{sig};
+",
+                    m.operator()
+                ));
+                match st.generator.derivative(db, def, m) {
+                    Ok(code) => out.push_str(&code),
+                    Err(e) => out.push_str(&format!(
+                        "// generated code: {e}
+"
+                    )),
+                }
+            }
+            Ok((name, out))
+        })
+        .await?;
+        match r {
+            Some(Ok((name, text))) => Ok(GeneratedDocument {
+                uri: format!("slang-analyzer:/derivative/{name}.slang"),
+                language_id: "slang".to_string(),
+                text,
+            }),
+            Some(Err(e)) => Err(invalid_params(e)),
+            None => Err(invalid_params("the document is not open".to_string())),
+        }
+    }
+
+    /// `slang-analyzer/compile`: target code of an entry point.
+    async fn compile(&self, params: CompileParams) -> Result<GeneratedDocument> {
+        let target = params.target.to_ascii_lowercase();
+        if !["wgsl", "spirv", "glsl", "hlsl", "msl"].contains(&target.as_str()) {
+            return Err(invalid_params(format!("unknown target `{target}` (wgsl, spirv, glsl, hlsl or msl)")));
+        }
+        let st = self.state.clone();
+        let entry = params.entry_point.clone();
+        let t = target.clone();
+        let r = on_snapshot(&self.state, &params.text_document.uri, move |db, file, _, _| {
+            let entry = match entry {
+                Some(e) => e,
+                None => ide::entry_points(db, file)
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| "this file has no entry point".to_string())?,
+            };
+            st.generator.compile(db, file, &entry, &t).map(|text| (entry, text))
+        })
+        .await?;
+        match r {
+            Some(Ok((entry, text))) => Ok(GeneratedDocument {
+                uri: format!("slang-analyzer:/compile/{entry}.{target}"),
+                language_id: target,
+                text,
+            }),
+            Some(Err(e)) => Err(invalid_params(e)),
+            None => Err(invalid_params("the document is not open".to_string())),
+        }
     }
 }
 
@@ -237,6 +596,30 @@ impl LanguageServer for Backend {
             .is_some_and(|e| e.contains(&PositionEncodingKind::UTF8));
         let encoding = if offered { Encoding::Utf8 } else { Encoding::Utf16 };
         let _ = self.state.encoding.set(encoding);
+        let caps = &params.capabilities;
+        let ws = caps.workspace.as_ref();
+        let _ = self.state.client.set(ClientFlags {
+            configuration: ws.and_then(|w| w.configuration).unwrap_or(false),
+            work_done_progress: caps.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
+            watch_files: ws
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
+        });
+        let mut roots: Vec<PathBuf> = params
+            .workspace_folders
+            .iter()
+            .flatten()
+            .filter_map(|f| f.uri.to_file_path().map(|p| p.into_owned()))
+            .collect();
+        #[allow(deprecated)] // Older clients send only `rootUri`.
+        if roots.is_empty() {
+            roots.extend(params.root_uri.as_ref().and_then(|u| u.to_file_path()).map(|p| p.into_owned()));
+        }
+        *self.state.roots.lock().unwrap() = roots;
+        if let Some(opts) = &params.initialization_options {
+            self.state.settings.lock().unwrap().update(opts);
+        }
         Ok(InitializeResult {
             server_info: Some(ServerInfo {
                 name: "slang-analyzer".to_string(),
@@ -250,8 +633,20 @@ impl LanguageServer for Backend {
                 text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::INCREMENTAL)),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 completion_provider: Some(CompletionOptions {
-                    trigger_characters: Some(vec![".".to_string(), "[".to_string()]),
+                    trigger_characters: Some(vec![".".to_string(), "[".to_string(), ":".to_string(), "\"".to_string()]),
+                    resolve_provider: Some(true),
                     ..Default::default()
+                }),
+                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                    code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR]),
+                    ..Default::default()
+                })),
+                workspace: Some(WorkspaceServerCapabilities {
+                    workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                        supported: Some(true),
+                        change_notifications: None,
+                    }),
+                    file_operations: None,
                 }),
                 definition_provider: Some(OneOf::Left(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
@@ -266,8 +661,67 @@ impl LanguageServer for Backend {
         })
     }
 
+    async fn initialized(&self, _: InitializedParams) {
+        self.pull_settings().await;
+        self.apply_settings().await;
+        if self.state.flags().watch_files {
+            let watchers = ["**/*.slang", "**/*.slangh", "**/slang-analyzer.json", "**/slangdconfig.json"]
+                .into_iter()
+                .map(|g| FileSystemWatcher { glob_pattern: GlobPattern::String(g.to_string()), kind: None })
+                .collect();
+            let registration = Registration {
+                id: "slang-analyzer/watch".to_string(),
+                method: "workspace/didChangeWatchedFiles".to_string(),
+                register_options: serde_json::to_value(DidChangeWatchedFilesRegistrationOptions { watchers }).ok(),
+            };
+            let _ = self.client.register_capability(vec![registration]).await;
+        }
+        self.index_workspace().await;
+        self.refresh_all();
+    }
+
     async fn shutdown(&self) -> Result<()> {
         Ok(())
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        // Clients send the settings, or nothing and expect a pull.
+        if params.settings.is_object() && params.settings.as_object().is_some_and(|o| !o.is_empty()) {
+            self.state.settings.lock().unwrap().update(&params.settings);
+        } else {
+            self.pull_settings().await;
+        }
+        self.apply_settings().await;
+        self.refresh_all();
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let mut config_changed = false;
+        for change in params.changes {
+            let Some(path) = change.uri.to_file_path().map(|p| p.into_owned()) else { continue };
+            if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| config::CONFIG_FILES.contains(&n)) {
+                config_changed = true;
+                continue;
+            }
+            if !workspace::is_slang_file(&path) {
+                continue;
+            }
+            let key = path.to_string_lossy().replace('\\', "/");
+            if change.typ == FileChangeType::DELETED {
+                if !self.state.is_open(&key) {
+                    self.state.db.lock().unwrap().remove_file(&key);
+                }
+            } else {
+                self.state.load_from_disk(&path);
+            }
+        }
+        if config_changed {
+            self.apply_settings().await;
+        } else {
+            let mut db = self.state.db.lock().unwrap();
+            crate::cli_check::load_imports(&mut db);
+        }
+        self.refresh_all();
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
@@ -297,7 +751,13 @@ impl LanguageServer for Backend {
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
         self.state.docs.lock().unwrap().remove(&uri);
+        self.state.compile_diagnostics.lock().unwrap().remove(&uri);
+        // The file on disk is what other files see now.
+        if let Some(path) = uri.to_file_path() {
+            self.state.load_from_disk(&path);
+        }
         self.client.publish_diagnostics(uri, Vec::new(), None).await;
+        self.refresh_all();
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
@@ -343,7 +803,8 @@ impl LanguageServer for Backend {
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let p = params.text_document_position;
-        let r = on_snapshot(&self.state, &p.text_document.uri, move |db, file, text, enc| {
+        let uri = p.text_document.uri.clone();
+        let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
             let li = LineIndex::new(text, enc);
             ide::completions(db, file, li.text_size(p.position))
                 .into_iter()
@@ -354,6 +815,10 @@ impl LanguageServer for Backend {
                     insert_text_format: c.snippet.as_ref().map(|_| InsertTextFormat::SNIPPET),
                     insert_text: c.snippet,
                     label: c.label,
+                    // Where the declaration is, for `completionItem/resolve`.
+                    data: c.def.map(|d| {
+                        serde_json::json!({"path": d.file(db).path(db), "index": d.ast_index(db), "uri": p.text_document.uri.as_str()})
+                    }),
                     ..Default::default()
                 })
                 .collect::<Vec<_>>()
@@ -362,8 +827,85 @@ impl LanguageServer for Backend {
         Ok(r.map(CompletionResponse::Array))
     }
 
+    async fn completion_resolve(&self, mut item: CompletionItem) -> Result<CompletionItem> {
+        let data = item.data.clone().unwrap_or_default();
+        let (Some(path), Some(index), Some(uri)) = (
+            data.get("path").and_then(|v| v.as_str()).map(str::to_string),
+            data.get("index").and_then(|v| v.as_u64()),
+            data.get("uri").and_then(|v| v.as_str()).and_then(|u| u.parse::<Uri>().ok()),
+        ) else {
+            return Ok(item);
+        };
+        let docs = on_snapshot(&self.state, &uri, move |db, _, _, _| {
+            let file = db.file_by_path(&path)?;
+            let def = slang_analysis::hir::DefId::new(db, file, index as u32);
+            ide::completion_docs(db, def)
+        })
+        .await?
+        .flatten();
+        if let Some(md) = docs {
+            item.documentation =
+                Some(Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: md }));
+        }
+        Ok(item)
+    }
+
+    // `Uri` caches its parsed parts inside (clippy's "mutable key"); its
+    // hash and equality are the text's.
+    #[allow(clippy::mutable_key_type)]
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri.clone();
+        let st = self.state.clone();
+        let range = params.range;
+        let context = params.context.diagnostics;
+        let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
+            let li = LineIndex::new(text, enc);
+            let r = li.offset(range.start)..li.offset(range.end);
+            let range = slang_analysis::TextRange::new((r.start as u32).into(), (r.end.max(r.start) as u32).into());
+            ide::assists(db, file, range)
+                .into_iter()
+                .map(|a| {
+                    let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+                    for e in &a.edits {
+                        let Some(uri) = st.uri_of(e.file.path(db)) else { continue };
+                        let eli = LineIndex::new(e.file.text(db), enc);
+                        changes
+                            .entry(uri)
+                            .or_default()
+                            .push(TextEdit { range: eli.range(e.range), new_text: e.text.clone() });
+                    }
+                    let fixed: Vec<tower_lsp_server::lsp_types::Diagnostic> = a
+                        .fixes
+                        .map(|(r, code)| {
+                            let lr = li.range(r);
+                            context
+                                .iter()
+                                .filter(|d| {
+                                    d.range == lr && d.code.as_ref() == Some(&NumberOrString::String(code.to_string()))
+                                })
+                                .cloned()
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    CodeActionOrCommand::CodeAction(CodeAction {
+                        title: a.title,
+                        kind: Some(match a.kind {
+                            ide::AssistKind::QuickFix => CodeActionKind::QUICKFIX,
+                            ide::AssistKind::Refactor => CodeActionKind::REFACTOR,
+                        }),
+                        diagnostics: (!fixed.is_empty()).then_some(fixed),
+                        edit: Some(WorkspaceEdit { changes: Some(changes), ..Default::default() }),
+                        ..Default::default()
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        Ok(r.filter(|v| !v.is_empty()))
+    }
+
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
-        let items = on_snapshot(&self.state, &params.text_document.uri, to_lsp_diagnostics).await?.unwrap_or_default();
+        let items = all_diagnostics(&self.state, &params.text_document.uri).await?.unwrap_or_default();
         Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
             RelatedFullDocumentDiagnosticReport {
                 related_documents: None,
@@ -383,7 +925,10 @@ pub fn run() -> ExitCode {
         }
     };
     runtime.block_on(async {
-        let (service, socket) = LspService::new(|client| Backend { client, state: Arc::new(State::default()) });
+        let (service, socket) = LspService::build(|client| Backend { client, state: Arc::new(State::default()) })
+            .custom_method("slang-analyzer/derivative", Backend::derivative)
+            .custom_method("slang-analyzer/compile", Backend::compile)
+            .finish();
         // stdin → filter → service → merge → stdout (see `framing`).
         let (to_service, service_in) = tokio::io::duplex(1 << 20);
         let (service_out, from_service) = tokio::io::duplex(1 << 20);
