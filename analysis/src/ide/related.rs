@@ -41,7 +41,12 @@ const ABOUT_DECLARATIONS: &[&str] = &[
 pub fn related_information(db: &dyn Db, file: SourceFile, diag: &Diagnostic) -> Vec<Related> {
     let root = parse(db, file).syntax_node();
     let mut out: Vec<Related> = Vec::new();
-    let idents = root
+    // Only the subtree covering the diagnostic is walked.
+    let covering = match root.covering_element(diag.range) {
+        slang_syntax::NodeOrToken::Node(n) => n,
+        slang_syntax::NodeOrToken::Token(t) => t.parent().unwrap_or(root),
+    };
+    let idents = covering
         .descendants_with_tokens()
         .filter_map(|e| e.into_token())
         .filter(|t| t.kind() == K::IDENT && diag.range.contains_range(t.text_range()));
