@@ -11,6 +11,9 @@ use crate::item_tree::{Item, ItemKind};
 use crate::ty::Ty;
 use crate::{parse, Db, SourceFile};
 
+mod refs;
+pub use refs::*;
+
 /// A place to navigate to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NavTarget {
@@ -32,7 +35,7 @@ pub enum Definition {
 }
 
 /// The identifier token at `offset` (or just before it).
-fn ident_at(root: &SyntaxNode, offset: TextSize) -> Option<SyntaxToken> {
+pub(crate) fn ident_at(root: &SyntaxNode, offset: TextSize) -> Option<SyntaxToken> {
     let tokens = root.token_at_offset(offset);
     let mut best = None;
     for t in tokens {
