@@ -794,12 +794,12 @@ fn check_manual_differential(
 }
 
 /// A derivative attribute's argument: `g`, `S.g`, `S::g`, `g<T>`.
-struct DerivTarget {
+pub(crate) struct DerivTarget {
     qualifier: Option<String>,
-    name: String,
+    pub(crate) name: String,
 }
 
-fn parse_deriv_target(text: &str) -> DerivTarget {
+pub(crate) fn parse_deriv_target(text: &str) -> DerivTarget {
     let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     let text = text.split('<').next().unwrap_or("");
     match text.rsplit_once("::").or_else(|| text.rsplit_once('.')) {
@@ -812,7 +812,7 @@ fn parse_deriv_target(text: &str) -> DerivTarget {
 /// methods of the named type (`S.g`), or the enclosing type's methods and
 /// the global functions (`g`). `None`: the qualifier is not a type we
 /// know (nothing is said then).
-fn derivative_candidates(db: &dyn Db, holder: DefId, target: &DerivTarget) -> Option<Vec<DefId>> {
+pub(crate) fn derivative_candidates(db: &dyn Db, holder: DefId, target: &DerivTarget) -> Option<Vec<DefId>> {
     let file = holder.file(db);
     let parent = crate::infer::parent_of(db, holder)
         .filter(|p| item_of(db, *p).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)));
@@ -1095,7 +1095,7 @@ const ONE_ARGUMENT_ATTRIBUTES: [&str; 8] = [
 ];
 
 /// Attributes naming a derivative or primal substitute.
-const DERIVATIVE_ATTRIBUTES: [&str; 6] = [
+pub(crate) const DERIVATIVE_ATTRIBUTES: [&str; 6] = [
     "ForwardDerivative",
     "BackwardDerivative",
     "PrimalSubstitute",

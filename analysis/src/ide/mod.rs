@@ -12,8 +12,10 @@ use crate::ty::Ty;
 use crate::{parse, Db, SourceFile};
 
 mod assists;
+mod refs;
 mod related;
 pub use assists::{assists, Assist, AssistKind, FileEdit};
+pub use refs::*;
 pub use related::{related_information, Related};
 
 /// A place to navigate to.
@@ -37,7 +39,7 @@ pub enum Definition {
 }
 
 /// The identifier token at `offset` (or just before it).
-fn ident_at(root: &SyntaxNode, offset: TextSize) -> Option<SyntaxToken> {
+pub(crate) fn ident_at(root: &SyntaxNode, offset: TextSize) -> Option<SyntaxToken> {
     let tokens = root.token_at_offset(offset);
     let mut best = None;
     for t in tokens {

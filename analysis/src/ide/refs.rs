@@ -1,0 +1,1542 @@
+//! References and what builds on them: document highlights, rename, and
+//! the navigation that needs the whole workspace (go to implementation,
+//! type definition and declaration; workspace symbols).
+//!
+//! Names resolve here by scopes where scopes decide (locals, generic
+//! parameters, members of enclosing types, namespaces, module and imported
+//! names, the functions derivative attributes name) and through inference
+//! where types do (`a.f`, `this.f`, `t.f` for `t : T`). Finding the
+//! references of a declaration resolves only the identifier tokens spelled
+//! like its name, in the files that can see it; a local is looked for in
+//! its function only. Inference runs per function and is memoized, so each
+//! candidate costs a lookup, not a re-inference.
+
+use std::cell::OnceCell;
+use std::collections::{HashMap, HashSet};
+
+use slang_syntax::ast::{self, AstNode};
+use slang_syntax::{NodeOrToken, SyntaxKind as K, SyntaxNode, SyntaxNodePtr, SyntaxToken, TextRange, TextSize};
+
+use super::{ident_at, nav_target, Definition, NavTarget};
+use crate::autodiff::{Dir, Mode};
+use crate::hir::{def_node, lower_type, DefId};
+use crate::infer::{decl_type_ref, fn_sig, is_core, item_of, parent_of, DeclCtx};
+use crate::item_tree::{item_source_map, item_tree, Item, ItemKind};
+use crate::module_graph::{imported_files, module_of};
+use crate::name_res::{global_scope, DefRef, GlobalScope};
+use crate::ty::{Ty, TypeResolver};
+use crate::{parse, Db, SourceFile, Workspace};
+
+/// A use or the declaration of a symbol.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    pub file: SourceFile,
+    /// The name's range.
+    pub range: TextRange,
+    /// The declaration itself (its name).
+    pub is_declaration: bool,
+    /// An assignment target, a `++`/`--` operand or an `out`/`inout`
+    /// argument (also through `a[i]` and `a.f`), or a declaration with an
+    /// initializer.
+    pub is_write: bool,
+}
+
+/// How a document highlight is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HighlightKind {
+    Read,
+    Write,
+    /// A name that resolves to nothing: its occurrences by spelling.
+    Text,
+}
+
+/// A declaration found by [`workspace_symbols`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkspaceSymbol {
+    pub name: String,
+    pub kind: ItemKind,
+    /// The enclosing type, namespace or extended type.
+    pub container: Option<String>,
+    pub file: SourceFile,
+    pub range: TextRange,
+    pub focus_range: TextRange,
+}
+
+/// At most this many workspace symbols are returned.
+const MAX_WORKSPACE_SYMBOLS: usize = 512;
+
+/// The references of the symbol at `offset` in every file that can see it
+/// (the core module's files are not searched), in workspace order.
+pub fn find_references(db: &dyn Db, file: SourceFile, offset: TextSize, include_declaration: bool) -> Vec<Reference> {
+    let ctx = FileCtx::new(db, file);
+    let Some(tok) = ident_at(&ctx.root, offset) else { return Vec::new() };
+    let mut refs = references(db, &ctx.resolve(&tok), tok.text(), None);
+    if !include_declaration {
+        refs.retain(|r| !r.is_declaration);
+    }
+    refs
+}
+
+/// The references in this file of the symbol at `offset`; for a name that
+/// resolves to nothing, the identifiers spelled like it.
+pub fn document_highlights(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<(TextRange, HighlightKind)> {
+    let ctx = FileCtx::new(db, file);
+    let Some(tok) = ident_at(&ctx.root, offset) else { return Vec::new() };
+    let targets = ctx.resolve(&tok);
+    if targets.is_empty() {
+        if tok.kind() != K::IDENT {
+            return Vec::new();
+        }
+        return ctx
+            .tokens_named(tok.text(), ctx.root.text_range())
+            .into_iter()
+            .map(|t| (t.text_range(), HighlightKind::Text))
+            .collect();
+    }
+    references(db, &targets, tok.text(), Some(file))
+        .into_iter()
+        .map(|r| (r.range, if r.is_write { HighlightKind::Write } else { HighlightKind::Read }))
+        .collect()
+}
+
+/// The range of the name at `offset` if it can be renamed, or why not.
+pub fn prepare_rename(db: &dyn Db, file: SourceFile, offset: TextSize) -> Result<TextRange, String> {
+    let ctx = FileCtx::new(db, file);
+    ctx.rename_target(offset).map(|(tok, _)| tok.text_range())
+}
+
+/// Rename the symbol at `offset` to `new_name` everywhere (its
+/// declarations included): the edits, or why the rename is refused.
+pub fn rename(
+    db: &dyn Db,
+    file: SourceFile,
+    offset: TextSize,
+    new_name: &str,
+) -> Result<Vec<(SourceFile, TextRange, String)>, String> {
+    let ctx = FileCtx::new(db, file);
+    let (tok, targets) = ctx.rename_target(offset)?;
+    check_new_name(new_name)?;
+    let old = tok.text();
+    let refs = references(db, &targets, old, None);
+    if new_name != old {
+        if let Some(why) = conflict(db, &ctx, &targets, &refs, old, new_name) {
+            return Err(format!("cannot rename `{old}` to `{new_name}`: {why}"));
+        }
+    }
+    Ok(refs.into_iter().map(|r| (r.file, r.range, new_name.to_string())).collect())
+}
+
+/// On an interface: the types that conform to it (directly, through
+/// interfaces that inherit it, base types or extensions). On an interface
+/// requirement: the members of those types that implement it.
+pub fn goto_implementation(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<NavTarget> {
+    let ctx = FileCtx::new(db, file);
+    let Some(tok) = ident_at(&ctx.root, offset) else { return Vec::new() };
+    let mut out = Vec::new();
+    for sym in ctx.resolve(&tok) {
+        let Symbol::Item(def) = sym else { continue };
+        let Some(item) = item_of(db, def) else { continue };
+        if item.kind == ItemKind::Interface {
+            out.extend(conforming_types(db, def).iter().filter_map(|(ty, _)| item_nav(db, *ty)));
+            continue;
+        }
+        let (Some(iface), Some(name)) = (parent_of(db, def), item.name.as_deref()) else { continue };
+        if item_of(db, iface).is_none_or(|i| i.kind != ItemKind::Interface) {
+            continue;
+        }
+        for (ty, sites) in conforming_types(db, iface) {
+            let mut members = FileCtx::new(db, ty.file(db)).type_members(ty, name);
+            for &site in &sites {
+                members.extend(own_members(db, site, name));
+            }
+            let mut seen = HashSet::new();
+            for m in members {
+                if seen.insert(m) && item_of(db, m).is_some_and(|mi| implements(item.kind, mi.kind)) {
+                    out.extend(item_nav(db, m));
+                }
+            }
+        }
+    }
+    dedup(out)
+}
+
+/// The declaration of the type of the expression, variable, parameter or
+/// field at `offset` (through arrays and pointers; with its generic
+/// arguments' types). Built-in types lead to the core module.
+pub fn goto_type_definition(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<NavTarget> {
+    let ctx = FileCtx::new(db, file);
+    let Some(tok) = ident_at(&ctx.root, offset) else { return Vec::new() };
+    let Some(ty) = ctx.type_at(&tok) else { return Vec::new() };
+    let mut out = Vec::new();
+    type_navs(db, &ty, &mut out);
+    dedup(out)
+}
+
+/// Like go to definition, except that a member implementing an interface
+/// requirement leads to the requirement, and a function with forward
+/// declarations (without a body) to those.
+pub fn goto_declaration(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<NavTarget> {
+    let ctx = FileCtx::new(db, file);
+    let Some(tok) = ident_at(&ctx.root, offset) else { return Vec::new() };
+    let mut out = Vec::new();
+    for sym in ctx.resolve(&tok) {
+        if let Symbol::Item(def) = sym {
+            let mut decls = requirements_implemented(db, def);
+            if decls.is_empty() {
+                decls = forward_declarations(db, def);
+            }
+            if !decls.is_empty() {
+                out.extend(decls.into_iter().filter_map(|d| item_nav(db, d)));
+                continue;
+            }
+        }
+        out.extend(ctx.symbol_navs(&sym));
+    }
+    dedup(out)
+}
+
+/// Declarations of the workspace (not the core module) whose name matches
+/// `query`: top-level items and their members, best matches first (exact,
+/// prefix, substring, then subsequence; case-insensitive), then by name.
+pub fn workspace_symbols(db: &dyn Db, query: &str) -> Vec<WorkspaceSymbol> {
+    let query: Vec<char> = query.to_lowercase().chars().filter(|c| !c.is_whitespace()).collect();
+    /// A match, with its sort key first.
+    struct Hit {
+        score: u8,
+        lower: String,
+        name: String,
+        file_index: usize,
+        ast_index: u32,
+        file: SourceFile,
+        kind: ItemKind,
+        container: Option<String>,
+    }
+    /// The matches among `items` and their members.
+    fn collect(
+        db: &dyn Db,
+        (file, file_index): (SourceFile, usize),
+        items: &[Item],
+        container: Option<&str>,
+        query: &[char],
+        out: &mut Vec<Hit>,
+    ) {
+        for item in items {
+            let Some(name) = &item.name else {
+                // Extensions: their members, under the extended type.
+                let target = (item.kind == ItemKind::Extension)
+                    .then(|| def_node(db, DefId::new(db, file, item.ast_index)))
+                    .flatten()
+                    .and_then(ast::Extension::cast)
+                    .and_then(|e| e.target())
+                    .map(|t| t.syntax().text().to_string());
+                collect(db, (file, file_index), &item.members, target.as_deref().or(container), query, out);
+                continue;
+            };
+            if let Some(score) = match_score(query, name) {
+                out.push(Hit {
+                    score,
+                    lower: name.to_lowercase(),
+                    name: name.clone(),
+                    file_index,
+                    ast_index: item.ast_index,
+                    file,
+                    kind: item.kind,
+                    container: container.map(str::to_string),
+                });
+            }
+            collect(db, (file, file_index), &item.members, Some(name), query, out);
+        }
+    }
+    let mut hits = Vec::new();
+    for (i, f) in user_files(db).into_iter().enumerate() {
+        collect(db, (f, i), &item_tree(db, f).items, None, &query, &mut hits);
+    }
+    hits.sort_by(|a, b| {
+        (a.score, &a.lower, &a.name, a.file_index, a.ast_index).cmp(&(
+            b.score,
+            &b.lower,
+            &b.name,
+            b.file_index,
+            b.ast_index,
+        ))
+    });
+    hits.truncate(MAX_WORKSPACE_SYMBOLS);
+    hits.into_iter()
+        .filter_map(|h| {
+            let nav = item_nav(db, DefId::new(db, h.file, h.ast_index))?;
+            Some(WorkspaceSymbol {
+                name: h.name,
+                kind: h.kind,
+                container: h.container,
+                file: nav.file,
+                range: nav.full_range,
+                focus_range: nav.focus_range,
+            })
+        })
+        .collect()
+}
+
+/// How well `name` matches the lowercased `query`: 0 exact, 1 prefix, 2
+/// substring, 3 subsequence (`None`: no match). An empty query matches
+/// everything.
+fn match_score(query: &[char], name: &str) -> Option<u8> {
+    if query.is_empty() {
+        return Some(0);
+    }
+    let lower: Vec<char> = name.to_lowercase().chars().collect();
+    if lower == query {
+        return Some(0);
+    }
+    if lower.starts_with(query) {
+        return Some(1);
+    }
+    if lower.windows(query.len()).any(|w| w == query) {
+        return Some(2);
+    }
+    let mut rest = lower.iter();
+    query.iter().all(|q| rest.any(|c| c == q)).then_some(3)
+}
+
+/// What a name refers to, comparable across files.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Symbol {
+    Item(DefId),
+    /// A local or parameter, by the range of its declared name.
+    Local {
+        file: SourceFile,
+        name: TextRange,
+    },
+    /// A namespace by its full path (it may be declared in many places).
+    Namespace(String),
+}
+
+/// Where the next segment of a qualified name is looked up.
+enum Scope {
+    Namespace(String),
+    Type(DefId),
+}
+
+/// The workspace's files but the core module's.
+fn user_files(db: &dyn Db) -> Vec<SourceFile> {
+    Workspace::get(db).files(db).iter().copied().filter(|&f| !is_core(db, f)).collect()
+}
+
+/// Whether `file` can refer to any of `targets`.
+fn sees(db: &dyn Db, file: SourceFile, targets: &[Symbol]) -> bool {
+    targets.iter().any(|t| match t {
+        Symbol::Item(d) => {
+            let df = d.file(db);
+            df == file || is_core(db, df) || module_of(db, file).contains(&df) || imported_files(db, file).contains(&df)
+        }
+        Symbol::Local { file: f, .. } => *f == file,
+        Symbol::Namespace(_) => true,
+    })
+}
+
+/// The references (declarations included) of `targets`, spelled `name`,
+/// in `only` or in every file that can see them.
+fn references(db: &dyn Db, targets: &[Symbol], name: &str, only: Option<SourceFile>) -> Vec<Reference> {
+    if targets.is_empty() {
+        return Vec::new();
+    }
+    let local = targets.iter().find_map(|t| match t {
+        Symbol::Local { file, name } => Some((*file, *name)),
+        _ => None,
+    });
+    let files = match local {
+        Some((f, _)) => vec![f],
+        None => user_files(db),
+    };
+    let mut out = Vec::new();
+    for f in files {
+        if only.is_some_and(|o| o != f) || !f.text(db).contains(name) || !sees(db, f, targets) {
+            continue;
+        }
+        let ctx = FileCtx::new(db, f);
+        let within = match local {
+            Some((_, decl)) => local_scope(&ctx.root, decl),
+            None => ctx.root.text_range(),
+        };
+        for tok in ctx.tokens_named(name, within) {
+            if !ctx.resolve(&tok).iter().any(|s| targets.contains(s)) {
+                continue;
+            }
+            let is_declaration = tok.parent().is_some_and(|p| p.kind() == K::NAME);
+            let is_write = if is_declaration { declares_with_value(&tok) } else { ctx.is_write(&tok) };
+            out.push(Reference { file: f, range: tok.text_range(), is_declaration, is_write });
+        }
+    }
+    out
+}
+
+/// Whether the declared name `tok` has an initializer (`float x = 1`).
+fn declares_with_value(tok: &SyntaxToken) -> bool {
+    tok.parent().and_then(|n| n.parent()).and_then(ast::Declarator::cast).is_some_and(|d| d.initializer().is_some())
+}
+
+/// The range where the local declared by the name at `decl` can be used:
+/// its function (or the file).
+fn local_scope(root: &SyntaxNode, decl: TextRange) -> TextRange {
+    node_at(root, decl, K::NAME)
+        .and_then(|n| {
+            n.ancestors().find(|a| {
+                matches!(a.kind(), K::FN | K::INIT | K::SUBSCRIPT | K::ACCESSOR | K::LAMBDA_EXPR | K::PROPERTY)
+            })
+        })
+        .map_or(root.text_range(), |a| a.text_range())
+}
+
+/// The node of `kind` covering exactly `range`.
+fn node_at(root: &SyntaxNode, range: TextRange, kind: K) -> Option<SyntaxNode> {
+    let start = match root.covering_element(range) {
+        NodeOrToken::Node(n) => n,
+        NodeOrToken::Token(t) => t.parent()?,
+    };
+    start.ancestors().find(|n| n.kind() == kind && n.text_range() == range)
+}
+
+/// The declaration (its name) of the local or parameter `name` visible at
+/// `offset` inside `at`: the closest one.
+fn local_named(at: &SyntaxNode, name: &str, offset: TextSize) -> Option<SyntaxNode> {
+    let named = |n: &SyntaxNode| n.kind() == K::NAME && n.text() == name && n.text_range().end() <= offset;
+    for anc in at.ancestors() {
+        match anc.kind() {
+            K::BLOCK | K::FOR_STMT | K::CASE_CLAUSE | K::SWITCH_BODY => {
+                let stmts: Vec<SyntaxNode> =
+                    anc.children().filter(|s| s.kind() == K::VAR_DECL && s.text_range().start() < offset).collect();
+                for stmt in stmts.iter().rev() {
+                    let found = stmt
+                        .children()
+                        .filter(|d| d.kind() == K::DECLARATOR)
+                        .filter_map(|d| d.children().find(named))
+                        .last();
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+            }
+            K::IF_STMT => {
+                let bound =
+                    anc.children().filter(|c| c.kind() == K::LET_CONDITION).find_map(|c| c.children().find(named));
+                if bound.is_some() {
+                    return bound;
+                }
+            }
+            K::COMPILE_TIME_FOR_STMT | K::CATCH_CLAUSE => {
+                if let Some(n) = anc.children().find(named) {
+                    return Some(n);
+                }
+            }
+            K::FN | K::INIT | K::SUBSCRIPT | K::LAMBDA_EXPR => {
+                let param = anc
+                    .children()
+                    .filter(|c| c.kind() == K::PARAM_LIST)
+                    .flat_map(|l| l.children())
+                    .find_map(|p| p.children().find(|n| n.kind() == K::NAME && n.text() == name));
+                if param.is_some() || anc.kind() != K::LAMBDA_EXPR {
+                    return param;
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The full path of the namespace declared by `ns`, up to its name `upto`
+/// (`namespace a::b` declares `a` and `a::b`).
+fn namespace_path(ns: &SyntaxNode, upto: Option<&SyntaxNode>) -> String {
+    let names = |n: &SyntaxNode| -> Vec<SyntaxNode> { n.children().filter(|c| c.kind() == K::NAME).collect() };
+    let mut parts: Vec<String> = Vec::new();
+    for outer in ns.ancestors().skip(1).filter(|a| a.kind() == K::NAMESPACE) {
+        let outer_names: Vec<String> = names(&outer).iter().map(|n| n.text().to_string()).collect();
+        parts.splice(0..0, outer_names);
+    }
+    for n in names(ns) {
+        parts.push(n.text().to_string());
+        if upto == Some(&n) {
+            break;
+        }
+    }
+    parts.join("::")
+}
+
+/// Whether `at` is inside the body (members) of the type declaration `ty`.
+fn in_body(ty: &SyntaxNode, at: &SyntaxNode) -> bool {
+    ty.children()
+        .find(|c| matches!(c.kind(), K::MEMBER_LIST | K::ENUM_BODY))
+        .is_some_and(|l| l.text_range().contains_range(at.text_range()))
+}
+
+/// Whether declarations of this kind can have generic parameters (the
+/// others, blocks and files, are not searched for them).
+fn has_generics(kind: K) -> bool {
+    matches!(
+        kind,
+        K::FN
+            | K::INIT
+            | K::SUBSCRIPT
+            | K::STRUCT
+            | K::CLASS
+            | K::INTERFACE
+            | K::ENUM
+            | K::EXTENSION
+            | K::TYPEALIAS
+            | K::ASSOCIATED_TYPE
+            | K::PROPERTY
+    )
+}
+
+/// Whether `node` has a token of one of `kinds` as a child.
+fn has_token(node: &SyntaxNode, kinds: &[K]) -> bool {
+    node.children_with_tokens().filter_map(|e| e.into_token()).any(|t| kinds.contains(&t.kind()))
+}
+
+/// The assignment operators (plain and compound).
+const ASSIGN_OPS: [K; 11] = [
+    K::EQ,
+    K::PLUSEQ,
+    K::MINUSEQ,
+    K::STAREQ,
+    K::SLASHEQ,
+    K::PERCENTEQ,
+    K::AMPEQ,
+    K::PIPEEQ,
+    K::CARETEQ,
+    K::SHLEQ,
+    K::SHREQ,
+];
+
+/// The last identifier among the direct children of `node`.
+fn last_ident(node: &SyntaxNode) -> Option<SyntaxToken> {
+    node.children_with_tokens().filter_map(|e| e.into_token()).filter(|t| t.kind() == K::IDENT).last()
+}
+
+/// Whether function `def` can take `n` arguments.
+fn accepts(db: &dyn Db, def: DefId, n: usize) -> bool {
+    if item_of(db, def).is_none_or(|i| !matches!(i.kind, ItemKind::Fn | ItemKind::Init)) {
+        return false;
+    }
+    let sig = fn_sig(db, def);
+    let max = sig.params.len();
+    let min = max - sig.has_defaults.iter().filter(|d| **d).count();
+    sig.variadic || (min..=max).contains(&n)
+}
+
+/// The user type an extension extends.
+fn extension_target(db: &dyn Db, ext: DefId) -> Option<DefId> {
+    let target = def_node(db, ext).and_then(ast::Extension::cast)?.target()?;
+    match DeclCtx::for_def(db, ext).resolve(&lower_type(Some(target))) {
+        Ty::Adt { def, .. } => Some(def),
+        _ => None,
+    }
+}
+
+/// The types `holder` (a type or an extension) lists after `:`.
+fn supertypes(db: &dyn Db, holder: DefId) -> Vec<DefId> {
+    let Some(node) = def_node(db, holder) else { return Vec::new() };
+    let Some(list) = node.children().find(|c| c.kind() == K::INHERITANCE_LIST) else { return Vec::new() };
+    let mut ctx = DeclCtx::for_def(db, holder);
+    list.children()
+        .filter_map(ast::Type::cast)
+        .filter_map(|t| match ctx.resolve(&lower_type(Some(t))) {
+            Ty::Adt { def, .. } => Some(def),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The members of `holder` itself named `name`.
+fn own_members(db: &dyn Db, holder: DefId, name: &str) -> Vec<DefId> {
+    item_of(db, holder)
+        .map(|i| {
+            i.members
+                .iter()
+                .filter(|m| m.name.as_deref() == Some(name))
+                .map(|m| DefId::new(db, holder.file(db), m.ast_index))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether a member of kind `member` can implement a requirement of kind
+/// `requirement`.
+fn implements(requirement: ItemKind, member: ItemKind) -> bool {
+    match requirement {
+        ItemKind::Fn => member == ItemKind::Fn,
+        ItemKind::Property => matches!(member, ItemKind::Property | ItemKind::Var),
+        ItemKind::AssociatedType => member.is_type(),
+        k => k == member,
+    }
+}
+
+/// Every user type conforming to interface `iface`, with the declarations
+/// (the type, its extensions) that say so.
+fn conforming_types(db: &dyn Db, iface: DefId) -> Vec<(DefId, Vec<DefId>)> {
+    let mut out: Vec<(DefId, Vec<DefId>)> = Vec::new();
+    for f in user_files(db) {
+        let tree = item_tree(db, f);
+        let sites: Vec<&Item> = tree
+            .walk()
+            .filter(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Extension))
+            .collect();
+        if sites.is_empty() {
+            continue;
+        }
+        let ctx = FileCtx::new(db, f);
+        for site in sites {
+            let def = DefId::new(db, f, site.ast_index);
+            let mut ifaces = Vec::new();
+            let ty = if site.kind == ItemKind::Extension {
+                let Some(ty) = extension_target(db, def) else { continue };
+                ctx.holder_interfaces(def, &mut ifaces, &mut HashSet::new());
+                ty
+            } else {
+                ctx.collect_interfaces(def, &mut ifaces, &mut HashSet::new());
+                def
+            };
+            if !ifaces.contains(&iface) {
+                continue;
+            }
+            match out.iter_mut().find(|(t, _)| *t == ty) {
+                Some((_, sites)) => sites.push(def),
+                None => out.push((ty, vec![def])),
+            }
+        }
+    }
+    out
+}
+
+/// The interface requirements that member `def` of a struct, class or
+/// extension implements.
+fn requirements_implemented(db: &dyn Db, def: DefId) -> Vec<DefId> {
+    let Some(item) = item_of(db, def) else { return Vec::new() };
+    let Some(name) = item.name.as_deref() else { return Vec::new() };
+    let Some(parent) = parent_of(db, def) else { return Vec::new() };
+    let ty = match item_of(db, parent).map(|p| p.kind) {
+        Some(ItemKind::Struct | ItemKind::Class) => parent,
+        Some(ItemKind::Extension) => match extension_target(db, parent) {
+            Some(t) => t,
+            None => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    let ctx = FileCtx::new(db, def.file(db));
+    let mut ifaces = Vec::new();
+    ctx.collect_interfaces(ty, &mut ifaces, &mut HashSet::new());
+    // (An extension may add the conformance itself.)
+    ctx.holder_interfaces(parent, &mut ifaces, &mut HashSet::new());
+    let mut out = Vec::new();
+    for i in ifaces {
+        for r in own_members(db, i, name) {
+            if !out.contains(&r) && item_of(db, r).is_some_and(|ri| implements(ri.kind, item.kind)) {
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// The declarations without a body of function `def` (same scope, name
+/// and parameter count), when `def` has a body.
+fn forward_declarations(db: &dyn Db, def: DefId) -> Vec<DefId> {
+    let has_body = |d: DefId| def_node(db, d).and_then(ast::Fn::cast).is_some_and(|f| f.body().is_some());
+    let Some(item) = item_of(db, def) else { return Vec::new() };
+    let Some(name) = item.name.as_deref() else { return Vec::new() };
+    if item.kind != ItemKind::Fn || !has_body(def) {
+        return Vec::new();
+    }
+    let siblings: Vec<DefId> = match parent_of(db, def) {
+        Some(p) => own_members(db, p, name),
+        None => global_scope(db, def.file(db))
+            .names
+            .get(name)
+            .map(|defs| defs.iter().map(|d| DefId::new(db, d.file, d.ast_index)).collect())
+            .unwrap_or_default(),
+    };
+    let arity = fn_sig(db, def).params.len();
+    siblings
+        .into_iter()
+        .filter(|&d| {
+            d != def
+                && item_of(db, d).is_some_and(|i| i.kind == ItemKind::Fn)
+                && !has_body(d)
+                && fn_sig(db, d).params.len() == arity
+        })
+        .collect()
+}
+
+/// Where declaration `def` is.
+fn item_nav(db: &dyn Db, def: DefId) -> Option<NavTarget> {
+    nav_target(db, &Definition::Item(def))
+}
+
+/// Keep the first of equal targets.
+fn dedup(navs: Vec<NavTarget>) -> Vec<NavTarget> {
+    let mut out: Vec<NavTarget> = Vec::new();
+    for n in navs {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// The declarations of type `ty` and of its generic arguments.
+fn type_navs(db: &dyn Db, ty: &Ty, out: &mut Vec<NavTarget>) {
+    match ty {
+        Ty::Array(t, _) | Ty::Pointer(t) | Ty::TypeValue(t) => type_navs(db, t, out),
+        Ty::Adt { def, args, .. } => {
+            out.extend(item_nav(db, *def));
+            for a in args {
+                type_navs(db, a, out);
+            }
+        }
+        Ty::Param { def, .. } => out.extend(item_nav(db, *def)),
+        Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) => {
+            out.extend(crate::name_res::core_def(db, &ty.to_string()).and_then(|d| item_nav(db, d)))
+        }
+        _ => {}
+    }
+}
+
+/// Words that lex as identifiers but are keywords where a name would go.
+const SOFT_KEYWORDS: [&str; 14] = [
+    "in",
+    "out",
+    "inout",
+    "is",
+    "as",
+    "new",
+    "none",
+    "where",
+    "module",
+    "implementing",
+    "using",
+    "fwd_diff",
+    "bwd_diff",
+    "property",
+];
+
+/// Whether `name` can be a declaration's name.
+fn check_new_name(name: &str) -> Result<(), String> {
+    let lexed = slang_syntax::lexer::lex(name);
+    match lexed.tokens.as_slice() {
+        [t] if t.kind.is_keyword() => Err(format!("`{name}` is a Slang keyword")),
+        [t] if t.kind == K::IDENT && t.len as usize == name.len() && lexed.errors.is_empty() => {
+            if SOFT_KEYWORDS.contains(&name) {
+                Err(format!("`{name}` is a Slang keyword"))
+            } else {
+                Ok(())
+            }
+        }
+        _ => Err(format!("`{name}` is not a valid identifier")),
+    }
+}
+
+/// `path:line` of a declaration.
+fn location(db: &dyn Db, def: DefId) -> String {
+    match item_nav(db, def) {
+        Some(nav) => format!("{}:{}", nav.file.path(db), line_of(db, nav.file, nav.focus_range.start())),
+        None => def.file(db).path(db).clone(),
+    }
+}
+
+/// The 1-based line of `offset` in `file`.
+fn line_of(db: &dyn Db, file: SourceFile, offset: TextSize) -> usize {
+    let text = file.text(db);
+    text[..usize::from(offset).min(text.len())].matches('\n').count() + 1
+}
+
+/// Why renaming `targets` (with references `refs`) from `old` to `new`
+/// would change what some name means, if it would.
+fn conflict(
+    db: &dyn Db,
+    ctx: &FileCtx,
+    targets: &[Symbol],
+    refs: &[Reference],
+    old: &str,
+    new: &str,
+) -> Option<String> {
+    targets.iter().find_map(|t| match t {
+        Symbol::Item(def) => item_conflict(db, *def, targets, new),
+        Symbol::Local { name, .. } => ctx.local_conflict(*name, refs, old, new),
+        Symbol::Namespace(path) => {
+            let (outer, table) = match path.rsplit_once("::") {
+                Some((outer, _)) => (format!("namespace `{outer}`"), ctx.scope.namespace(outer)),
+                None => ("the module scope".to_string(), Some(&ctx.scope.names)),
+            };
+            let clash = table.and_then(|t| t.get(new)).and_then(|defs| defs.first())?;
+            Some(format!(
+                "{outer} already declares `{new}` ({})",
+                location(db, DefId::new(db, clash.file, clash.ast_index))
+            ))
+        }
+    })
+}
+
+/// A declaration named `new` in the scope of item `def` (its type's
+/// members, its namespace, the module scope, its owner's generic
+/// parameters). Functions may overload one another with other parameter
+/// counts.
+fn item_conflict(db: &dyn Db, def: DefId, targets: &[Symbol], new: &str) -> Option<String> {
+    let item = item_of(db, def)?;
+    let ctx = FileCtx::new(db, def.file(db));
+    let to_defs = |defs: Option<&Vec<DefRef>>| -> Vec<DefId> {
+        defs.map(|d| d.iter().map(|d| DefId::new(db, d.file, d.ast_index)).collect()).unwrap_or_default()
+    };
+    let (clashes, scope) = match parent_of(db, def) {
+        Some(p) => {
+            let owner = item_of(db, p)?;
+            let owner_name = owner.name.clone().unwrap_or_default();
+            if matches!(item.kind, ItemKind::GenericTypeParam | ItemKind::GenericValueParam) {
+                let params = owner
+                    .generic_params
+                    .iter()
+                    .filter(|g| g.name.as_deref() == Some(new))
+                    .map(|g| DefId::new(db, p.file(db), g.ast_index))
+                    .collect();
+                (params, format!("`{owner_name}` already has a generic parameter named `{new}`"))
+            } else if owner.kind == ItemKind::Namespace {
+                let path = def_node(db, p).map(|n| namespace_path(&n, None)).unwrap_or_default();
+                (
+                    to_defs(ctx.scope.namespace(&path).and_then(|t| t.get(new))),
+                    format!("namespace `{path}` already declares `{new}`"),
+                )
+            } else {
+                let ty = if owner.kind == ItemKind::Extension { extension_target(db, p)? } else { p };
+                let ty_name = item_of(db, ty).and_then(|i| i.name).unwrap_or_default();
+                (ctx.type_members(ty, new), format!("`{ty_name}` already has a member named `{new}`"))
+            }
+        }
+        None => {
+            (to_defs(ctx.scope.names.get(new)), format!("the module scope already has a declaration named `{new}`"))
+        }
+    };
+    let is_fn = |d: DefId| item_of(db, d).is_some_and(|i| i.kind == ItemKind::Fn);
+    let overloads = |c: DefId| is_fn(def) && is_fn(c) && fn_sig(db, def).params.len() != fn_sig(db, c).params.len();
+    let clash = clashes.into_iter().find(|&c| !targets.contains(&Symbol::Item(c)) && !overloads(c))?;
+    Some(format!("{scope} ({})", location(db, clash)))
+}
+
+/// A file's tree with what resolving its names needs.
+struct FileCtx<'db> {
+    db: &'db dyn Db,
+    file: SourceFile,
+    root: SyntaxNode,
+    scope: &'db GlobalScope,
+    /// The file's items by syntax pointer.
+    items: HashMap<SyntaxNodePtr, u32>,
+    /// The file's functions with their ranges.
+    fns: Vec<(TextRange, DefId)>,
+    /// The extensions this file can see, by extended type name (built on
+    /// first use).
+    extensions: OnceCell<HashMap<String, Vec<DefId>>>,
+}
+
+impl<'db> FileCtx<'db> {
+    fn new(db: &'db dyn Db, file: SourceFile) -> Self {
+        let map = item_source_map(db, file);
+        let fns = crate::infer::file_functions(db, file)
+            .iter()
+            .filter_map(|&f| Some((map.get(f.ast_index(db) as usize)?.text_range(), f)))
+            .collect();
+        FileCtx {
+            db,
+            file,
+            root: parse(db, file).syntax_node(),
+            scope: global_scope(db, file),
+            items: map.iter().enumerate().map(|(i, p)| (*p, i as u32)).collect(),
+            fns,
+            extensions: OnceCell::new(),
+        }
+    }
+
+    /// The item whose syntax is `node`.
+    fn item_at(&self, node: &SyntaxNode) -> Option<DefId> {
+        self.items.get(&SyntaxNodePtr::new(node)).map(|&i| DefId::new(self.db, self.file, i))
+    }
+
+    /// The identifier tokens spelled `name` within `range`.
+    fn tokens_named(&self, name: &str, range: TextRange) -> Vec<SyntaxToken> {
+        let text = self.file.text(self.db);
+        let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+        let (start, end) = (usize::from(range.start()), usize::from(range.end()).min(text.len()));
+        text[start..end]
+            .match_indices(name)
+            .filter_map(|(i, _)| {
+                let at = start + i;
+                if text[..at].chars().next_back().is_some_and(is_ident)
+                    || text[at + name.len()..].chars().next().is_some_and(is_ident)
+                {
+                    return None;
+                }
+                let at = TextSize::from(at as u32);
+                let tok = self.root.token_at_offset(at).right_biased()?;
+                (tok.kind() == K::IDENT && tok.text() == name && tok.text_range().start() == at).then_some(tok)
+            })
+            .collect()
+    }
+
+    /// The type inference gave expression `node`, if it is in a body and
+    /// known.
+    fn type_of(&self, node: &SyntaxNode) -> Option<Ty> {
+        let range = node.text_range();
+        let &(_, f) = self.fns.iter().filter(|(r, _)| r.contains_range(range)).min_by_key(|(r, _)| r.len())?;
+        let e = crate::hir::expr_of_node(self.db, f, node)?;
+        crate::infer::infer(self.db, f).expr_types.get(e.0 as usize).cloned().filter(|t| !t.is_unknown())
+    }
+
+    /// What the identifier `tok` refers to.
+    fn resolve(&self, tok: &SyntaxToken) -> Vec<Symbol> {
+        if tok.kind() != K::IDENT {
+            return Vec::new();
+        }
+        let Some(parent) = tok.parent() else { return Vec::new() };
+        if let Some(found) = self.derivative_target(tok) {
+            return found;
+        }
+        let found = match parent.kind() {
+            K::NAME => self.declared(&parent),
+            K::MEMBER_EXPR => self.member(&parent, tok.text()),
+            K::PATH_EXPR | K::PATH_TYPE | K::PATH => self.path_segment(&parent, tok),
+            _ => Vec::new(),
+        };
+        self.by_arity(&parent, found)
+    }
+
+    /// What the declared name `name` declares.
+    fn declared(&self, name: &SyntaxNode) -> Vec<Symbol> {
+        let Some(decl) = name.parent() else { return Vec::new() };
+        if decl.kind() == K::NAMESPACE {
+            return vec![Symbol::Namespace(namespace_path(&decl, Some(name)))];
+        }
+        if let Some(def) = self.item_at(&decl) {
+            return vec![Symbol::Item(def)];
+        }
+        match decl.kind() {
+            K::DECLARATOR | K::PARAM | K::LET_CONDITION | K::COMPILE_TIME_FOR_STMT | K::CATCH_CLAUSE => {
+                vec![Symbol::Local { file: self.file, name: name.text_range() }]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// In `[ForwardDerivative(g)]` and the other derivative attributes: the
+    /// functions `g` names (as the attribute check resolves them).
+    fn derivative_target(&self, tok: &SyntaxToken) -> Option<Vec<Symbol>> {
+        let args =
+            tok.parent_ancestors().take_while(|a| a.kind() != K::ATTRIBUTE).find(|a| a.kind() == K::ATTRIBUTE_ARGS)?;
+        let attr = args.parent().filter(|a| a.kind() == K::ATTRIBUTE)?;
+        let attr_name = attr.children().find(|c| c.kind() == K::PATH)?.text().to_string();
+        if !crate::autodiff::DERIVATIVE_ATTRIBUTES.contains(&attr_name.as_str()) {
+            return None;
+        }
+        let target =
+            crate::autodiff::parse_deriv_target(args.text().to_string().trim_matches(|c| c == '(' || c == ')'));
+        let name_tok = args
+            .descendants_with_tokens()
+            .filter_map(|e| e.into_token())
+            .filter(|t| t.kind() == K::IDENT && t.text() == target.name)
+            .last()?;
+        if name_tok != *tok {
+            // A qualifier (`S` in `S.g`): an ordinary name.
+            return None;
+        }
+        let holder = self.item_at(&attr.parent()?)?;
+        let candidates = crate::autodiff::derivative_candidates(self.db, holder, &target)?;
+        Some(candidates.into_iter().map(Symbol::Item).collect())
+    }
+
+    /// A segment of a path (`a::b::c`, `T`, `float3`).
+    fn path_segment(&self, path: &SyntaxNode, tok: &SyntaxToken) -> Vec<Symbol> {
+        let owner = path.parent().map(|p| p.kind());
+        if matches!(
+            owner,
+            Some(K::ATTRIBUTE | K::IMPORT_DECL | K::INCLUDE_DECL | K::MODULE_DECL | K::IMPLEMENTING_DECL)
+        ) {
+            return Vec::new();
+        }
+        let segs: Vec<SyntaxToken> = path
+            .children_with_tokens()
+            .filter_map(|e| e.into_token())
+            .filter(|t| matches!(t.kind(), K::IDENT | K::THIS_TYPE_KW))
+            .collect();
+        let Some(i) = segs.iter().position(|t| t == tok) else { return Vec::new() };
+        if owner == Some(K::USING_DECL) {
+            let parts: Vec<&str> = segs[..=i].iter().map(|t| t.text()).collect();
+            return vec![Symbol::Namespace(parts.join("::"))];
+        }
+        let value = path.kind() == K::PATH_EXPR;
+        let global = path.children_with_tokens().find(|e| !e.kind().is_trivia()).is_some_and(|e| e.kind() == K::COLON2);
+        let mut scope = None;
+        for (j, seg) in segs[..=i].iter().enumerate() {
+            let value = value && j + 1 == segs.len();
+            let found = if j == 0 && seg.kind() == K::THIS_TYPE_KW {
+                scope = self.enclosing_type(path).map(Scope::Type);
+                continue;
+            } else if j == 0 && global {
+                self.global(seg.text(), value)
+            } else if j == 0 {
+                self.first(path, seg.text(), value)
+            } else {
+                match &scope {
+                    Some(s) => self.lookup_in(s, seg.text(), value),
+                    None => return Vec::new(),
+                }
+            };
+            if j == i {
+                return found;
+            }
+            scope = found.iter().find_map(|s| self.scope_of(s));
+        }
+        Vec::new()
+    }
+
+    /// A name looked up from `at` outwards: locals (for values), generic
+    /// parameters, members of enclosing types, enclosing namespaces, then
+    /// the module, its imports and the core module.
+    fn first(&self, at: &SyntaxNode, name: &str, value: bool) -> Vec<Symbol> {
+        if value {
+            if let Some(n) = local_named(at, name, at.text_range().start()) {
+                return vec![Symbol::Local { file: self.file, name: n.text_range() }];
+            }
+        }
+        for anc in at.ancestors() {
+            let generic = has_generics(anc.kind())
+                .then(|| {
+                    anc.children()
+                        .filter(|c| c.kind() == K::GENERIC_PARAM_LIST)
+                        .flat_map(|l| l.children())
+                        .find(|g| g.children().any(|n| n.kind() == K::NAME && n.text() == name))
+                })
+                .flatten();
+            if let Some(def) = generic.and_then(|g| self.item_at(&g)) {
+                return vec![Symbol::Item(def)];
+            }
+            match anc.kind() {
+                K::STRUCT | K::CLASS | K::INTERFACE | K::ENUM | K::EXTENSION if in_body(&anc, at) => {
+                    if let Some(ty) = self.type_def_of(&anc) {
+                        let found = self.members_named(ty, name, value);
+                        if !found.is_empty() {
+                            return found;
+                        }
+                    }
+                }
+                K::NAMESPACE => {
+                    // `namespace a::b`: the members of `a::b`, then of `a`.
+                    let path = namespace_path(&anc, None);
+                    let mut p = path.as_str();
+                    loop {
+                        if let Some(defs) = self.scope.namespace(p).and_then(|t| t.get(name)) {
+                            return self.symbols(defs, p, name, value);
+                        }
+                        match p.rsplit_once("::") {
+                            Some((outer, _)) => p = outer,
+                            None => break,
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.global(name, value)
+    }
+
+    /// A name of the module scope (with imports and the core module).
+    fn global(&self, name: &str, value: bool) -> Vec<Symbol> {
+        self.scope.lookup(name).map(|defs| self.symbols(defs, "", name, value)).unwrap_or_default()
+    }
+
+    /// The declarations `defs` of `name` in namespace `ns` ("" for the top
+    /// level), as symbols: in values the functions if there are any, in
+    /// types the types and namespaces if there are any.
+    fn symbols(&self, defs: &[DefRef], ns: &str, name: &str, value: bool) -> Vec<Symbol> {
+        let preferred = |d: &&DefRef| {
+            if value {
+                d.kind == ItemKind::Fn
+            } else {
+                d.kind.is_type() || d.kind == ItemKind::Namespace
+            }
+        };
+        let mut chosen: Vec<&DefRef> = defs.iter().filter(preferred).collect();
+        if chosen.is_empty() {
+            chosen = defs.iter().collect();
+        }
+        let mut out = Vec::new();
+        for d in chosen {
+            let sym = if d.kind == ItemKind::Namespace {
+                Symbol::Namespace(if ns.is_empty() { name.to_string() } else { format!("{ns}::{name}") })
+            } else {
+                Symbol::Item(DefId::new(self.db, d.file, d.ast_index))
+            };
+            if !out.contains(&sym) {
+                out.push(sym);
+            }
+        }
+        out
+    }
+
+    /// Members of type `ty` named `name` (only types where a type is
+    /// expected).
+    fn members_named(&self, ty: DefId, name: &str, value: bool) -> Vec<Symbol> {
+        self.type_members(ty, name)
+            .into_iter()
+            .filter(|&m| value || item_of(self.db, m).is_some_and(|i| i.kind.is_type()))
+            .map(Symbol::Item)
+            .collect()
+    }
+
+    /// `name` in a namespace or type.
+    fn lookup_in(&self, scope: &Scope, name: &str, value: bool) -> Vec<Symbol> {
+        match scope {
+            Scope::Namespace(p) => self
+                .scope
+                .namespace(p)
+                .and_then(|t| t.get(name))
+                .map(|d| self.symbols(d, p, name, value))
+                .unwrap_or_default(),
+            Scope::Type(ty) => {
+                let found = self.members_named(*ty, name, value);
+                if found.is_empty() {
+                    self.members_named(*ty, name, true)
+                } else {
+                    found
+                }
+            }
+        }
+    }
+
+    /// What names after `sym::` are looked up in.
+    fn scope_of(&self, sym: &Symbol) -> Option<Scope> {
+        match sym {
+            Symbol::Namespace(p) => Some(Scope::Namespace(p.clone())),
+            Symbol::Local { .. } => None,
+            Symbol::Item(def) => match item_of(self.db, *def)?.kind {
+                ItemKind::Struct | ItemKind::Class | ItemKind::Enum | ItemKind::Interface => Some(Scope::Type(*def)),
+                ItemKind::Typealias | ItemKind::Typedef => {
+                    let t = decl_type_ref(self.db, *def).clone()?;
+                    match DeclCtx::for_def(self.db, *def).resolve(&t) {
+                        Ty::Adt { def, .. } => Some(Scope::Type(def)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+        }
+    }
+
+    /// The type a type declaration node declares (an extension: the type
+    /// it extends).
+    fn type_def_of(&self, node: &SyntaxNode) -> Option<DefId> {
+        let def = self.item_at(node)?;
+        if node.kind() == K::EXTENSION {
+            extension_target(self.db, def)
+        } else {
+            Some(def)
+        }
+    }
+
+    /// The type whose members `at` is among.
+    fn enclosing_type(&self, at: &SyntaxNode) -> Option<DefId> {
+        at.ancestors()
+            .find(|a| {
+                matches!(a.kind(), K::STRUCT | K::CLASS | K::INTERFACE | K::ENUM | K::EXTENSION) && in_body(a, at)
+            })
+            .and_then(|a| self.type_def_of(&a))
+    }
+
+    /// The members of `ty` named `name`: its own and its extensions'; if
+    /// none, those of its supertypes.
+    fn type_members(&self, ty: DefId, name: &str) -> Vec<DefId> {
+        let mut out = Vec::new();
+        self.collect_members(ty, name, &mut out, &mut HashSet::new());
+        out
+    }
+
+    /// See [`Self::type_members`]; `seen` breaks inheritance cycles.
+    fn collect_members(&self, ty: DefId, name: &str, out: &mut Vec<DefId>, seen: &mut HashSet<DefId>) {
+        if !seen.insert(ty) {
+            return;
+        }
+        let holders: Vec<DefId> = std::iter::once(ty).chain(self.extensions_of(ty)).collect();
+        for &h in &holders {
+            out.extend(own_members(self.db, h, name));
+        }
+        for h in holders {
+            for sup in supertypes(self.db, h) {
+                if !out.is_empty() {
+                    return;
+                }
+                self.collect_members(sup, name, out, seen);
+            }
+        }
+    }
+
+    /// The extensions of user type `ty` this file can see.
+    fn extensions_of(&self, ty: DefId) -> Vec<DefId> {
+        let db = self.db;
+        let Some(name) = item_of(db, ty).and_then(|i| i.name) else { return Vec::new() };
+        let by_name = self.extensions.get_or_init(|| {
+            let mut map: HashMap<String, Vec<DefId>> = HashMap::new();
+            for &f in module_of(db, self.file).iter().chain(imported_files(db, self.file)) {
+                for ext in item_tree(db, f).walk().filter(|i| i.kind == ItemKind::Extension) {
+                    let def = DefId::new(db, f, ext.ast_index);
+                    let Some(target) = def_node(db, def).and_then(ast::Extension::cast).and_then(|e| e.target()) else {
+                        continue;
+                    };
+                    let text = target.syntax().text().to_string();
+                    let base = text.split('<').next().unwrap_or("").trim();
+                    let base = base.rsplit(['.', ':']).next().unwrap_or(base).to_string();
+                    map.entry(base).or_default().push(def);
+                }
+            }
+            map
+        });
+        by_name
+            .get(&name)
+            .map(|exts| exts.iter().copied().filter(|&e| extension_target(db, e) == Some(ty)).collect())
+            .unwrap_or_default()
+    }
+
+    /// The interfaces type `ty` conforms to, in order of declaration
+    /// (inherited ones after those that inherit them).
+    fn collect_interfaces(&self, ty: DefId, out: &mut Vec<DefId>, seen: &mut HashSet<DefId>) {
+        if !seen.insert(ty) {
+            return;
+        }
+        for holder in std::iter::once(ty).chain(self.extensions_of(ty)) {
+            self.holder_interfaces(holder, out, seen);
+        }
+    }
+
+    /// The interfaces the supertypes `holder` lists lead to.
+    fn holder_interfaces(&self, holder: DefId, out: &mut Vec<DefId>, seen: &mut HashSet<DefId>) {
+        for sup in supertypes(self.db, holder) {
+            match item_of(self.db, sup).map(|i| i.kind) {
+                Some(ItemKind::Interface) => {
+                    if !out.contains(&sup) {
+                        out.push(sup);
+                    }
+                    self.collect_interfaces(sup, out, seen);
+                }
+                Some(ItemKind::Struct | ItemKind::Class) => self.collect_interfaces(sup, out, seen),
+                _ => {}
+            }
+        }
+    }
+
+    /// `a.name`: a member of the receiver's type (or of the namespace or
+    /// type the receiver names, outside bodies).
+    fn member(&self, node: &SyntaxNode, name: &str) -> Vec<Symbol> {
+        let Some(receiver) = node.children().next() else { return Vec::new() };
+        if let Some(ty) = self.type_of(&receiver) {
+            return self.members_of_ty(&ty, name);
+        }
+        let scope = match receiver.kind() {
+            K::THIS_EXPR => self.enclosing_type(node).map(Scope::Type),
+            K::PATH_EXPR => last_ident(&receiver)
+                .map(|t| self.resolve(&t))
+                .unwrap_or_default()
+                .iter()
+                .find_map(|s| self.scope_of(s)),
+            _ => None,
+        };
+        scope.map(|s| self.lookup_in(&s, name, true)).unwrap_or_default()
+    }
+
+    /// Members of a value's (or a type value's) type named `name`.
+    fn members_of_ty(&self, ty: &Ty, name: &str) -> Vec<Symbol> {
+        match ty {
+            Ty::TypeValue(t) | Ty::Pointer(t) => self.members_of_ty(t, name),
+            Ty::Adt { def, .. } => self.type_members(*def, name).into_iter().map(Symbol::Item).collect(),
+            Ty::Namespace(p) => self.lookup_in(&Scope::Namespace(p.clone()), name, true),
+            Ty::Param { def, .. } => crate::generics::constraint_interfaces(self.db, *def)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|i| self.type_members(i, name))
+                .find(|m| !m.is_empty())
+                .map(|m| m.into_iter().map(Symbol::Item).collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// At a call, the overloads that can take its number of arguments (all
+    /// of them if none can).
+    fn by_arity(&self, parent: &SyntaxNode, found: Vec<Symbol>) -> Vec<Symbol> {
+        if found.len() < 2 || !matches!(parent.kind(), K::PATH_EXPR | K::MEMBER_EXPR) {
+            return found;
+        }
+        let Some(call) =
+            parent.parent().filter(|c| c.kind() == K::CALL_EXPR && c.first_child().as_ref() == Some(parent))
+        else {
+            return found;
+        };
+        let n = call.children().find(|c| c.kind() == K::ARG_LIST).map_or(0, |l| l.children().count());
+        let fits: Vec<Symbol> =
+            found.iter().filter(|s| matches!(s, Symbol::Item(d) if accepts(self.db, *d, n))).cloned().collect();
+        if fits.is_empty() {
+            found
+        } else {
+            fits
+        }
+    }
+
+    /// Whether the use `tok` writes what it names.
+    fn is_write(&self, tok: &SyntaxToken) -> bool {
+        let Some(mut expr) = tok.parent() else { return false };
+        let is_last = match expr.kind() {
+            K::PATH_EXPR | K::MEMBER_EXPR => last_ident(&expr).as_ref() == Some(tok),
+            _ => false,
+        };
+        if !is_last {
+            return false;
+        }
+        loop {
+            let Some(parent) = expr.parent() else { return false };
+            let first = parent.first_child().as_ref() == Some(&expr);
+            match parent.kind() {
+                K::PAREN_EXPR => {}
+                K::INDEX_EXPR | K::MEMBER_EXPR if first => {}
+                K::BIN_EXPR => return first && has_token(&parent, &ASSIGN_OPS),
+                K::PREFIX_EXPR | K::POSTFIX_EXPR => return has_token(&parent, &[K::PLUS2, K::MINUS2]),
+                K::ARG_LIST => return self.is_out_arg(&parent, &expr),
+                _ => return false,
+            }
+            expr = parent;
+        }
+    }
+
+    /// Whether `arg` of the call with arguments `args` is passed to an
+    /// `out`/`inout` parameter (of the function or of its derivative).
+    fn is_out_arg(&self, args: &SyntaxNode, arg: &SyntaxNode) -> bool {
+        let Some(i) = args.children().position(|c| &c == arg) else { return false };
+        let Some(mut callee) = args.parent().and_then(|c| c.first_child()) else { return false };
+        // `bwd_diff(fwd_diff(f))`: the operators from the outside in.
+        let mut modes = Vec::new();
+        while callee.kind() == K::DIFF_EXPR {
+            let forward = has_token(&callee, &[K::FWD_DIFF_KW, K::FWD_DIFF2_KW]);
+            modes.push(if forward { Mode::Forward } else { Mode::Backward });
+            let Some(inner) = callee.first_child() else { return false };
+            callee = inner;
+        }
+        modes.reverse();
+        let Some(name) = last_ident(&callee) else { return false };
+        self.resolve(&name).iter().any(|s| match s {
+            Symbol::Item(d) if modes.is_empty() => fn_sig(self.db, *d).params.get(i).is_some_and(|p| p.is_out),
+            Symbol::Item(d) => crate::autodiff::higher_order_signature(self.db, *d, &modes)
+                .params
+                .get(i)
+                .is_some_and(|p| p.dir != Dir::In),
+            _ => false,
+        })
+    }
+
+    /// The name at `offset` if it can be renamed, with what it refers to.
+    fn rename_target(&self, offset: TextSize) -> Result<(SyntaxToken, Vec<Symbol>), String> {
+        let at = self.root.token_at_offset(offset);
+        let Some(tok) = at.clone().find(|t| t.kind() == K::IDENT) else {
+            return Err(match at.into_iter().find(|t| t.kind().is_keyword()) {
+                Some(k) => format!("`{}` is a keyword and cannot be renamed", k.text()),
+                None => "there is no name to rename here".to_string(),
+            });
+        };
+        let targets = self.resolve(&tok);
+        if targets.is_empty() {
+            return Err(format!("`{}` does not resolve to a declaration that can be renamed", tok.text()));
+        }
+        let core = targets.iter().any(|t| match t {
+            Symbol::Item(d) => is_core(self.db, d.file(self.db)),
+            Symbol::Namespace(p) => self.scope.core.as_ref().is_some_and(|c| c.namespaces.contains_key(p)),
+            Symbol::Local { .. } => false,
+        });
+        if core {
+            return Err(format!("`{}` is declared in the core module and cannot be renamed", tok.text()));
+        }
+        Ok((tok, targets))
+    }
+
+    /// Why renaming the local declared at `decl` from `old` to `new` would
+    /// change what a name means: another declaration of `new` in its scope,
+    /// a local `new` hiding it at a use, or a use of another `new` it would
+    /// capture.
+    fn local_conflict(&self, decl: TextRange, refs: &[Reference], old: &str, new: &str) -> Option<String> {
+        let db = self.db;
+        let name = node_at(&self.root, decl, K::NAME)?;
+        let line = |o: TextSize| line_of(db, self.file, o);
+        if let Some(other) = same_scope_names(&name).into_iter().find(|n| n.text() == new) {
+            return Some(format!(
+                "`{new}` is already declared in the same scope (line {})",
+                line(other.text_range().start())
+            ));
+        }
+        for r in refs.iter().filter(|r| !r.is_declaration && r.file == self.file) {
+            let Some(at) = self.root.token_at_offset(r.range.start()).right_biased().and_then(|t| t.parent()) else {
+                continue;
+            };
+            // (A `new` declared before the renamed local is further out: the
+            // renamed one wins there.)
+            let hider = local_named(&at, new, r.range.start()).filter(|n| n.text_range().start() > decl.start());
+            if let Some(hider) = hider {
+                return Some(format!(
+                    "the local `{new}` declared at line {} would hide it at line {}",
+                    line(hider.text_range().start()),
+                    line(r.range.start())
+                ));
+            }
+        }
+        for tok in self.tokens_named(new, local_scope(&self.root, decl)) {
+            let Some(p) = tok.parent().filter(|p| matches!(p.kind(), K::PATH_EXPR | K::PATH_TYPE)) else { continue };
+            let first = p.children_with_tokens().filter_map(|e| e.into_token()).find(|t| t.kind() == K::IDENT);
+            if first.as_ref() != Some(&tok) {
+                continue;
+            }
+            let start = tok.text_range().start();
+            let ours_visible = local_named(&p, old, start).is_some_and(|n| n.text_range() == decl);
+            // (A local `new` declared inside the renamed one's scope still wins.)
+            let closer = local_named(&p, new, start).is_some_and(|n| n.text_range().start() > decl.start());
+            if ours_visible && !closer {
+                return Some(format!(
+                    "the use of `{new}` at line {} would then refer to the renamed local",
+                    line(start)
+                ));
+            }
+        }
+        None
+    }
+
+    /// The navigation targets of a symbol (a namespace: its declarations).
+    fn symbol_navs(&self, sym: &Symbol) -> Vec<NavTarget> {
+        let db = self.db;
+        match sym {
+            Symbol::Item(d) => item_nav(db, *d).into_iter().collect(),
+            Symbol::Local { file, name } => {
+                let root = parse(db, *file).syntax_node();
+                let Some(n) = node_at(&root, *name, K::NAME) else { return Vec::new() };
+                let decl = n.parent().unwrap_or_else(|| n.clone());
+                vec![NavTarget {
+                    file: *file,
+                    full_range: decl.text_range(),
+                    focus_range: *name,
+                    name: n.text().to_string(),
+                }]
+            }
+            Symbol::Namespace(p) => {
+                let (outer, last) = p.rsplit_once("::").unwrap_or(("", p));
+                let table = if outer.is_empty() { Some(&self.scope.names) } else { self.scope.namespace(outer) };
+                table
+                    .and_then(|t| t.get(last))
+                    .into_iter()
+                    .flatten()
+                    .filter(|d| d.kind == ItemKind::Namespace)
+                    .filter_map(|d| item_nav(db, DefId::new(db, d.file, d.ast_index)))
+                    .collect()
+            }
+        }
+    }
+
+    /// The type of what `tok` names or is part of.
+    fn type_at(&self, tok: &SyntaxToken) -> Option<Ty> {
+        let db = self.db;
+        let parent = tok.parent()?;
+        let expr = match parent.kind() {
+            K::THIS_EXPR => true,
+            K::PATH_EXPR | K::MEMBER_EXPR => last_ident(&parent).as_ref() == Some(tok),
+            _ => false,
+        };
+        if let Some(t) = expr.then(|| self.type_of(&parent)).flatten() {
+            if !matches!(t, Ty::Func(_) | Ty::DiffFunc { .. } | Ty::Namespace(_)) {
+                return Some(t);
+            }
+        }
+        match self.resolve(tok).into_iter().next()? {
+            Symbol::Item(def) => {
+                let item = item_of(db, def)?;
+                let name = item.name.clone().unwrap_or_default();
+                match item.kind {
+                    ItemKind::Struct
+                    | ItemKind::Class
+                    | ItemKind::Enum
+                    | ItemKind::Interface
+                    | ItemKind::AssociatedType => Some(Ty::Adt { def, name, args: Vec::new() }),
+                    ItemKind::GenericTypeParam => Some(Ty::Param { def, name }),
+                    ItemKind::EnumCase => {
+                        parent_of(db, def).map(|p| Ty::Adt { def: p, name: String::new(), args: Vec::new() })
+                    }
+                    ItemKind::Typealias | ItemKind::Typedef | ItemKind::Var | ItemKind::Property => {
+                        let t = decl_type_ref(db, def).clone()?;
+                        Some(DeclCtx::for_def(db, def).resolve(&t))
+                    }
+                    _ => None,
+                }
+            }
+            Symbol::Local { name, .. } => self.local_type(name),
+            Symbol::Namespace(_) => None,
+        }
+    }
+
+    /// The type of the local declared by the name at `name`: as written, or
+    /// that of its initializer.
+    fn local_type(&self, name: TextRange) -> Option<Ty> {
+        let decl = node_at(&self.root, name, K::NAME)?.parent()?;
+        let written = match decl.kind() {
+            K::DECLARATOR => {
+                let d = ast::Declarator::cast(decl.clone())?;
+                match d.ty().or_else(|| decl.parent().and_then(ast::VarDecl::cast).and_then(|v| v.ty())) {
+                    Some(t) => Some(t),
+                    None => return self.type_of(d.initializer()?.syntax()),
+                }
+            }
+            K::PARAM => ast::Param::cast(decl.clone())?.ty(),
+            _ => None,
+        }?;
+        let range = decl.text_range();
+        let &(_, f) = self.fns.iter().filter(|(r, _)| r.contains_range(range)).min_by_key(|(r, _)| r.len())?;
+        Some(DeclCtx::for_def(self.db, f).resolve(&lower_type(Some(written))))
+    }
+}
+
+/// The names declared in the same scope as the local declared by `name`
+/// (the other declarators of its block; for a parameter, the other
+/// parameters and the locals at the top of the body), `name` excepted.
+fn same_scope_names(name: &SyntaxNode) -> Vec<SyntaxNode> {
+    let Some(decl) = name.parent() else { return Vec::new() };
+    let declared_in = |block: &SyntaxNode| -> Vec<SyntaxNode> {
+        block
+            .children()
+            .filter(|s| s.kind() == K::VAR_DECL)
+            .flat_map(|s| s.children().filter(|d| d.kind() == K::DECLARATOR).collect::<Vec<_>>())
+            .filter_map(|d| d.children().find(|n| n.kind() == K::NAME))
+            .collect()
+    };
+    let params_of = |f: &SyntaxNode| -> Vec<SyntaxNode> {
+        f.children()
+            .filter(|c| c.kind() == K::PARAM_LIST)
+            .flat_map(|l| l.children())
+            .filter_map(|p| p.children().find(|n| n.kind() == K::NAME))
+            .collect()
+    };
+    let is_fn = |n: &SyntaxNode| matches!(n.kind(), K::FN | K::INIT | K::SUBSCRIPT | K::LAMBDA_EXPR);
+    let mut out = match decl.kind() {
+        K::DECLARATOR => {
+            let Some(block) = decl.parent().and_then(|v| v.parent()) else { return Vec::new() };
+            let mut names = declared_in(&block);
+            if let Some(f) = block.parent().filter(|p| block.kind() == K::BLOCK && is_fn(p)) {
+                names.extend(params_of(&f));
+            }
+            names
+        }
+        K::PARAM => {
+            let Some(f) = decl.parent().and_then(|l| l.parent()) else { return Vec::new() };
+            let mut names = params_of(&f);
+            if let Some(body) = f.children().find(|c| c.kind() == K::BLOCK) {
+                names.extend(declared_in(&body));
+            }
+            names
+        }
+        _ => Vec::new(),
+    };
+    out.retain(|n| n != name);
+    out
+}
