@@ -409,3 +409,75 @@ fn workspace_is_indexed_with_progress_and_follows_the_disk() {
     c.shutdown();
     let _ = std::fs::remove_dir_all(&ws);
 }
+
+#[test]
+fn references_rename_navigation_and_workspace_symbols() {
+    let mut c = Client::start();
+    let lib = "file:///tmp/slang-analyzer-test/nav/lib.slang";
+    let main = "file:///tmp/slang-analyzer-test/nav/main.slang";
+    let lib_text = "module lib;\npublic interface IShape { float area(); }\npublic struct Disk : IShape { float r; float area() { return 3.14 * r * r; } }\n[Differentiable]\npublic float sq(float x) { return x * x; }\n";
+    let main_text = "import lib;\n[Differentiable]\nfloat f(float x)\n{\n    Disk d = { x };\n    float y = sq(x);\n    y = y + d.area();\n    return y + fwd_diff(sq)(diffPair(x, 1.0)).d;\n}\n";
+    c.open(lib, lib_text);
+    c.open(main, main_text);
+    c.diagnostics(main, 1);
+    // References of `sq` across both files (declaration included).
+    let r = c.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": main}, "position": pos(main_text, "sq(x)"), "context": {"includeDeclaration": true}}),
+    );
+    let locs = r["result"].as_array().unwrap_or_else(|| panic!("{r}"));
+    let mut seen: Vec<(String, i64)> = locs
+        .iter()
+        .map(|l| (l["uri"].as_str().unwrap().to_string(), l["range"]["start"]["line"].as_i64().unwrap()))
+        .collect();
+    seen.sort();
+    assert_eq!(seen, [(lib.to_string(), 4), (main.to_string(), 5), (main.to_string(), 7)], "{r}");
+    // Highlights of `y`: writes and reads.
+    let r = c.request(
+        "textDocument/documentHighlight",
+        json!({"textDocument": {"uri": main}, "position": pos(main_text, "y = sq")}),
+    );
+    let kinds: Vec<i64> = r["result"].as_array().unwrap().iter().map(|h| h["kind"].as_i64().unwrap()).collect();
+    assert_eq!(kinds, [3, 3, 2, 2], "{r}"); // write, write, read, read
+                                            // Rename `sq` everywhere; renaming a builtin is refused.
+    let r = c.request(
+        "textDocument/prepareRename",
+        json!({"textDocument": {"uri": main}, "position": pos(main_text, "sq(x)")}),
+    );
+    assert_eq!(r["result"]["start"], pos(main_text, "sq(x)"), "{r}");
+    let r = c.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": main}, "position": pos(main_text, "sq(x)"), "newName": "square"}),
+    );
+    let changes = &r["result"]["changes"];
+    assert_eq!(changes[lib].as_array().unwrap().len(), 1, "{r}");
+    assert_eq!(changes[main].as_array().unwrap().len(), 2, "{r}");
+    assert!(changes[main].as_array().unwrap().iter().all(|e| e["newText"] == "square"));
+    let r = c.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": main}, "position": pos(main_text, "diffPair"), "newName": "dp"}),
+    );
+    assert!(r["error"]["message"].as_str().is_some(), "{r}");
+    // Implementation of the interface requirement; type definition of `d`.
+    let r = c.request(
+        "textDocument/implementation",
+        json!({"textDocument": {"uri": lib}, "position": pos(lib_text, "area();")}),
+    );
+    assert_eq!(r["result"][0]["range"]["start"]["line"], 2, "{r}");
+    let r = c.request(
+        "textDocument/typeDefinition",
+        json!({"textDocument": {"uri": main}, "position": pos(main_text, "d.area")}),
+    );
+    assert_eq!(r["result"][0]["uri"], lib, "{r}");
+    assert_eq!(r["result"][0]["range"]["start"]["line"], 2, "{r}");
+    let r = c.request(
+        "textDocument/declaration",
+        json!({"textDocument": {"uri": main}, "position": pos(main_text, "area()")}),
+    );
+    assert_eq!(r["result"][0]["range"]["start"]["line"], 1, "{r}");
+    // Workspace symbols.
+    let r = c.request("workspace/symbol", json!({"query": "dsk"}));
+    let names: Vec<&str> = r["result"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Disk"], "{r}");
+    c.shutdown();
+}

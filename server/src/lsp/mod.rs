@@ -334,6 +334,28 @@ impl Backend {
         });
     }
 
+    /// Go to definition / declaration / type definition / implementation.
+    async fn navigate(
+        &self,
+        p: TextDocumentPositionParams,
+        f: fn(&dyn slang_analysis::Db, SourceFile, slang_analysis::TextSize) -> Vec<ide::NavTarget>,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        let r = on_snapshot(&self.state, &p.text_document.uri, move |db, file, text, enc| {
+            let li = LineIndex::new(text, enc);
+            f(db, file, li.text_size(p.position))
+                .into_iter()
+                .map(|t| (t.file.path(db).clone(), LineIndex::new(t.file.text(db), enc).range(t.focus_range)))
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        let locations: Vec<Location> = r
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(path, range)| Some(Location { uri: self.state.uri_of(&path)?, range }))
+            .collect();
+        Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))
+    }
+
     /// Re-publishes the diagnostics of every open document (after the
     /// settings or files on disk change).
     fn refresh_all(&self) {
@@ -649,6 +671,16 @@ impl LanguageServer for Backend {
                     file_operations: None,
                 }),
                 definition_provider: Some(OneOf::Left(true)),
+                declaration_provider: Some(DeclarationCapability::Simple(true)),
+                type_definition_provider: Some(TypeDefinitionProviderCapability::Simple(true)),
+                implementation_provider: Some(ImplementationProviderCapability::Simple(true)),
+                references_provider: Some(OneOf::Left(true)),
+                document_highlight_provider: Some(OneOf::Left(true)),
+                rename_provider: Some(OneOf::Right(RenameOptions {
+                    prepare_provider: Some(true),
+                    work_done_progress_options: Default::default(),
+                })),
+                workspace_symbol_provider: Some(OneOf::Left(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
                     identifier: Some("slang-analyzer".to_string()),
@@ -774,22 +806,132 @@ impl LanguageServer for Backend {
     }
 
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
-        let p = params.text_document_position_params;
-        let r = on_snapshot(&self.state, &p.text_document.uri, move |db, file, text, enc| {
+        self.navigate(params.text_document_position_params, ide::goto_definition).await
+    }
+
+    async fn goto_declaration(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        self.navigate(params.text_document_position_params, ide::goto_declaration).await
+    }
+
+    async fn goto_type_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        self.navigate(params.text_document_position_params, ide::goto_type_definition).await
+    }
+
+    async fn goto_implementation(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        self.navigate(params.text_document_position_params, ide::goto_implementation).await
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let p = params.text_document_position;
+        let include = params.context.include_declaration;
+        let st = self.state.clone();
+        let r = on_snapshot(&self.state, &p.text_document.uri.clone(), move |db, file, text, enc| {
             let li = LineIndex::new(text, enc);
-            let targets = ide::goto_definition(db, file, li.text_size(p.position));
-            targets
+            ide::find_references(db, file, li.text_size(p.position), include)
                 .into_iter()
-                .map(|t| (t.file.path(db).clone(), LineIndex::new(t.file.text(db), enc).range(t.focus_range)))
+                .filter_map(|r| {
+                    let uri = st.uri_of(r.file.path(db))?;
+                    Some(Location { uri, range: LineIndex::new(r.file.text(db), enc).range(r.range) })
+                })
                 .collect::<Vec<_>>()
         })
         .await?;
-        let locations: Vec<Location> = r
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|(path, range)| Some(Location { uri: self.state.uri_of(&path)?, range }))
-            .collect();
-        Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))
+        Ok(r.filter(|v| !v.is_empty()))
+    }
+
+    async fn document_highlight(&self, params: DocumentHighlightParams) -> Result<Option<Vec<DocumentHighlight>>> {
+        let p = params.text_document_position_params;
+        let r = on_snapshot(&self.state, &p.text_document.uri.clone(), move |db, file, text, enc| {
+            let li = LineIndex::new(text, enc);
+            ide::document_highlights(db, file, li.text_size(p.position))
+                .into_iter()
+                .map(|(range, kind)| DocumentHighlight {
+                    range: li.range(range),
+                    kind: Some(match kind {
+                        ide::HighlightKind::Read => DocumentHighlightKind::READ,
+                        ide::HighlightKind::Write => DocumentHighlightKind::WRITE,
+                        ide::HighlightKind::Text => DocumentHighlightKind::TEXT,
+                    }),
+                })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        Ok(r.filter(|v| !v.is_empty()))
+    }
+
+    async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
+        let r = on_snapshot(&self.state, &params.text_document.uri.clone(), move |db, file, text, enc| {
+            let li = LineIndex::new(text, enc);
+            ide::prepare_rename(db, file, li.text_size(params.position)).map(|r| li.range(r))
+        })
+        .await?;
+        match r {
+            Some(Ok(range)) => Ok(Some(PrepareRenameResponse::Range(range))),
+            Some(Err(why)) => Err(invalid_params(why)),
+            None => Ok(None),
+        }
+    }
+
+    #[allow(clippy::mutable_key_type)] // See `code_action`.
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let p = params.text_document_position;
+        let st = self.state.clone();
+        let r = on_snapshot(&self.state, &p.text_document.uri.clone(), move |db, file, text, enc| {
+            let li = LineIndex::new(text, enc);
+            ide::rename(db, file, li.text_size(p.position), &params.new_name).map(|edits| {
+                let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+                for (f, range, new_text) in edits {
+                    let Some(uri) = st.uri_of(f.path(db)) else { continue };
+                    let range = LineIndex::new(f.text(db), enc).range(range);
+                    changes.entry(uri).or_default().push(TextEdit { range, new_text });
+                }
+                changes
+            })
+        })
+        .await?;
+        match r {
+            Some(Ok(changes)) => Ok(Some(WorkspaceEdit { changes: Some(changes), ..Default::default() })),
+            Some(Err(why)) => Err(invalid_params(why)),
+            None => Ok(None),
+        }
+    }
+
+    async fn symbol(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> Result<Option<OneOf<Vec<SymbolInformation>, Vec<WorkspaceSymbol>>>> {
+        let db = self.state.db.lock().unwrap().clone();
+        let enc = self.state.encoding();
+        let st = self.state.clone();
+        let task = tokio::task::spawn_blocking(move || {
+            slang_analysis::Cancelled::catch(AssertUnwindSafe(|| {
+                ide::workspace_symbols(&db, &params.query)
+                    .into_iter()
+                    .filter_map(|s| {
+                        let uri = st.uri_of(s.file.path(&db))?;
+                        let range = LineIndex::new(s.file.text(&db), enc).range(s.focus_range);
+                        #[allow(deprecated)] // `deprecated` must be written out.
+                        Some(SymbolInformation {
+                            name: s.name,
+                            kind: symbol_kind(s.kind),
+                            tags: None,
+                            deprecated: None,
+                            location: Location { uri, range },
+                            container_name: s.container,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            }))
+        });
+        match task.await {
+            Ok(Ok(v)) => Ok(Some(OneOf::Left(v))),
+            Ok(Err(_)) => Err(Error::content_modified()),
+            Err(e) => Err(Error {
+                code: tower_lsp_server::jsonrpc::ErrorCode::InternalError,
+                message: e.to_string().into(),
+                data: None,
+            }),
+        }
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
