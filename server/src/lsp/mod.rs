@@ -227,6 +227,8 @@ fn to_lsp_diagnostics(
     encoding: Encoding,
 ) -> Vec<tower_lsp_server::lsp_types::Diagnostic> {
     let li = LineIndex::new(text, encoding);
+    // Line indexes of the other files related information points into.
+    let mut others: HashMap<SourceFile, LineIndex> = HashMap::new();
     slang_analysis::file_diagnostics(db, file)
         .iter()
         .map(|d| {
@@ -234,7 +236,11 @@ fn to_lsp_diagnostics(
                 .into_iter()
                 .filter_map(|r| {
                     let uri = state.uri_of(r.file.path(db))?;
-                    let range = LineIndex::new(r.file.text(db), encoding).range(r.range);
+                    let range = if r.file == file {
+                        li.range(r.range)
+                    } else {
+                        others.entry(r.file).or_insert_with(|| LineIndex::new(r.file.text(db), encoding)).range(r.range)
+                    };
                     Some(DiagnosticRelatedInformation { location: Location { uri, range }, message: r.message })
                 })
                 .collect();
