@@ -12,13 +12,19 @@
 //!    code, emitting events;
 //! 4. the tree builder: events + all raw tokens → rowan `GreenNode`.
 //!
+//! On top of the tree, three syntax-only IDE services: [`format`] (a
+//! whitespace-only formatter), [`folding`] and [`selection`].
+//!
 //! The crate knows nothing of files, salsa, types or LSP.
 
 pub mod ast;
+pub mod folding;
+pub mod format;
 pub mod lexer;
 mod parser;
 pub mod preprocessor;
 mod reparse;
+pub mod selection;
 mod syntax_kind;
 mod tree_builder;
 
