@@ -362,6 +362,27 @@ impl Backend {
         Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))
     }
 
+    /// Document or range formatting: whitespace edits from the CST
+    /// formatter.
+    async fn format(&self, uri: Uri, options: FormattingOptions, range: Option<Range>) -> Result<Option<Vec<TextEdit>>> {
+        let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
+            let li = LineIndex::new(text, enc);
+            let root = slang_analysis::parse(db, file).syntax_node();
+            let opts = slang_syntax::format::FormatOptions {
+                indent_width: options.tab_size.clamp(1, 16),
+                use_tabs: !options.insert_spaces,
+                ..Default::default()
+            };
+            let range = range.map(|r| slang_analysis::TextRange::new(li.text_size(r.start), li.text_size(r.end).max(li.text_size(r.start))));
+            slang_syntax::format::format_edits(text, &root, &opts, range)
+                .into_iter()
+                .map(|(r, new_text)| TextEdit { range: li.range(r), new_text })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        Ok(r)
+    }
+
     /// Re-publishes the diagnostics of every open document (after the
     /// settings or files on disk change).
     fn refresh_all(&self) {
@@ -687,6 +708,10 @@ impl LanguageServer for Backend {
                     work_done_progress_options: Default::default(),
                 })),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
+                document_formatting_provider: Some(OneOf::Left(true)),
+                document_range_formatting_provider: Some(OneOf::Left(true)),
+                folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
                     identifier: Some("slang-analyzer".to_string()),
@@ -900,6 +925,68 @@ impl LanguageServer for Backend {
             Some(Err(why)) => Err(invalid_params(why)),
             None => Ok(None),
         }
+    }
+
+    async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        self.format(params.text_document.uri, params.options, None).await
+    }
+
+    async fn range_formatting(&self, params: DocumentRangeFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        self.format(params.text_document.uri, params.options, Some(params.range)).await
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        let r = on_snapshot(&self.state, &params.text_document.uri, |db, file, text, enc| {
+            let li = LineIndex::new(text, enc);
+            let root = slang_analysis::parse(db, file).syntax_node();
+            slang_syntax::folding::folding_ranges(&root, text)
+                .into_iter()
+                .filter_map(|f| {
+                    let (start, end) = (li.position(f.range.start().into()), li.position(f.range.end().into()));
+                    // Blocks keep the line of their closer (`}`, `#endif`)
+                    // visible.
+                    let last_line = text[..usize::from(f.range.end())].rsplit('\n').next().unwrap_or("");
+                    let closer = last_line.trim_start().starts_with(['}', ')', ']', '#']);
+                    let end_line = if closer { end.line.saturating_sub(1) } else { end.line };
+                    (end_line > start.line).then(|| FoldingRange {
+                        start_line: start.line,
+                        start_character: None,
+                        end_line,
+                        end_character: None,
+                        kind: Some(match f.kind {
+                            slang_syntax::folding::FoldKind::Region => FoldingRangeKind::Region,
+                            slang_syntax::folding::FoldKind::Comment => FoldingRangeKind::Comment,
+                            slang_syntax::folding::FoldKind::Imports => FoldingRangeKind::Imports,
+                        }),
+                        collapsed_text: None,
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        Ok(r)
+    }
+
+    async fn selection_range(&self, params: SelectionRangeParams) -> Result<Option<Vec<SelectionRange>>> {
+        let positions = params.positions;
+        let r = on_snapshot(&self.state, &params.text_document.uri, move |db, file, text, enc| {
+            let li = LineIndex::new(text, enc);
+            let root = slang_analysis::parse(db, file).syntax_node();
+            positions
+                .iter()
+                .map(|&p| {
+                    let ranges = slang_syntax::selection::selection_ranges(&root, li.text_size(p));
+                    // Outermost first, each the parent of the next.
+                    let mut sel: Option<SelectionRange> = None;
+                    for r in ranges.iter().rev() {
+                        sel = Some(SelectionRange { range: li.range(*r), parent: sel.map(Box::new) });
+                    }
+                    sel.unwrap_or(SelectionRange { range: Range { start: p, end: p }, parent: None })
+                })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        Ok(r)
     }
 
     async fn symbol(
