@@ -326,7 +326,8 @@ impl Dir {
         }
     }
 
-    fn keyword(self) -> &'static str {
+    /// `out `, `inout ` or nothing, as written before a parameter.
+    pub fn keyword(self) -> &'static str {
         match self {
             Dir::In => "",
             Dir::Out => "out ",

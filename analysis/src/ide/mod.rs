@@ -11,6 +11,14 @@ use crate::item_tree::{Item, ItemKind};
 use crate::ty::Ty;
 use crate::{parse, Db, SourceFile};
 
+pub mod inlay;
+pub mod signature_help;
+pub mod tokens;
+
+pub use inlay::{inlay_hints, InlayConfig, InlayHint, InlayKind};
+pub use signature_help::{signature_help, SignatureHelp, SignatureInfo};
+pub use tokens::{semantic_tokens, SemanticToken, TokenKind, TOKEN_KINDS, TOKEN_MODIFIERS};
+
 /// A place to navigate to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NavTarget {
