@@ -326,6 +326,7 @@ impl Dir {
         }
     }
 
+    /// `out `, `inout ` or nothing, as written before a parameter.
     pub fn keyword(self) -> &'static str {
         match self {
             Dir::In => "",

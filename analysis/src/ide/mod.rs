@@ -12,11 +12,18 @@ use crate::ty::Ty;
 use crate::{parse, Db, SourceFile};
 
 mod assists;
+pub mod inlay;
 mod refs;
 mod related;
+pub mod signature_help;
+pub mod tokens;
+
 pub use assists::{assists, Assist, AssistKind, FileEdit};
+pub use inlay::{inlay_hints, InlayConfig, InlayHint, InlayKind};
 pub use refs::*;
 pub use related::{related_information, Related};
+pub use signature_help::{signature_help, SignatureHelp, SignatureInfo};
+pub use tokens::{semantic_tokens, SemanticToken, TokenKind, TOKEN_KINDS, TOKEN_MODIFIERS};
 
 /// A place to navigate to.
 #[derive(Debug, Clone, PartialEq, Eq)]
