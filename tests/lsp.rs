@@ -481,3 +481,174 @@ fn references_rename_navigation_and_workspace_symbols() {
     assert_eq!(names, ["Disk"], "{r}");
     c.shutdown();
 }
+
+/// Decodes semantic tokens: (line, column, length, type, modifiers).
+fn decode_tokens(data: &[Value], legend: &Value) -> Vec<(u64, u64, u64, String, Vec<String>)> {
+    let types: Vec<&str> = legend["tokenTypes"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    let mods: Vec<&str> = legend["tokenModifiers"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    let n: Vec<u64> = data.iter().map(|v| v.as_u64().unwrap()).collect();
+    let (mut line, mut col) = (0, 0);
+    n.chunks(5)
+        .map(|t| {
+            if t[0] > 0 {
+                line += t[0];
+                col = t[1];
+            } else {
+                col += t[1];
+            }
+            let m = (0..mods.len()).filter(|i| t[4] & (1 << i) != 0).map(|i| mods[i].to_string()).collect();
+            (line, col, t[2], types[t[3] as usize].to_string(), m)
+        })
+        .collect()
+}
+
+#[test]
+fn semantic_tokens_mark_derivative_flow_with_deltas_and_ranges() {
+    let mut c = Client::start();
+    let legend = c.initialize_result["capabilities"]["semanticTokensProvider"]["legend"].clone();
+    assert!(legend["tokenModifiers"].as_array().unwrap().contains(&json!("differentiable")));
+    let uri = "file:///tmp/slang-analyzer-test/tokens.slang";
+    let text = "[Differentiable]\nfloat f(float x, no_diff float k)\n{\n    float y = x * x;\n    int n = 3;\n    return y * k + detach(x);\n}\n";
+    c.open(uri, text);
+    let r = c.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": uri}}));
+    let id = r["result"]["resultId"].as_str().unwrap().to_string();
+    let first_data = r["result"]["data"].as_array().unwrap().clone();
+    let toks = decode_tokens(&first_data, &legend);
+    let find = |line: u64, col: u64| {
+        toks.iter().find(|t| t.0 == line && t.1 == col).unwrap_or_else(|| panic!("{line}:{col} in {toks:?}")).clone()
+    };
+    // `x` (parameter) and `y` carry derivatives; `k` is no_diff; `n` is an int.
+    assert_eq!(find(1, 14).3, "parameter");
+    assert!(find(1, 14).4.contains(&"differentiable".to_string()), "{toks:?}");
+    assert!(find(1, 31).4.contains(&"noDiff".to_string()), "{toks:?}");
+    assert!(find(3, 10).4.contains(&"differentiable".to_string()), "{toks:?}");
+    assert!(!find(4, 8).4.contains(&"differentiable".to_string()), "{toks:?}");
+    // An edit, then a delta against the previous result.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 4, "character": 4}, "end": {"line": 4, "character": 14}}, "text": "float m = 3.0;"}]}),
+    );
+    let r = c.request(
+        "textDocument/semanticTokens/full/delta",
+        json!({"textDocument": {"uri": uri}, "previousResultId": id}),
+    );
+    let edits = r["result"]["edits"].as_array().unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(edits.len(), 1, "{r}");
+    assert!(edits[0]["deleteCount"].as_u64().unwrap() > 0);
+    // Applying the delta to the first result gives a full request's.
+    let mut data = first_data.clone();
+    let start = edits[0]["start"].as_u64().unwrap() as usize;
+    let delete = edits[0]["deleteCount"].as_u64().unwrap() as usize;
+    data.splice(start..start + delete, edits[0]["data"].as_array().unwrap().iter().cloned());
+    let full = c.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(&data, full["result"]["data"].as_array().unwrap());
+    // A range request: only line 3's tokens.
+    let r = c.request(
+        "textDocument/semanticTokens/range",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 3, "character": 0}, "end": {"line": 4, "character": 0}}}),
+    );
+    let toks = decode_tokens(r["result"]["data"].as_array().unwrap(), &legend);
+    assert!(!toks.is_empty() && toks.iter().all(|t| t.0 == 3), "{toks:?}");
+    c.shutdown();
+}
+
+#[test]
+fn inlay_hints_signature_help_and_configuration_toggles() {
+    let mut c = Client::start_in(json!({}), None, json!({"slang": {"inlayHints": {"parameterNames": false}}}));
+    let uri = "file:///tmp/slang-analyzer-test/inlay.slang";
+    let text = "[Differentiable]\nfloat sq(float value, float scale) { return value * value * scale; }\nvoid main()\n{\n    let d = fwd_diff(sq)(diffPair(2.0, 1.0), diffPair(1.0, 0.0));\n    float r = sq(1.0, \n}\n";
+    c.open(uri, text);
+    let r = c.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 7, "character": 0}}}),
+    );
+    let hints = r["result"].as_array().unwrap_or_else(|| panic!("{r}"));
+    let labels: Vec<String> = hints.iter().map(|h| h["label"].as_str().unwrap().to_string()).collect();
+    // The deduced type of `d` and the derivative signatures of `sq`; no
+    // parameter names (turned off by the settings).
+    assert!(labels.iter().any(|l| l.contains("DifferentialPair<float>") && !l.contains("fwd_diff")), "{labels:?}");
+    assert!(labels.iter().any(|l| l.contains("fwd_diff(sq)")), "{labels:?}");
+    assert!(!hints.iter().any(|h| h["kind"] == 2), "{labels:?}");
+    // Signature help inside `fwd_diff(sq)(`: the transformed parameters.
+    let r = c.request(
+        "textDocument/signatureHelp",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 4, "character": 45}}),
+    );
+    let sig = &r["result"]["signatures"][0];
+    assert!(sig["label"].as_str().unwrap().contains("DifferentialPair<float> scale"), "{r}");
+    assert_eq!(r["result"]["activeParameter"], 1, "{r}");
+    let [a, b] =
+        [sig["parameters"][1]["label"][0].as_u64().unwrap(), sig["parameters"][1]["label"][1].as_u64().unwrap()];
+    let label: Vec<u16> = sig["label"].as_str().unwrap().encode_utf16().collect();
+    assert_eq!(String::from_utf16(&label[a as usize..b as usize]).unwrap(), "DifferentialPair<float> scale");
+    // In unfinished code: the plain signature, second parameter active.
+    let r = c.request(
+        "textDocument/signatureHelp",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 5, "character": 22}}),
+    );
+    assert_eq!(r["result"]["signatures"][0]["label"], "float sq(float value, float scale)", "{r}");
+    assert_eq!(r["result"]["activeParameter"], 1, "{r}");
+    c.shutdown();
+}
+
+#[test]
+fn formatting_folding_and_selection() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/format.slang";
+    let text = "// A comment\n// more\nstruct S {\nfloat a;\n  float b;\n}\nfloat f(float x){\nif(x>0){\nreturn x*2;\n}\nreturn -x;\n}\n";
+    c.open(uri, text);
+    let r = c.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": true}}),
+    );
+    let mut edits = r["result"].as_array().unwrap_or_else(|| panic!("{r}")).clone();
+    // Apply (last first) and compare with the expected text.
+    let offset = |p: &Value| {
+        let (l, ch) = (p["line"].as_u64().unwrap() as usize, p["character"].as_u64().unwrap() as usize);
+        text.split_inclusive('\n').take(l).map(str::len).sum::<usize>() + ch
+    };
+    edits.sort_by_key(|e| std::cmp::Reverse(offset(&e["range"]["start"])));
+    let mut out = text.to_string();
+    for e in &edits {
+        out.replace_range(offset(&e["range"]["start"])..offset(&e["range"]["end"]), e["newText"].as_str().unwrap());
+    }
+    assert_eq!(
+        out,
+        "// A comment\n// more\nstruct S {\n    float a;\n    float b;\n}\nfloat f(float x) {\n    if (x > 0) {\n        return x * 2;\n    }\n    return -x;\n}\n"
+    );
+    // Range formatting touches only the selected lines.
+    let r = c.request(
+        "textDocument/rangeFormatting",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 3, "character": 0}, "end": {"line": 4, "character": 0}},
+               "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    let lines: Vec<u64> =
+        r["result"].as_array().unwrap().iter().map(|e| e["range"]["start"]["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [3], "{r}");
+    // Folding: the comment run, the struct, the function and the if.
+    let r = c.request("textDocument/foldingRange", json!({"textDocument": {"uri": uri}}));
+    let mut folds: Vec<(u64, u64)> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["startLine"].as_u64().unwrap(), f["endLine"].as_u64().unwrap()))
+        .collect();
+    folds.sort();
+    assert_eq!(folds, [(0, 1), (2, 4), (6, 10), (7, 8)], "{r}");
+    // Selection: `x` in `x*2` grows to the expression, the statement …
+    let r = c.request(
+        "textDocument/selectionRange",
+        json!({"textDocument": {"uri": uri}, "positions": [{"line": 8, "character": 7}]}),
+    );
+    let mut sel = &r["result"][0];
+    let mut widths = Vec::new();
+    while sel.is_object() {
+        widths.push((sel["range"]["start"].clone(), sel["range"]["end"].clone()));
+        sel = &sel["parent"];
+    }
+    assert_eq!(widths[0], (json!({"line": 8, "character": 7}), json!({"line": 8, "character": 8})), "{r}");
+    assert_eq!(widths[1], (json!({"line": 8, "character": 7}), json!({"line": 8, "character": 10})), "{r}");
+    assert!(widths.len() >= 5, "{r}");
+    c.shutdown();
+}

@@ -69,6 +69,10 @@ struct State {
     /// The compile worker's diagnostics per open document.
     compile_diagnostics: Mutex<HashMap<Uri, Vec<tower_lsp_server::lsp_types::Diagnostic>>>,
     generator: Box<dyn Generator>,
+    /// The last semantic tokens sent per document (result id, data), for
+    /// delta requests.
+    tokens: Mutex<HashMap<Uri, (String, Vec<u32>)>>,
+    token_ids: AtomicU64,
 }
 
 impl Default for State {
@@ -85,6 +89,8 @@ impl Default for State {
             workspace_dirs: Mutex::default(),
             compile_diagnostics: Mutex::default(),
             generator: Box::new(worker::NotBuilt),
+            tokens: Mutex::default(),
+            token_ids: AtomicU64::new(0),
         }
     }
 }
@@ -362,9 +368,53 @@ impl Backend {
         Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))
     }
 
+    /// Semantic tokens of a document (or a range of it), LSP-encoded but
+    /// not yet packed.
+    async fn token_data(&self, uri: &Uri, range: Option<Range>) -> Result<Option<Vec<SemanticToken>>> {
+        on_snapshot(&self.state, uri, move |db, file, text, enc| {
+            let li = LineIndex::new(text, enc);
+            let range = range.map(|r| {
+                slang_analysis::TextRange::new(li.text_size(r.start), li.text_size(r.end).max(li.text_size(r.start)))
+            });
+            let mut out = Vec::new();
+            let (mut line, mut col) = (0, 0);
+            for t in ide::semantic_tokens(db, file, range) {
+                let start = li.position(t.range.start().into());
+                let end = li.position(t.range.end().into());
+                if end.line != start.line || end.character <= start.character {
+                    continue;
+                }
+                let delta_line = start.line - line;
+                let delta_start = if delta_line == 0 { start.character - col } else { start.character };
+                out.push(SemanticToken {
+                    delta_line,
+                    delta_start,
+                    length: end.character - start.character,
+                    token_type: t.kind as u32,
+                    token_modifiers_bitset: t.modifiers,
+                });
+                (line, col) = (start.line, start.character);
+            }
+            out
+        })
+        .await
+    }
+
+    /// Stores the tokens sent for `uri` and returns their result id.
+    fn remember_tokens(&self, uri: &Uri, data: &[SemanticToken]) -> String {
+        let id = self.state.token_ids.fetch_add(1, Ordering::SeqCst).to_string();
+        self.state.tokens.lock().unwrap().insert(uri.clone(), (id.clone(), flatten(data)));
+        id
+    }
+
     /// Document or range formatting: whitespace edits from the CST
     /// formatter.
-    async fn format(&self, uri: Uri, options: FormattingOptions, range: Option<Range>) -> Result<Option<Vec<TextEdit>>> {
+    async fn format(
+        &self,
+        uri: Uri,
+        options: FormattingOptions,
+        range: Option<Range>,
+    ) -> Result<Option<Vec<TextEdit>>> {
         let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
             let li = LineIndex::new(text, enc);
             let root = slang_analysis::parse(db, file).syntax_node();
@@ -373,7 +423,9 @@ impl Backend {
                 use_tabs: !options.insert_spaces,
                 ..Default::default()
             };
-            let range = range.map(|r| slang_analysis::TextRange::new(li.text_size(r.start), li.text_size(r.end).max(li.text_size(r.start))));
+            let range = range.map(|r| {
+                slang_analysis::TextRange::new(li.text_size(r.start), li.text_size(r.end).max(li.text_size(r.start)))
+            });
             slang_syntax::format::format_edits(text, &root, &opts, range)
                 .into_iter()
                 .map(|(r, new_text)| TextEdit { range: li.range(r), new_text })
@@ -591,6 +643,10 @@ impl Backend {
     }
 }
 
+fn flatten(data: &[SemanticToken]) -> Vec<u32> {
+    data.iter().flat_map(|t| [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset]).collect()
+}
+
 fn symbol_kind(kind: slang_analysis::ItemKind) -> SymbolKind {
     use slang_analysis::ItemKind as I;
     match kind {
@@ -708,6 +764,26 @@ impl LanguageServer for Backend {
                     work_done_progress_options: Default::default(),
                 })),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
+                semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+                    SemanticTokensOptions {
+                        legend: SemanticTokensLegend {
+                            token_types: ide::TOKEN_KINDS.iter().map(|k| SemanticTokenType::new(k)).collect(),
+                            token_modifiers: ide::TOKEN_MODIFIERS
+                                .iter()
+                                .map(|m| SemanticTokenModifier::new(m))
+                                .collect(),
+                        },
+                        range: Some(true),
+                        full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
+                        work_done_progress_options: Default::default(),
+                    },
+                )),
+                inlay_hint_provider: Some(OneOf::Left(true)),
+                signature_help_provider: Some(SignatureHelpOptions {
+                    trigger_characters: Some(vec!["(".to_string(), ",".to_string()]),
+                    retrigger_characters: Some(vec![")".to_string()]),
+                    work_done_progress_options: Default::default(),
+                }),
                 document_formatting_provider: Some(OneOf::Left(true)),
                 document_range_formatting_provider: Some(OneOf::Left(true)),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
@@ -815,6 +891,7 @@ impl LanguageServer for Backend {
         let uri = params.text_document.uri;
         self.state.docs.lock().unwrap().remove(&uri);
         self.state.compile_diagnostics.lock().unwrap().remove(&uri);
+        self.state.tokens.lock().unwrap().remove(&uri);
         // The file on disk is what other files see now.
         if let Some(path) = uri.to_file_path() {
             self.state.load_from_disk(&path);
@@ -925,6 +1002,133 @@ impl LanguageServer for Backend {
             Some(Err(why)) => Err(invalid_params(why)),
             None => Ok(None),
         }
+    }
+
+    async fn semantic_tokens_full(&self, params: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
+        let uri = params.text_document.uri;
+        let Some(data) = self.token_data(&uri, None).await? else { return Ok(None) };
+        let id = self.remember_tokens(&uri, &data);
+        Ok(Some(SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(id), data })))
+    }
+
+    async fn semantic_tokens_full_delta(
+        &self,
+        params: SemanticTokensDeltaParams,
+    ) -> Result<Option<SemanticTokensFullDeltaResult>> {
+        let uri = params.text_document.uri;
+        let Some(data) = self.token_data(&uri, None).await? else { return Ok(None) };
+        let previous = self.state.tokens.lock().unwrap().get(&uri).cloned();
+        let id = self.remember_tokens(&uri, &data);
+        let flat: Vec<u32> = flatten(&data);
+        match previous {
+            Some((prev_id, prev)) if prev_id == params.previous_result_id => {
+                let prefix = prev.iter().zip(&flat).take_while(|(a, b)| a == b).count() / 5 * 5;
+                let suffix =
+                    prev[prefix..].iter().rev().zip(flat[prefix..].iter().rev()).take_while(|(a, b)| a == b).count()
+                        / 5
+                        * 5;
+                let edits = if prefix == prev.len() && prefix == flat.len() {
+                    Vec::new()
+                } else {
+                    vec![SemanticTokensEdit {
+                        start: prefix as u32,
+                        delete_count: (prev.len() - prefix - suffix) as u32,
+                        data: Some(data[prefix / 5..data.len() - suffix / 5].to_vec()),
+                    }]
+                };
+                Ok(Some(SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta { result_id: Some(id), edits })))
+            }
+            _ => Ok(Some(SemanticTokensFullDeltaResult::Tokens(SemanticTokens { result_id: Some(id), data }))),
+        }
+    }
+
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
+        let data = self.token_data(&params.text_document.uri, Some(params.range)).await?;
+        Ok(data.map(|data| SemanticTokensRangeResult::Tokens(SemanticTokens { result_id: None, data })))
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        let cfg = {
+            let c = self.state.config.lock().unwrap();
+            ide::InlayConfig {
+                types: c.inlay_types,
+                parameter_names: c.inlay_parameter_names,
+                derivative_signatures: c.inlay_derivative_signatures,
+            }
+        };
+        let range = params.range;
+        let r = on_snapshot(&self.state, &params.text_document.uri, move |db, file, text, enc| {
+            let li = LineIndex::new(text, enc);
+            let range = slang_analysis::TextRange::new(
+                li.text_size(range.start),
+                li.text_size(range.end).max(li.text_size(range.start)),
+            );
+            ide::inlay_hints(db, file, range, &cfg)
+                .into_iter()
+                .map(|h| InlayHint {
+                    position: li.position(h.offset.into()),
+                    label: InlayHintLabel::String(h.label),
+                    kind: match h.kind {
+                        ide::InlayKind::Type | ide::InlayKind::Derivative => Some(InlayHintKind::TYPE),
+                        ide::InlayKind::Parameter => Some(InlayHintKind::PARAMETER),
+                    },
+                    text_edits: None,
+                    tooltip: None,
+                    padding_left: Some(h.padding_left),
+                    padding_right: Some(h.padding_right),
+                    data: None,
+                })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        Ok(r)
+    }
+
+    async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
+        let p = params.text_document_position_params;
+        let r = on_snapshot(&self.state, &p.text_document.uri, move |db, file, text, enc| {
+            let li = LineIndex::new(text, enc);
+            let help = ide::signature_help(db, file, li.text_size(p.position))?;
+            let units = |s: &str| match enc {
+                Encoding::Utf8 => s.len() as u32,
+                Encoding::Utf16 => s.encode_utf16().count() as u32,
+            };
+            let signatures = help
+                .signatures
+                .into_iter()
+                .map(|sig| {
+                    let parameters = sig
+                        .params
+                        .iter()
+                        .map(|&(a, b)| ParameterInformation {
+                            label: ParameterLabel::LabelOffsets([
+                                units(&sig.label[..a as usize]),
+                                units(&sig.label[..b as usize]),
+                            ]),
+                            documentation: None,
+                        })
+                        .collect();
+                    SignatureInformation {
+                        documentation: sig.doc.map(|d| {
+                            Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: d })
+                        }),
+                        label: sig.label,
+                        parameters: Some(parameters),
+                        active_parameter: None,
+                    }
+                })
+                .collect();
+            Some(SignatureHelp {
+                signatures,
+                active_signature: Some(help.active_signature as u32),
+                active_parameter: Some(help.active_parameter as u32),
+            })
+        })
+        .await?;
+        Ok(r.flatten())
     }
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
