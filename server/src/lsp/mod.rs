@@ -1152,7 +1152,7 @@ impl LanguageServer for Backend {
                     let last_line = text[..usize::from(f.range.end())].rsplit('\n').next().unwrap_or("");
                     let closer = last_line.trim_start().starts_with(['}', ')', ']', '#']);
                     let end_line = if closer { end.line.saturating_sub(1) } else { end.line };
-                    (end_line > start.line).then(|| FoldingRange {
+                    (end_line > start.line).then_some(FoldingRange {
                         start_line: start.line,
                         start_character: None,
                         end_line,
