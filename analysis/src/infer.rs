@@ -788,6 +788,26 @@ pub fn file_functions(db: &dyn Db, file: SourceFile) -> Vec<DefId> {
         .collect()
 }
 
+/// The ranges of the file's functions (with bodies), for finding the
+/// function around a position without building syntax nodes.
+#[salsa::tracked(returns(ref))]
+pub fn function_spans(db: &dyn Db, file: SourceFile) -> Vec<(slang_syntax::TextRange, DefId)> {
+    let map = crate::item_tree::item_source_map(db, file);
+    file_functions(db, file)
+        .iter()
+        .filter_map(|&f| Some((map.get(f.ast_index(db) as usize)?.text_range(), f)))
+        .collect()
+}
+
+/// The innermost function of `file` whose declaration contains `range`.
+pub fn function_containing(db: &dyn Db, file: SourceFile, range: slang_syntax::TextRange) -> Option<DefId> {
+    function_spans(db, file)
+        .iter()
+        .filter(|(r, _)| r.contains_range(range))
+        .min_by_key(|(r, _)| r.len())
+        .map(|&(_, f)| f)
+}
+
 struct Local {
     name: String,
     ty: Ty,
@@ -3002,13 +3022,8 @@ fn arith(a: &Ty, b: &Ty) -> Ty {
 /// The function and expression of the syntax node `node`, if it is an
 /// expression inside a function body.
 fn expr_at(db: &dyn Db, file: SourceFile, node: &slang_syntax::SyntaxNode) -> Option<(DefId, ExprId)> {
-    file_functions(db, file).iter().find_map(|&f| {
-        let fn_node = def_node(db, f)?;
-        if !fn_node.text_range().contains_range(node.text_range()) {
-            return None;
-        }
-        crate::hir::expr_of_node(db, f, node).map(|e| (f, e))
-    })
+    let f = function_containing(db, file, node.text_range())?;
+    crate::hir::expr_of_node(db, f, node).map(|e| (f, e))
 }
 
 /// Whether the expression whose syntax node is `node` carries a derivative

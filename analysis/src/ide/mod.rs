@@ -238,11 +238,7 @@ pub fn definitions_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<De
 
 /// The innermost function (with a body) containing `offset`.
 fn enclosing_item(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<DefId> {
-    crate::infer::file_functions(db, file)
-        .iter()
-        .copied()
-        .filter(|&f| def_node(db, f).is_some_and(|n| n.text_range().contains(offset)))
-        .min_by_key(|&f| def_node(db, f).map(|n| n.text_range().len()))
+    crate::infer::function_containing(db, file, TextRange::empty(offset))
 }
 
 /// The function named at `offset`, else the one containing it.

@@ -837,10 +837,7 @@ struct FileCtx<'db> {
 impl<'db> FileCtx<'db> {
     fn new(db: &'db dyn Db, file: SourceFile) -> Self {
         let map = item_source_map(db, file);
-        let fns = crate::infer::file_functions(db, file)
-            .iter()
-            .filter_map(|&f| Some((map.get(f.ast_index(db) as usize)?.text_range(), f)))
-            .collect();
+        let fns = crate::infer::function_spans(db, file).clone();
         FileCtx {
             db,
             file,

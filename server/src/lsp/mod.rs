@@ -1356,7 +1356,14 @@ impl LanguageServer for Backend {
 
 /// `slang-analyzer` / `slang-analyzer lsp`: serve LSP on stdin/stdout.
 pub fn run() -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    // Few blocking threads: each keeps its own allocator heap, and analyses
+    // are CPU-bound (more threads than cores only add memory).
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(4)
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("slang-analyzer: cannot start the runtime: {e}");
