@@ -1,6 +1,6 @@
 //! Code generation for Slang: typed HIR bodies are lowered to an SSA IR
 //! with structured control flow ([`ir`]), checked ([`validate`]), turned
-//! into SSA form ([`mem2reg`]), and written through naga to WGSL, SPIR-V,
+//! into SSA form ([`mem2reg`], [`dce`]), and written through naga to WGSL, SPIR-V,
 //! GLSL, HLSL and MSL ([`naga_out`]).
 //!
 //! Entry points: [`compile`] for target code, [`lower_entry_point`] and
@@ -9,6 +9,7 @@
 //! Automatic differentiation passes will run between lowering and the
 //! backend; the IR is shaped for them (see [`ir`]).
 
+pub mod dce;
 pub mod ir;
 mod lower;
 pub mod mem2reg;
@@ -104,6 +105,7 @@ fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::M
     let mut module = lowerer.module;
     check(&module)?;
     mem2reg::run(&mut module);
+    dce::run(&mut module);
     check(&module)?;
     Ok(module)
 }

@@ -931,16 +931,22 @@ impl FnLower<'_, '_> {
                 self.global_constant(e, &name)
             }
             Expr::Call { callee, args } => self.call(e, callee, &args),
+            // Parts of locals are read from the loaded value, so that the
+            // variable stays promotable; parts of buffers through pointers.
             Expr::Member { receiver, name, .. } => {
-                if let Some(p) = self.place(e)? {
-                    return Ok(self.load(p));
+                if !self.rooted_in_local(e) {
+                    if let Some(p) = self.place(e)? {
+                        return Ok(self.load(p));
+                    }
                 }
                 let r = self.expr(receiver)?;
                 self.member_value(e, r, &name)
             }
             Expr::Index { base, index } => {
-                if let Some(p) = self.place(e)? {
-                    return Ok(self.load(p));
+                if !self.rooted_in_local(e) {
+                    if let Some(p) = self.place(e)? {
+                        return Ok(self.load(p));
+                    }
                 }
                 let b = self.expr(base)?;
                 let i = self.index(index)?;
@@ -1021,6 +1027,16 @@ impl FnLower<'_, '_> {
                 let int = self.t(Type::Scalar(Scalar::Int32));
                 self.coerce(i, int)
             }
+        }
+    }
+
+    /// Whether `e` is a local variable or a part of one.
+    fn rooted_in_local(&self, e: ExprId) -> bool {
+        match self.body.expr(e) {
+            Expr::Path(segs, false) if segs.len() == 1 => self.scopes.iter().flatten().any(|l| l.name == segs[0].name),
+            Expr::Member { receiver, .. } => self.rooted_in_local(*receiver),
+            Expr::Index { base, .. } => self.rooted_in_local(*base),
+            _ => false,
         }
     }
 
