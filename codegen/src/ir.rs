@@ -508,15 +508,6 @@ impl Terminator {
             Terminator::Return(None) | Terminator::Unreachable => {}
         }
     }
-
-    /// The arguments passed along the edge to `target` (only `Branch` and
-    /// `Loop` pass any).
-    pub fn args_mut(&mut self) -> Option<&mut Vec<ValueId>> {
-        match self {
-            Terminator::Branch { args, .. } | Terminator::Loop { args, .. } => Some(args),
-            _ => None,
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -1457,6 +1457,13 @@ impl FnLower<'_, '_> {
     }
 
     fn intrinsic(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
+        if name == "fmod" && args.len() == 2 {
+            // `fmod` truncates, like `%` on floats.
+            let result = self.expr_ty(e)?;
+            let a = self.expr_expecting(args[0], result)?;
+            let b = self.expr_expecting(args[1], result)?;
+            return Ok(self.emit(Op::Binary(BinaryOp::Rem, a, b), result));
+        }
         let Some(i) = Intrinsic::from_name(name) else {
             return self.error(format!("the built-in function `{name}` is not supported by code generation yet"));
         };

@@ -41,6 +41,9 @@ pub enum Node {
     Unreachable,
 }
 
+/// A loop's continuing part and its exit test (see [`Node::Loop`]).
+type Continuing = (Vec<Node>, Option<(ValueId, bool)>);
+
 /// Where a branch to a block stops the current region.
 #[derive(Clone, Copy, Default)]
 struct Ctx {
@@ -165,12 +168,7 @@ impl Structurer<'_> {
 
     /// The continuing part of a loop: straight-line code back to the
     /// header, or ending in the `do … while` test.
-    fn continuing(
-        &mut self,
-        header: BlockId,
-        brk: BlockId,
-        cont: BlockId,
-    ) -> Result<(Vec<Node>, Option<(ValueId, bool)>), String> {
+    fn continuing(&mut self, header: BlockId, brk: BlockId, cont: BlockId) -> Result<Continuing, String> {
         let mut out = Vec::new();
         let mut b = cont;
         loop {

@@ -13,6 +13,8 @@
 
 use std::fmt;
 
+use slang_analysis::ty::Scalar;
+
 use crate::ir::{BinaryOp, BlockId, Function, Module, Op, ParamDir, Terminator, Type, TypeId, ValueId, ValueKind};
 use crate::structure::structure;
 
@@ -305,15 +307,12 @@ impl Validator<'_> {
                     self.error(format!("returns a value that is not a {}", self.show(self.func.ret)));
                 }
             }
-            Terminator::If { cond, .. } => {
-                if !matches!(types.get(self.ty(*cond)), Type::Scalar(slang_analysis::ty::Scalar::Bool)) {
-                    self.error(format!("the condition {cond} is not a bool"));
-                }
+            Terminator::If { cond, .. } if !matches!(types.get(self.ty(*cond)), Type::Scalar(Scalar::Bool)) => {
+                self.error(format!("the condition {cond} is not a bool"));
             }
-            Terminator::Switch { value, .. } => {
-                if !matches!(types.get(self.ty(*value)), Type::Scalar(s) if is_integer(*s)) {
-                    self.error(format!("the switch value {value} is not an integer"));
-                }
+            Terminator::Switch { value, .. } if !matches!(types.get(self.ty(*value)), Type::Scalar(s) if is_integer(*s)) =>
+            {
+                self.error(format!("the switch value {value} is not an integer"));
             }
             _ => {}
         }
@@ -335,8 +334,8 @@ impl Validator<'_> {
                     Some(format!("operands of different types {} and {}", self.show(t(*x)), self.show(t(*y))))
                 } else if b.is_comparison() {
                     let bool_shaped = match (types.get(t(*x)), types.get(result)) {
-                        (Type::Scalar(_), Type::Scalar(s)) => *s == slang_analysis::ty::Scalar::Bool,
-                        (Type::Vector(_, n), Type::Vector(s, m)) => n == m && *s == slang_analysis::ty::Scalar::Bool,
+                        (Type::Scalar(_), Type::Scalar(s)) => *s == Scalar::Bool,
+                        (Type::Vector(_, n), Type::Vector(s, m)) => n == m && *s == Scalar::Bool,
                         _ => false,
                     };
                     (!bool_shaped).then(|| "a comparison gives bools of its operands' shape".into())
@@ -394,10 +393,9 @@ impl Validator<'_> {
             },
             Op::Select(c, a, b) => {
                 let cond_ok = match types.get(t(*c)) {
-                    Type::Scalar(s) => *s == slang_analysis::ty::Scalar::Bool,
+                    Type::Scalar(s) => *s == Scalar::Bool,
                     Type::Vector(s, n) => {
-                        *s == slang_analysis::ty::Scalar::Bool
-                            && matches!(types.get(result), Type::Vector(_, m) if m == n)
+                        *s == Scalar::Bool && matches!(types.get(result), Type::Vector(_, m) if m == n)
                     }
                     _ => false,
                 };
@@ -478,8 +476,8 @@ fn is_integer_type(t: &Type) -> bool {
     matches!(t, Type::Scalar(s) if is_integer(*s))
 }
 
-fn is_integer(s: slang_analysis::ty::Scalar) -> bool {
-    !s.is_float() && s != slang_analysis::ty::Scalar::Bool
+fn is_integer(s: Scalar) -> bool {
+    !s.is_float() && s != Scalar::Bool
 }
 
 /// The immediate dominator of each block reachable from the entry (the
@@ -528,4 +526,71 @@ pub fn dominators(func: &Function) -> Vec<Option<BlockId>> {
         }
     }
     idom
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Const, FunctionBuilder, Module, Type};
+
+    /// `f(c: bool) -> float`: an if/else whose merge takes a parameter;
+    /// `mutate` breaks it before validation.
+    fn check(mutate: impl FnOnce(&mut Function, &mut Module)) -> Vec<String> {
+        let mut m = Module::default();
+        let float = m.types.intern(Type::Scalar(Scalar::Float));
+        let boolean = m.types.intern(Type::Scalar(Scalar::Bool));
+        let mut b = FunctionBuilder::new("f".into(), float, None);
+        b.func.params.push(crate::ir::Param { name: "c".into(), dir: ParamDir::In, ty: boolean, builtin: None });
+        let (entry, then, els, merge) = (b.new_block(), b.new_block(), b.new_block(), b.new_block());
+        let c = b.add_block_param(entry, boolean, None);
+        let result = b.add_block_param(merge, float, None);
+        b.terminate(entry, Terminator::If { cond: c, then, els, merge });
+        let one = b.inst(then, Op::Const(Const::Float(1.0)), float, None);
+        b.terminate(then, Terminator::Branch { target: merge, args: vec![one] });
+        let two = b.inst(els, Op::Const(Const::Float(2.0)), float, None);
+        b.terminate(els, Terminator::Branch { target: merge, args: vec![two] });
+        let sum = b.inst(merge, Op::Binary(BinaryOp::Add, result, result), float, None);
+        b.terminate(merge, Terminator::Return(Some(sum)));
+        let mut f = b.finish();
+        mutate(&mut f, &mut m);
+        m.functions.push(f);
+        match validate_module(&m) {
+            Ok(()) => Vec::new(),
+            Err(errors) => errors.iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn well_formed_function_passes() {
+        assert_eq!(check(|_, _| {}), Vec::<String>::new());
+    }
+
+    #[test]
+    fn use_not_dominated_by_its_definition() {
+        // The merge block returns the constant defined in `then`.
+        let errors = check(|f, _| f.blocks[3].term = Terminator::Return(Some(ValueId(2))));
+        assert_eq!(errors, ["in f, b3: uses %2, whose definition does not dominate the use"]);
+    }
+
+    #[test]
+    fn branch_arguments_must_match_parameters() {
+        let errors = check(|f, _| f.blocks[2].term = Terminator::Branch { target: BlockId(3), args: vec![] });
+        assert_eq!(errors, ["in f, b2: passes 0 arguments to b3, which takes 1"]);
+    }
+
+    #[test]
+    fn operand_types_must_agree() {
+        let errors = check(|f, m| {
+            let int = m.types.intern(Type::Scalar(Scalar::Int32));
+            f.values[2].ty = int;
+        });
+        assert!(errors.contains(&"in f, b1: passes %2: int to b3's parameter %1: float".to_string()), "{errors:?}");
+    }
+
+    #[test]
+    fn if_targets_have_one_predecessor() {
+        // `els` also reached from `then`: not a structured region.
+        let errors = check(|f, _| f.blocks[1].term = Terminator::Branch { target: BlockId(2), args: vec![] });
+        assert!(errors.iter().any(|e| e.contains("if target b2 has 2 predecessors")), "{errors:?}");
+    }
 }
