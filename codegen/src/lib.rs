@@ -1,3 +1,118 @@
-//! Lowering to SSA IR, automatic differentiation passes and naga backends.
+//! Code generation for Slang: typed HIR bodies are lowered to an SSA IR
+//! with structured control flow ([`ir`]), checked ([`validate`]), turned
+//! into SSA form ([`mem2reg`], [`dce`]), and written through naga to WGSL, SPIR-V,
+//! GLSL, HLSL and MSL ([`naga_out`]).
 //!
-//! Not built yet (issues 6 and 7). This crate deliberately exports nothing.
+//! Entry points: [`compile`] for target code, [`lower_entry_point`] and
+//! [`lower_function`] for the IR (print it with [`print`]).
+//!
+//! Automatic differentiation passes will run between lowering and the
+//! backend; the IR is shaped for them (see [`ir`]).
+
+pub mod dce;
+pub mod ir;
+mod lower;
+pub mod mem2reg;
+pub mod naga_out;
+pub mod print;
+pub mod structure;
+pub mod validate;
+
+use slang_analysis::{Db, Severity, SourceFile, TextRange};
+
+/// A code generation target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Target {
+    Wgsl,
+    SpirV,
+    Glsl,
+    Hlsl,
+    Msl,
+}
+
+impl Target {
+    /// `wgsl`, `spirv`, `glsl`, `hlsl`, `msl` (the command line's names).
+    pub fn from_name(name: &str) -> Option<Target> {
+        Some(match name {
+            "wgsl" => Target::Wgsl,
+            "spirv" | "spir-v" => Target::SpirV,
+            "glsl" => Target::Glsl,
+            "hlsl" => Target::Hlsl,
+            "msl" | "metal" => Target::Msl,
+            _ => return None,
+        })
+    }
+}
+
+/// Generated code: text, or SPIR-V words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    Text(String),
+    Binary(Vec<u32>),
+}
+
+/// Why code could not be generated, at a range of the file compiled
+/// (`None`: no better place is known).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodegenError {
+    pub range: Option<TextRange>,
+    pub message: String,
+}
+
+impl std::fmt::Display for CodegenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.range {
+            Some(r) => write!(f, "{}..{}: {}", u32::from(r.start()), u32::from(r.end()), self.message),
+            None => write!(f, "{}", self.message),
+        }
+    }
+}
+
+/// Compile the compute entry point `entry` of `file` to `target`.
+pub fn compile(db: &dyn Db, file: SourceFile, entry: &str, target: Target) -> Result<Output, Vec<CodegenError>> {
+    let module = lower_entry_point(db, file, entry)?;
+    let naga_module = naga_out::build(&module).map_err(|e| vec![e])?;
+    let validated = naga_out::validate(naga_module).map_err(|e| vec![e])?;
+    naga_out::write(&validated, target, entry).map_err(|e| vec![e])
+}
+
+/// The IR of the compute entry point `entry` and everything it calls,
+/// validated and in SSA form.
+pub fn lower_entry_point(db: &dyn Db, file: SourceFile, entry: &str) -> Result<ir::Module, Vec<CodegenError>> {
+    lower(db, file, entry, true)
+}
+
+/// The IR of the function `name` (not an entry point) and everything it
+/// calls, validated and in SSA form.
+pub fn lower_function(db: &dyn Db, file: SourceFile, name: &str) -> Result<ir::Module, Vec<CodegenError>> {
+    lower(db, file, name, false)
+}
+
+fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::Module, Vec<CodegenError>> {
+    let errors: Vec<CodegenError> = slang_analysis::file_diagnostics(db, file)
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| CodegenError { range: Some(d.range), message: d.message.clone() })
+        .collect();
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let Some(def) = lower::function_named(db, file, name) else {
+        return Err(vec![CodegenError { range: None, message: format!("no function named `{name}`") }]);
+    };
+    let mut lowerer = lower::ModuleLowerer::new(db);
+    lowerer.lower_root(def, entry)?;
+    let mut module = lowerer.module;
+    check(&module)?;
+    mem2reg::run(&mut module);
+    dce::run(&mut module);
+    check(&module)?;
+    Ok(module)
+}
+
+/// Run the IR validator; its errors are bugs of the compiler.
+fn check(module: &ir::Module) -> Result<(), Vec<CodegenError>> {
+    validate::validate_module(module).map_err(|errors| {
+        errors.into_iter().map(|e| CodegenError { range: None, message: format!("internal IR error: {e}") }).collect()
+    })
+}

@@ -1,0 +1,751 @@
+//! The IR: typed SSA with block parameters and structured control flow.
+//!
+//! The shape follows the Slang compiler's IR (see the IR-pass seed), so the
+//! forward- and reverse-mode passes can be written over it as the seed
+//! describes them:
+//!
+//! * A [`Module`] holds interned [`Type`]s, global shader parameters and
+//!   [`Function`]s. Everything is plain data in vectors indexed by ids.
+//! * A function's values ([`ValueId`]) are block parameters and
+//!   instructions; every value has a type and (for instructions) the Slang
+//!   source range it came from, so that late errors point at user code.
+//!   The parameters of the entry block are the function's parameters;
+//!   `out`/`inout` parameters are pointers.
+//! * Blocks end in one [`Terminator`]. Control flow is *structured*: an
+//!   `If` names its merge block, a `Loop` its header, break and continue
+//!   blocks, a `Switch` its break block. The targets of `If` and `Switch`
+//!   take no arguments and have no other predecessor; values flow into
+//!   merge, break, continue and header blocks as branch arguments.
+//! * Local variables start as memory (`Var`, `Load`, `Store`,
+//!   `FieldAddr`/`ElementAddr`); [`crate::mem2reg`] then promotes the ones
+//!   whose address does not escape into SSA values and block parameters.
+//!
+//! [`crate::validate`] states the invariants; [`crate::print`] prints it.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use slang_analysis::ty::Scalar;
+use slang_analysis::TextRange;
+
+macro_rules! id {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+    };
+}
+
+id!(
+    /// An interned type of a [`Module`].
+    TypeId,
+    "t"
+);
+id!(
+    /// A value (block parameter or instruction) of a [`Function`].
+    ValueId,
+    "%"
+);
+id!(
+    /// A block of a [`Function`]; block 0 is the entry.
+    BlockId,
+    "b"
+);
+id!(
+    /// A function of a [`Module`].
+    FuncId,
+    "f"
+);
+id!(
+    /// A global shader parameter of a [`Module`].
+    GlobalId,
+    "g"
+);
+
+/// Where a pointer points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AddressSpace {
+    /// Local variables and `out`/`inout` parameters.
+    Function,
+    /// Structured buffers (`writable` for `RWStructuredBuffer`).
+    Storage { writable: bool },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Type {
+    Void,
+    Scalar(Scalar),
+    Vector(Scalar, u8),
+    /// Slang's `TRxC`: `rows` vectors of `cols` elements; `m[i]` is row `i`.
+    Matrix {
+        scalar: Scalar,
+        rows: u8,
+        cols: u8,
+    },
+    Array(TypeId, u32),
+    /// The contents of a structured buffer.
+    RuntimeArray(TypeId),
+    Struct {
+        name: String,
+        fields: Vec<(String, TypeId)>,
+    },
+    Ptr(TypeId, AddressSpace),
+    /// `DifferentialPair<T>`: a primal and its differential (lowered to a
+    /// plain struct before code generation).
+    DifferentialPair(TypeId),
+}
+
+/// The module's types, interned: equal types have equal ids.
+#[derive(Debug, Clone, Default)]
+pub struct Types {
+    types: Vec<Type>,
+    ids: HashMap<Type, TypeId>,
+}
+
+impl Types {
+    pub fn intern(&mut self, ty: Type) -> TypeId {
+        if let Some(&id) = self.ids.get(&ty) {
+            return id;
+        }
+        let id = TypeId(self.types.len() as u32);
+        self.types.push(ty.clone());
+        self.ids.insert(ty, id);
+        id
+    }
+
+    pub fn get(&self, id: TypeId) -> &Type {
+        &self.types[id.index()]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (TypeId, &Type)> {
+        self.types.iter().enumerate().map(|(i, t)| (TypeId(i as u32), t))
+    }
+
+    /// The scalar of a scalar, vector or matrix type.
+    pub fn scalar_of(&self, id: TypeId) -> Option<Scalar> {
+        match *self.get(id) {
+            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix { scalar: s, .. } => Some(s),
+            _ => None,
+        }
+    }
+
+    /// What a pointer type points to.
+    pub fn pointee(&self, id: TypeId) -> Option<(TypeId, AddressSpace)> {
+        match *self.get(id) {
+            Type::Ptr(t, space) => Some((t, space)),
+            _ => None,
+        }
+    }
+
+    /// The id of a type, if it was interned.
+    pub fn find(&self, ty: &Type) -> Option<TypeId> {
+        self.ids.get(ty).copied()
+    }
+
+    /// The type of the `index`th element, field, component or row (any
+    /// index for runtime arrays).
+    pub fn element(&self, id: TypeId, index: u32) -> Option<Type> {
+        Some(match self.get(id) {
+            Type::Vector(s, n) if index < *n as u32 => Type::Scalar(*s),
+            Type::Matrix { scalar, rows, cols } if index < *rows as u32 => Type::Vector(*scalar, *cols),
+            Type::Array(e, n) if index < *n => self.get(*e).clone(),
+            Type::RuntimeArray(e) => self.get(*e).clone(),
+            Type::Struct { fields, .. } => self.get(fields.get(index as usize)?.1).clone(),
+            _ => return None,
+        })
+    }
+
+    /// Slang spelling of a type.
+    pub fn display(&self, id: TypeId) -> String {
+        match self.get(id) {
+            Type::Void => "void".into(),
+            Type::Scalar(s) => s.name().into(),
+            Type::Vector(s, n) => format!("{}{n}", s.name()),
+            Type::Matrix { scalar, rows, cols } => format!("{}{rows}x{cols}", scalar.name()),
+            Type::Array(e, n) => format!("{}[{n}]", self.display(*e)),
+            Type::RuntimeArray(e) => format!("{}[]", self.display(*e)),
+            Type::Struct { name, .. } => name.clone(),
+            Type::Ptr(t, AddressSpace::Function) => format!("Ptr<{}>", self.display(*t)),
+            Type::Ptr(t, AddressSpace::Storage { writable }) => {
+                format!("Ptr<{}, {}>", self.display(*t), if *writable { "storage" } else { "storage_read" })
+            }
+            Type::DifferentialPair(t) => format!("DifferentialPair<{}>", self.display(*t)),
+        }
+    }
+}
+
+/// A scalar constant; its type is the instruction's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Const {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    /// Logical not (of `bool`s).
+    Not,
+    BitNot,
+}
+
+/// Binary operators. Both operands have the result's type (comparisons:
+/// the same type, the result `bool`-shaped), except shifts (the amount is
+/// `uint`-shaped). On matrices every operator works element-wise; the
+/// matrix product is [`Intrinsic::Mul`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Element-wise (no short circuit: `&&`/`||` on scalars lower to
+    /// control flow).
+    And,
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+}
+
+impl BinaryOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge)
+    }
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::And => "&&",
+            BinaryOp::Or => "||",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::BitOr => "|",
+            BinaryOp::BitXor => "^",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+        }
+    }
+}
+
+macro_rules! intrinsics {
+    ($($variant:ident = $name:literal / $arity:literal,)*) => {
+        /// Built-in functions, by their Slang names. Arguments are already
+        /// converted to the types the function takes.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Intrinsic {
+            $($variant,)*
+        }
+
+        impl Intrinsic {
+            pub fn from_name(name: &str) -> Option<Intrinsic> {
+                Some(match name {
+                    $($name => Intrinsic::$variant,)*
+                    _ => return None,
+                })
+            }
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Intrinsic::$variant => $name,)*
+                }
+            }
+
+            pub fn arity(self) -> usize {
+                match self {
+                    $(Intrinsic::$variant => $arity,)*
+                }
+            }
+        }
+    };
+}
+
+intrinsics! {
+    Sin = "sin" / 1,
+    Cos = "cos" / 1,
+    Tan = "tan" / 1,
+    Asin = "asin" / 1,
+    Acos = "acos" / 1,
+    Atan = "atan" / 1,
+    Atan2 = "atan2" / 2,
+    Sinh = "sinh" / 1,
+    Cosh = "cosh" / 1,
+    Tanh = "tanh" / 1,
+    Exp = "exp" / 1,
+    Exp2 = "exp2" / 1,
+    Log = "log" / 1,
+    Log2 = "log2" / 1,
+    Sqrt = "sqrt" / 1,
+    Rsqrt = "rsqrt" / 1,
+    Pow = "pow" / 2,
+    Abs = "abs" / 1,
+    Sign = "sign" / 1,
+    Floor = "floor" / 1,
+    Ceil = "ceil" / 1,
+    Round = "round" / 1,
+    Trunc = "trunc" / 1,
+    Frac = "frac" / 1,
+    Min = "min" / 2,
+    Max = "max" / 2,
+    Clamp = "clamp" / 3,
+    Saturate = "saturate" / 1,
+    Lerp = "lerp" / 3,
+    Step = "step" / 2,
+    Smoothstep = "smoothstep" / 3,
+    Mad = "mad" / 3,
+    Dot = "dot" / 2,
+    Cross = "cross" / 2,
+    Length = "length" / 1,
+    Distance = "distance" / 2,
+    Normalize = "normalize" / 1,
+    Reflect = "reflect" / 2,
+    Transpose = "transpose" / 1,
+    Determinant = "determinant" / 1,
+    Mul = "mul" / 2,
+    Any = "any" / 1,
+    All = "all" / 1,
+}
+
+/// What an instruction computes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Const(Const),
+    Unary(UnaryOp, ValueId),
+    Binary(BinaryOp, ValueId, ValueId),
+    /// A vector, matrix (from rows), array or struct from its parts; a
+    /// vector may also be built from smaller vectors.
+    Construct(Vec<ValueId>),
+    /// A scalar repeated into a vector or matrix.
+    Splat(ValueId),
+    /// Element, field, component or row `index` of an aggregate value.
+    Extract(ValueId, u32),
+    /// Element or component at a dynamic index.
+    ExtractDynamic(ValueId, ValueId),
+    /// Components of a vector (`v.zyx`).
+    Swizzle(ValueId, Vec<u8>),
+    /// Numeric conversion to the result type (same shape).
+    Convert(ValueId),
+    /// `cond ? a : b`, element-wise for a vector condition; both sides
+    /// are evaluated.
+    Select(ValueId, ValueId, ValueId),
+    Intrinsic(Intrinsic, Vec<ValueId>),
+    Call(FuncId, Vec<ValueId>),
+    /// A local variable; the result is a pointer to it.
+    Var,
+    /// A pointer to a global shader parameter.
+    Global(GlobalId),
+    Load(ValueId),
+    Store {
+        ptr: ValueId,
+        value: ValueId,
+    },
+    /// A pointer to field, row or component `index` of the pointee.
+    FieldAddr(ValueId, u32),
+    /// A pointer to the element at a dynamic index.
+    ElementAddr(ValueId, ValueId),
+}
+
+impl Op {
+    /// The values the instruction reads.
+    pub fn operands(&self) -> Vec<ValueId> {
+        match self {
+            Op::Const(_) | Op::Var | Op::Global(_) => Vec::new(),
+            Op::Unary(_, a)
+            | Op::Splat(a)
+            | Op::Extract(a, _)
+            | Op::Swizzle(a, _)
+            | Op::Convert(a)
+            | Op::Load(a)
+            | Op::FieldAddr(a, _) => vec![*a],
+            Op::Binary(_, a, b) | Op::ExtractDynamic(a, b) | Op::ElementAddr(a, b) => vec![*a, *b],
+            Op::Store { ptr, value } => vec![*ptr, *value],
+            Op::Select(a, b, c) => vec![*a, *b, *c],
+            Op::Construct(args) | Op::Intrinsic(_, args) | Op::Call(_, args) => args.clone(),
+        }
+    }
+
+    /// Replace every operand through `f`.
+    pub fn map_operands(&mut self, mut f: impl FnMut(ValueId) -> ValueId) {
+        match self {
+            Op::Const(_) | Op::Var | Op::Global(_) => {}
+            Op::Unary(_, a)
+            | Op::Splat(a)
+            | Op::Extract(a, _)
+            | Op::Swizzle(a, _)
+            | Op::Convert(a)
+            | Op::Load(a)
+            | Op::FieldAddr(a, _) => *a = f(*a),
+            Op::Binary(_, a, b) | Op::ExtractDynamic(a, b) | Op::ElementAddr(a, b) => {
+                *a = f(*a);
+                *b = f(*b);
+            }
+            Op::Store { ptr, value } => {
+                *ptr = f(*ptr);
+                *value = f(*value);
+            }
+            Op::Select(a, b, c) => {
+                *a = f(*a);
+                *b = f(*b);
+                *c = f(*c);
+            }
+            Op::Construct(args) | Op::Intrinsic(_, args) | Op::Call(_, args) => {
+                for a in args {
+                    *a = f(*a);
+                }
+            }
+        }
+    }
+}
+
+/// How a block ends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Terminator {
+    Return(Option<ValueId>),
+    /// Jump to `target`, passing its block parameters.
+    Branch {
+        target: BlockId,
+        args: Vec<ValueId>,
+    },
+    /// Two-way branch; both sides meet again at `merge` (which is never
+    /// reached when both sides leave the construct).
+    If {
+        cond: ValueId,
+        then: BlockId,
+        els: BlockId,
+        merge: BlockId,
+    },
+    /// Enter a loop at `header` (passing its parameters). `continue`
+    /// branches to `cont`, whose code runs before the next iteration and
+    /// ends with a branch back to `header` (or, for `do … while`, an `If`
+    /// between a block branching to `header` and one branching to
+    /// `brk`); `break` branches to `brk`, where the code after the loop
+    /// starts.
+    Loop {
+        header: BlockId,
+        brk: BlockId,
+        cont: BlockId,
+        args: Vec<ValueId>,
+    },
+    Switch {
+        value: ValueId,
+        cases: Vec<(i64, BlockId)>,
+        default: BlockId,
+        brk: BlockId,
+    },
+    /// Control never gets here (after a call that does not return, or at
+    /// the end of a function whose every path returns).
+    Unreachable,
+}
+
+impl Terminator {
+    /// The blocks control can go to next.
+    pub fn successors(&self) -> Vec<BlockId> {
+        match self {
+            Terminator::Return(_) | Terminator::Unreachable => Vec::new(),
+            Terminator::Branch { target, .. } => vec![*target],
+            Terminator::If { then, els, .. } => vec![*then, *els],
+            Terminator::Loop { header, .. } => vec![*header],
+            Terminator::Switch { cases, default, .. } => {
+                let mut out: Vec<BlockId> = cases.iter().map(|c| c.1).collect();
+                out.push(*default);
+                out
+            }
+        }
+    }
+
+    /// The values the terminator reads.
+    pub fn operands(&self) -> Vec<ValueId> {
+        match self {
+            Terminator::Return(v) => v.iter().copied().collect(),
+            Terminator::Branch { args, .. } | Terminator::Loop { args, .. } => args.clone(),
+            Terminator::If { cond, .. } => vec![*cond],
+            Terminator::Switch { value, .. } => vec![*value],
+            Terminator::Unreachable => Vec::new(),
+        }
+    }
+
+    pub fn map_operands(&mut self, mut f: impl FnMut(ValueId) -> ValueId) {
+        match self {
+            Terminator::Return(Some(v)) | Terminator::If { cond: v, .. } | Terminator::Switch { value: v, .. } => {
+                *v = f(*v)
+            }
+            Terminator::Branch { args, .. } | Terminator::Loop { args, .. } => {
+                for a in args {
+                    *a = f(*a);
+                }
+            }
+            Terminator::Return(None) | Terminator::Unreachable => {}
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueKind {
+    /// The `index`th parameter of `block`.
+    Param {
+        block: BlockId,
+        index: u32,
+    },
+    Inst(Op),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Value {
+    pub ty: TypeId,
+    pub kind: ValueKind,
+    /// The Slang source this value was lowered from.
+    pub span: Option<TextRange>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub params: Vec<ValueId>,
+    pub insts: Vec<ValueId>,
+    pub term: Terminator,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ParamDir {
+    In,
+    Out,
+    InOut,
+}
+
+/// System values an entry point can take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `SV_DispatchThreadID` (`uint3`).
+    DispatchThreadId,
+    /// `SV_GroupThreadID` (`uint3`).
+    GroupThreadId,
+    /// `SV_GroupID` (`uint3`).
+    GroupId,
+    /// `SV_GroupIndex` (`uint`).
+    GroupIndex,
+}
+
+impl Builtin {
+    pub fn from_semantic(name: &str) -> Option<Builtin> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "sv_dispatchthreadid" => Builtin::DispatchThreadId,
+            "sv_groupthreadid" => Builtin::GroupThreadId,
+            "sv_groupid" => Builtin::GroupId,
+            "sv_groupindex" => Builtin::GroupIndex,
+            _ => return None,
+        })
+    }
+
+    pub fn semantic(self) -> &'static str {
+        match self {
+            Builtin::DispatchThreadId => "SV_DispatchThreadID",
+            Builtin::GroupThreadId => "SV_GroupThreadID",
+            Builtin::GroupId => "SV_GroupID",
+            Builtin::GroupIndex => "SV_GroupIndex",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub dir: ParamDir,
+    /// The value's type; a pointer for `out` and `inout`.
+    pub ty: TypeId,
+    pub builtin: Option<Builtin>,
+}
+
+/// A compute entry point's facts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryPoint {
+    pub workgroup_size: [u32; 3],
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub params: Vec<Param>,
+    pub ret: TypeId,
+    pub values: Vec<Value>,
+    pub blocks: Vec<Block>,
+    pub entry_point: Option<EntryPoint>,
+    pub span: Option<TextRange>,
+}
+
+impl Function {
+    pub const ENTRY: BlockId = BlockId(0);
+
+    pub fn value(&self, v: ValueId) -> &Value {
+        &self.values[v.index()]
+    }
+
+    pub fn block(&self, b: BlockId) -> &Block {
+        &self.blocks[b.index()]
+    }
+
+    pub fn op(&self, v: ValueId) -> Option<&Op> {
+        match &self.value(v).kind {
+            ValueKind::Inst(op) => Some(op),
+            ValueKind::Param { .. } => None,
+        }
+    }
+
+    pub fn block_ids(&self) -> impl Iterator<Item = BlockId> {
+        (0..self.blocks.len() as u32).map(BlockId)
+    }
+
+    /// The block defining each value (`None`: defined nowhere, e.g. left
+    /// over after a pass removed its instruction).
+    pub fn def_blocks(&self) -> Vec<Option<BlockId>> {
+        let mut out = vec![None; self.values.len()];
+        for b in self.block_ids() {
+            let block = self.block(b);
+            for &v in block.params.iter().chain(&block.insts) {
+                out[v.index()] = Some(b);
+            }
+        }
+        out
+    }
+
+    /// The predecessors of each block, one entry per edge.
+    pub fn predecessors(&self) -> Vec<Vec<BlockId>> {
+        let mut preds = vec![Vec::new(); self.blocks.len()];
+        for b in self.block_ids() {
+            for s in self.block(b).term.successors() {
+                if let Some(p) = preds.get_mut(s.index()) {
+                    p.push(b);
+                }
+            }
+        }
+        preds
+    }
+
+    /// Blocks reachable from the entry, in reverse post-order.
+    pub fn reverse_post_order(&self) -> Vec<BlockId> {
+        let mut seen = vec![false; self.blocks.len()];
+        let mut order = Vec::new();
+        // Iterative DFS: (block, next successor to visit).
+        let mut stack = vec![(Self::ENTRY, 0usize)];
+        seen[0] = !self.blocks.is_empty();
+        while let Some((b, i)) = stack.pop() {
+            let succs = self.block(b).term.successors();
+            if let Some(&s) = succs.get(i) {
+                stack.push((b, i + 1));
+                if s.index() < seen.len() && !seen[s.index()] {
+                    seen[s.index()] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                order.push(b);
+            }
+        }
+        order.reverse();
+        order
+    }
+}
+
+/// A global shader parameter (a structured buffer).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Global {
+    pub name: String,
+    /// The contents (a runtime array of the element type).
+    pub ty: TypeId,
+    pub space: AddressSpace,
+    /// `(descriptor set, binding)`.
+    pub binding: (u32, u32),
+    pub span: Option<TextRange>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Module {
+    pub types: Types,
+    pub globals: Vec<Global>,
+    pub functions: Vec<Function>,
+}
+
+impl Module {
+    pub fn function(&self, f: FuncId) -> &Function {
+        &self.functions[f.index()]
+    }
+
+    pub fn global(&self, g: GlobalId) -> &Global {
+        &self.globals[g.index()]
+    }
+}
+
+/// Appends values and blocks to a function under construction.
+pub struct FunctionBuilder {
+    pub func: Function,
+}
+
+impl FunctionBuilder {
+    pub fn new(name: String, ret: TypeId, span: Option<TextRange>) -> Self {
+        let func =
+            Function { name, params: Vec::new(), ret, values: Vec::new(), blocks: Vec::new(), entry_point: None, span };
+        FunctionBuilder { func }
+    }
+
+    pub fn new_block(&mut self) -> BlockId {
+        let id = BlockId(self.func.blocks.len() as u32);
+        self.func.blocks.push(Block { params: Vec::new(), insts: Vec::new(), term: Terminator::Unreachable });
+        id
+    }
+
+    pub fn add_block_param(&mut self, block: BlockId, ty: TypeId, span: Option<TextRange>) -> ValueId {
+        let index = self.func.blocks[block.index()].params.len() as u32;
+        let v = ValueId(self.func.values.len() as u32);
+        self.func.values.push(Value { ty, kind: ValueKind::Param { block, index }, span });
+        self.func.blocks[block.index()].params.push(v);
+        v
+    }
+
+    /// Append an instruction to `block`.
+    pub fn inst(&mut self, block: BlockId, op: Op, ty: TypeId, span: Option<TextRange>) -> ValueId {
+        let v = ValueId(self.func.values.len() as u32);
+        self.func.values.push(Value { ty, kind: ValueKind::Inst(op), span });
+        self.func.blocks[block.index()].insts.push(v);
+        v
+    }
+
+    pub fn terminate(&mut self, block: BlockId, term: Terminator) {
+        self.func.blocks[block.index()].term = term;
+    }
+
+    pub fn ty(&self, v: ValueId) -> TypeId {
+        self.func.values[v.index()].ty
+    }
+
+    pub fn finish(self) -> Function {
+        self.func
+    }
+}

@@ -1,0 +1,1600 @@
+//! Lowering typed HIR bodies (from `slang-analysis`) to the IR.
+//!
+//! Locals and `in` parameters become `Var`s read and written through
+//! `Load`/`Store` (what the source says, with no analysis needed here);
+//! [`crate::mem2reg`] turns them into SSA values afterwards. `&&`, `||`
+//! and `?:` on scalars short-circuit, so they lower to control flow whose
+//! result is a parameter of the merge block. Implicit conversions are made
+//! explicit (`Convert`, `Splat`, truncating `Swizzle`), so instructions see
+//! operands of exactly the types they take.
+//!
+//! `out`/`inout` arguments are passed as pointers to fresh temporaries,
+//! copied in before and out after the call (Slang's copy-in/copy-out
+//! semantics, and the only form every target accepts).
+//!
+//! What is not supported yet is reported as a [`CodegenError`] at the
+//! construct's source range; lowering never panics on user code.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use slang_analysis::hir::{
+    self, body, body_with_source_map, def_node, expr_range, stmt_range, BinaryOp as HirBinary, Body, DefId, Expr,
+    ExprId, LiteralKind, Stmt, StmtId, TypeRef,
+};
+use slang_analysis::infer::{self, decl_type_ref, fn_sig, item_of, DeclCtx, InferenceResult};
+use slang_analysis::item_tree::{item_tree, ItemKind};
+use slang_analysis::name_res::global_scope;
+use slang_analysis::ty::{Scalar, Ty, TypeResolver};
+use slang_analysis::{Db, SourceFile, TextRange};
+use slang_syntax::ast::{self, AstNode, HasAttributes};
+use slang_syntax::{SyntaxKind, SyntaxNode};
+
+use crate::ir::{
+    AddressSpace, BinaryOp, BlockId, Builtin, Const, EntryPoint, FuncId, FunctionBuilder, Global, GlobalId, Intrinsic,
+    Module, Op, Param, ParamDir, Terminator, Type, TypeId, UnaryOp, ValueId,
+};
+use crate::CodegenError;
+
+type R<T> = Result<T, CodegenError>;
+
+fn err<T>(range: Option<TextRange>, message: impl Into<String>) -> R<T> {
+    Err(CodegenError { range, message: message.into() })
+}
+
+/// Builds a [`Module`] from the functions reachable from the roots.
+pub(crate) struct ModuleLowerer<'db> {
+    db: &'db dyn Db,
+    pub module: Module,
+    funcs: HashMap<DefId, FuncId>,
+    /// Declared functions whose bodies are still to lower.
+    queue: Vec<(DefId, FuncId)>,
+    globals: HashMap<DefId, GlobalId>,
+    structs: HashMap<DefId, TypeId>,
+}
+
+impl<'db> ModuleLowerer<'db> {
+    pub fn new(db: &'db dyn Db) -> Self {
+        ModuleLowerer {
+            db,
+            module: Module::default(),
+            funcs: HashMap::new(),
+            queue: Vec::new(),
+            globals: HashMap::new(),
+            structs: HashMap::new(),
+        }
+    }
+
+    /// Lower `def` (and everything it calls); `entry` makes it a compute
+    /// entry point.
+    pub fn lower_root(&mut self, def: DefId, entry: bool) -> Result<FuncId, Vec<CodegenError>> {
+        let root = self.declare_function(def, entry).map_err(|e| vec![e])?;
+        let mut errors = Vec::new();
+        while let Some((def, id)) = self.queue.pop() {
+            if let Err(e) = self.lower_body(def, id) {
+                errors.push(e);
+            }
+        }
+        if errors.is_empty() {
+            Ok(root)
+        } else {
+            Err(errors)
+        }
+    }
+
+    fn intern(&mut self, t: Type) -> TypeId {
+        self.module.types.intern(t)
+    }
+
+    fn def_range(&self, def: DefId) -> Option<TextRange> {
+        def_node(self.db, def).map(|n| n.text_range())
+    }
+
+    /// The IR type of a semantic type.
+    fn lower_ty(&mut self, ty: &Ty, at: Option<TextRange>) -> R<TypeId> {
+        let scalar = |s: Scalar| match s {
+            Scalar::Bool | Scalar::Int32 | Scalar::UInt32 | Scalar::Float => Ok(s),
+            _ => err(at, format!("the scalar type `{}` is not supported by code generation yet", s.name())),
+        };
+        Ok(match ty {
+            Ty::Void => self.intern(Type::Void),
+            Ty::Scalar(s) => {
+                let s = scalar(*s)?;
+                self.intern(Type::Scalar(s))
+            }
+            Ty::Vector(s, n) => {
+                let s = scalar(*s)?;
+                self.intern(Type::Vector(s, *n))
+            }
+            Ty::Matrix(s, r, c) => {
+                if *s != Scalar::Float {
+                    return err(at, format!("matrices of `{}` are not supported by code generation yet", s.name()));
+                }
+                if *r < 2 || *c < 2 {
+                    return err(at, "matrices with a single row or column are not supported yet");
+                }
+                self.intern(Type::Matrix { scalar: *s, rows: *r, cols: *c })
+            }
+            Ty::Array(e, Some(n)) => {
+                let e = self.lower_ty(e, at)?;
+                self.intern(Type::Array(e, *n))
+            }
+            Ty::Array(_, None) => return err(at, "arrays without a known size are not supported here"),
+            Ty::Adt { def, args, name } => {
+                let is_user_struct = !slang_analysis::core_files(self.db).contains(&def.file(self.db))
+                    && item_of(self.db, *def).is_some_and(|i| i.kind == ItemKind::Struct);
+                if !is_user_struct {
+                    return err(at, format!("values of type `{ty}` are not supported by code generation yet"));
+                }
+                if !args.is_empty() {
+                    return err(at, format!("generic struct `{name}` is not supported by code generation yet"));
+                }
+                self.struct_ty(*def, at)?
+            }
+            Ty::Unknown => return err(at, "the type of this is not known"),
+            other => return err(at, format!("values of type `{other}` are not supported by code generation yet")),
+        })
+    }
+
+    fn struct_ty(&mut self, def: DefId, at: Option<TextRange>) -> R<TypeId> {
+        if let Some(&t) = self.structs.get(&def) {
+            return Ok(t);
+        }
+        let db = self.db;
+        let Some(item) = item_of(db, def) else { return err(at, "unknown struct") };
+        let mut ctx = DeclCtx::for_def(db, def);
+        let mut fields = Vec::new();
+        for m in item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static) {
+            let mdef = DefId::new(db, def.file(db), m.ast_index);
+            let ty = decl_type_ref(db, mdef).clone().map(|t| ctx.resolve(&t)).unwrap_or(Ty::Unknown);
+            let fty = self.lower_ty(&ty, self.def_range(mdef).or(at))?;
+            fields.push((m.name.clone().unwrap_or_default(), fty));
+        }
+        let t = self.intern(Type::Struct { name: item.name.clone().unwrap_or_default(), fields });
+        self.structs.insert(def, t);
+        Ok(t)
+    }
+
+    /// Declare a function (its signature), queueing its body.
+    fn declare_function(&mut self, def: DefId, entry: bool) -> R<FuncId> {
+        if let Some(&id) = self.funcs.get(&def) {
+            return Ok(id);
+        }
+        let db = self.db;
+        let at = self.def_range(def);
+        let item = item_of(db, def);
+        if item.as_ref().is_some_and(|i| !i.generic_params.is_empty()) {
+            return err(at, "generic functions are not supported by code generation yet");
+        }
+        if let Some(parent) = infer::parent_of(db, def) {
+            if item_of(db, parent).is_some_and(|p| p.kind != ItemKind::Namespace) {
+                return err(at, "methods are not supported by code generation yet");
+            }
+        }
+        let sig = fn_sig(db, def).clone();
+        let mut ctx = DeclCtx::for_def(db, def);
+        let ret_ty = ctx.resolve(&sig.ret);
+        let ret = self.lower_ty(&ret_ty, at)?;
+        let syntax_params: Vec<ast::Param> = def_node(db, def)
+            .and_then(|n| n.children().find_map(ast::ParamList::cast))
+            .map(|l| l.params().collect())
+            .unwrap_or_default();
+        let mut params = Vec::new();
+        for (i, p) in sig.params.iter().enumerate() {
+            let prange = syntax_params.get(i).map(|p| p.syntax().text_range()).or(at);
+            let semantic = syntax_params.get(i).and_then(|p| p.semantics().find_map(|s| s.name()));
+            let builtin = semantic.as_ref().and_then(|s| Builtin::from_semantic(s.text()));
+            let dir = match (p.is_out, p.is_inout) {
+                (_, true) => ParamDir::InOut,
+                (true, false) => ParamDir::Out,
+                _ => ParamDir::In,
+            };
+            let ty = if let (true, Some(b)) = (entry, builtin) {
+                if dir != ParamDir::In {
+                    return err(prange, "a system value is an input");
+                }
+                let uint = self.intern(Type::Scalar(Scalar::UInt32));
+                match b {
+                    Builtin::GroupIndex => uint,
+                    _ => self.intern(Type::Vector(Scalar::UInt32, 3)),
+                }
+            } else {
+                if entry {
+                    let what = semantic.map(|s| format!("the semantic `{}`", s.text())).unwrap_or("no semantic".into());
+                    return err(prange, format!("entry-point parameter with {what} is not supported yet"));
+                }
+                let t = ctx.resolve(&p.ty);
+                let t = self.lower_ty(&t, prange)?;
+                match dir {
+                    ParamDir::In => t,
+                    _ => self.intern(Type::Ptr(t, AddressSpace::Function)),
+                }
+            };
+            let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
+            params.push(Param { name, dir, ty, builtin: if entry { builtin } else { None } });
+        }
+        let name = item.and_then(|i| i.name).unwrap_or_else(|| "f".into());
+        let mut b = FunctionBuilder::new(name, ret, at);
+        b.func.params = params;
+        if entry {
+            b.func.entry_point = Some(EntryPoint { workgroup_size: self.numthreads(def)? });
+        }
+        let id = FuncId(self.module.functions.len() as u32);
+        self.module.functions.push(b.finish());
+        self.funcs.insert(def, id);
+        self.queue.push((def, id));
+        Ok(id)
+    }
+
+    /// `[numthreads(x, y, z)]` (1 where absent).
+    fn numthreads(&self, def: DefId) -> R<[u32; 3]> {
+        let mut size = [1u32; 3];
+        let Some(f) = def_node(self.db, def).and_then(ast::Fn::cast) else { return Ok(size) };
+        let Some(attr) = f.attributes().find(|a| a.name().as_deref() == Some("numthreads")) else {
+            return Ok(size);
+        };
+        let mut ctx = DeclCtx::for_def(self.db, def);
+        for (i, arg) in attr.args().take(3).enumerate() {
+            let value = hir::const_int(&arg).or_else(|| match &arg {
+                ast::Expr::PathExpr(p) => ctx.const_value(p.syntax().text().to_string().trim()),
+                _ => None,
+            });
+            match value.and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0) {
+                Some(v) => size[i] = v,
+                None => return err(Some(arg.syntax().text_range()), "a thread-group size must be a positive constant"),
+            }
+        }
+        Ok(size)
+    }
+
+    /// The global shader parameter `def` (a structured buffer).
+    fn global(&mut self, def: DefId, at: Option<TextRange>) -> R<GlobalId> {
+        if let Some(&g) = self.globals.get(&def) {
+            return Ok(g);
+        }
+        let db = self.db;
+        let item = item_of(db, def);
+        let name = item.as_ref().and_then(|i| i.name.clone()).unwrap_or_default();
+        let ty = decl_type_ref(db, def).clone().map(|t| DeclCtx::for_def(db, def).resolve(&t)).unwrap_or(Ty::Unknown);
+        let (elem, writable) = match &ty {
+            Ty::Adt { name: n, args, .. } if n == "RWStructuredBuffer" && args.len() == 1 => (&args[0], true),
+            Ty::Adt { name: n, args, .. } if n == "StructuredBuffer" && args.len() == 1 => (&args[0], false),
+            _ => return err(at, format!("global `{name}` of type `{ty}` is not supported by code generation yet")),
+        };
+        let elem = self.lower_ty(elem, at)?;
+        let contents = self.intern(Type::RuntimeArray(elem));
+        let binding = self.binding(def)?;
+        let id = GlobalId(self.module.globals.len() as u32);
+        let space = AddressSpace::Storage { writable };
+        self.module.globals.push(Global { name, ty: contents, space, binding, span: self.def_range(def) });
+        self.globals.insert(def, id);
+        Ok(id)
+    }
+
+    /// `[[vk::binding(b, s)]]`, or else the parameter's position among the
+    /// file's global shader parameters, in set 0 (the reference compiler's
+    /// default layout).
+    fn binding(&self, def: DefId) -> R<(u32, u32)> {
+        let db = self.db;
+        if let Some(decl) = def_node(db, def).and_then(|n| n.parent()).and_then(ast::VarDecl::cast) {
+            if let Some(attr) = decl.attributes().find(|a| a.name().as_deref() == Some("binding")) {
+                let args: Vec<Option<u32>> =
+                    attr.args().map(|a| hir::const_int(&a).and_then(|v| u32::try_from(v).ok())).collect();
+                return match args.as_slice() {
+                    [Some(b)] => Ok((0, *b)),
+                    [Some(b), Some(s)] => Ok((*s, *b)),
+                    _ => err(Some(attr.syntax().text_range()), "binding indices must be integer literals"),
+                };
+            }
+        }
+        let file = def.file(db);
+        let index = item_tree(db, file)
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Var && !i.is_static && !i.modifiers.contains(&SyntaxKind::CONST_KW))
+            .position(|i| i.ast_index == def.ast_index(db))
+            .unwrap_or(0);
+        Ok((0, index as u32))
+    }
+
+    fn lower_body(&mut self, def: DefId, id: FuncId) -> R<()> {
+        let db = self.db;
+        let body = body(db, def).clone();
+        let inferred = infer::infer(db, def).clone();
+        let placeholder = std::mem::replace(
+            &mut self.module.functions[id.index()],
+            FunctionBuilder::new(String::new(), TypeId(0), None).finish(),
+        );
+        let mut lower = FnLower {
+            ctx: DeclCtx::for_def(db, def),
+            m: self,
+            def,
+            file: def.file(db),
+            body,
+            inferred,
+            b: FunctionBuilder { func: placeholder },
+            cur: None,
+            scopes: Vec::new(),
+            targets: Vec::new(),
+            span: None,
+        };
+        let result = lower.function();
+        let func = lower.b.finish();
+        self.module.functions[id.index()] = func;
+        result
+    }
+}
+
+/// A local name: a pointer to its storage.
+struct Local {
+    name: String,
+    ptr: ValueId,
+}
+
+/// Where `break` and `continue` go.
+struct Targets {
+    brk: BlockId,
+    cont: Option<BlockId>,
+}
+
+struct FnLower<'a, 'db> {
+    m: &'a mut ModuleLowerer<'db>,
+    ctx: DeclCtx<'db>,
+    def: DefId,
+    file: SourceFile,
+    body: Arc<Body>,
+    inferred: Arc<InferenceResult>,
+    b: FunctionBuilder,
+    /// The block being appended to; `None` after a jump (what follows is
+    /// unreachable and not lowered).
+    cur: Option<BlockId>,
+    scopes: Vec<Vec<Local>>,
+    targets: Vec<Targets>,
+    /// The source range of what is being lowered.
+    span: Option<TextRange>,
+}
+
+impl FnLower<'_, '_> {
+    fn db(&self) -> &dyn Db {
+        self.m.db
+    }
+
+    fn t(&mut self, t: Type) -> TypeId {
+        self.m.module.types.intern(t)
+    }
+
+    fn ty_of(&self, v: ValueId) -> TypeId {
+        self.b.func.value(v).ty
+    }
+
+    fn ty(&self, t: TypeId) -> &Type {
+        self.m.module.types.get(t)
+    }
+
+    fn show(&self, t: TypeId) -> String {
+        self.m.module.types.display(t)
+    }
+
+    fn error<T>(&self, message: impl Into<String>) -> R<T> {
+        err(self.span, message)
+    }
+
+    fn expr_span(&self, e: ExprId) -> Option<TextRange> {
+        expr_range(self.db(), self.def, e).map(|(r, _)| r)
+    }
+
+    fn expr_syntax(&self, e: ExprId) -> Option<SyntaxNode> {
+        expr_range(self.db(), self.def, e).map(|(_, n)| n)
+    }
+
+    /// The IR type inference gave expression `e`.
+    fn expr_ty(&mut self, e: ExprId) -> R<TypeId> {
+        let ty = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let at = self.expr_span(e);
+        self.m.lower_ty(&ty, at)
+    }
+
+    fn resolve(&mut self, t: &TypeRef) -> R<TypeId> {
+        let ty = self.ctx.resolve(t);
+        let at = self.span;
+        self.m.lower_ty(&ty, at)
+    }
+
+    // ---- emitting --------------------------------------------------------
+
+    fn block(&mut self) -> BlockId {
+        match self.cur {
+            Some(b) => b,
+            // Code after a jump inside an expression: give it a block of
+            // its own that nothing branches to.
+            None => {
+                let b = self.b.new_block();
+                self.cur = Some(b);
+                b
+            }
+        }
+    }
+
+    fn emit(&mut self, op: Op, ty: TypeId) -> ValueId {
+        let block = self.block();
+        self.b.inst(block, op, ty, self.span)
+    }
+
+    fn terminate(&mut self, term: Terminator) {
+        if let Some(b) = self.cur.take() {
+            self.b.terminate(b, term);
+        }
+    }
+
+    fn branch(&mut self, target: BlockId, args: Vec<ValueId>) {
+        self.terminate(Terminator::Branch { target, args });
+    }
+
+    fn has_preds(&self, b: BlockId) -> bool {
+        self.b.func.blocks.iter().any(|blk| blk.term.successors().contains(&b))
+    }
+
+    /// Continue in `b` if anything branches there.
+    fn continue_at(&mut self, b: BlockId) {
+        self.cur = self.has_preds(b).then_some(b);
+    }
+
+    fn konst(&mut self, c: Const, ty: TypeId) -> ValueId {
+        self.emit(Op::Const(c), ty)
+    }
+
+    fn void(&mut self) -> TypeId {
+        self.t(Type::Void)
+    }
+
+    fn bool_ty(&mut self) -> TypeId {
+        self.t(Type::Scalar(Scalar::Bool))
+    }
+
+    fn var(&mut self, ty: TypeId) -> ValueId {
+        let p = self.t(Type::Ptr(ty, AddressSpace::Function));
+        self.emit(Op::Var, p)
+    }
+
+    fn load(&mut self, ptr: ValueId) -> ValueId {
+        let (t, _) = self.m.module.types.pointee(self.ty_of(ptr)).expect("load through a pointer");
+        self.emit(Op::Load(ptr), t)
+    }
+
+    fn store(&mut self, ptr: ValueId, value: ValueId) {
+        let void = self.void();
+        self.emit(Op::Store { ptr, value }, void);
+    }
+
+    /// A pointer to part `index` of what `ptr` points to.
+    fn field_addr(&mut self, ptr: ValueId, index: u32) -> R<ValueId> {
+        let types = &self.m.module.types;
+        let Some((pt, space)) = types.pointee(self.ty_of(ptr)) else { return self.error("not addressable") };
+        let Some(e) = types.element(pt, index) else { return self.error("no such part") };
+        let e = self.t(e);
+        let p = self.t(Type::Ptr(e, space));
+        Ok(self.emit(Op::FieldAddr(ptr, index), p))
+    }
+
+    /// The value zero of a type (for missing initializers).
+    fn zero(&mut self, ty: TypeId) -> R<ValueId> {
+        Ok(match self.ty(ty).clone() {
+            Type::Scalar(s) => {
+                let c = match s {
+                    Scalar::Bool => Const::Bool(false),
+                    s if s.is_float() => Const::Float(0.0),
+                    _ => Const::Int(0),
+                };
+                self.konst(c, ty)
+            }
+            Type::Vector(s, _) | Type::Matrix { scalar: s, .. } => {
+                let st = self.t(Type::Scalar(s));
+                let z = self.zero(st)?;
+                self.emit(Op::Splat(z), ty)
+            }
+            Type::Array(e, n) => {
+                let parts = (0..n).map(|_| self.zero(e)).collect::<R<Vec<_>>>()?;
+                self.emit(Op::Construct(parts), ty)
+            }
+            Type::Struct { fields, .. } => {
+                let parts = fields.iter().map(|(_, ft)| self.zero(*ft)).collect::<R<Vec<_>>>()?;
+                self.emit(Op::Construct(parts), ty)
+            }
+            _ => return self.error(format!("no zero value of `{}`", self.show(ty))),
+        })
+    }
+
+    /// `v` converted to `to` as Slang's implicit conversions do.
+    fn coerce(&mut self, v: ValueId, to: TypeId) -> R<ValueId> {
+        let from = self.ty_of(v);
+        if from == to {
+            return Ok(v);
+        }
+        let (f, t) = (self.ty(from).clone(), self.ty(to).clone());
+        match (f, t) {
+            (Type::Scalar(_), Type::Scalar(s)) => {
+                if let Some(Op::Const(c)) = self.b.func.op(v) {
+                    return Ok(self.konst(convert_const(*c, s), to));
+                }
+                Ok(self.emit(Op::Convert(v), to))
+            }
+            (Type::Scalar(_), Type::Vector(s, _) | Type::Matrix { scalar: s, .. }) => {
+                let st = self.t(Type::Scalar(s));
+                let x = self.coerce(v, st)?;
+                Ok(self.emit(Op::Splat(x), to))
+            }
+            (Type::Vector(_, n), Type::Vector(s, m)) if n >= m => {
+                let v = if n > m {
+                    let narrowed = self.ty_of(v);
+                    let sc = self.m.module.types.scalar_of(narrowed).unwrap_or(s);
+                    let vt = self.t(Type::Vector(sc, m));
+                    self.emit(Op::Swizzle(v, (0..m).collect()), vt)
+                } else {
+                    v
+                };
+                if self.ty_of(v) == to {
+                    Ok(v)
+                } else {
+                    Ok(self.emit(Op::Convert(v), to))
+                }
+            }
+            (Type::Vector(s0, _), Type::Scalar(_)) => {
+                let st = self.t(Type::Scalar(s0));
+                let x = self.emit(Op::Extract(v, 0), st);
+                self.coerce(x, to)
+            }
+            (Type::Matrix { rows, cols, .. }, Type::Matrix { rows: r, cols: c, .. }) if rows == r && cols == c => {
+                Ok(self.emit(Op::Convert(v), to))
+            }
+            _ => self.error(format!("cannot convert `{}` to `{}`", self.show(from), self.show(to))),
+        }
+    }
+
+    // ---- functions -------------------------------------------------------
+
+    fn function(&mut self) -> R<()> {
+        self.span = self.b.func.span;
+        let entry = self.b.new_block();
+        self.cur = Some(entry);
+        self.scopes.push(Vec::new());
+        let params = self.b.func.params.clone();
+        for p in &params {
+            let v = self.b.add_block_param(entry, p.ty, self.span);
+            let ptr = match p.dir {
+                ParamDir::In => {
+                    // Parameters are mutable locals in Slang.
+                    let declared = match p.builtin {
+                        Some(_) => {
+                            let hir_param = self.body.params.iter().find(|hp| hp.name.as_deref() == Some(&p.name));
+                            match hir_param {
+                                Some(hp) => {
+                                    let t = hp.ty.clone();
+                                    self.resolve(&t)?
+                                }
+                                None => p.ty,
+                            }
+                        }
+                        None => p.ty,
+                    };
+                    let var = self.var(declared);
+                    let value = self.coerce(v, declared)?;
+                    self.store(var, value);
+                    var
+                }
+                ParamDir::Out | ParamDir::InOut => v,
+            };
+            self.scopes.last_mut().unwrap().push(Local { name: p.name.clone(), ptr });
+        }
+        if let Some(root) = self.body.root {
+            self.stmt(root)?;
+        } else {
+            return self.error("the function has no body");
+        }
+        if self.cur.is_some() {
+            let term = if matches!(self.ty(self.b.func.ret), Type::Void) {
+                Terminator::Return(None)
+            } else {
+                Terminator::Unreachable
+            };
+            self.terminate(term);
+        }
+        Ok(())
+    }
+
+    // ---- statements ------------------------------------------------------
+
+    fn stmt(&mut self, s: StmtId) -> R<()> {
+        if self.cur.is_none() {
+            return Ok(()); // unreachable code
+        }
+        let saved = self.span;
+        self.span = stmt_range(self.db(), self.def, s);
+        let r = self.stmt_inner(s);
+        self.span = saved;
+        r
+    }
+
+    fn stmt_kind(&self, s: StmtId) -> Option<SyntaxKind> {
+        let (_, map) = body_with_source_map(self.db(), self.def);
+        map.stmts.get(s.0 as usize).map(|p| p.kind())
+    }
+
+    fn stmt_inner(&mut self, s: StmtId) -> R<()> {
+        match self.body.stmt(s).clone() {
+            Stmt::Expr(e) => {
+                self.expr(e)?;
+            }
+            Stmt::Decl(decls) => {
+                for d in decls {
+                    let ty = match (&d.ty, d.init) {
+                        (Some(t), _) => self.resolve(t)?,
+                        (None, Some(init)) => self.expr_ty(init)?,
+                        (None, None) => return self.error(format!("`{}` needs a type or a value", d.name)),
+                    };
+                    let var = self.var(ty);
+                    if let Some(init) = d.init {
+                        let v = self.expr_expecting(init, ty)?;
+                        self.store(var, v);
+                    }
+                    self.scopes.last_mut().unwrap().push(Local { name: d.name.clone(), ptr: var });
+                }
+            }
+            Stmt::Block(stmts) => {
+                self.scopes.push(Vec::new());
+                for st in stmts {
+                    self.stmt(st)?;
+                }
+                self.scopes.pop();
+            }
+            Stmt::If { cond, let_binding, then, els } => {
+                if let_binding.is_some() {
+                    return self.error("`if (let …)` is not supported by code generation yet");
+                }
+                let Some(cond) = cond else { return self.error("missing condition") };
+                let c = self.condition(cond)?;
+                let (tb, eb, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+                self.terminate(Terminator::If { cond: c, then: tb, els: eb, merge });
+                for (block, body) in [(tb, then), (eb, els)] {
+                    self.cur = Some(block);
+                    if let Some(st) = body {
+                        self.scopes.push(Vec::new());
+                        self.stmt(st)?;
+                        self.scopes.pop();
+                    }
+                    self.branch(merge, Vec::new());
+                }
+                self.continue_at(merge);
+            }
+            Stmt::Loop { init, cond, step, body } => {
+                let kind = self.stmt_kind(s);
+                if matches!(kind, Some(SyntaxKind::COMPILE_TIME_FOR_STMT)) {
+                    return self.error("`$for` is not supported by code generation yet");
+                }
+                self.scopes.push(Vec::new());
+                if let Some(i) = init {
+                    self.stmt(i)?;
+                }
+                if kind == Some(SyntaxKind::DO_WHILE_STMT) {
+                    self.do_while(cond, body)?;
+                } else {
+                    self.for_loop(cond, step, body)?;
+                }
+                self.scopes.pop();
+            }
+            Stmt::Switch { scrutinee, cases } => self.switch(scrutinee, cases)?,
+            Stmt::Return(e) => {
+                let ret = self.b.func.ret;
+                let v = match e {
+                    Some(e) => Some(self.expr_expecting(e, ret)?),
+                    None => None,
+                };
+                self.terminate(Terminator::Return(v));
+            }
+            Stmt::Break => match self.targets.last() {
+                Some(t) => {
+                    let brk = t.brk;
+                    self.branch(brk, Vec::new());
+                }
+                None => return self.error("`break` outside a loop or switch"),
+            },
+            Stmt::Continue => match self.targets.iter().rev().find_map(|t| t.cont) {
+                Some(cont) => self.branch(cont, Vec::new()),
+                None => return self.error("`continue` outside a loop"),
+            },
+            Stmt::Other(inner) => match self.stmt_kind(s) {
+                Some(SyntaxKind::EMPTY_STMT | SyntaxKind::ATTRIBUTED_STMT) => {
+                    for st in inner {
+                        self.stmt(st)?;
+                    }
+                }
+                Some(kind) => {
+                    let what = format!("{kind:?}").to_lowercase().replace('_', " ");
+                    return self.error(format!("this statement ({what}) is not supported by code generation yet"));
+                }
+                None => return self.error("this statement is not supported by code generation yet"),
+            },
+        }
+        Ok(())
+    }
+
+    /// `for`/`while`: the header tests the condition; the continue block
+    /// runs the step.
+    fn for_loop(&mut self, cond: Option<ExprId>, step: Option<ExprId>, body: Option<StmtId>) -> R<()> {
+        let (header, body_block, cont, brk) =
+            (self.b.new_block(), self.b.new_block(), self.b.new_block(), self.b.new_block());
+        self.terminate(Terminator::Loop { header, brk, cont, args: Vec::new() });
+        self.cur = Some(header);
+        match cond {
+            Some(c) => {
+                let c = self.condition(c)?;
+                let (go, stop) = (self.b.new_block(), self.b.new_block());
+                self.terminate(Terminator::If { cond: c, then: go, els: stop, merge: body_block });
+                self.b.terminate(go, Terminator::Branch { target: body_block, args: Vec::new() });
+                self.b.terminate(stop, Terminator::Branch { target: brk, args: Vec::new() });
+            }
+            None => self.branch(body_block, Vec::new()),
+        }
+        self.cur = Some(body_block);
+        self.targets.push(Targets { brk, cont: Some(cont) });
+        if let Some(st) = body {
+            self.stmt(st)?;
+        }
+        self.targets.pop();
+        self.branch(cont, Vec::new());
+        if self.has_preds(cont) {
+            self.cur = Some(cont);
+            if let Some(st) = step {
+                self.expr(st)?;
+            }
+            self.branch(header, Vec::new());
+        }
+        self.continue_at(brk);
+        Ok(())
+    }
+
+    /// `do … while`: the continue block tests the condition, branching
+    /// back to the header or out.
+    fn do_while(&mut self, cond: Option<ExprId>, body: Option<StmtId>) -> R<()> {
+        let (header, cont, brk) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        self.terminate(Terminator::Loop { header, brk, cont, args: Vec::new() });
+        self.cur = Some(header);
+        self.targets.push(Targets { brk, cont: Some(cont) });
+        if let Some(st) = body {
+            self.stmt(st)?;
+        }
+        self.targets.pop();
+        self.branch(cont, Vec::new());
+        if self.has_preds(cont) {
+            self.cur = Some(cont);
+            let c = match cond {
+                Some(c) => self.condition(c)?,
+                None => return self.error("missing condition"),
+            };
+            let (again, stop, after) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+            self.terminate(Terminator::If { cond: c, then: again, els: stop, merge: after });
+            self.b.terminate(again, Terminator::Branch { target: header, args: Vec::new() });
+            self.b.terminate(stop, Terminator::Branch { target: brk, args: Vec::new() });
+        }
+        self.continue_at(brk);
+        Ok(())
+    }
+
+    fn switch(&mut self, scrutinee: Option<ExprId>, cases: Vec<(Option<ExprId>, Vec<StmtId>)>) -> R<()> {
+        let Some(scrutinee) = scrutinee else { return self.error("missing switch value") };
+        let v = self.expr(scrutinee)?;
+        let vt = self.ty_of(v);
+        let v = match self.ty(vt) {
+            Type::Scalar(Scalar::Int32 | Scalar::UInt32) => v,
+            _ => {
+                let int = self.t(Type::Scalar(Scalar::Int32));
+                self.coerce(v, int)?
+            }
+        };
+        let brk = self.b.new_block();
+        let mut labels = Vec::new();
+        let mut default = None;
+        // Labels with no statements share the next case's block.
+        let mut pending: Vec<Option<ExprId>> = Vec::new();
+        let mut bodies: Vec<(BlockId, Vec<StmtId>)> = Vec::new();
+        for (label, stmts) in cases {
+            pending.push(label);
+            if stmts.is_empty() {
+                continue;
+            }
+            let block = self.b.new_block();
+            for l in pending.drain(..) {
+                match l {
+                    None => default = Some(block),
+                    Some(e) => labels.push((self.case_value(e)?, block)),
+                }
+            }
+            bodies.push((block, stmts));
+        }
+        if !pending.is_empty() {
+            let block = self.b.new_block();
+            self.b.terminate(block, Terminator::Branch { target: brk, args: Vec::new() });
+            for l in pending {
+                match l {
+                    None => default = Some(block),
+                    Some(e) => labels.push((self.case_value(e)?, block)),
+                }
+            }
+        }
+        let default = match default {
+            Some(d) => d,
+            None => {
+                let d = self.b.new_block();
+                self.b.terminate(d, Terminator::Branch { target: brk, args: Vec::new() });
+                d
+            }
+        };
+        self.terminate(Terminator::Switch { value: v, cases: labels, default, brk });
+        let n = bodies.len();
+        for (i, (block, stmts)) in bodies.into_iter().enumerate() {
+            self.cur = Some(block);
+            self.targets.push(Targets { brk, cont: None });
+            self.scopes.push(Vec::new());
+            for st in stmts {
+                self.stmt(st)?;
+            }
+            self.scopes.pop();
+            self.targets.pop();
+            if self.cur.is_some() {
+                if i + 1 < n {
+                    return self.error("falling through from one case into the next is not supported yet");
+                }
+                self.branch(brk, Vec::new());
+            }
+        }
+        self.continue_at(brk);
+        Ok(())
+    }
+
+    fn case_value(&self, e: ExprId) -> R<i64> {
+        match self.expr_syntax(e).and_then(ast::Expr::cast).as_ref().and_then(hir::const_int) {
+            Some(v) => Ok(v),
+            None => err(self.expr_span(e), "case labels must be integer literals"),
+        }
+    }
+
+    // ---- expressions -----------------------------------------------------
+
+    /// A condition as a scalar `bool`.
+    fn condition(&mut self, e: ExprId) -> R<ValueId> {
+        let v = self.expr(e)?;
+        let b = self.bool_ty();
+        let saved = self.span;
+        self.span = self.expr_span(e);
+        let r = self.coerce(v, b);
+        self.span = saved;
+        r
+    }
+
+    /// `e` converted to `ty` (initializer lists take their type from it).
+    fn expr_expecting(&mut self, e: ExprId, ty: TypeId) -> R<ValueId> {
+        let saved = self.span;
+        self.span = self.expr_span(e);
+        let r = match self.body.expr(e).clone() {
+            Expr::InitList(items) => self.init_list(&items, ty),
+            _ => {
+                let v = self.expr(e)?;
+                self.span = self.expr_span(e);
+                self.coerce(v, ty)
+            }
+        };
+        self.span = saved;
+        r
+    }
+
+    fn init_list(&mut self, items: &[ExprId], ty: TypeId) -> R<ValueId> {
+        let parts: Vec<TypeId> = match self.ty(ty).clone() {
+            Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
+            Type::Array(e, n) => vec![e; n as usize],
+            Type::Vector(s, n) => vec![self.t(Type::Scalar(s)); n as usize],
+            Type::Matrix { scalar, rows, cols } => vec![self.t(Type::Vector(scalar, cols)); rows as usize],
+            _ => {
+                if let [only] = items {
+                    return self.expr_expecting(*only, ty);
+                }
+                return self.error(format!("an initializer list for `{}`", self.show(ty)));
+            }
+        };
+        if items.len() > parts.len() {
+            return self.error(format!("too many initializers for `{}`", self.show(ty)));
+        }
+        let mut values = Vec::new();
+        for (i, &pt) in parts.iter().enumerate() {
+            values.push(match items.get(i) {
+                Some(&item) => self.expr_expecting(item, pt)?,
+                None => self.zero(pt)?,
+            });
+        }
+        Ok(self.emit(Op::Construct(values), ty))
+    }
+
+    fn expr(&mut self, e: ExprId) -> R<ValueId> {
+        let saved = self.span;
+        self.span = self.expr_span(e);
+        let r = self.expr_inner(e);
+        self.span = saved;
+        r
+    }
+
+    fn expr_inner(&mut self, e: ExprId) -> R<ValueId> {
+        match self.body.expr(e).clone() {
+            Expr::Literal(kind) => self.literal(e, kind),
+            Expr::Path(segs, _) => {
+                if let Some(p) = self.place(e)? {
+                    return Ok(self.load(p));
+                }
+                let name = segs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
+                self.global_constant(e, &name)
+            }
+            Expr::Call { callee, args } => self.call(e, callee, &args),
+            // Parts of locals are read from the loaded value, so that the
+            // variable stays promotable; parts of buffers through pointers.
+            Expr::Member { receiver, name, .. } => {
+                if !self.rooted_in_local(e) {
+                    if let Some(p) = self.place(e)? {
+                        return Ok(self.load(p));
+                    }
+                }
+                let r = self.expr(receiver)?;
+                self.member_value(e, r, &name)
+            }
+            Expr::Index { base, index } => {
+                if !self.rooted_in_local(e) {
+                    if let Some(p) = self.place(e)? {
+                        return Ok(self.load(p));
+                    }
+                }
+                let b = self.expr(base)?;
+                let i = self.index(index)?;
+                let t = self.expr_ty(e)?;
+                Ok(match self.b.func.op(i) {
+                    Some(Op::Const(Const::Int(k))) if *k >= 0 => self.emit(Op::Extract(b, *k as u32), t),
+                    _ => self.emit(Op::ExtractDynamic(b, i), t),
+                })
+            }
+            Expr::Binary { op, lhs, rhs } => self.binary(e, op, lhs, rhs),
+            Expr::Prefix { op, expr } => self.prefix(e, op, expr),
+            Expr::Postfix { op, expr } => self.inc_dec(expr, op == SyntaxKind::PLUS2, false),
+            Expr::Ternary { cond, then, els } => self.ternary(e, cond, then, els),
+            Expr::Cast { ty, expr } => {
+                let t = self.resolve(&ty)?;
+                self.expr_expecting(expr, t)
+            }
+            Expr::InitList(_) => self.error("an initializer list needs a declared type here"),
+            Expr::NoDiff(inner) => self.expr(inner),
+            Expr::Missing => self.error("missing expression"),
+            Expr::Diff { .. } => self.error("`fwd_diff`/`bwd_diff` are not supported by code generation yet"),
+            Expr::This => self.error("`this` is not supported by code generation yet"),
+            _ => self.error("this expression is not supported by code generation yet"),
+        }
+    }
+
+    fn literal(&mut self, e: ExprId, kind: LiteralKind) -> R<ValueId> {
+        let ty = self.expr_ty(e)?;
+        let text = self.expr_syntax(e).map(|n| n.text().to_string()).unwrap_or_default();
+        let c = match kind {
+            LiteralKind::Int { value: Some(v), .. } => Const::Int(v),
+            LiteralKind::Int { value: None, .. } => return self.error("integer literal out of range"),
+            LiteralKind::Float { .. } => match parse_float(&text) {
+                Some(f) => Const::Float(f),
+                None => return self.error("malformed floating-point literal"),
+            },
+            LiteralKind::Bool => Const::Bool(text.trim() == "true"),
+            _ => return self.error("this literal is not supported by code generation yet"),
+        };
+        Ok(self.konst(c, ty))
+    }
+
+    /// A global `static const` scalar with a literal value.
+    fn global_constant(&mut self, e: ExprId, name: &str) -> R<ValueId> {
+        let db = self.db();
+        let defs = global_scope(db, self.file).lookup(name).cloned().unwrap_or_default();
+        let Some(d) = defs.iter().find(|d| d.kind == ItemKind::Var) else {
+            return self.error(format!("`{name}` is not a value code generation supports"));
+        };
+        let def = DefId::new(db, d.file, d.ast_index);
+        let is_const = item_of(db, def).is_some_and(|i| i.modifiers.contains(&SyntaxKind::CONST_KW));
+        let init = def_node(db, def).and_then(ast::Declarator::cast).and_then(|d| d.initializer());
+        let ty = self.expr_ty(e)?;
+        let value = match (&init, self.ty(ty)) {
+            (Some(i), Type::Scalar(s)) if is_const => {
+                let text = i.syntax().text().to_string();
+                match (hir::const_int(i), parse_float(&text)) {
+                    (Some(v), _) => Some(convert_const(Const::Int(v), *s)),
+                    (None, Some(f)) => Some(convert_const(Const::Float(f), *s)),
+                    _ if text.trim() == "true" || text.trim() == "false" => Some(Const::Bool(text.trim() == "true")),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match value {
+            Some(c) => Ok(self.konst(c, ty)),
+            None => self.error(format!("`{name}` is not a value code generation supports (only literal constants)")),
+        }
+    }
+
+    /// An index as an `int`/`uint`.
+    fn index(&mut self, e: ExprId) -> R<ValueId> {
+        let i = self.expr(e)?;
+        match self.ty(self.ty_of(i)) {
+            Type::Scalar(Scalar::Int32 | Scalar::UInt32) => Ok(i),
+            _ => {
+                let int = self.t(Type::Scalar(Scalar::Int32));
+                self.coerce(i, int)
+            }
+        }
+    }
+
+    /// Whether `e` is a local variable or a part of one.
+    fn rooted_in_local(&self, e: ExprId) -> bool {
+        match self.body.expr(e) {
+            Expr::Path(segs, false) if segs.len() == 1 => self.scopes.iter().flatten().any(|l| l.name == segs[0].name),
+            Expr::Member { receiver, .. } => self.rooted_in_local(*receiver),
+            Expr::Index { base, .. } => self.rooted_in_local(*base),
+            _ => false,
+        }
+    }
+
+    /// A pointer to what `e` names, when it names storage.
+    fn place(&mut self, e: ExprId) -> R<Option<ValueId>> {
+        match self.body.expr(e).clone() {
+            Expr::Path(segs, false) if segs.len() == 1 && segs[0].args.is_empty() => {
+                let name = &segs[0].name;
+                if let Some(l) = self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| &l.name == name) {
+                    return Ok(Some(l.ptr));
+                }
+                let db = self.db();
+                let defs = global_scope(db, self.file).lookup(name).cloned().unwrap_or_default();
+                let Some(d) = defs.iter().find(|d| d.kind == ItemKind::Var) else { return Ok(None) };
+                let def = DefId::new(db, d.file, d.ast_index);
+                let item = item_of(db, def);
+                if item.is_some_and(|i| i.modifiers.contains(&SyntaxKind::CONST_KW)) {
+                    return Ok(None);
+                }
+                let g = self.m.global(def, self.span)?;
+                let global = self.m.module.global(g).clone();
+                let p = self.t(Type::Ptr(global.ty, global.space));
+                Ok(Some(self.emit(Op::Global(g), p)))
+            }
+            Expr::Member { receiver, name, .. } => {
+                let Some(base) = self.place(receiver)? else { return Ok(None) };
+                let (pt, _) = self.m.module.types.pointee(self.ty_of(base)).expect("a place is a pointer");
+                let index = match self.ty(pt) {
+                    Type::Struct { fields, .. } => fields.iter().position(|f| f.0 == name),
+                    Type::Vector(..) if name.len() == 1 => swizzle_components(&name).map(|c| c[0] as usize),
+                    _ => None,
+                };
+                match index {
+                    Some(i) => Ok(Some(self.field_addr(base, i as u32)?)),
+                    None => Ok(None),
+                }
+            }
+            Expr::Index { base, index } => {
+                let Some(b) = self.place(base)? else { return Ok(None) };
+                let (pt, space) = self.m.module.types.pointee(self.ty_of(b)).expect("a place is a pointer");
+                let Some(elem) = self.m.module.types.element(pt, 0) else {
+                    return self.error(format!("`{}` cannot be indexed", self.show(pt)));
+                };
+                let i = self.index(index)?;
+                let elem = self.t(elem);
+                let p = self.t(Type::Ptr(elem, space));
+                Ok(Some(self.emit(Op::ElementAddr(b, i), p)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// `r.name` of a value: a field, or a swizzle.
+    fn member_value(&mut self, e: ExprId, r: ValueId, name: &str) -> R<ValueId> {
+        let rt = self.ty_of(r);
+        let result = self.expr_ty(e)?;
+        match self.ty(rt).clone() {
+            Type::Struct { fields, .. } => match fields.iter().position(|f| f.0 == name) {
+                Some(i) => Ok(self.emit(Op::Extract(r, i as u32), result)),
+                None => self.error(format!("`{}` has no field `{name}`", self.show(rt))),
+            },
+            Type::Vector(..) => {
+                let Some(comps) = swizzle_components(name) else { return self.error(format!("bad swizzle `{name}`")) };
+                if comps.len() == 1 {
+                    Ok(self.emit(Op::Extract(r, comps[0] as u32), result))
+                } else {
+                    Ok(self.emit(Op::Swizzle(r, comps), result))
+                }
+            }
+            Type::Scalar(_) if swizzle_components(name).is_some_and(|c| c.iter().all(|&x| x == 0)) => {
+                self.coerce(r, result)
+            }
+            _ => self.error(format!("member `{name}` of `{}` is not supported by code generation yet", self.show(rt))),
+        }
+    }
+
+    /// Store `value` (already of the target's type) into `target`.
+    fn assign_to(&mut self, target: ExprId, value: ValueId) -> R<()> {
+        if let Some(p) = self.place(target)? {
+            self.store(p, value);
+            return Ok(());
+        }
+        // `v.zx = …`: one component at a time.
+        if let Expr::Member { receiver, name, .. } = self.body.expr(target).clone() {
+            if let (Some(comps), Some(base)) = (swizzle_components(&name), self.place(receiver)?) {
+                let st = self.m.module.types.scalar_of(self.ty_of(value)).map(|s| self.t(Type::Scalar(s)));
+                for (i, &c) in comps.iter().enumerate() {
+                    let part = self.emit(Op::Extract(value, i as u32), st.expect("a swizzle of a vector"));
+                    let p = self.field_addr(base, c as u32)?;
+                    self.store(p, part);
+                }
+                return Ok(());
+            }
+        }
+        err(self.expr_span(target), "cannot assign to this (or it is not supported by code generation yet)")
+    }
+
+    /// The common type two operands convert to (HLSL's rules: the wider
+    /// scalar, a scalar broadcast to the other's shape, the shorter
+    /// vector).
+    fn common_type(&mut self, a: TypeId, b: TypeId) -> R<TypeId> {
+        let (ta, tb) = (self.ty(a).clone(), self.ty(b).clone());
+        let (Some(sa), Some(sb)) = (self.m.module.types.scalar_of(a), self.m.module.types.scalar_of(b)) else {
+            return self.error(format!("no operator for `{}` and `{}`", self.show(a), self.show(b)));
+        };
+        let s = Scalar::promote(sa, sb);
+        Ok(match (ta, tb) {
+            (Type::Scalar(_), Type::Scalar(_)) => self.t(Type::Scalar(s)),
+            (Type::Vector(_, n), Type::Scalar(_)) | (Type::Scalar(_), Type::Vector(_, n)) => self.t(Type::Vector(s, n)),
+            (Type::Vector(_, n), Type::Vector(_, m)) => self.t(Type::Vector(s, n.min(m))),
+            (Type::Matrix { rows, cols, .. }, Type::Scalar(_)) | (Type::Scalar(_), Type::Matrix { rows, cols, .. }) => {
+                self.t(Type::Matrix { scalar: s, rows, cols })
+            }
+            (Type::Matrix { rows, cols, .. }, Type::Matrix { rows: r, cols: c, .. }) if rows == r && cols == c => {
+                self.t(Type::Matrix { scalar: s, rows, cols })
+            }
+            _ => return self.error(format!("no operator for `{}` and `{}`", self.show(a), self.show(b))),
+        })
+    }
+
+    fn with_scalar(&mut self, t: TypeId, s: Scalar) -> TypeId {
+        match self.ty(t).clone() {
+            Type::Vector(_, n) => self.t(Type::Vector(s, n)),
+            Type::Matrix { rows, cols, .. } => self.t(Type::Matrix { scalar: s, rows, cols }),
+            _ => self.t(Type::Scalar(s)),
+        }
+    }
+
+    /// `a op b` on values, converting both to their common type.
+    fn arith(&mut self, op: BinaryOp, a: ValueId, b: ValueId) -> R<ValueId> {
+        if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+            let at = self.ty_of(a);
+            let amount = self.with_scalar(at, Scalar::UInt32);
+            let b = self.coerce(b, amount)?;
+            return Ok(self.emit(Op::Binary(op, a, b), at));
+        }
+        let mut common = self.common_type(self.ty_of(a), self.ty_of(b))?;
+        // Arithmetic on bools happens in `int`.
+        if !op.is_comparison()
+            && !matches!(op, BinaryOp::And | BinaryOp::Or)
+            && self.m.module.types.scalar_of(common) == Some(Scalar::Bool)
+            && !matches!(op, BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor)
+        {
+            common = self.with_scalar(common, Scalar::Int32);
+        }
+        if matches!(op, BinaryOp::And | BinaryOp::Or) {
+            common = self.with_scalar(common, Scalar::Bool);
+        }
+        let a = self.coerce(a, common)?;
+        let b = self.coerce(b, common)?;
+        let result = if op.is_comparison() { self.with_scalar(common, Scalar::Bool) } else { common };
+        Ok(self.emit(Op::Binary(op, a, b), result))
+    }
+
+    fn binary(&mut self, e: ExprId, op: HirBinary, lhs: ExprId, rhs: ExprId) -> R<ValueId> {
+        match op {
+            HirBinary::Assign(None) => {
+                let t = self.expr_ty(lhs)?;
+                let v = self.expr_expecting(rhs, t)?;
+                self.assign_to(lhs, v)?;
+                Ok(v)
+            }
+            HirBinary::Assign(Some(k)) => {
+                let t = self.expr_ty(lhs)?;
+                let Some(op) = binary_op(k) else { return self.error("unsupported compound assignment") };
+                if let Some(p) = self.place(lhs)? {
+                    let old = self.load(p);
+                    let r = self.expr(rhs)?;
+                    let v = self.arith(op, old, r)?;
+                    let v = self.coerce(v, t)?;
+                    self.store(p, v);
+                    return Ok(v);
+                }
+                let old = self.expr(lhs)?;
+                let r = self.expr(rhs)?;
+                let v = self.arith(op, old, r)?;
+                let v = self.coerce(v, t)?;
+                self.assign_to(lhs, v)?;
+                Ok(v)
+            }
+            HirBinary::Logic(k) => {
+                let result = self.expr_ty(e)?;
+                if matches!(self.ty(result), Type::Scalar(_)) {
+                    self.short_circuit(k == SyntaxKind::AMP2, lhs, rhs)
+                } else {
+                    let a = self.expr(lhs)?;
+                    let b = self.expr(rhs)?;
+                    let (a, b) = (self.coerce(a, result)?, self.coerce(b, result)?);
+                    let op = if k == SyntaxKind::AMP2 { BinaryOp::And } else { BinaryOp::Or };
+                    Ok(self.emit(Op::Binary(op, a, b), result))
+                }
+            }
+            HirBinary::Arith(k) | HirBinary::Compare(k) | HirBinary::Bit(k) | HirBinary::Shift(k) => {
+                let Some(op) = binary_op(k) else { return self.error("unsupported operator") };
+                let a = self.expr(lhs)?;
+                let b = self.expr(rhs)?;
+                self.arith(op, a, b)
+            }
+            HirBinary::Comma => {
+                self.expr(lhs)?;
+                self.expr(rhs)
+            }
+        }
+    }
+
+    /// Scalar `a && b` / `a || b`: `b` runs only when needed.
+    fn short_circuit(&mut self, and: bool, lhs: ExprId, rhs: ExprId) -> R<ValueId> {
+        let a = self.condition(lhs)?;
+        let bool_ty = self.bool_ty();
+        let (tb, eb, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        let result = self.b.add_block_param(merge, bool_ty, self.span);
+        self.terminate(Terminator::If { cond: a, then: tb, els: eb, merge });
+        let (eval, fixed) = if and { (tb, eb) } else { (eb, tb) };
+        self.cur = Some(eval);
+        let b = self.condition(rhs)?;
+        self.branch(merge, vec![b]);
+        self.cur = Some(fixed);
+        let c = self.konst(Const::Bool(!and), bool_ty);
+        self.branch(merge, vec![c]);
+        self.cur = Some(merge);
+        Ok(result)
+    }
+
+    fn ternary(&mut self, e: ExprId, cond: ExprId, then: ExprId, els: ExprId) -> R<ValueId> {
+        let result = self.expr_ty(e)?;
+        let cond_ty = self.expr_ty(cond)?;
+        if let Type::Vector(_, n) = *self.ty(cond_ty) {
+            // Element-wise: both sides are evaluated.
+            let c = self.expr(cond)?;
+            let bt = self.t(Type::Vector(Scalar::Bool, n));
+            let c = self.coerce(c, bt)?;
+            let a = self.expr_expecting(then, result)?;
+            let b = self.expr_expecting(els, result)?;
+            return Ok(self.emit(Op::Select(c, a, b), result));
+        }
+        let c = self.condition(cond)?;
+        let (tb, eb, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        let value = self.b.add_block_param(merge, result, self.span);
+        self.terminate(Terminator::If { cond: c, then: tb, els: eb, merge });
+        for (block, arm) in [(tb, then), (eb, els)] {
+            self.cur = Some(block);
+            let v = self.expr_expecting(arm, result)?;
+            self.branch(merge, vec![v]);
+        }
+        self.cur = Some(merge);
+        Ok(value)
+    }
+
+    fn prefix(&mut self, e: ExprId, op: SyntaxKind, inner: ExprId) -> R<ValueId> {
+        match op {
+            SyntaxKind::PLUS2 | SyntaxKind::MINUS2 => self.inc_dec(inner, op == SyntaxKind::PLUS2, true),
+            SyntaxKind::PLUS => self.expr(inner),
+            SyntaxKind::MINUS => {
+                let v = self.expr(inner)?;
+                let t = self.expr_ty(e)?;
+                let v = self.coerce(v, t)?;
+                Ok(self.emit(Op::Unary(UnaryOp::Neg, v), t))
+            }
+            SyntaxKind::BANG => {
+                let v = self.expr(inner)?;
+                let vt = self.ty_of(v);
+                let t = self.with_scalar(vt, Scalar::Bool);
+                let v = self.coerce(v, t)?;
+                Ok(self.emit(Op::Unary(UnaryOp::Not, v), t))
+            }
+            SyntaxKind::TILDE => {
+                let v = self.expr(inner)?;
+                let t = self.ty_of(v);
+                Ok(self.emit(Op::Unary(UnaryOp::BitNot, v), t))
+            }
+            _ => self.error("this operator is not supported by code generation yet"),
+        }
+    }
+
+    /// `++x`/`x++`/`--x`/`x--`: the new value (prefix) or the old one.
+    fn inc_dec(&mut self, target: ExprId, inc: bool, prefix: bool) -> R<ValueId> {
+        let Some(p) = self.place(target)? else { return err(self.expr_span(target), "cannot increment this") };
+        let old = self.load(p);
+        let t = self.ty_of(old);
+        let Some(s) = self.m.module.types.scalar_of(t) else { return self.error("cannot increment this") };
+        let st = self.t(Type::Scalar(s));
+        let one = self.konst(convert_const(Const::Int(1), s), st);
+        let one = self.coerce(one, t)?;
+        let op = if inc { BinaryOp::Add } else { BinaryOp::Sub };
+        let new = self.emit(Op::Binary(op, old, one), t);
+        self.store(p, new);
+        Ok(if prefix { new } else { old })
+    }
+
+    // ---- calls -----------------------------------------------------------
+
+    fn call(&mut self, e: ExprId, callee: ExprId, args: &[ExprId]) -> R<ValueId> {
+        let callee_ty = self.inferred.expr_types.get(callee.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        match (self.body.expr(callee).clone(), callee_ty) {
+            (_, Ty::TypeValue(t)) => {
+                let at = self.span;
+                let t = self.m.lower_ty(&t, at)?;
+                self.construct(t, args)
+            }
+            (Expr::Path(segs, _), Ty::Func(defs)) => {
+                let name = segs.last().map(|s| s.name.clone()).unwrap_or_default();
+                let core = slang_analysis::core_files(self.db());
+                let user: Vec<DefId> = defs.iter().copied().filter(|d| !core.contains(&d.file(self.db()))).collect();
+                if user.is_empty() {
+                    return self.intrinsic(e, &name, args);
+                }
+                let def = self.pick_overload(&user, args, &name)?;
+                self.user_call(e, def, args)
+            }
+            (Expr::Member { .. }, _) => self.error("method calls are not supported by code generation yet"),
+            _ => self.error("this call is not supported by code generation yet"),
+        }
+    }
+
+    fn pick_overload(&mut self, defs: &[DefId], args: &[ExprId], name: &str) -> R<DefId> {
+        let db = self.db();
+        let arity: Vec<DefId> = defs.iter().copied().filter(|&d| fn_sig(db, d).params.len() == args.len()).collect();
+        let arg_tys: Vec<Ty> =
+            args.iter().map(|a| self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown)).collect();
+        // Prefer the overload whose parameter types match the most
+        // arguments exactly.
+        let score = |d: DefId| {
+            let mut ctx = DeclCtx::for_def(db, d);
+            fn_sig(db, d).params.iter().zip(&arg_tys).filter(|(p, a)| ctx.resolve(&p.ty) == **a).count()
+        };
+        let best = arity.iter().copied().max_by_key(|&d| score(d));
+        match best {
+            Some(d) => Ok(d),
+            None => self.error(format!("no overload of `{name}` takes {} arguments", args.len())),
+        }
+    }
+
+    fn user_call(&mut self, e: ExprId, def: DefId, args: &[ExprId]) -> R<ValueId> {
+        let f = self.m.declare_function(def, false)?;
+        let params = self.m.module.function(f).params.clone();
+        let ret = self.m.module.function(f).ret;
+        let mut values = Vec::new();
+        // Copy-out after the call: (temporary, argument expression).
+        let mut copy_out = Vec::new();
+        for (p, &a) in params.iter().zip(args) {
+            match p.dir {
+                ParamDir::In => values.push(self.expr_expecting(a, p.ty)?),
+                ParamDir::Out | ParamDir::InOut => {
+                    let (t, _) = self.m.module.types.pointee(p.ty).expect("out parameters are pointers");
+                    let tmp = self.var(t);
+                    if p.dir == ParamDir::InOut {
+                        let v = self.expr_expecting(a, t)?;
+                        self.store(tmp, v);
+                    }
+                    values.push(tmp);
+                    copy_out.push((tmp, a));
+                }
+            }
+        }
+        let _ = e;
+        let result = self.emit(Op::Call(f, values), ret);
+        for (tmp, a) in copy_out {
+            let v = self.load(tmp);
+            let at = self.expr_ty(a)?;
+            let v = self.coerce(v, at)?;
+            self.assign_to(a, v)?;
+        }
+        Ok(result)
+    }
+
+    /// `T(args)`: a conversion or a constructor.
+    fn construct(&mut self, t: TypeId, args: &[ExprId]) -> R<ValueId> {
+        match self.ty(t).clone() {
+            Type::Scalar(_) => match args {
+                [a] => self.expr_expecting(*a, t),
+                _ => self.error("a scalar conversion takes one value"),
+            },
+            Type::Vector(s, n) => {
+                let mut parts = Vec::new();
+                let mut count = 0u8;
+                for &a in args {
+                    let v = self.expr(a)?;
+                    let part_ty = match *self.ty(self.ty_of(v)) {
+                        Type::Vector(_, m) => {
+                            count += m;
+                            self.t(Type::Vector(s, m))
+                        }
+                        _ => {
+                            count += 1;
+                            self.t(Type::Scalar(s))
+                        }
+                    };
+                    parts.push(self.coerce(v, part_ty)?);
+                }
+                match (parts.as_slice(), count) {
+                    ([one], 1) if n > 1 => Ok(self.emit(Op::Splat(*one), t)),
+                    ([one], _) if count == n => Ok(*one),
+                    _ if count == n => Ok(self.emit(Op::Construct(parts), t)),
+                    ([one], _) if count > n => self.coerce(*one, t),
+                    _ => self.error(format!("{count} components for a `{}`", self.show(t))),
+                }
+            }
+            Type::Matrix { scalar, rows, cols } => {
+                let row = self.t(Type::Vector(scalar, cols));
+                let st = self.t(Type::Scalar(scalar));
+                if args.len() == rows as usize {
+                    let parts = args.iter().map(|&a| self.expr_expecting(a, row)).collect::<R<Vec<_>>>()?;
+                    Ok(self.emit(Op::Construct(parts), t))
+                } else if args.len() == (rows * cols) as usize {
+                    let scalars = args.iter().map(|&a| self.expr_expecting(a, st)).collect::<R<Vec<_>>>()?;
+                    let rows_v: Vec<ValueId> =
+                        scalars.chunks(cols as usize).map(|c| self.emit(Op::Construct(c.to_vec()), row)).collect();
+                    Ok(self.emit(Op::Construct(rows_v), t))
+                } else if let [one] = args {
+                    self.expr_expecting(*one, t)
+                } else {
+                    self.error(format!("{} values for a `{}`", args.len(), self.show(t)))
+                }
+            }
+            Type::Struct { .. } | Type::Array(..) => self.init_list(args, t),
+            _ => self.error(format!("cannot construct a `{}`", self.show(t))),
+        }
+    }
+
+    fn intrinsic(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
+        if name == "fmod" && args.len() == 2 {
+            // `fmod` truncates, like `%` on floats.
+            let result = self.expr_ty(e)?;
+            let a = self.expr_expecting(args[0], result)?;
+            let b = self.expr_expecting(args[1], result)?;
+            return Ok(self.emit(Op::Binary(BinaryOp::Rem, a, b), result));
+        }
+        let Some(i) = Intrinsic::from_name(name) else {
+            return self.error(format!("the built-in function `{name}` is not supported by code generation yet"));
+        };
+        if args.len() != i.arity() {
+            return self.error(format!("`{name}` takes {} arguments", i.arity()));
+        }
+        let result = self.expr_ty(e)?;
+        let mut values = args.iter().map(|&a| self.expr(a)).collect::<R<Vec<_>>>()?;
+        let float = |s: Scalar| if s.is_float() { s } else { Scalar::Float };
+        // The type every argument converts to.
+        let operand = match i {
+            Intrinsic::Dot | Intrinsic::Distance => {
+                let (a, b) = (self.ty_of(values[0]), self.ty_of(values[1]));
+                Some(self.common_type(a, b)?)
+            }
+            Intrinsic::Length | Intrinsic::Normalize | Intrinsic::Transpose | Intrinsic::Determinant => {
+                let a = self.ty_of(values[0]);
+                let s = self.m.module.types.scalar_of(a).map(float).unwrap_or(Scalar::Float);
+                Some(self.with_scalar(a, s))
+            }
+            Intrinsic::Any | Intrinsic::All => {
+                let a = self.ty_of(values[0]);
+                Some(self.with_scalar(a, Scalar::Bool))
+            }
+            Intrinsic::Sign => {
+                let a = self.ty_of(values[0]);
+                Some(a)
+            }
+            Intrinsic::Mul => None,
+            _ => Some(result),
+        };
+        match operand {
+            Some(t) => {
+                for v in &mut values {
+                    *v = self.coerce(*v, t)?;
+                }
+            }
+            None => {
+                // `mul`: the arguments keep their shapes, in the result's
+                // scalar type.
+                let s = self.m.module.types.scalar_of(result).unwrap_or(Scalar::Float);
+                for v in &mut values {
+                    let vt = self.ty_of(*v);
+                    let t = self.with_scalar(vt, s);
+                    *v = self.coerce(*v, t)?;
+                }
+            }
+        }
+        if i == Intrinsic::Mad && self.m.module.types.scalar_of(result).is_some_and(|s| !s.is_float()) {
+            // Integer `mad` (naga's `fma` is for floats).
+            let product = self.emit(Op::Binary(BinaryOp::Mul, values[0], values[1]), result);
+            return Ok(self.emit(Op::Binary(BinaryOp::Add, product, values[2]), result));
+        }
+        if i == Intrinsic::Sign {
+            // `sign` gives an `int` per component; compute in the operand's
+            // type and convert.
+            let t = self.ty_of(values[0]);
+            let v = self.emit(Op::Intrinsic(i, values), t);
+            return self.coerce(v, result);
+        }
+        Ok(self.emit(Op::Intrinsic(i, values), result))
+    }
+}
+
+fn binary_op(k: SyntaxKind) -> Option<BinaryOp> {
+    use SyntaxKind::*;
+    Some(match k {
+        PLUS => BinaryOp::Add,
+        MINUS => BinaryOp::Sub,
+        STAR => BinaryOp::Mul,
+        SLASH => BinaryOp::Div,
+        PERCENT => BinaryOp::Rem,
+        EQ2 => BinaryOp::Eq,
+        NEQ => BinaryOp::Ne,
+        L_ANGLE => BinaryOp::Lt,
+        R_ANGLE => BinaryOp::Gt,
+        LTEQ => BinaryOp::Le,
+        GTEQ => BinaryOp::Ge,
+        AMP => BinaryOp::BitAnd,
+        PIPE => BinaryOp::BitOr,
+        CARET => BinaryOp::BitXor,
+        SHL => BinaryOp::Shl,
+        SHR => BinaryOp::Shr,
+        _ => return None,
+    })
+}
+
+/// `xyzw`/`rgba` letters as component indices.
+fn swizzle_components(name: &str) -> Option<Vec<u8>> {
+    if name.is_empty() || name.len() > 4 {
+        return None;
+    }
+    ["xyzw", "rgba"].iter().find_map(|set| name.chars().map(|c| set.find(c).map(|i| i as u8)).collect())
+}
+
+/// A floating-point literal's value (`1.5`, `2.f`, `1e-3h`, `0.5lf`).
+fn parse_float(text: &str) -> Option<f64> {
+    let t = text.trim().to_ascii_lowercase();
+    let t = t.trim_end_matches("lf").trim_end_matches(['f', 'h', 'l', 'd']);
+    t.parse::<f64>().ok()
+}
+
+fn convert_const(c: Const, to: Scalar) -> Const {
+    let as_f64 = match c {
+        Const::Bool(b) => b as i64 as f64,
+        Const::Int(i) => i as f64,
+        Const::Float(f) => f,
+    };
+    match to {
+        Scalar::Bool => Const::Bool(as_f64 != 0.0),
+        s if s.is_float() => Const::Float(match c {
+            // Keep the literal exactly as written.
+            Const::Float(f) => f,
+            _ => as_f64,
+        }),
+        Scalar::UInt32 => Const::Int(match c {
+            Const::Int(i) => i & 0xffff_ffff,
+            _ => as_f64 as u32 as i64,
+        }),
+        _ => Const::Int(match c {
+            Const::Int(i) => i as i32 as i64,
+            _ => as_f64 as i32 as i64,
+        }),
+    }
+}
+
+/// The function called `name` declared in `file` (the first, if
+/// overloaded).
+pub(crate) fn function_named(db: &dyn Db, file: SourceFile, name: &str) -> Option<DefId> {
+    let tree = item_tree(db, file);
+    tree.walk()
+        .find(|i| i.kind == ItemKind::Fn && i.name.as_deref() == Some(name))
+        .map(|i| DefId::new(db, file, i.ast_index))
+}
