@@ -223,3 +223,39 @@ fn derive_prints_derivative_signatures() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no function named `missing`"), "{out:?}");
 }
+
+#[test]
+fn compile_writes_validated_target_code_or_located_errors() {
+    let dir = tmp_dir("compile");
+    let saxpy = write(
+        &dir,
+        "saxpy.slang",
+        "RWStructuredBuffer<float> y;\nStructuredBuffer<float> x;\n[shader(\"compute\")]\n[numthreads(64, 1, 1)]\nvoid computeMain(uint3 id : SV_DispatchThreadID)\n{\n    y[id.x] = 2.0 * x[id.x] + y[id.x];\n}\n",
+    );
+    let out = run(&["compile", &saxpy, "--target", "wgsl"]);
+    assert!(out.status.success(), "{out:?}");
+    let wgsl = String::from_utf8(out.stdout).unwrap();
+    assert!(wgsl.contains("@compute @workgroup_size(64, 1, 1)") && wgsl.contains("fn computeMain"), "{wgsl}");
+    for target in ["glsl", "hlsl", "msl"] {
+        let out = run(&["compile", &saxpy, "--target", target, "--entry", "computeMain"]);
+        assert!(out.status.success() && !out.stdout.is_empty(), "{target}: {out:?}");
+    }
+    // SPIR-V: binary, to a file; it starts with the SPIR-V magic number.
+    let spv = dir.join("saxpy.spv");
+    let out = run(&["compile", &saxpy, "--target", "spirv", "-o", spv.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let bytes = std::fs::read(&spv).unwrap();
+    assert_eq!(&bytes[..4], &0x0723_0203u32.to_le_bytes());
+    // What code generation cannot do yet: an error at its place.
+    let pair = write(
+        &dir,
+        "pair.slang",
+        "RWStructuredBuffer<float> y;\n[Differentiable]\nfloat sq(float x) { return x * x; }\n[numthreads(1, 1, 1)]\nvoid computeMain()\n{\n    y[0] = fwd_diff(sq)(diffPair(1.0, 1.0)).d;\n}\n",
+    );
+    let out = run(&["compile", &pair]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("pair.slang:7:"), "{err}");
+    let out = run(&["compile", &saxpy, "--target", "dxil"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}

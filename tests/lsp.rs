@@ -652,3 +652,36 @@ fn formatting_folding_and_selection() {
     assert!(widths.len() >= 5, "{r}");
     c.shutdown();
 }
+
+#[test]
+fn the_compile_worker_reports_and_compile_requests_return_target_code() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/kernel.slang";
+    let text = "RWStructuredBuffer<float> result;\n\n[Differentiable]\nfloat sq(float x) { return x * x; }\n\n[shader(\"compute\")]\n[numthreads(64, 1, 1)]\nvoid computeMain(uint3 id : SV_DispatchThreadID)\n{\n    result[id.x] = sq(float(id.x));\n}\n";
+    c.open(uri, text);
+    assert_eq!(c.diagnostics(uri, 1), Vec::<Value>::new());
+    let r = c.request("slang-analyzer/compile", json!({"textDocument": {"uri": uri}, "target": "wgsl"}));
+    let wgsl = r["result"]["text"].as_str().unwrap_or_else(|| panic!("{r}"));
+    assert!(wgsl.contains("@compute @workgroup_size(64, 1, 1)"), "{wgsl}");
+    assert_eq!(r["result"]["languageId"], "wgsl");
+    let r = c.request(
+        "slang-analyzer/compile",
+        json!({"textDocument": {"uri": uri}, "target": "hlsl", "entryPoint": "computeMain"}),
+    );
+    assert!(r["result"]["text"].as_str().unwrap().contains("numthreads(64, 1, 1)"), "{r}");
+    // Code the generator cannot compile yet: its own diagnostics, after
+    // the analysis's (which find nothing wrong).
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 9, "character": 19}, "end": {"line": 9, "character": 34}},
+                                   "text": "fwd_diff(sq)(diffPair(1.0, 1.0)).d"}]}),
+    );
+    assert_eq!(c.diagnostics(uri, 2), Vec::<Value>::new());
+    let d = c.diagnostics(uri, 2);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["source"], "slang-analyzer (codegen)");
+    assert_eq!(d[0]["severity"], 2);
+    assert_eq!(d[0]["range"]["start"]["line"], 9, "{d:?}");
+    c.shutdown();
+}

@@ -42,6 +42,18 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// A database holding one file from disk (and what it imports), set up
+/// with the `-I`/`-D` options; an error message if it cannot be read.
+pub fn load_single(path: &Path, frontend: &FrontendArgs) -> Result<(RootDatabase, SourceFile), String> {
+    let text = read_text(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut db = RootDatabase::new();
+    db.set_defines(frontend.parse_options().defines);
+    db.set_search_paths(frontend.include_dirs.iter().map(|d| db_path(d)).collect());
+    let file = db.set_file(&db_path(path), &text);
+    load_imports(&mut db);
+    Ok((db, file))
+}
+
 /// Add the files that the workspace's files import and that exist on disk,
 /// until nothing new is found.
 pub fn load_imports(db: &mut RootDatabase) {

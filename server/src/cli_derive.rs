@@ -9,9 +9,8 @@ use std::process::ExitCode;
 
 use serde_json::json;
 use slang_analysis::autodiff::{derivative_signature, fn_differentiability, functions_named, Mode};
-use slang_analysis::RootDatabase;
 
-use crate::cli_check::{db_path, load_imports, read_text};
+use crate::cli_check::load_single;
 use crate::FrontendArgs;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -40,18 +39,13 @@ pub struct DeriveArgs {
 }
 
 pub fn run(args: DeriveArgs) -> ExitCode {
-    let text = match read_text(&args.file) {
-        Ok(t) => t,
+    let (db, file) = match load_single(&args.file, &args.frontend) {
+        Ok(x) => x,
         Err(e) => {
-            eprintln!("error: {}: {e}", args.file.display());
+            eprintln!("error: {e}");
             return ExitCode::from(1);
         }
     };
-    let mut db = RootDatabase::new();
-    db.set_defines(args.frontend.parse_options().defines);
-    db.set_search_paths(args.frontend.include_dirs.iter().map(|d| db_path(d)).collect());
-    let file = db.set_file(&db_path(&args.file), &text);
-    load_imports(&mut db);
 
     let defs = functions_named(&db, file, &args.function);
     if defs.is_empty() {
@@ -70,7 +64,7 @@ pub fn run(args: DeriveArgs) -> ExitCode {
         let d = fn_differentiability(&db, file, def);
         let root = slang_analysis::parse(&db, file).syntax_node();
         let (line, _) = slang_analysis::hir::def_node(&db, def)
-            .map(|n| slang_syntax::line_col(&text, n.text_range().start()))
+            .map(|n| slang_syntax::line_col(file.text(&db), n.text_range().start()))
             .unwrap_or((0, 0));
         let _ = root;
         for &mode in modes {

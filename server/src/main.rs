@@ -6,6 +6,7 @@
 //! issues.
 
 mod cli_check;
+mod cli_compile;
 mod cli_derive;
 mod cli_parse;
 mod lsp;
@@ -50,6 +51,12 @@ enum Command {
     /// the signature of each overload of NAME. Exit status 1 when the
     /// function is not found or not differentiable in a requested mode.
     Derive(cli_derive::DeriveArgs),
+    /// Compile a compute entry point to WGSL, SPIR-V, GLSL, HLSL or MSL.
+    ///
+    /// Lowers the entry point and what it calls to the SSA IR, validates
+    /// it, and writes target code through naga (validated). Errors are
+    /// reported at their source location; exit status 1 then.
+    Compile(cli_compile::CompileArgs),
     /// Run the language server over stdio (also the default with no subcommand).
     Lsp,
 }
@@ -60,6 +67,7 @@ fn main() -> ExitCode {
         Some(Command::Parse(args)) => cli_parse::run(args),
         Some(Command::Check(args)) => cli_check::run(args),
         Some(Command::Derive(args)) => cli_derive::run(args),
+        Some(Command::Compile(args)) => cli_compile::run(args),
         Some(Command::Lsp) | None => lsp::run(),
     }
 }

@@ -88,7 +88,7 @@ impl Default for State {
             roots: Mutex::default(),
             workspace_dirs: Mutex::default(),
             compile_diagnostics: Mutex::default(),
-            generator: Box::new(worker::NotBuilt),
+            generator: Box::new(worker::Codegen),
             tokens: Mutex::default(),
             token_ids: AtomicU64::new(0),
         }

@@ -5,9 +5,12 @@
 //! `slang-analyzer/derivative` and `slang-analyzer/compile` requests ask
 //! for generated code.
 //!
-//! The code generator (the `codegen` crate) is not built yet, so the
-//! generator in use, [`NotBuilt`], reports nothing from `check` and
-//! answers code requests with an error saying so.
+//! [`Codegen`] is the code generator of the `codegen` crate: `check`
+//! compiles each entry point of the file to WGSL (lowering, IR
+//! validation, naga validation) and reports what stops it as warnings
+//! (the analysis reports the program's own errors; what is left are
+//! limits of code generation). Derivative code needs the AD passes, which
+//! are not built yet: `derivative` says so.
 
 use slang_analysis::autodiff::Mode;
 use slang_analysis::hir::DefId;
@@ -27,21 +30,43 @@ pub trait Generator: Send + Sync {
     fn compile(&self, db: &RootDatabase, file: SourceFile, entry: &str, target: &str) -> Result<String, String>;
 }
 
-/// The generator until the code generator exists.
-pub struct NotBuilt;
+/// The `codegen` crate's generator.
+pub struct Codegen;
 
-const NOT_BUILT: &str = "code generation is not available in this build of slang-analyzer yet";
-
-impl Generator for NotBuilt {
-    fn check(&self, _: &RootDatabase, _: SourceFile) -> Vec<Diagnostic> {
-        Vec::new()
+impl Generator for Codegen {
+    fn check(&self, db: &RootDatabase, file: SourceFile) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for entry in slang_analysis::ide::entry_points(db, file) {
+            let Err(errors) = slang_codegen::compile(db, file, &entry, slang_codegen::Target::Wgsl) else { continue };
+            for e in errors {
+                let range = e.range.unwrap_or_default();
+                let d = Diagnostic {
+                    range,
+                    severity: slang_analysis::Severity::Warning,
+                    code: "codegen",
+                    message: format!("`{entry}` cannot be compiled: {}", e.message),
+                };
+                if !out.contains(&d) {
+                    out.push(d);
+                }
+            }
+        }
+        out
     }
 
-    fn derivative(&self, _: &RootDatabase, _: DefId, _: Mode) -> Result<String, String> {
-        Err(NOT_BUILT.to_string())
+    fn derivative(&self, _: &RootDatabase, _: DefId, mode: Mode) -> Result<String, String> {
+        Err(format!("{} code generation is not built yet (the AD passes come next)", mode.operator()))
     }
 
-    fn compile(&self, _: &RootDatabase, _: SourceFile, _: &str, _: &str) -> Result<String, String> {
-        Err(NOT_BUILT.to_string())
+    fn compile(&self, db: &RootDatabase, file: SourceFile, entry: &str, target: &str) -> Result<String, String> {
+        let t = slang_codegen::Target::from_name(target).ok_or_else(|| format!("unknown target `{target}`"))?;
+        match slang_codegen::compile(db, file, entry, t) {
+            Ok(slang_codegen::Output::Text(text)) => Ok(text),
+            Ok(slang_codegen::Output::Binary(words)) => {
+                // SPIR-V words as a readable listing: one hex word per line.
+                Ok(words.iter().map(|w| format!("{w:#010x}\n")).collect())
+            }
+            Err(errors) => Err(errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ")),
+        }
     }
 }
