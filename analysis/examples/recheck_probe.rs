@@ -25,6 +25,11 @@ fn main() {
         let t1 = Instant::now();
         let n = file_diagnostics(&db, f).len();
         let t2 = Instant::now();
+        let related: usize =
+            file_diagnostics(&db, f).iter().map(|d| slang_analysis::ide::related_information(&db, f, d).len()).sum();
+        let t3 = Instant::now();
+        let imports = slang_analysis::file_imports(&db, f).len();
+        let t4 = Instant::now();
         let mut ran: Vec<String> =
             db.take_executions().into_iter().map(|e| e.split('(').next().unwrap_or("").to_string()).collect();
         ran.sort();
@@ -36,6 +41,12 @@ fn main() {
             }
         }
         let ran = counts;
-        eprintln!("edit {i}: set_file {:?}, diagnostics {:?} ({n}); ran: {ran:?}", t1 - t0, t2 - t1);
+        eprintln!(
+            "edit {i}: set_file {:?}, diagnostics {:?} ({n}), related {:?} ({related}), imports {:?} ({imports}); ran: {ran:?}",
+            t1 - t0,
+            t2 - t1,
+            t3 - t2,
+            t4 - t3
+        );
     }
 }

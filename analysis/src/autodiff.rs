@@ -267,9 +267,15 @@ pub struct SynthesizedDifferential {
     pub is_self: bool,
 }
 
+fn no_synthesized_differential(_: &dyn Db, _: salsa::Id, _: SourceFile, _: DefId) -> Option<SynthesizedDifferential> {
+    None
+}
+
 /// `None` when the struct writes its own `Differential`, is not
-/// `IDifferentiable`, or has fields whose differentiability is unknown.
-#[salsa::tracked(returns(ref))]
+/// `IDifferentiable`, or has fields whose differentiability is unknown
+/// (also when a field's type contains the struct itself, which only
+/// broken code does: the cycle's fallback).
+#[salsa::tracked(returns(ref), cycle_result = no_synthesized_differential)]
 pub fn synthesized_differential(db: &dyn Db, file: SourceFile, def: DefId) -> Option<SynthesizedDifferential> {
     let item = item_of(db, def)?;
     if !matches!(item.kind, ItemKind::Struct | ItemKind::Class)

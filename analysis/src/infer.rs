@@ -369,20 +369,24 @@ fn members_fully_known(db: &dyn Db, from: SourceFile, def: DefId) -> bool {
         .copied()
         .chain(std::iter::once(def.file(db)))
         .collect();
-    for f in files {
-        let tree = item_tree(db, f);
-        if tree.walk().any(|i| i.kind == ItemKind::Extension) {
-            let root = crate::parse(db, f).syntax_node();
-            for ext in root.descendants().filter_map(ast::Extension::cast) {
-                let target = ext.target().map(|t| t.syntax().text().to_string()).unwrap_or_default();
-                let target_name = target.split('<').next().unwrap_or("").trim();
-                if target_name == name || ext.generic_param_list_exists() {
-                    return false;
-                }
-            }
-        }
-    }
-    true
+    !files.into_iter().any(|f| extension_targets(db, f).iter().any(|(target, generic)| *generic || *target == name))
+}
+
+/// The extensions of a file: the name of the type each extends, and
+/// whether it is generic (`extension<T : I> T` may extend anything).
+#[salsa::tracked(returns(ref))]
+fn extension_targets(db: &dyn Db, file: SourceFile) -> Vec<(String, bool)> {
+    let tree = item_tree(db, file);
+    let map = crate::item_tree::item_source_map(db, file);
+    let root = crate::parse(db, file).syntax_node();
+    tree.walk()
+        .filter(|i| i.kind == ItemKind::Extension)
+        .filter_map(|i| ast::Extension::cast(map.get(i.ast_index as usize)?.to_node(&root)))
+        .map(|ext| {
+            let target = ext.target().map(|t| t.syntax().text().to_string()).unwrap_or_default();
+            (target.split('<').next().unwrap_or("").trim().to_string(), ext.generic_param_list_exists())
+        })
+        .collect()
 }
 
 /// Names of members that extensions visible from `file` add (core module

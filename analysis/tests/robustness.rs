@@ -64,3 +64,17 @@ proptest! {
         let _ = file_diagnostics(&db, f);
     }
 }
+
+/// A struct with a field of its own type (only broken code has one) made
+/// the synthesized `Differential` depend on itself (found by the property
+/// test above).
+#[test]
+fn a_struct_containing_itself_does_not_cycle() {
+    let mut db = RootDatabase::new();
+    let f = db.set_file(
+        "/main.slang",
+        "struct Spring : IDifferentiable { float k; Spring s; }\n[Differentiable]\nfloat e(Spring s) { return s.k; }\n",
+    );
+    let _ = file_diagnostics(&db, f);
+    let _ = slang_analysis::autodiff::hover_facts(&db, f, slang_analysis::hir::DefId::new(&db, f, 0));
+}
