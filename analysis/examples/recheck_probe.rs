@@ -19,7 +19,9 @@ fn main() {
     db.start_logging_executions();
     let n_edits: usize = std::env::var("EDITS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
     for i in 0..n_edits {
-        let edited = text.replace("    return x;\n}\n", &format!("    return x * {i}.0;\n}}\n"));
+        // Only the appended function changes (the last `return x;`).
+        let at = text.rfind("    return x;\n}\n").unwrap();
+        let edited = format!("{}    return x * {i}.0;\n}}\n{}", &text[..at], &text[at + "    return x;\n}\n".len()..]);
         let t0 = Instant::now();
         db.set_file("/probe/big.slang", &edited);
         let t1 = Instant::now();

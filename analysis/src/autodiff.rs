@@ -837,7 +837,9 @@ pub(crate) fn derivative_candidates(db: &dyn Db, holder: DefId, target: &DerivTa
     let scope = crate::name_res::global_scope(db, file);
     match &target.qualifier {
         Some(q) => {
-            let ty = if q == "This" || parent.and_then(|p| item_of(db, p)).and_then(|i| i.name).as_deref() == Some(q) {
+            let ty = if q == "This"
+                || parent.and_then(|p| item_of(db, p)).and_then(|i| i.name.clone()).as_deref() == Some(q)
+            {
                 parent?
             } else {
                 let d = scope.lookup(q)?.iter().find(|d| matches!(d.kind, ItemKind::Struct | ItemKind::Class))?;
@@ -914,8 +916,8 @@ fn same_deriv_type(expected: &Ty, actual: &Ty, rename: &HashMap<String, String>)
 fn derivative_pair_problem(db: &dyn Db, primal: DefId, deriv: DefId, mode: Mode) -> Option<String> {
     let psig = fn_sig(db, primal);
     let dsig = fn_sig(db, deriv);
-    let pname = item_of(db, primal).and_then(|i| i.name).unwrap_or_default();
-    let dname = item_of(db, deriv).and_then(|i| i.name).unwrap_or_default();
+    let pname = item_of(db, primal).and_then(|i| i.name.clone()).unwrap_or_default();
+    let dname = item_of(db, deriv).and_then(|i| i.name.clone()).unwrap_or_default();
     // A derivative has the generic parameters of its function.
     if psig.generic_params.len() != dsig.generic_params.len() {
         let count = |n: usize| match n {

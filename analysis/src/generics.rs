@@ -20,7 +20,7 @@ use crate::{Db, SourceFile};
 #[salsa::tracked(returns(ref))]
 pub fn param_constraints(db: &dyn Db, gdef: DefId) -> Vec<TypeRef> {
     let Some(node) = crate::hir::decl_syntax(db, gdef) else { return Vec::new() };
-    let name = item_of(db, gdef).and_then(|i| i.name).unwrap_or_default();
+    let name = item_of(db, gdef).and_then(|i| i.name.clone()).unwrap_or_default();
     let mut out: Vec<TypeRef> = node.children().filter_map(ast::Type::cast).map(|t| lower_type(Some(t))).collect();
     if let Some(owner) = parent_of(db, gdef).and_then(|p| crate::hir::decl_syntax(db, p)) {
         out.extend(where_constraints(&owner, &name));
@@ -111,7 +111,7 @@ pub fn conformance(db: &dyn Db, file: SourceFile, ty: &Ty, iface: DefId) -> Opti
 #[salsa::tracked(returns(copy))]
 fn type_conformance(db: &dyn Db, file: SourceFile, def: DefId, iface: DefId) -> Option<bool> {
     let def = &def;
-    let name = &item_of(db, *def)?.name.unwrap_or_default();
+    let name = &item_of(db, *def)?.name.clone().unwrap_or_default();
     if is_core(db, def.file(db)) {
         return None;
     }

@@ -25,13 +25,16 @@ use crate::{Db, SourceFile};
 // ---------------------------------------------------------------------------
 // Declaration facts.
 
+/// Items by `ast_index`, each with the index of its parent item.
+pub type ItemIndex = HashMap<u32, (Arc<Item>, Option<u32>)>;
+
 /// Every item of a file by `ast_index`, with the index of its parent item.
 #[salsa::tracked(returns(ref))]
-pub fn items_by_index(db: &dyn Db, file: SourceFile) -> Arc<HashMap<u32, (Item, Option<u32>)>> {
+pub fn items_by_index(db: &dyn Db, file: SourceFile) -> Arc<ItemIndex> {
     let mut map = HashMap::new();
-    fn add(map: &mut HashMap<u32, (Item, Option<u32>)>, items: &[Item], parent: Option<u32>) {
+    fn add(map: &mut ItemIndex, items: &[Item], parent: Option<u32>) {
         for item in items {
-            map.insert(item.ast_index, (item.clone(), parent));
+            map.insert(item.ast_index, (Arc::new(item.clone()), parent));
             add(map, &item.members, Some(item.ast_index));
             add(map, &item.generic_params, Some(item.ast_index));
         }
@@ -40,7 +43,8 @@ pub fn items_by_index(db: &dyn Db, file: SourceFile) -> Arc<HashMap<u32, (Item, 
     Arc::new(map)
 }
 
-pub fn item_of(db: &dyn Db, def: DefId) -> Option<Item> {
+/// The item of a declaration (shared: cloning it is cheap).
+pub fn item_of(db: &dyn Db, def: DefId) -> Option<Arc<Item>> {
     items_by_index(db, def.file(db)).get(&def.ast_index(db)).map(|(i, _)| i.clone())
 }
 
@@ -779,7 +783,7 @@ fn non_differentiable_this(db: &dyn Db, def: DefId) -> Option<String> {
     }
     let this = DeclCtx::for_def(db, def).this;
     (crate::autodiff::type_diff(db, def.file(db), &this) == crate::autodiff::TypeDiff::No)
-        .then(|| p.name.unwrap_or_default())
+        .then(|| p.name.clone().unwrap_or_default())
 }
 
 /// The functions (with bodies) declared in a file, members included.
@@ -1164,7 +1168,7 @@ impl<'db> Infer<'_, 'db> {
                     .or_else(|| defs.first().copied());
                 let Some(def) = def else { return };
                 let is_core_fn = is_core(db, def.file(db));
-                let name = item_of(db, def).and_then(|i| i.name).unwrap_or_default();
+                let name = item_of(db, def).and_then(|i| i.name.clone()).unwrap_or_default();
                 if is_core_fn && name == "detach" {
                     CallKind::Detach
                 } else {
@@ -1843,7 +1847,7 @@ impl<'db> Infer<'_, 'db> {
         // Calls itself: the overload of that arity is this function.
         let same_arity: Vec<&DefId> = defs.iter().filter(|&&d| fn_sig(self.db(), d).params.len() == n_args).collect();
         if self.differentiable && same_arity == [&self.def] {
-            let name = item_of(self.db(), self.def).and_then(|i| i.name).unwrap_or_default();
+            let name = item_of(self.db(), self.def).and_then(|i| i.name.clone()).unwrap_or_default();
             self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::Recursion { name } });
         }
         if !self.differentiable || self.no_diff_depth > 0 || self.discarded == Some(id) || defs.is_empty() {
@@ -1855,7 +1859,9 @@ impl<'db> Infer<'_, 'db> {
         }
         if defs.iter().any(|&d| {
             is_core(db, d.file(db))
-                && !item_of(db, d).and_then(|i| i.name).is_some_and(|n| CORE_NOT_DIFFERENTIABLE.contains(&n.as_str()))
+                && !item_of(db, d)
+                    .and_then(|i| i.name.clone())
+                    .is_some_and(|n| CORE_NOT_DIFFERENTIABLE.contains(&n.as_str()))
         }) {
             return;
         }
@@ -2754,7 +2760,7 @@ impl<'db> Infer<'_, 'db> {
             let gdef = DefId::new(db, def.file(db), g.ast_index);
             let Some(ifaces) = crate::generics::constraint_interfaces(db, gdef) else { continue };
             for iface in ifaces {
-                let iname = item_of(db, iface).and_then(|i| i.name).unwrap_or_default();
+                let iname = item_of(db, iface).and_then(|i| i.name.clone()).unwrap_or_default();
                 // Core interfaces a struct must declare to conform to.
                 const DECLARED: [&str; 8] = [
                     "IFloat",
@@ -2884,7 +2890,7 @@ pub fn accessible(db: &dyn Db, from: DefId, member: DefId, vis: Visibility) -> b
         Visibility::Public => true,
         Visibility::Private => {
             let Some(owner) = parent_of(db, member) else { return true };
-            let owner_name = item_of(db, owner).and_then(|i| i.name);
+            let owner_name = item_of(db, owner).and_then(|i| i.name.clone());
             let mut cur = Some(from);
             while let Some(d) = cur {
                 if d == owner {

@@ -203,12 +203,42 @@ pub fn unresolved_names(db: &dyn Db, file: SourceFile) -> Vec<Unresolved> {
     let parse = parse(db, file);
     let root = parse.syntax_node();
     // GLSL-flavoured files use a separate built-in module we do not model.
-    if root.descendants().any(|n| n.kind() == SyntaxKind::PP_VERSION) {
+    if file.text(db).contains("#version") && root.descendants().any(|n| n.kind() == SyntaxKind::PP_VERSION) {
         return Vec::new();
     }
+    // Each top-level declaration on its own (a query: after an edit only
+    // the edited declaration is walked again), the rest here.
+    let map = crate::item_tree::item_source_map(db, file);
+    let top: HashMap<TextRange, u32> = crate::item_tree::item_tree(db, file)
+        .items
+        .iter()
+        .filter_map(|i| Some((map.get(i.ast_index as usize)?.text_range(), i.ast_index)))
+        .collect();
     let global = global_scope(db, file);
     let mut walker = Walker { global, scopes: Vec::new(), out: Vec::new(), lenient: 0 };
-    walker.walk(&root);
+    for child in root.children() {
+        match top.get(&child.text_range()) {
+            Some(&index) => {
+                let def = crate::hir::DefId::new(db, file, index);
+                let start = child.text_range().start();
+                walker.out.extend(
+                    unresolved_in_item(db, def).iter().map(|u| Unresolved { range: u.range + start, ..u.clone() }),
+                );
+            }
+            None => walker.walk(&child),
+        }
+    }
+    walker.out
+}
+
+/// The unresolved names of one top-level declaration, at offsets from its
+/// start.
+#[salsa::tracked(returns(ref))]
+fn unresolved_in_item(db: &dyn Db, def: crate::hir::DefId) -> Vec<Unresolved> {
+    let Some(node) = crate::hir::decl_syntax(db, def) else { return Vec::new() };
+    let global = global_scope(db, def.file(db));
+    let mut walker = Walker { global, scopes: Vec::new(), out: Vec::new(), lenient: 0 };
+    walker.walk(&node);
     walker.out
 }
 

@@ -213,7 +213,7 @@ impl<'db> ModuleLowerer<'db> {
             let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
             params.push(Param { name, dir, ty, builtin: if entry { builtin } else { None } });
         }
-        let name = item.and_then(|i| i.name).unwrap_or_else(|| "f".into());
+        let name = item.and_then(|i| i.name.clone()).unwrap_or_else(|| "f".into());
         let mut b = FunctionBuilder::new(name, ret, at);
         b.func.params = params;
         if entry {

@@ -277,7 +277,7 @@ pub fn nav_target(db: &dyn Db, def: &Definition) -> Option<NavTarget> {
                 file: d.file(db),
                 full_range: full,
                 focus_range: name.as_ref().map(|n| n.text_range()).unwrap_or(full),
-                name: item_of(db, *d).and_then(|i| i.name).unwrap_or_default(),
+                name: item_of(db, *d).and_then(|i| i.name.clone()).unwrap_or_default(),
             })
         }
         Definition::Local { file, name_range, decl, name } => {
@@ -387,7 +387,7 @@ fn item_hover(db: &dyn Db, file: SourceFile, def: DefId) -> Option<String> {
     let item = item_of(db, def)?;
     let mut code = declaration_text(&node);
     if let Some(parent) = parent_of(db, def).and_then(|p| item_of(db, p)) {
-        if let Some(pn) = parent.name {
+        if let Some(pn) = &parent.name {
             code = format!("// in {} {pn}\n{code}", kind_word(parent.kind));
         }
     }

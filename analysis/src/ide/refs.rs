@@ -805,7 +805,7 @@ fn item_conflict(db: &dyn Db, def: DefId, targets: &[Symbol], new: &str) -> Opti
                 )
             } else {
                 let ty = if owner.kind == ItemKind::Extension { extension_target(db, p)? } else { p };
-                let ty_name = item_of(db, ty).and_then(|i| i.name).unwrap_or_default();
+                let ty_name = item_of(db, ty).and_then(|i| i.name.clone()).unwrap_or_default();
                 (ctx.type_members(ty, new), format!("`{ty_name}` already has a member named `{new}`"))
             }
         }
@@ -1173,7 +1173,7 @@ impl<'db> FileCtx<'db> {
     /// The extensions of user type `ty` this file can see.
     fn extensions_of(&self, ty: DefId) -> Vec<DefId> {
         let db = self.db;
-        let Some(name) = item_of(db, ty).and_then(|i| i.name) else { return Vec::new() };
+        let Some(name) = item_of(db, ty).and_then(|i| i.name.clone()) else { return Vec::new() };
         let by_name = self.extensions.get_or_init(|| {
             let mut map: HashMap<String, Vec<DefId>> = HashMap::new();
             for &f in module_of(db, self.file).iter().chain(imported_files(db, self.file)) {

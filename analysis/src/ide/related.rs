@@ -54,6 +54,7 @@ pub fn related_information(db: &dyn Db, file: SourceFile, diag: &Diagnostic) -> 
         // The earlier declarations of the name.
         let Some(name) = idents.last() else { return out };
         let scope = crate::name_res::global_scope(db, file);
+        // The first declaration (the scope lists them in order).
         for d in scope.lookup(name.text()).into_iter().flatten() {
             let def = crate::hir::DefId::new(db, d.file, d.ast_index);
             if let Some(t) = nav_target(db, &Definition::Item(def)) {
@@ -64,6 +65,7 @@ pub fn related_information(db: &dyn Db, file: SourceFile, diag: &Diagnostic) -> 
                         message: format!("`{}` is first declared here", name.text()),
                     });
                 }
+                break;
             }
         }
         return out;
@@ -83,7 +85,7 @@ pub fn related_information(db: &dyn Db, file: SourceFile, diag: &Diagnostic) -> 
             if shown == d && t.file == file && t.full_range.contains_range(diag.range) {
                 continue;
             }
-            let name = item_of(db, shown).and_then(|i| i.name).unwrap_or_else(|| tok.text().to_string());
+            let name = item_of(db, shown).and_then(|i| i.name.clone()).unwrap_or_else(|| tok.text().to_string());
             if out.iter().any(|r| r.file == t.file && r.range == t.focus_range) {
                 continue;
             }

@@ -598,7 +598,7 @@ impl<'db> Walker<'db> {
     // -- Resolution ----------------------------------------------------------
 
     fn item(&self, def: DefId) -> Option<&'db Item> {
-        items_by_index(self.db, def.file(self.db)).get(&def.ast_index(self.db)).map(|(i, _)| i)
+        items_by_index(self.db, def.file(self.db)).get(&def.ast_index(self.db)).map(|(i, _)| &**i)
     }
 
     /// How a declaration of the item tree is shown.

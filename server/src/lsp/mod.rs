@@ -569,7 +569,7 @@ impl Backend {
         let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
             let offset = LineIndex::new(text, enc).text_size(params.position);
             let def = ide::function_at(db, file, offset).ok_or_else(|| "no function at this position".to_string())?;
-            let name = slang_analysis::infer::item_of(db, def).and_then(|i| i.name).unwrap_or_default();
+            let name = slang_analysis::infer::item_of(db, def).and_then(|i| i.name.clone()).unwrap_or_default();
             if slang_analysis::autodiff::fn_differentiability(db, file, def)
                 == slang_analysis::autodiff::Differentiability::No
             {
