@@ -685,3 +685,141 @@ fn the_compile_worker_reports_and_compile_requests_return_target_code() {
     assert_eq!(d[0]["range"]["start"]["line"], 9, "{d:?}");
     c.shutdown();
 }
+
+#[test]
+fn cancelled_and_raced_requests_are_answered_and_the_server_goes_on() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/race.slang";
+    // A big enough file that requests take a moment.
+    let mut text = String::new();
+    for i in 0..400 {
+        text.push_str(&format!("[Differentiable]\nfloat f{i}(float x) {{ float y = x * {i}.0; return y * y; }}\n"));
+    }
+    c.open(uri, &text);
+    c.diagnostics(uri, 1);
+    // `$/cancelRequest` right after a request: it is answered, with its
+    // result or "request cancelled".
+    for _ in 0..5 {
+        let id = c.send_request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": uri}}));
+        c.notify("$/cancelRequest", json!({"id": id}));
+        let r = c.response(id);
+        assert!(r.get("result").is_some() || r["error"]["code"] == -32800, "{r}");
+    }
+    // Edits racing requests: each request gets its result or "content
+    // modified", in any interleaving.
+    let mut ids = Vec::new();
+    for version in 2..40 {
+        ids.push(c.send_request(
+            "textDocument/references",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 26}, "context": {"includeDeclaration": true}}),
+        ));
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version},
+                   "contentChanges": [{"range": {"start": {"line": 1, "character": 45}, "end": {"line": 1, "character": 46}}, "text": if version % 2 == 0 { "z" } else { "y" }}]}),
+        );
+    }
+    for id in ids {
+        let r = c.response(id);
+        assert!(r.get("result").is_some() || r["error"]["code"] == -32801, "{r}");
+    }
+    // And afterwards the server answers as usual.
+    let r =
+        c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 7}}));
+    assert!(r["result"]["contents"]["value"].as_str().unwrap().contains("float f0(float x)"), "{r}");
+    c.shutdown();
+}
+
+/// Protocol fuzzing: random frames, random JSON, and real methods with
+/// random, mutated or missing parameters (a fixed seed, so failures
+/// reproduce). Every request with an id gets an answer, and the server is
+/// alive and correct afterwards.
+#[test]
+fn random_messages_never_stop_the_server() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/fuzz.slang";
+    c.open(uri, SHADER);
+    c.diagnostics(uri, 1);
+    let methods = [
+        "textDocument/hover",
+        "textDocument/completion",
+        "textDocument/definition",
+        "textDocument/references",
+        "textDocument/rename",
+        "textDocument/prepareRename",
+        "textDocument/signatureHelp",
+        "textDocument/semanticTokens/full",
+        "textDocument/semanticTokens/range",
+        "textDocument/inlayHint",
+        "textDocument/codeAction",
+        "textDocument/formatting",
+        "textDocument/rangeFormatting",
+        "textDocument/foldingRange",
+        "textDocument/selectionRange",
+        "textDocument/documentHighlight",
+        "textDocument/implementation",
+        "textDocument/typeDefinition",
+        "textDocument/diagnostic",
+        "completionItem/resolve",
+        "workspace/symbol",
+        "slang-analyzer/derivative",
+        "slang-analyzer/compile",
+        "textDocument/didChange",
+        "no/such/method",
+    ];
+    let mut seed = 0x5eed_u64;
+    let mut rand = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n.max(1)
+    };
+    let mut ids = Vec::new();
+    for _ in 0..2000 {
+        let pos = || json!({"line": 0, "character": 0});
+        let new_name = ["x", "", "1bad", "return", "renamed"][rand(5) as usize];
+        let target = ["wgsl", "spirv", "bogus"][rand(3) as usize];
+        let inserted = ["", "(", "}", "x", "\u{1F600}"][rand(5) as usize];
+        let mut p = json!({
+            "textDocument": {"uri": uri, "version": 1},
+            "position": {"line": rand(40), "character": rand(80)},
+            "range": {"start": {"line": rand(40), "character": rand(80)}, "end": {"line": rand(40), "character": rand(80)}},
+            "context": {"includeDeclaration": true, "diagnostics": []},
+            "newName": new_name,
+            "options": {"tabSize": rand(9), "insertSpaces": rand(2) == 0},
+            "positions": [pos()],
+            "query": "sh",
+            "target": target,
+            "contentChanges": [{"range": {"start": {"line": rand(30), "character": rand(50)}, "end": {"line": rand(30), "character": rand(50)}}, "text": inserted}],
+        });
+        // Mutations: drop a field, break a type, or send nonsense.
+        match rand(6) {
+            0 => {
+                p.as_object_mut().unwrap().remove(["position", "textDocument", "range", "context"][rand(4) as usize]);
+            }
+            1 => p["position"] = json!("nowhere"),
+            2 => p = json!([1, 2, 3]),
+            _ => {}
+        }
+        let method = methods[rand(methods.len() as u64) as usize];
+        match rand(10) {
+            0 => c.send_raw("{not json"),
+            1 => c.send_raw(r#"{"jsonrpc":"2.0","id":"s","method":5}"#),
+            _ if method == "textDocument/didChange" => c.notify(method, p),
+            _ => ids.push(c.send_request(method, p)),
+        }
+    }
+    for id in ids {
+        let r = c.response(id);
+        assert!(r.get("result").is_some() || r.get("error").is_some(), "{r}");
+    }
+    // Still serving: the document can be replaced and checked.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 500}, "contentChanges": [{"text": "float g() { return h; }\n"}]}),
+    );
+    let d = c.diagnostics(uri, 500);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["code"], "unresolved-name");
+    c.shutdown();
+}
