@@ -102,16 +102,33 @@ pub enum Type {
         fields: Vec<(String, TypeId)>,
     },
     Ptr(TypeId, AddressSpace),
-    /// `DifferentialPair<T>`: a primal and its differential (lowered to a
-    /// plain struct before code generation).
-    DifferentialPair(TypeId),
+    /// `DifferentialPair<T>`: an aggregate of a primal (part 0, `.p`) and
+    /// its differential (part 1, `.d`, of type `T.Differential`), built
+    /// with `Construct` and read with `Extract` like a struct; lowered to
+    /// a plain struct before code generation
+    /// ([`crate::autodiff::pairs`]).
+    DifferentialPair {
+        primal: TypeId,
+        diff: TypeId,
+    },
 }
 
-/// The module's types, interned: equal types have equal ids.
+/// The synthesized `Differential` of a struct: its type and, for each
+/// field of the struct, the index of the field holding its derivative
+/// (`None`: the field is not differentiable).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructDiff {
+    pub ty: TypeId,
+    pub fields: Vec<Option<u32>>,
+}
+
+/// The module's types, interned: equal types have equal ids; and the
+/// `Differential` of each differentiable struct.
 #[derive(Debug, Clone, Default)]
 pub struct Types {
     types: Vec<Type>,
     ids: HashMap<Type, TypeId>,
+    struct_diffs: HashMap<TypeId, StructDiff>,
 }
 
 impl Types {
@@ -154,6 +171,38 @@ impl Types {
         self.ids.get(ty).copied()
     }
 
+    /// Record the `Differential` of the struct `ty`.
+    pub fn set_struct_diff(&mut self, ty: TypeId, diff: StructDiff) {
+        self.struct_diffs.insert(ty, diff);
+    }
+
+    /// The `Differential` of a differentiable struct.
+    pub fn struct_diff(&self, ty: TypeId) -> Option<&StructDiff> {
+        self.struct_diffs.get(&ty)
+    }
+
+    /// `T.Differential`, or `None` when `T` is not differentiable: float
+    /// scalars, vectors and matrices are their own; arrays and pairs take
+    /// their parts'; structs have a synthesized one.
+    pub fn differential(&mut self, id: TypeId) -> Option<TypeId> {
+        match self.get(id).clone() {
+            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix { scalar: s, .. } => s.is_float().then_some(id),
+            Type::Array(e, n) => {
+                let d = self.differential(e)?;
+                Some(self.intern(Type::Array(d, n)))
+            }
+            Type::Struct { .. } => self.struct_diff(id).map(|d| d.ty),
+            Type::DifferentialPair { diff, .. } => self.pair(diff),
+            Type::Void | Type::RuntimeArray(_) | Type::Ptr(..) => None,
+        }
+    }
+
+    /// `DifferentialPair<T>`, when `T` is differentiable.
+    pub fn pair(&mut self, primal: TypeId) -> Option<TypeId> {
+        let diff = self.differential(primal)?;
+        Some(self.intern(Type::DifferentialPair { primal, diff }))
+    }
+
     /// The type of the `index`th element, field, component or row (any
     /// index for runtime arrays).
     pub fn element(&self, id: TypeId, index: u32) -> Option<Type> {
@@ -163,6 +212,8 @@ impl Types {
             Type::Array(e, n) if index < *n => self.get(*e).clone(),
             Type::RuntimeArray(e) => self.get(*e).clone(),
             Type::Struct { fields, .. } => self.get(fields.get(index as usize)?.1).clone(),
+            Type::DifferentialPair { primal, .. } if index == 0 => self.get(*primal).clone(),
+            Type::DifferentialPair { diff, .. } if index == 1 => self.get(*diff).clone(),
             _ => return None,
         })
     }
@@ -181,7 +232,7 @@ impl Types {
             Type::Ptr(t, AddressSpace::Storage { writable }) => {
                 format!("Ptr<{}, {}>", self.display(*t), if *writable { "storage" } else { "storage_read" })
             }
-            Type::DifferentialPair(t) => format!("DifferentialPair<{}>", self.display(*t)),
+            Type::DifferentialPair { primal, .. } => format!("DifferentialPair<{}>", self.display(*primal)),
         }
     }
 }
@@ -374,6 +425,9 @@ pub enum Op {
     FieldAddr(ValueId, u32),
     /// A pointer to the element at a dynamic index.
     ElementAddr(ValueId, ValueId),
+    /// The operand, whose derivative is dropped (`detach(x)`, the results
+    /// of `no_diff` calls); removed after differentiation.
+    Detach(ValueId),
 }
 
 impl Op {
@@ -387,6 +441,7 @@ impl Op {
             | Op::Swizzle(a, _)
             | Op::Convert(a)
             | Op::Load(a)
+            | Op::Detach(a)
             | Op::FieldAddr(a, _) => vec![*a],
             Op::Binary(_, a, b) | Op::ExtractDynamic(a, b) | Op::ElementAddr(a, b) => vec![*a, *b],
             Op::Store { ptr, value } => vec![*ptr, *value],
@@ -405,6 +460,7 @@ impl Op {
             | Op::Swizzle(a, _)
             | Op::Convert(a)
             | Op::Load(a)
+            | Op::Detach(a)
             | Op::FieldAddr(a, _) => *a = f(*a),
             Op::Binary(_, a, b) | Op::ExtractDynamic(a, b) | Op::ElementAddr(a, b) => {
                 *a = f(*a);
@@ -583,6 +639,27 @@ pub struct Param {
     /// The value's type; a pointer for `out` and `inout`.
     pub ty: TypeId,
     pub builtin: Option<Builtin>,
+    /// Declared `no_diff`: left out of differentiation.
+    pub no_diff: bool,
+}
+
+/// How forward-mode differentiation treats a function, from its
+/// attributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Derivative {
+    /// Not differentiable: its calls carry no derivative.
+    #[default]
+    None,
+    /// Differentiable: the derivative is transcribed from the body.
+    Transcribe,
+    /// `[ForwardDerivative(g)]` / `[ForwardDerivativeOf(f)]`: `g` is the
+    /// forward derivative.
+    Custom(FuncId),
+    /// `[PrimalSubstitute(s)]` / `[PrimalSubstituteOf(f)]`: derivatives
+    /// are those of `s`.
+    Substitute(FuncId),
+    /// `[TreatAsDifferentiable]`: derivatives are zero.
+    Zero,
 }
 
 /// A compute entry point's facts.
@@ -600,6 +677,9 @@ pub struct Function {
     pub blocks: Vec<Block>,
     pub entry_point: Option<EntryPoint>,
     pub span: Option<TextRange>,
+    pub derivative: Derivative,
+    /// The result is declared `no_diff`.
+    pub ret_no_diff: bool,
 }
 
 impl Function {
@@ -650,8 +730,12 @@ impl Function {
         preds
     }
 
-    /// Blocks reachable from the entry, in reverse post-order.
+    /// Blocks reachable from the entry, in reverse post-order (none for a
+    /// function without blocks: a derivative not transcribed yet).
     pub fn reverse_post_order(&self) -> Vec<BlockId> {
+        if self.blocks.is_empty() {
+            return Vec::new();
+        }
         let mut seen = vec![false; self.blocks.len()];
         let mut order = Vec::new();
         // Iterative DFS: (block, next successor to visit).
@@ -710,8 +794,17 @@ pub struct FunctionBuilder {
 
 impl FunctionBuilder {
     pub fn new(name: String, ret: TypeId, span: Option<TextRange>) -> Self {
-        let func =
-            Function { name, params: Vec::new(), ret, values: Vec::new(), blocks: Vec::new(), entry_point: None, span };
+        let func = Function {
+            name,
+            params: Vec::new(),
+            ret,
+            values: Vec::new(),
+            blocks: Vec::new(),
+            entry_point: None,
+            span,
+            derivative: Derivative::None,
+            ret_no_diff: false,
+        };
         FunctionBuilder { func }
     }
 

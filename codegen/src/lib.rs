@@ -1,14 +1,14 @@
 //! Code generation for Slang: typed HIR bodies are lowered to an SSA IR
 //! with structured control flow ([`ir`]), checked ([`validate`]), turned
-//! into SSA form ([`mem2reg`], [`dce`]), and written through naga to WGSL, SPIR-V,
-//! GLSL, HLSL and MSL ([`naga_out`]).
+//! into SSA form ([`mem2reg`], [`dce`]), differentiated ([`autodiff`]),
+//! and written through naga to WGSL, SPIR-V, GLSL, HLSL and MSL
+//! ([`naga_out`]).
 //!
 //! Entry points: [`compile`] for target code, [`lower_entry_point`] and
-//! [`lower_function`] for the IR (print it with [`print`]).
-//!
-//! Automatic differentiation passes will run between lowering and the
-//! backend; the IR is shaped for them (see [`ir`]).
+//! [`lower_function`] for the IR (print it with [`print`]). The IR
+//! validator runs after every pass.
 
+pub mod autodiff;
 pub mod dce;
 pub mod ir;
 mod lower;
@@ -102,17 +102,26 @@ fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::M
     };
     let mut lowerer = lower::ModuleLowerer::new(db);
     lowerer.lower_root(def, entry)?;
-    let mut module = lowerer.module;
-    check(&module)?;
+    let (mut module, mut requests) = (lowerer.module, lowerer.requests);
+    let pending = requests.pending();
+    check(&module, &pending)?;
     mem2reg::run(&mut module);
     dce::run(&mut module);
-    check(&module)?;
+    check(&module, &pending)?;
+    autodiff::fwd::run(&mut module, &mut requests).map_err(|e| vec![e])?;
+    check(&module, &[])?;
+    mem2reg::run(&mut module);
+    dce::run(&mut module);
+    check(&module, &[])?;
+    autodiff::pairs::run(&mut module);
+    check(&module, &[])?;
     Ok(module)
 }
 
-/// Run the IR validator; its errors are bugs of the compiler.
-fn check(module: &ir::Module) -> Result<(), Vec<CodegenError>> {
-    validate::validate_module(module).map_err(|errors| {
+/// Run the IR validator (on all but the `pending` derivatives); its
+/// errors are bugs of the compiler.
+fn check(module: &ir::Module, pending: &[ir::FuncId]) -> Result<(), Vec<CodegenError>> {
+    validate::validate_module_except(module, pending).map_err(|errors| {
         errors.into_iter().map(|e| CodegenError { range: None, message: format!("internal IR error: {e}") }).collect()
     })
 }

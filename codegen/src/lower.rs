@@ -30,9 +30,14 @@ use slang_analysis::{Db, SourceFile, TextRange};
 use slang_syntax::ast::{self, AstNode, HasAttributes};
 use slang_syntax::{SyntaxKind, SyntaxNode};
 
+use slang_analysis::autodiff::{
+    fn_differentiability, functions_named, higher_order_signature, synthesized_differential, Mode,
+};
+
+use crate::autodiff::{forward_derivative, Requests};
 use crate::ir::{
-    AddressSpace, BinaryOp, BlockId, Builtin, Const, EntryPoint, FuncId, FunctionBuilder, Global, GlobalId, Intrinsic,
-    Module, Op, Param, ParamDir, Terminator, Type, TypeId, UnaryOp, ValueId,
+    AddressSpace, BinaryOp, BlockId, Builtin, Const, Derivative, EntryPoint, FuncId, FunctionBuilder, Global, GlobalId,
+    Intrinsic, Module, Op, Param, ParamDir, StructDiff, Terminator, Type, TypeId, UnaryOp, ValueId,
 };
 use crate::CodegenError;
 
@@ -51,6 +56,10 @@ pub(crate) struct ModuleLowerer<'db> {
     queue: Vec<(DefId, FuncId)>,
     globals: HashMap<DefId, GlobalId>,
     structs: HashMap<DefId, TypeId>,
+    /// Forward derivatives asked for by `fwd_diff(f)` calls.
+    pub requests: Requests,
+    /// Functions wrapping a built-in function, for `fwd_diff(sin)`.
+    intrinsic_fns: HashMap<(Intrinsic, Vec<TypeId>), FuncId>,
 }
 
 impl<'db> ModuleLowerer<'db> {
@@ -62,6 +71,8 @@ impl<'db> ModuleLowerer<'db> {
             queue: Vec::new(),
             globals: HashMap::new(),
             structs: HashMap::new(),
+            requests: Requests::default(),
+            intrinsic_fns: HashMap::new(),
         }
     }
 
@@ -120,6 +131,17 @@ impl<'db> ModuleLowerer<'db> {
                 self.intern(Type::Array(e, *n))
             }
             Ty::Array(_, None) => return err(at, "arrays without a known size are not supported here"),
+            Ty::Adt { def, args, name }
+                if name == "DifferentialPair"
+                    && args.len() == 1
+                    && slang_analysis::core_files(self.db).contains(&def.file(self.db)) =>
+            {
+                let primal = self.lower_ty(&args[0], at)?;
+                match self.module.types.pair(primal) {
+                    Some(t) => t,
+                    None => return err(at, format!("`{}` is not differentiable", args[0])),
+                }
+            }
             Ty::Adt { def, args, name } => {
                 let is_user_struct = !slang_analysis::core_files(self.db).contains(&def.file(self.db))
                     && item_of(self.db, *def).is_some_and(|i| i.kind == ItemKind::Struct);
@@ -130,6 +152,13 @@ impl<'db> ModuleLowerer<'db> {
                     return err(at, format!("generic struct `{name}` is not supported by code generation yet"));
                 }
                 self.struct_ty(*def, at)?
+            }
+            Ty::Assoc(base, name) if name == "Differential" => {
+                let base = self.lower_ty(base, at)?;
+                match self.module.types.differential(base) {
+                    Some(t) => t,
+                    None => return err(at, format!("`{ty}` is not a differentiable type's `Differential`")),
+                }
             }
             Ty::Unknown => return err(at, "the type of this is not known"),
             other => return err(at, format!("values of type `{other}` are not supported by code generation yet")),
@@ -150,9 +179,43 @@ impl<'db> ModuleLowerer<'db> {
             let fty = self.lower_ty(&ty, self.def_range(mdef).or(at))?;
             fields.push((m.name.clone().unwrap_or_default(), fty));
         }
-        let t = self.intern(Type::Struct { name: item.name.clone().unwrap_or_default(), fields });
+        let name = item.name.clone().unwrap_or_default();
+        let t = self.intern(Type::Struct { name: name.clone(), fields: fields.clone() });
         self.structs.insert(def, t);
+        self.struct_differential(def, t, &name, &fields);
         Ok(t)
+    }
+
+    /// Record the synthesized `Differential` of a differentiable struct:
+    /// the struct itself when all its fields are differentiable, or else a
+    /// struct `S_Differential` of the differentiable fields' derivatives.
+    fn struct_differential(&mut self, def: DefId, t: TypeId, name: &str, fields: &[(String, TypeId)]) {
+        let Some(synth) = synthesized_differential(self.db, def.file(self.db), def) else { return };
+        if synth.is_self {
+            let identity = (0..fields.len() as u32).map(Some).collect();
+            self.module.types.set_struct_diff(t, StructDiff { ty: t, fields: identity });
+            return;
+        }
+        let mut diff_fields = Vec::new();
+        let mut map = Vec::new();
+        for (fname, fty) in fields {
+            let diff = synth.fields.iter().any(|(n, _)| n == fname).then(|| self.module.types.differential(*fty));
+            match diff {
+                Some(Some(d)) => {
+                    map.push(Some(diff_fields.len() as u32));
+                    diff_fields.push((fname.clone(), d));
+                }
+                // A field the analysis finds differentiable but code
+                // generation cannot: the struct is left non-differentiable.
+                Some(None) => return,
+                None => map.push(None),
+            }
+        }
+        if diff_fields.is_empty() {
+            return;
+        }
+        let ty = self.intern(Type::Struct { name: format!("{name}_Differential"), fields: diff_fields });
+        self.module.types.set_struct_diff(t, StructDiff { ty, fields: map });
     }
 
     /// Declare a function (its signature), queueing its body.
@@ -211,11 +274,13 @@ impl<'db> ModuleLowerer<'db> {
                 }
             };
             let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
-            params.push(Param { name, dir, ty, builtin: if entry { builtin } else { None } });
+            params.push(Param { name, dir, ty, builtin: if entry { builtin } else { None }, no_diff: p.no_diff });
         }
         let name = item.and_then(|i| i.name.clone()).unwrap_or_else(|| "f".into());
         let mut b = FunctionBuilder::new(name, ret, at);
         b.func.params = params;
+        b.func.ret_no_diff = hir::decl_syntax(db, def)
+            .is_some_and(|n| n.children_with_tokens().any(|e| e.kind() == SyntaxKind::NO_DIFF_KW));
         if entry {
             b.func.entry_point = Some(EntryPoint { workgroup_size: self.numthreads(def)? });
         }
@@ -223,7 +288,58 @@ impl<'db> ModuleLowerer<'db> {
         self.module.functions.push(b.finish());
         self.funcs.insert(def, id);
         self.queue.push((def, id));
+        // After registering: derivative functions may name this one back.
+        let derivative = self.derivative_source(def)?;
+        self.module.functions[id.index()].derivative = derivative;
         Ok(id)
+    }
+
+    /// A differentiable function `T f(A… a) { return i(a…); }`, so that a
+    /// built-in function can be the operand of `fwd_diff`.
+    fn intrinsic_function(&mut self, i: Intrinsic, params: Vec<TypeId>, ret: TypeId) -> FuncId {
+        if let Some(&f) = self.intrinsic_fns.get(&(i, params.clone())) {
+            return f;
+        }
+        let mut b = FunctionBuilder::new(i.name().to_string(), ret, None);
+        let entry = b.new_block();
+        let args: Vec<ValueId> = params.iter().map(|&t| b.add_block_param(entry, t, None)).collect();
+        b.func.params = params
+            .iter()
+            .enumerate()
+            .map(|(k, &ty)| Param { name: format!("x{k}"), dir: ParamDir::In, ty, builtin: None, no_diff: false })
+            .collect();
+        let r = b.inst(entry, Op::Intrinsic(i, args), ret, None);
+        b.terminate(entry, Terminator::Return(Some(r)));
+        b.func.derivative = Derivative::Transcribe;
+        let f = FuncId(self.module.functions.len() as u32);
+        self.module.functions.push(b.finish());
+        self.intrinsic_fns.insert((i, params), f);
+        f
+    }
+
+    /// How forward mode differentiates `def`, from its attributes (and
+    /// `[…Of(def)]` attributes on other functions of its file). The
+    /// functions named are declared, so they are lowered too.
+    fn derivative_source(&mut self, def: DefId) -> R<Derivative> {
+        let db = self.db;
+        let file = def.file(db);
+        if !fn_differentiability(db, file, def).allows(Mode::Forward) {
+            return Ok(Derivative::None);
+        }
+        let name = item_of(db, def).and_then(|i| i.name.clone()).unwrap_or_default();
+        let named = |attr: &str, of: &str| {
+            attribute_function(db, def, attr).or_else(|| function_with_attribute_naming(db, file, of, &name))
+        };
+        if let Some(g) = named("ForwardDerivative", "ForwardDerivativeOf") {
+            return Ok(Derivative::Custom(self.declare_function(g, false)?));
+        }
+        if let Some(s) = named("PrimalSubstitute", "PrimalSubstituteOf") {
+            return Ok(Derivative::Substitute(self.declare_function(s, false)?));
+        }
+        if item_of(db, def).is_some_and(|i| i.has_attr("TreatAsDifferentiable")) {
+            return Ok(Derivative::Zero);
+        }
+        Ok(Derivative::Transcribe)
     }
 
     /// `[numthreads(x, y, z)]` (1 where absent).
@@ -317,6 +433,7 @@ impl<'db> ModuleLowerer<'db> {
             scopes: Vec::new(),
             targets: Vec::new(),
             span: None,
+            no_diff: false,
         };
         let result = lower.function();
         let func = lower.b.finish();
@@ -352,6 +469,8 @@ struct FnLower<'a, 'db> {
     targets: Vec<Targets>,
     /// The source range of what is being lowered.
     span: Option<TextRange>,
+    /// Inside `no_diff`: what calls write back carries no derivative.
+    no_diff: bool,
 }
 
 impl FnLower<'_, '_> {
@@ -500,6 +619,10 @@ impl FnLower<'_, '_> {
                 let parts = fields.iter().map(|(_, ft)| self.zero(*ft)).collect::<R<Vec<_>>>()?;
                 self.emit(Op::Construct(parts), ty)
             }
+            Type::DifferentialPair { primal, diff } => {
+                let parts = vec![self.zero(primal)?, self.zero(diff)?];
+                self.emit(Op::Construct(parts), ty)
+            }
             _ => return self.error(format!("no zero value of `{}`", self.show(ty))),
         })
     }
@@ -626,14 +749,20 @@ impl FnLower<'_, '_> {
             }
             Stmt::Decl(decls) => {
                 for d in decls {
-                    let ty = match (&d.ty, d.init) {
-                        (Some(t), _) => self.resolve(t)?,
-                        (None, Some(init)) => self.expr_ty(init)?,
+                    let (ty, value) = match (&d.ty, d.init) {
+                        (Some(t), init) => {
+                            let ty = self.resolve(t)?;
+                            (ty, init.map(|i| self.expr_expecting(i, ty)).transpose()?)
+                        }
+                        // `let`/`var`: the value's type.
+                        (None, Some(init)) => {
+                            let v = self.expr(init)?;
+                            (self.ty_of(v), Some(v))
+                        }
                         (None, None) => return self.error(format!("`{}` needs a type or a value", d.name)),
                     };
                     let var = self.var(ty);
-                    if let Some(init) = d.init {
-                        let v = self.expr_expecting(init, ty)?;
+                    if let Some(v) = value {
                         self.store(var, v);
                     }
                     self.scopes.last_mut().unwrap().push(Local { name: d.name.clone(), ptr: var });
@@ -965,9 +1094,15 @@ impl FnLower<'_, '_> {
                 self.expr_expecting(expr, t)
             }
             Expr::InitList(_) => self.error("an initializer list needs a declared type here"),
-            Expr::NoDiff(inner) => self.expr(inner),
+            Expr::NoDiff(inner) => {
+                let saved = std::mem::replace(&mut self.no_diff, true);
+                let v = self.expr(inner);
+                self.no_diff = saved;
+                let v = v?;
+                Ok(self.detach(v))
+            }
             Expr::Missing => self.error("missing expression"),
-            Expr::Diff { .. } => self.error("`fwd_diff`/`bwd_diff` are not supported by code generation yet"),
+            Expr::Diff { .. } => self.error("a `fwd_diff`/`bwd_diff` function can only be called here"),
             Expr::This => self.error("`this` is not supported by code generation yet"),
             _ => self.error("this expression is not supported by code generation yet"),
         }
@@ -1066,6 +1201,7 @@ impl FnLower<'_, '_> {
                 let (pt, _) = self.m.module.types.pointee(self.ty_of(base)).expect("a place is a pointer");
                 let index = match self.ty(pt) {
                     Type::Struct { fields, .. } => fields.iter().position(|f| f.0 == name),
+                    Type::DifferentialPair { .. } => pair_part(&name).map(|i| i as usize),
                     Type::Vector(..) if name.len() == 1 => swizzle_components(&name).map(|c| c[0] as usize),
                     _ => None,
                 };
@@ -1092,6 +1228,13 @@ impl FnLower<'_, '_> {
     /// `r.name` of a value: a field, or a swizzle.
     fn member_value(&mut self, e: ExprId, r: ValueId, name: &str) -> R<ValueId> {
         let rt = self.ty_of(r);
+        if let Type::DifferentialPair { primal, diff } = *self.ty(rt) {
+            // Typed from the pair (inference may leave `T.Differential`).
+            return match pair_part(name) {
+                Some(i) => Ok(self.emit(Op::Extract(r, i), if i == 0 { primal } else { diff })),
+                None => self.error(format!("`{}` has no member `{name}`", self.show(rt))),
+            };
+        }
         let result = self.expr_ty(e)?;
         match self.ty(rt).clone() {
             Type::Struct { fields, .. } => match fields.iter().position(|f| f.0 == name) {
@@ -1344,9 +1487,11 @@ impl FnLower<'_, '_> {
                     return self.intrinsic(e, &name, args);
                 }
                 let def = self.pick_overload(&user, args, &name)?;
-                self.user_call(e, def, args)
+                let f = self.m.declare_function(def, false)?;
+                self.call_function(f, args)
             }
-            (Expr::Member { .. }, _) => self.error("method calls are not supported by code generation yet"),
+            (_, Ty::DiffFunc { defs, modes }) => self.derivative_call(e, &defs, &modes, args),
+            (Expr::Member { receiver, name, .. }, _) => self.method_call(receiver, &name, args),
             _ => self.error("this call is not supported by code generation yet"),
         }
     }
@@ -1369,8 +1514,107 @@ impl FnLower<'_, '_> {
         }
     }
 
-    fn user_call(&mut self, e: ExprId, def: DefId, args: &[ExprId]) -> R<ValueId> {
-        let f = self.m.declare_function(def, false)?;
+    /// `fwd_diff(f)(args)`, `fwd_diff(fwd_diff(f))(args)`: a call of the
+    /// forward derivative (generated on request).
+    fn derivative_call(&mut self, e: ExprId, defs: &[DefId], modes: &[bool], args: &[ExprId]) -> R<ValueId> {
+        if modes.iter().any(|forward| !forward) {
+            return self.error("`bwd_diff` is not supported by code generation yet");
+        }
+        let db = self.db();
+        let forward = vec![Mode::Forward; modes.len()];
+        let Some(def) = defs
+            .iter()
+            .copied()
+            .find(|&d| higher_order_signature(db, d, &forward).params.len() == args.len())
+            .or(defs.first().copied())
+        else {
+            return self.error("no function to differentiate");
+        };
+        let mut f = if slang_analysis::core_files(db).contains(&def.file(db)) {
+            self.builtin_to_differentiate(def, modes.len(), args, e)?
+        } else {
+            self.m.declare_function(def, false)?
+        };
+        for _ in modes {
+            let ModuleLowerer { module, requests, .. } = &mut *self.m;
+            f = forward_derivative(module, requests, f).or_else(|m| self.error(m))?;
+        }
+        self.call_function(f, args)
+    }
+
+    /// The built-in function `def` as a function to differentiate `order`
+    /// times, its types read from the call's (pair) argument types.
+    fn builtin_to_differentiate(&mut self, def: DefId, order: usize, args: &[ExprId], e: ExprId) -> R<FuncId> {
+        let name = item_of(self.db(), def).and_then(|i| i.name.clone()).unwrap_or_default();
+        let Some(i) = Intrinsic::from_name(&name).filter(|i| i.arity() == args.len()) else {
+            return self.error(format!("`fwd_diff` of the built-in function `{name}` is not supported yet"));
+        };
+        let primal = |this: &mut Self, mut t: TypeId| {
+            for _ in 0..order {
+                match *this.ty(t) {
+                    Type::DifferentialPair { primal, .. } => t = primal,
+                    _ => break,
+                }
+            }
+            t
+        };
+        let mut params = Vec::new();
+        for &a in args {
+            let t = self.expr_ty(a)?;
+            params.push(primal(self, t));
+        }
+        let ret = match self.expr_ty(e) {
+            Ok(t) => primal(self, t),
+            // Inference may not know a generic built-in's result: that of
+            // the element-wise functions is their argument's type.
+            Err(_) => match (i, params.first()) {
+                (Intrinsic::Dot | Intrinsic::Length | Intrinsic::Distance | Intrinsic::Determinant, Some(&p)) => {
+                    let s = self.m.module.types.scalar_of(p).unwrap_or(Scalar::Float);
+                    self.t(Type::Scalar(s))
+                }
+                (Intrinsic::Mul | Intrinsic::Transpose, _) | (_, None) => {
+                    return self.error(format!("the result type of `{name}` here is not known"))
+                }
+                (_, Some(&p)) => p,
+            },
+        };
+        Ok(self.m.intrinsic_function(i, params, ret))
+    }
+
+    /// `pair.getPrimal()`, `pair.getDifferential()`, `T.dzero()`.
+    fn method_call(&mut self, receiver: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
+        let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        match (receiver_ty, name, args) {
+            (Ty::TypeValue(t), "dzero", []) => {
+                let at = self.span;
+                let t = self.m.lower_ty(&t, at)?;
+                match self.m.module.types.differential(t) {
+                    Some(d) => self.zero(d),
+                    None => self.error(format!("`{}` is not differentiable", self.show(t))),
+                }
+            }
+            (Ty::Adt { name: n, .. }, "getPrimal" | "getDifferential", []) if n == "DifferentialPair" => {
+                let pair = self.expr(receiver)?;
+                let Type::DifferentialPair { primal, diff } = *self.ty(self.ty_of(pair)) else {
+                    return self.error("not a differential pair");
+                };
+                let (index, t) = if name == "getPrimal" { (0, primal) } else { (1, diff) };
+                Ok(self.emit(Op::Extract(pair, index), t))
+            }
+            _ => self.error("method calls are not supported by code generation yet"),
+        }
+    }
+
+    /// The value `v` with its derivative dropped.
+    fn detach(&mut self, v: ValueId) -> ValueId {
+        let t = self.ty_of(v);
+        if matches!(self.ty(t), Type::Void) {
+            return v;
+        }
+        self.emit(Op::Detach(v), t)
+    }
+
+    fn call_function(&mut self, f: FuncId, args: &[ExprId]) -> R<ValueId> {
         let params = self.m.module.function(f).params.clone();
         let ret = self.m.module.function(f).ret;
         let mut values = Vec::new();
@@ -1391,10 +1635,12 @@ impl FnLower<'_, '_> {
                 }
             }
         }
-        let _ = e;
         let result = self.emit(Op::Call(f, values), ret);
         for (tmp, a) in copy_out {
-            let v = self.load(tmp);
+            let mut v = self.load(tmp);
+            if self.no_diff {
+                v = self.detach(v);
+            }
             let at = self.expr_ty(a)?;
             let v = self.coerce(v, at)?;
             self.assign_to(a, v)?;
@@ -1452,11 +1698,58 @@ impl FnLower<'_, '_> {
                 }
             }
             Type::Struct { .. } | Type::Array(..) => self.init_list(args, t),
+            Type::DifferentialPair { primal, diff } => self.make_pair(primal, diff, args, t),
             _ => self.error(format!("cannot construct a `{}`", self.show(t))),
         }
     }
 
+    /// `DifferentialPair<T>(p, d)`, `diffPair(p, d)`, `diffPair(p)` (a
+    /// zero derivative).
+    fn make_pair(&mut self, primal: TypeId, diff: TypeId, args: &[ExprId], t: TypeId) -> R<ValueId> {
+        let (p, d) = match args {
+            [p] => (self.expr_expecting(*p, primal)?, self.zero(diff)?),
+            [p, d] => (self.expr_expecting(*p, primal)?, self.expr_expecting(*d, diff)?),
+            _ => return self.error("a differential pair is built from a primal and a derivative"),
+        };
+        Ok(self.emit(Op::Construct(vec![p, d]), t))
+    }
+
+    /// The core module's autodiff functions: `diffPair`, `detach`,
+    /// `updatePrimal`, `updateDiff`, `updatePair`.
+    fn autodiff_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
+        Ok(Some(match (name, args) {
+            ("diffPair", _) => {
+                let t = self.expr_ty(e)?;
+                let Type::DifferentialPair { primal, diff } = *self.ty(t) else { return self.error("not a pair") };
+                self.make_pair(primal, diff, args, t)?
+            }
+            ("detach", [x]) => {
+                let t = self.expr_ty(e)?;
+                let v = self.expr_expecting(*x, t)?;
+                self.detach(v)
+            }
+            ("updatePrimal" | "updateDiff" | "updatePair", [pair, rest @ ..]) => {
+                let t = self.expr_ty(*pair)?;
+                let Type::DifferentialPair { primal, diff } = *self.ty(t) else { return self.error("not a pair") };
+                let old = self.expr(*pair)?;
+                let (p, d) = match (name, rest) {
+                    ("updatePrimal", [p]) => (self.expr_expecting(*p, primal)?, self.emit(Op::Extract(old, 1), diff)),
+                    ("updateDiff", [d]) => (self.emit(Op::Extract(old, 0), primal), self.expr_expecting(*d, diff)?),
+                    ("updatePair", [p, d]) => (self.expr_expecting(*p, primal)?, self.expr_expecting(*d, diff)?),
+                    _ => return self.error(format!("wrong arguments for `{name}`")),
+                };
+                let new = self.emit(Op::Construct(vec![p, d]), t);
+                self.assign_to(*pair, new)?;
+                new
+            }
+            _ => return Ok(None),
+        }))
+    }
+
     fn intrinsic(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
+        if let Some(v) = self.autodiff_builtin(e, name, args)? {
+            return Ok(v);
+        }
         if name == "fmod" && args.len() == 2 {
             // `fmod` truncates, like `%` on floats.
             let result = self.expr_ty(e)?;
@@ -1548,6 +1841,38 @@ fn binary_op(k: SyntaxKind) -> Option<BinaryOp> {
         SHL => BinaryOp::Shl,
         SHR => BinaryOp::Shr,
         _ => return None,
+    })
+}
+
+/// The part of a `DifferentialPair` a member names (`p`/`v`: the primal,
+/// `d`: the derivative).
+fn pair_part(name: &str) -> Option<u32> {
+    match name {
+        "p" | "v" => Some(0),
+        "d" => Some(1),
+        _ => None,
+    }
+}
+
+/// The function an attribute names (`[ForwardDerivative(g)]` on `def`).
+fn attribute_function(db: &dyn Db, def: DefId, attr: &str) -> Option<DefId> {
+    let f = def_node(db, def).and_then(ast::Fn::cast)?;
+    let a = f.attributes().find(|a| a.name().as_deref() == Some(attr))?;
+    let arg = a.args().next()?;
+    let text = arg.syntax().text().to_string();
+    let name = text.rsplit(['.', ':']).next()?.trim().to_string();
+    functions_named(db, def.file(db), &name).into_iter().find(|&g| g != def)
+}
+
+/// A function of `file` whose attribute `attr` names `target`
+/// (`[ForwardDerivativeOf(target)]`).
+fn function_with_attribute_naming(db: &dyn Db, file: SourceFile, attr: &str, target: &str) -> Option<DefId> {
+    item_tree(db, file).walk().filter(|i| i.kind == ItemKind::Fn && i.has_attr(attr)).find_map(|i| {
+        let def = DefId::new(db, file, i.ast_index);
+        let f = def_node(db, def).and_then(ast::Fn::cast)?;
+        let a = f.attributes().find(|a| a.name().as_deref() == Some(attr))?;
+        let text = a.args().next()?.syntax().text().to_string();
+        (text.rsplit(['.', ':']).next()?.trim() == target).then_some(def)
     })
 }
 

@@ -274,6 +274,7 @@ impl Ssa<'_> {
             }
             Type::Array(e, n) => Op::Construct((0..n).map(|_| self.zero(e)).collect()),
             Type::Struct { fields, .. } => Op::Construct(fields.iter().map(|f| self.zero(f.1)).collect()),
+            Type::DifferentialPair { primal, diff } => Op::Construct(vec![self.zero(primal), self.zero(diff)]),
             // Only value types are promoted.
             _ => Op::Construct(Vec::new()),
         };

@@ -242,7 +242,7 @@ impl ModuleBuilder<'_> {
                     naga::TypeInner::Struct { members, span: align.round_up(offset.max(1)) }
                 }
                 Type::Ptr(t, space) => naga::TypeInner::Pointer { base: self.types[t], space: naga_space(*space) },
-                Type::DifferentialPair(_) => {
+                Type::DifferentialPair { .. } => {
                     return Err(CodegenError {
                         range: None,
                         message: "internal: DifferentialPair must be lowered before code generation".into(),
@@ -705,6 +705,9 @@ impl<'a> FnBuilder<'a> {
             Op::Intrinsic(i, args) => {
                 let args = args.iter().map(|&a| self.use_value(a, block)).collect::<Result<Vec<_>, _>>()?;
                 self.intrinsic(*i, &args)
+            }
+            Op::Detach(_) => {
+                return Err(self.error(Some(v), "internal: `detach` must be removed before code generation"))
             }
             Op::Store { .. } | Op::Call(..) => unreachable!("statements are emitted by `inst`"),
         };

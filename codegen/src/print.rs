@@ -108,6 +108,7 @@ fn op_text(module: &Module, op: &Op) -> String {
         Op::Store { ptr, value } => format!("store {ptr}, {value}"),
         Op::FieldAddr(p, i) => format!("field_addr {p}, {i}"),
         Op::ElementAddr(p, i) => format!("element_addr {p}, {i}"),
+        Op::Detach(a) => format!("detach {a}"),
     }
 }
 
@@ -355,6 +356,7 @@ impl SlangPrinter<'_> {
                 let callee = match op {
                     Op::Intrinsic(i, _) => i.name().to_string(),
                     Op::Call(f, _) => self.module.function(*f).name.clone(),
+                    _ if matches!(types.get(value.ty), Type::DifferentialPair { .. }) => "diffPair".to_string(),
                     _ => types.display(value.ty),
                 };
                 format!("{callee}({})", args.iter().map(e).collect::<Vec<_>>().join(", "))
@@ -362,11 +364,13 @@ impl SlangPrinter<'_> {
             Op::Splat(a) | Op::Convert(a) => format!("{}({})", types.display(value.ty), e(a)),
             Op::Extract(a, i) => match types.get(self.func.value(*a).ty) {
                 Type::Struct { fields, .. } => format!("{}.{}", e(a), fields[*i as usize].0),
+                Type::DifferentialPair { .. } => format!("{}.{}", e(a), if *i == 0 { "p" } else { "d" }),
                 Type::Vector(..) => format!("{}.{}", e(a), swizzle_text(&[*i as u8])),
                 _ => format!("{}[{i}]", e(a)),
             },
             Op::ExtractDynamic(a, i) => format!("{}[{}]", e(a), e(i)),
             Op::Swizzle(a, comps) => format!("{}.{}", e(a), swizzle_text(comps)),
+            Op::Detach(a) => format!("detach({})", e(a)),
             Op::Select(c, a, b) => format!("select({}, {}, {})", e(c), e(a), e(b)),
         };
         let text = if matches!(types.get(value.ty), Type::Void) {

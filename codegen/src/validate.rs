@@ -15,7 +15,9 @@ use std::fmt;
 
 use slang_analysis::ty::Scalar;
 
-use crate::ir::{BinaryOp, BlockId, Function, Module, Op, ParamDir, Terminator, Type, TypeId, ValueId, ValueKind};
+use crate::ir::{
+    BinaryOp, BlockId, FuncId, Function, Module, Op, ParamDir, Terminator, Type, TypeId, ValueId, ValueKind,
+};
 use crate::structure::structure;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,9 +43,17 @@ impl fmt::Display for ValidationError {
 
 /// Check every function of the module.
 pub fn validate_module(module: &Module) -> Result<(), Vec<ValidationError>> {
+    validate_module_except(module, &[])
+}
+
+/// Check every function of the module but those in `pending` (requested
+/// derivatives whose bodies are not transcribed yet).
+pub fn validate_module_except(module: &Module, pending: &[FuncId]) -> Result<(), Vec<ValidationError>> {
     let mut errors = Vec::new();
-    for f in &module.functions {
-        validate_function(module, f, &mut errors);
+    for (i, f) in module.functions.iter().enumerate() {
+        if !pending.contains(&FuncId(i as u32)) {
+            validate_function(module, f, &mut errors);
+        }
     }
     if errors.is_empty() {
         Ok(())
@@ -436,6 +446,7 @@ impl Validator<'_> {
             Op::Intrinsic(i, args) => {
                 (args.len() != i.arity()).then(|| format!("{} takes {} arguments", i.name(), i.arity()))
             }
+            Op::Detach(a) => (t(*a) != result).then(|| "detach changes the type".into()),
         };
         if let Some(p) = problem {
             self.error(p);
@@ -467,6 +478,9 @@ impl Validator<'_> {
             Type::Struct { fields, .. } => (fields.len() != args.len()
                 || fields.iter().zip(args).any(|((_, ft), &a)| *ft != self.ty(a)))
             .then(|| "a struct is built from its fields".into()),
+            Type::DifferentialPair { primal, diff } => {
+                (args.iter().map(|&a| self.ty(a)).ne([*primal, *diff])).then(|| "a pair is built from its parts".into())
+            }
             _ => Some("construct of a type without parts".into()),
         }
     }
@@ -540,7 +554,13 @@ mod tests {
         let float = m.types.intern(Type::Scalar(Scalar::Float));
         let boolean = m.types.intern(Type::Scalar(Scalar::Bool));
         let mut b = FunctionBuilder::new("f".into(), float, None);
-        b.func.params.push(crate::ir::Param { name: "c".into(), dir: ParamDir::In, ty: boolean, builtin: None });
+        b.func.params.push(crate::ir::Param {
+            name: "c".into(),
+            dir: ParamDir::In,
+            ty: boolean,
+            builtin: None,
+            no_diff: false,
+        });
         let (entry, then, els, merge) = (b.new_block(), b.new_block(), b.new_block(), b.new_block());
         let c = b.add_block_param(entry, boolean, None);
         let result = b.add_block_param(merge, float, None);

@@ -88,17 +88,17 @@ void computeMain(uint3 tid : SV_DispatchThreadID)
             [numthreads(64, 1, 1)]
             func computeMain(tid: uint3 : SV_DispatchThreadID) -> void {
             b0(%0: uint3):
-              %5: uint = extract %0, 0
+              %4: uint = extract %0, 0
               %7: float = const 2.0
               %8: Ptr<float[], storage_read> = global x
-              %10: Ptr<float, storage_read> = element_addr %8, %5
+              %10: Ptr<float, storage_read> = element_addr %8, %4
               %11: float = load %10
               %12: Ptr<float[], storage> = global y
-              %14: Ptr<float, storage> = element_addr %12, %5
+              %14: Ptr<float, storage> = element_addr %12, %4
               %15: float = load %14
               %16: float = call saxpy(%7, %11, %15)
               %17: Ptr<float[], storage> = global y
-              %19: Ptr<float, storage> = element_addr %17, %5
+              %19: Ptr<float, storage> = element_addr %17, %4
               store %19, %16
               return
             }
@@ -140,9 +140,9 @@ void computeMain(uint3 tid : SV_DispatchThreadID)
             [numthreads(1, 1, 1)]
             func computeMain(tid: uint3 : SV_DispatchThreadID) -> void {
             b0(%0: uint3):
-              %5: float = const 0.0
-              %8: int = const 0
-              loop b1(%8, %5) break b4 continue b3
+              %4: float = const 0.0
+              %7: int = const 0
+              loop b1(%7, %4) break b4 continue b3
             b1(%36: int, %37: float):
               %11: int = const 10
               %12: bool = lt %36, %11

@@ -1,0 +1,497 @@
+//! The derivative of one instruction: given the primal operands (already
+//! in the function being built) and their differentials (`None`: zero),
+//! emit the differential of the result — the Jacobian-vector product of
+//! the instruction (the seed's "linearization per instruction").
+//!
+//! Built-in functions follow the core module's derivative helpers
+//! (`math.slang`): the same formulas and the same choices at kinks and
+//! ties (`max`/`min` average on a tie, `clamp` takes the bound's
+//! derivative outside the range, `length`/`normalize` are zero at the
+//! origin). Rounding functions, `sign` and `step` have zero derivatives.
+
+use slang_analysis::ty::Scalar;
+use slang_analysis::TextRange;
+
+use crate::ir::{BinaryOp, BlockId, Const, FunctionBuilder, Intrinsic, Op, Type, TypeId, Types, UnaryOp, ValueId};
+
+/// Appends instructions to one block of a function under construction.
+pub struct Emit<'a> {
+    pub types: &'a mut Types,
+    pub b: &'a mut FunctionBuilder,
+    pub block: BlockId,
+    pub span: Option<TextRange>,
+}
+
+impl Emit<'_> {
+    pub fn inst(&mut self, op: Op, ty: TypeId) -> ValueId {
+        self.b.inst(self.block, op, ty, self.span)
+    }
+
+    pub fn ty(&self, v: ValueId) -> TypeId {
+        self.b.ty(v)
+    }
+
+    /// The float `c` in the shape of `ty` (a scalar, vector or matrix).
+    pub fn konst(&mut self, c: f64, ty: TypeId) -> ValueId {
+        let s = self.types.scalar_of(ty).unwrap_or(Scalar::Float);
+        let st = self.types.intern(Type::Scalar(s));
+        let k = self.inst(Op::Const(Const::Float(c)), st);
+        if st == ty {
+            k
+        } else {
+            self.inst(Op::Splat(k), ty)
+        }
+    }
+
+    /// The zero value of any value type.
+    pub fn zero(&mut self, ty: TypeId) -> ValueId {
+        match self.types.get(ty).clone() {
+            Type::Scalar(s) => {
+                let c = match s {
+                    Scalar::Bool => Const::Bool(false),
+                    s if s.is_float() => Const::Float(0.0),
+                    _ => Const::Int(0),
+                };
+                self.inst(Op::Const(c), ty)
+            }
+            Type::Vector(s, _) | Type::Matrix { scalar: s, .. } => {
+                let st = self.types.intern(Type::Scalar(s));
+                let z = self.zero(st);
+                self.inst(Op::Splat(z), ty)
+            }
+            Type::Array(e, n) => {
+                let parts = (0..n).map(|_| self.zero(e)).collect();
+                self.inst(Op::Construct(parts), ty)
+            }
+            Type::Struct { fields, .. } => {
+                let parts = fields.iter().map(|f| self.zero(f.1)).collect();
+                self.inst(Op::Construct(parts), ty)
+            }
+            Type::DifferentialPair { primal, diff } => {
+                let parts = vec![self.zero(primal), self.zero(diff)];
+                self.inst(Op::Construct(parts), ty)
+            }
+            Type::Void | Type::RuntimeArray(_) | Type::Ptr(..) => unreachable!("no zero of a non-value type"),
+        }
+    }
+
+    /// `v` broadcast to the shape of `ty` (a scalar to a vector).
+    fn shape(&mut self, v: ValueId, ty: TypeId) -> ValueId {
+        if self.ty(v) == ty {
+            v
+        } else {
+            self.inst(Op::Splat(v), ty)
+        }
+    }
+
+    /// `a op b`, broadcasting a scalar operand to the other's shape.
+    pub fn bin(&mut self, op: BinaryOp, a: ValueId, b: ValueId) -> ValueId {
+        let (ta, tb) = (self.ty(a), self.ty(b));
+        let ty = if matches!(self.types.get(ta), Type::Scalar(_)) { tb } else { ta };
+        let (a, b) = (self.shape(a, ty), self.shape(b, ty));
+        let result = if op.is_comparison() {
+            match *self.types.get(ty) {
+                Type::Vector(_, n) => self.types.intern(Type::Vector(Scalar::Bool, n)),
+                _ => self.types.intern(Type::Scalar(Scalar::Bool)),
+            }
+        } else {
+            ty
+        };
+        self.inst(Op::Binary(op, a, b), result)
+    }
+
+    pub fn intrinsic(&mut self, i: Intrinsic, args: Vec<ValueId>, ty: TypeId) -> ValueId {
+        self.inst(Op::Intrinsic(i, args), ty)
+    }
+
+    /// `cond ? a : b` with optional sides (`None` on both: zero).
+    pub fn select(&mut self, cond: ValueId, a: Option<ValueId>, b: Option<ValueId>, ty: TypeId) -> Option<ValueId> {
+        if a.is_none() && b.is_none() {
+            return None;
+        }
+        let a = a.unwrap_or_else(|| self.zero(ty));
+        let b = b.unwrap_or_else(|| self.zero(ty));
+        Some(self.inst(Op::Select(cond, a, b), ty))
+    }
+
+    pub fn add(&mut self, a: Option<ValueId>, b: Option<ValueId>) -> Option<ValueId> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(self.bin(BinaryOp::Add, a, b)),
+            (x, None) | (None, x) => x,
+        }
+    }
+
+    pub fn sub(&mut self, a: Option<ValueId>, b: Option<ValueId>) -> Option<ValueId> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(self.bin(BinaryOp::Sub, a, b)),
+            (a, None) => a,
+            (None, b) => self.neg(b),
+        }
+    }
+
+    pub fn neg(&mut self, a: Option<ValueId>) -> Option<ValueId> {
+        let a = a?;
+        let t = self.ty(a);
+        Some(self.inst(Op::Unary(UnaryOp::Neg, a), t))
+    }
+
+    /// `k * d` (either may be a scalar when the other is a vector).
+    pub fn scale(&mut self, k: ValueId, d: Option<ValueId>) -> Option<ValueId> {
+        Some(self.bin(BinaryOp::Mul, k, d?))
+    }
+
+    /// `c * d` for a constant `c`.
+    pub fn scale_const(&mut self, c: f64, d: Option<ValueId>) -> Option<ValueId> {
+        let d = d?;
+        let t = self.ty(d);
+        let k = self.konst(c, t);
+        Some(self.bin(BinaryOp::Mul, k, d))
+    }
+
+    /// `d / k`.
+    pub fn div(&mut self, d: Option<ValueId>, k: ValueId) -> Option<ValueId> {
+        Some(self.bin(BinaryOp::Div, d?, k))
+    }
+}
+
+/// The differential of `a op b` (`ty`: the result's type).
+pub fn binary(
+    e: &mut Emit,
+    op: BinaryOp,
+    (a, b): (ValueId, ValueId),
+    (da, db): (Option<ValueId>, Option<ValueId>),
+) -> Option<ValueId> {
+    match op {
+        BinaryOp::Add => e.add(da, db),
+        BinaryOp::Sub => e.sub(da, db),
+        // d(ab) = da b + a db
+        BinaryOp::Mul => {
+            let x = e.scale(b, da);
+            let y = e.scale(a, db);
+            e.add(x, y)
+        }
+        // d(a/b) = (da b - a db) / b²
+        BinaryOp::Div => {
+            if da.is_some() && db.is_none() {
+                return e.div(da, b);
+            }
+            let x = e.scale(b, da);
+            let y = e.scale(a, db);
+            let n = e.sub(x, y);
+            let bb = e.bin(BinaryOp::Mul, b, b);
+            e.div(n, bb)
+        }
+        // fmod: d = da - trunc(a / b) db
+        BinaryOp::Rem => {
+            let q = e.bin(BinaryOp::Div, a, b);
+            let t = e.ty(q);
+            let q = e.intrinsic(Intrinsic::Trunc, vec![q], t);
+            let y = e.scale(q, db);
+            e.sub(da, y)
+        }
+        _ => None,
+    }
+}
+
+/// The differential of the built-in function `i` applied to `x` (with
+/// differentials `dx`), whose primal result is `r` of type `ty`.
+pub fn intrinsic(
+    e: &mut Emit,
+    i: Intrinsic,
+    x: &[ValueId],
+    dx: &[Option<ValueId>],
+    r: ValueId,
+    ty: TypeId,
+) -> Result<Option<ValueId>, String> {
+    use Intrinsic as I;
+    if dx.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let one = |e: &mut Emit, t: TypeId| e.konst(1.0, t);
+    let x0 = x[0];
+    let t0 = e.ty(x0);
+    Ok(match i {
+        I::Sin => {
+            let c = e.intrinsic(I::Cos, vec![x0], t0);
+            e.scale(c, dx[0])
+        }
+        I::Cos => {
+            let s = e.intrinsic(I::Sin, vec![x0], t0);
+            let d = e.scale(s, dx[0]);
+            e.neg(d)
+        }
+        // dx / cos²(x)
+        I::Tan => {
+            let c = e.intrinsic(I::Cos, vec![x0], t0);
+            let cc = e.bin(BinaryOp::Mul, c, c);
+            e.div(dx[0], cc)
+        }
+        // ±dx / sqrt(1 - x²)
+        I::Asin | I::Acos => {
+            let xx = e.bin(BinaryOp::Mul, x0, x0);
+            let o = one(e, t0);
+            let k = e.bin(BinaryOp::Sub, o, xx);
+            let k = e.intrinsic(I::Rsqrt, vec![k], t0);
+            let d = e.scale(k, dx[0]);
+            if i == I::Acos {
+                e.neg(d)
+            } else {
+                d
+            }
+        }
+        // dx / (1 + x²)
+        I::Atan => {
+            let xx = e.bin(BinaryOp::Mul, x0, x0);
+            let o = one(e, t0);
+            let k = e.bin(BinaryOp::Add, o, xx);
+            e.div(dx[0], k)
+        }
+        // atan2(y, x): (x dy - y dx) / (x² + y²)
+        I::Atan2 => {
+            let (y, xv) = (x[0], x[1]);
+            let a = e.scale(xv, dx[0]);
+            let b = e.scale(y, dx[1]);
+            let n = e.sub(a, b);
+            let xx = e.bin(BinaryOp::Mul, xv, xv);
+            let yy = e.bin(BinaryOp::Mul, y, y);
+            let s = e.bin(BinaryOp::Add, xx, yy);
+            e.div(n, s)
+        }
+        I::Sinh => {
+            let c = e.intrinsic(I::Cosh, vec![x0], t0);
+            e.scale(c, dx[0])
+        }
+        I::Cosh => {
+            let s = e.intrinsic(I::Sinh, vec![x0], t0);
+            e.scale(s, dx[0])
+        }
+        // (1 - tanh²) dx
+        I::Tanh => {
+            let rr = e.bin(BinaryOp::Mul, r, r);
+            let o = one(e, t0);
+            let k = e.bin(BinaryOp::Sub, o, rr);
+            e.scale(k, dx[0])
+        }
+        I::Exp => e.scale(r, dx[0]),
+        I::Exp2 => {
+            let d = e.scale(r, dx[0]);
+            e.scale_const(std::f64::consts::LN_2, d)
+        }
+        I::Log => e.div(dx[0], x0),
+        I::Log2 => {
+            let d = e.div(dx[0], x0);
+            e.scale_const(1.0 / std::f64::consts::LN_2, d)
+        }
+        // dx / (2 sqrt(x))
+        I::Sqrt => {
+            let d = e.div(dx[0], r);
+            e.scale_const(0.5, d)
+        }
+        // -dx / (2 x sqrt(x)) = -0.5 rsqrt(x) / x dx
+        I::Rsqrt => {
+            let k = e.bin(BinaryOp::Div, r, x0);
+            let d = e.scale(k, dx[0]);
+            e.scale_const(-0.5, d)
+        }
+        // y x^(y-1) dx + x^y ln(x) dy
+        I::Pow => {
+            let (b, p) = (x[0], x[1]);
+            let a = match dx[0] {
+                Some(_) => {
+                    let o = one(e, t0);
+                    let pm1 = e.bin(BinaryOp::Sub, p, o);
+                    let q = e.intrinsic(I::Pow, vec![b, pm1], t0);
+                    let k = e.bin(BinaryOp::Mul, p, q);
+                    e.scale(k, dx[0])
+                }
+                None => None,
+            };
+            let c = match dx[1] {
+                Some(_) => {
+                    let l = e.intrinsic(I::Log, vec![b], t0);
+                    let k = e.bin(BinaryOp::Mul, r, l);
+                    e.scale(k, dx[1])
+                }
+                None => None,
+            };
+            e.add(a, c)
+        }
+        // sign(x) dx (zero at 0)
+        I::Abs => {
+            let s = e.intrinsic(I::Sign, vec![x0], t0);
+            e.scale(s, dx[0])
+        }
+        I::Frac => dx[0],
+        I::Sign | I::Floor | I::Ceil | I::Round | I::Trunc | I::Step => None,
+        // The larger (smaller) argument's derivative; the average on a tie.
+        I::Min | I::Max => {
+            let (a, b) = (x[0], x[1]);
+            let (first, second) = if i == I::Max { (BinaryOp::Gt, BinaryOp::Lt) } else { (BinaryOp::Lt, BinaryOp::Gt) };
+            let sum = e.add(dx[0], dx[1]);
+            let avg = e.scale_const(0.5, sum);
+            let c2 = e.bin(second, a, b);
+            let tie = e.select(c2, dx[1], avg, ty);
+            let c1 = e.bin(first, a, b);
+            e.select(c1, dx[0], tie, ty)
+        }
+        // The bound's derivative outside [lo, hi], x's inside.
+        I::Clamp => {
+            let (xv, lo, hi) = (x[0], x[1], x[2]);
+            let above = e.bin(BinaryOp::Gt, xv, hi);
+            let inner = e.select(above, dx[2], dx[0], ty);
+            let below = e.bin(BinaryOp::Lt, xv, lo);
+            e.select(below, dx[1], inner, ty)
+        }
+        // dx inside [0, 1], zero outside.
+        I::Saturate => {
+            let z = e.konst(0.0, t0);
+            let o = one(e, t0);
+            let ge = e.bin(BinaryOp::Ge, x0, z);
+            let le = e.bin(BinaryOp::Le, x0, o);
+            let inside = e.bin(BinaryOp::And, ge, le);
+            e.select(inside, dx[0], None, ty)
+        }
+        // lerp(a, b, s): (1 - s) da + s db + (b - a) ds
+        I::Lerp => {
+            let (a, b, s) = (x[0], x[1], x[2]);
+            let o = one(e, t0);
+            let oms = e.bin(BinaryOp::Sub, o, s);
+            let p = e.scale(oms, dx[0]);
+            let q = e.scale(s, dx[1]);
+            let bma = e.bin(BinaryOp::Sub, b, a);
+            let w = e.scale(bma, dx[2]);
+            let pq = e.add(p, q);
+            e.add(pq, w)
+        }
+        // smoothstep(lo, hi, x): with t = saturate((x - lo) / (hi - lo)) and
+        // k = 6 t (1 - t) / (hi - lo): k dx + k (t - 1) dlo - k t dhi.
+        I::Smoothstep => {
+            let (lo, hi, xv) = (x[0], x[1], x[2]);
+            let w = e.bin(BinaryOp::Sub, hi, lo);
+            let u = e.bin(BinaryOp::Sub, xv, lo);
+            let q = e.bin(BinaryOp::Div, u, w);
+            let t = e.intrinsic(I::Saturate, vec![q], t0);
+            let o = one(e, t0);
+            let omt = e.bin(BinaryOp::Sub, o, t);
+            let six = e.konst(6.0, t0);
+            let k = e.bin(BinaryOp::Mul, six, t);
+            let k = e.bin(BinaryOp::Mul, k, omt);
+            let k = e.bin(BinaryOp::Div, k, w);
+            let a = e.scale(k, dx[2]);
+            let tm1 = e.bin(BinaryOp::Sub, t, o);
+            let klo = e.bin(BinaryOp::Mul, k, tm1);
+            let b = e.scale(klo, dx[0]);
+            let khi = e.bin(BinaryOp::Mul, k, t);
+            let c = e.scale(khi, dx[1]);
+            let ab = e.add(a, b);
+            e.sub(ab, c)
+        }
+        // mad(a, b, c): da b + a db + dc
+        I::Mad => {
+            let p = binary(e, BinaryOp::Mul, (x[0], x[1]), (dx[0], dx[1]));
+            e.add(p, dx[2])
+        }
+        // Bilinear: f(da, b) + f(a, db).
+        I::Dot | I::Cross | I::Mul => {
+            let p = dx[0].map(|d| e.intrinsic(i, vec![d, x[1]], ty));
+            let q = dx[1].map(|d| e.intrinsic(i, vec![x[0], d], ty));
+            e.add(p, q)
+        }
+        // dot(x, dx) / length(x); zero at the origin.
+        I::Length => {
+            let d = dx[0].map(|d| e.intrinsic(I::Dot, vec![x0, d], ty));
+            length_derivative(e, r, d, ty)
+        }
+        // dot(a - b, da - db) / distance(a, b); zero where a = b.
+        I::Distance => {
+            let v = e.bin(BinaryOp::Sub, x[0], x[1]);
+            let dv = e.sub(dx[0], dx[1]);
+            let d = dv.map(|dv| e.intrinsic(I::Dot, vec![v, dv], ty));
+            length_derivative(e, r, d, ty)
+        }
+        // (dx - n dot(n, dx)) / length(x); zero at the origin.
+        I::Normalize => {
+            let Some(d) = dx[0] else { return Ok(None) };
+            let st = e.types.intern(Type::Scalar(e.types.scalar_of(t0).unwrap_or(Scalar::Float)));
+            let len = e.intrinsic(I::Length, vec![x0], st);
+            let nd = e.intrinsic(I::Dot, vec![r, d], st);
+            let proj = e.bin(BinaryOp::Mul, r, nd);
+            let diff = e.bin(BinaryOp::Sub, d, proj);
+            let q = e.bin(BinaryOp::Div, diff, len);
+            let z = e.konst(0.0, st);
+            let nonzero = e.bin(BinaryOp::Gt, len, z);
+            e.select(nonzero, Some(q), None, ty)
+        }
+        // reflect(i, n) = i - 2 dot(n, i) n:
+        // di - 2 (dot(dn, i) + dot(n, di)) n - 2 dot(n, i) dn.
+        I::Reflect => {
+            let (iv, n) = (x[0], x[1]);
+            let st = e.types.intern(Type::Scalar(e.types.scalar_of(t0).unwrap_or(Scalar::Float)));
+            let a = dx[1].map(|dn| e.intrinsic(I::Dot, vec![dn, iv], st));
+            let b = dx[0].map(|di| e.intrinsic(I::Dot, vec![n, di], st));
+            let dni = e.add(a, b);
+            let m = e.scale(n, dni);
+            let m = e.scale_const(2.0, m);
+            let ni = e.intrinsic(I::Dot, vec![n, iv], st);
+            let k = e.scale(ni, dx[1]);
+            let k = e.scale_const(2.0, k);
+            let s = e.sub(dx[0], m);
+            e.sub(s, k)
+        }
+        I::Transpose => dx[0].map(|d| e.intrinsic(I::Transpose, vec![d], ty)),
+        I::Determinant => determinant_derivative(e, x0, dx[0], ty)?,
+        I::Any | I::All => None,
+    })
+}
+
+/// `d / len` where `len > 0`, zero otherwise.
+fn length_derivative(e: &mut Emit, len: ValueId, d: Option<ValueId>, ty: TypeId) -> Option<ValueId> {
+    let q = e.div(d, len)?;
+    let z = e.konst(0.0, ty);
+    let nonzero = e.bin(BinaryOp::Gt, len, z);
+    e.select(nonzero, Some(q), None, ty)
+}
+
+/// Jacobi's formula, `sum(cofactor(m) * dm)`, for 2×2 and 3×3 matrices.
+fn determinant_derivative(
+    e: &mut Emit,
+    m: ValueId,
+    dm: Option<ValueId>,
+    ty: TypeId,
+) -> Result<Option<ValueId>, String> {
+    let Some(dm) = dm else { return Ok(None) };
+    let Type::Matrix { scalar, rows, .. } = *e.types.get(e.ty(m)) else {
+        return Err("the derivative of `determinant` needs a matrix".into());
+    };
+    let row_ty = e.types.intern(Type::Vector(scalar, rows));
+    let row = |e: &mut Emit, v: ValueId, i: u32| e.inst(Op::Extract(v, i), row_ty);
+    match rows {
+        2 => {
+            // det = a d - b c
+            let st = ty;
+            let el = |e: &mut Emit, v: ValueId, i: u32, j: u32| {
+                let r = row(e, v, i);
+                e.inst(Op::Extract(r, j), st)
+            };
+            let (a, b, c, d) = (el(e, m, 0, 0), el(e, m, 0, 1), el(e, m, 1, 0), el(e, m, 1, 1));
+            let (da, db, dc, dd) = (el(e, dm, 0, 0), el(e, dm, 0, 1), el(e, dm, 1, 0), el(e, dm, 1, 1));
+            let t1 = binary(e, BinaryOp::Mul, (a, d), (Some(da), Some(dd)));
+            let t2 = binary(e, BinaryOp::Mul, (b, c), (Some(db), Some(dc)));
+            Ok(e.sub(t1, t2))
+        }
+        3 => {
+            // The cofactor rows are cross products of the other two rows.
+            let r: Vec<ValueId> = (0..3).map(|i| row(e, m, i)).collect();
+            let mut sum = None;
+            for i in 0..3u32 {
+                let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+                let cof = e.intrinsic(Intrinsic::Cross, vec![r[j as usize], r[k as usize]], row_ty);
+                let dr = row(e, dm, i);
+                let term = e.intrinsic(Intrinsic::Dot, vec![cof, dr], ty);
+                sum = e.add(sum, Some(term));
+            }
+            Ok(sum)
+        }
+        _ => Err("the derivative of `determinant` of a 4×4 matrix is not supported yet".into()),
+    }
+}
