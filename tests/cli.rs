@@ -259,3 +259,23 @@ fn compile_writes_validated_target_code_or_located_errors() {
     let out = run(&["compile", &saxpy, "--target", "dxil"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+#[test]
+fn derive_prints_the_generated_forward_derivative() {
+    let out = run(&[
+        "derive",
+        "../tests/examples/differentiable_shading.slang",
+        "--function",
+        "shade",
+        "--mode",
+        "fwd",
+        "--code",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The signature, then a function of that signature with a body.
+    let sig = text.lines().next().unwrap();
+    assert!(sig.starts_with("DifferentialPair<float3> fwd_diff(shade)(DifferentialPair<Material> m"), "{text}");
+    assert!(text.contains("DifferentialPair<float3> s_fwd_shade(DifferentialPair<Material> m"), "{text}");
+    assert!(text.contains("return"), "{text}");
+}

@@ -310,6 +310,15 @@ fn derivative_and_compile_requests() {
         "{text}"
     );
     assert_eq!(r["result"]["languageId"], "slang");
+    assert!(text.contains("not built yet"), "{text}");
+    // Forward mode: the generated derivative.
+    let r = c.request(
+        "slang-analyzer/derivative",
+        json!({"textDocument": {"uri": uri}, "position": pos(SHADER, "shade(float3"), "mode": "fwd"}),
+    );
+    let text = r["result"]["text"].as_str().unwrap_or_else(|| panic!("{r}"));
+    assert!(text.contains("DifferentialPair<float> s_fwd_shade(DifferentialPair<float3> n"), "{text}");
+    assert!(text.contains("dot(") && text.contains("return"), "{text}");
     // Not a differentiable function: an error saying so.
     let r = c.request(
         "slang-analyzer/derivative",

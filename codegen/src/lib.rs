@@ -88,15 +88,52 @@ pub fn lower_function(db: &dyn Db, file: SourceFile, name: &str) -> Result<ir::M
     lower(db, file, name, false)
 }
 
-fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::Module, Vec<CodegenError>> {
+/// The generated forward derivative of the function `def` (and the
+/// derivatives it calls), as Slang-like code: what "show generated code"
+/// displays.
+pub fn forward_derivative_source(db: &dyn Db, def: slang_analysis::hir::DefId) -> Result<String, Vec<CodegenError>> {
+    let file = def.file(db);
+    file_errors(db, file)?;
+    let mut lowerer = lower::ModuleLowerer::new(db);
+    let root = lowerer.lower_root(def, false)?;
+    let (mut module, mut requests) = (lowerer.module, lowerer.requests);
+    check(&module, &requests.pending())?;
+    mem2reg::run(&mut module);
+    dce::run(&mut module);
+    let derivative = autodiff::forward_derivative(&mut module, &mut requests, root)
+        .map_err(|message| vec![CodegenError { range: None, message }])?;
+    let first_generated = module.functions.len();
+    autodiff::fwd::run(&mut module, &mut requests).map_err(|e| vec![e])?;
+    check(&module, &[])?;
+    mem2reg::run(&mut module);
+    dce::run(&mut module);
+    // The derivative first, then the other derivatives it needed.
+    let mut out = print::print_function_as_slang(&module, module.function(derivative));
+    for (i, f) in module.functions.iter().enumerate().skip(first_generated) {
+        if i != derivative.index() && f.name.starts_with("s_fwd_") {
+            out.push('\n');
+            out.push_str(&print::print_function_as_slang(&module, f));
+        }
+    }
+    Ok(out)
+}
+
+/// The file's own errors (code is generated only for valid programs).
+fn file_errors(db: &dyn Db, file: SourceFile) -> Result<(), Vec<CodegenError>> {
     let errors: Vec<CodegenError> = slang_analysis::file_diagnostics(db, file)
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .map(|d| CodegenError { range: Some(d.range), message: d.message.clone() })
         .collect();
-    if !errors.is_empty() {
-        return Err(errors);
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
     }
+}
+
+fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::Module, Vec<CodegenError>> {
+    file_errors(db, file)?;
     let Some(def) = lower::function_named(db, file, name) else {
         return Err(vec![CodegenError { range: None, message: format!("no function named `{name}`") }]);
     };

@@ -1,7 +1,7 @@
 //! `slang-analyzer derive FILE --function NAME [--mode fwd|bwd|both]`:
 //! the derivative signatures of a function, by the rules of the user
-//! guide (`fwd_diff` / `bwd_diff` reference sections). The generated
-//! derivative code will follow once code generation exists.
+//! guide (`fwd_diff` / `bwd_diff` reference sections); with `--code`, the
+//! generated forward derivative too.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,6 +31,10 @@ pub struct DeriveArgs {
     /// Print one JSON object per overload.
     #[arg(long)]
     pub json: bool,
+    /// Also print the generated forward derivative (Slang-like code from
+    /// the code generator).
+    #[arg(long)]
+    pub code: bool,
     #[command(flatten)]
     pub frontend: FrontendArgs,
     /// The Slang file that declares the function.
@@ -62,11 +66,9 @@ pub fn run(args: DeriveArgs) -> ExitCode {
     let mut failed = false;
     for def in defs {
         let d = fn_differentiability(&db, file, def);
-        let root = slang_analysis::parse(&db, file).syntax_node();
         let (line, _) = slang_analysis::hir::def_node(&db, def)
             .map(|n| slang_syntax::line_col(file.text(&db), n.text_range().start()))
             .unwrap_or((0, 0));
-        let _ = root;
         for &mode in modes {
             let sig = d.allows(mode).then(|| derivative_signature(&db, def, mode));
             if args.json {
@@ -94,6 +96,18 @@ pub fn run(args: DeriveArgs) -> ExitCode {
                 }
             }
             failed |= sig.is_none();
+        }
+        if args.code && !args.json && modes.contains(&Mode::Forward) && d.allows(Mode::Forward) {
+            match slang_codegen::forward_derivative_source(&db, def) {
+                Ok(code) => {
+                    let _ = writeln!(out, "\n{code}");
+                }
+                Err(errors) => {
+                    for e in errors {
+                        let _ = writeln!(out, "// no generated code: {}", e.message);
+                    }
+                }
+            }
         }
         // The `Differential` of each user type the signature mentions.
         if !args.json && d != slang_analysis::autodiff::Differentiability::No {

@@ -9,8 +9,9 @@
 //! compiles each entry point of the file to WGSL (lowering, IR
 //! validation, naga validation) and reports what stops it as warnings
 //! (the analysis reports the program's own errors; what is left are
-//! limits of code generation). Derivative code needs the AD passes, which
-//! are not built yet: `derivative` says so.
+//! limits of code generation). `derivative` prints the generated forward
+//! derivative as Slang-like code; reverse mode is not built yet and says
+//! so.
 
 use slang_analysis::autodiff::Mode;
 use slang_analysis::hir::DefId;
@@ -54,8 +55,12 @@ impl Generator for Codegen {
         out
     }
 
-    fn derivative(&self, _: &RootDatabase, _: DefId, mode: Mode) -> Result<String, String> {
-        Err(format!("{} code generation is not built yet (the AD passes come next)", mode.operator()))
+    fn derivative(&self, db: &RootDatabase, def: DefId, mode: Mode) -> Result<String, String> {
+        match mode {
+            Mode::Forward => slang_codegen::forward_derivative_source(db, def)
+                .map_err(|errors| errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ")),
+            Mode::Backward => Err("bwd_diff code generation is not built yet (reverse mode comes next)".to_string()),
+        }
     }
 
     fn compile(&self, db: &RootDatabase, file: SourceFile, entry: &str, target: &str) -> Result<String, String> {
