@@ -16,6 +16,11 @@ use crate::runner::program::Compiler;
 use crate::runner::{run_file, Outcome, Settings};
 use crate::FrontendArgs;
 
+thread_local! {
+    /// The message of the last panic on this thread, for the FAIL line.
+    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Exit status when no Vulkan adapter can be opened.
 pub const NO_DEVICE_STATUS: u8 = 3;
 
@@ -59,6 +64,13 @@ pub fn run(args: TestArgs) -> ExitCode {
             return ExitCode::from(NO_DEVICE_STATUS);
         }
     };
+    // A bug of the compiler in one test fails that test, with the panic's
+    // message and place in its FAIL line instead of a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let message = info.payload_as_str().unwrap_or("unknown panic");
+        let place = info.location().map(|l| format!(" ({}:{})", l.file(), l.line())).unwrap_or_default();
+        LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{message}{place}")));
+    }));
     let settings = Settings {
         compiler: args.slangc.clone().map_or(Compiler::Ours, Compiler::Slangc),
         frontend: args.frontend.clone(),
@@ -69,13 +81,9 @@ pub fn run(args: TestArgs) -> ExitCode {
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     for (file, explicit) in &files {
         let shown = file.display();
-        let report = catch_unwind(AssertUnwindSafe(|| run_file(&gpu, &settings, file))).unwrap_or_else(|panic| {
-            let message = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("unknown panic");
-            crate::runner::Report { outcome: Outcome::Fail(format!("internal error: {message}")), output: None }
+        let report = catch_unwind(AssertUnwindSafe(|| run_file(&gpu, &settings, file))).unwrap_or_else(|_| {
+            let message = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "unknown panic".into());
+            crate::runner::Report { outcome: Outcome::Fail(format!("compiler panic: {message}")), output: None }
         });
         match &report.outcome {
             Outcome::Pass => {
