@@ -3,7 +3,8 @@
 //! (see [`crate::runner`] for how a test runs).
 //!
 //! Exit status: 0 when every test passed (or was skipped), 1 when any
-//! failed, 3 when there is no Vulkan device to run on.
+//! failed, 2 when a PATH does not exist, 3 when there is no Vulkan device
+//! to run on.
 
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -60,15 +60,16 @@ enum Command {
     Compile(cli_compile::CompileArgs),
     /// Run Slang-format compute tests on a Vulkan device.
     ///
-    /// Reads Slang's test-file conventions: the first enabled
-    /// `//TEST(compute...):COMPARE_COMPUTE...` line (`-entry`,
-    /// `-compute-dispatch`, `-output-using-type`), `//TEST_INPUT` buffers, and
-    /// the `FILE.expected.txt` file or the `// CHECK:` lines of
+    /// Reads Slang's test-file conventions: one enabled
+    /// `//TEST(...):COMPARE_COMPUTE...` line (a `-vk` one if there is one;
+    /// files with only CUDA/CPU lines are skipped) with its `-entry`,
+    /// `-compute-dispatch` and `-output-using-type`, the `//TEST_INPUT`
+    /// buffers, and the `FILE.expected.txt` file or the `// CHECK:` lines of
     /// `filecheck-buffer`. Each test is compiled to WGSL, dispatched through
     /// wgpu (lavapipe on machines without a GPU), and its `out` buffer
     /// compared. Prints `PASS`/`FAIL`/`SKIP` per test and ends with `N passed,
-    /// N failed`. Exit status 1 when any test failed, 3 when there is no
-    /// Vulkan device.
+    /// N failed`. Exit status 1 when any test failed, 2 for a missing PATH,
+    /// 3 when there is no Vulkan device.
     Test(cli_test::TestArgs),
     /// Run the language server over stdio (also the default with no subcommand).
     Lsp,
