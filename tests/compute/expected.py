@@ -193,6 +193,7 @@ TESTS = {
     "vk_binding": ("float", [v * v for v in [1.5, -2.0, 3.0]]),
     "entry_name": ("int32_t", [10 - i for i in range(4)]),
     "static_const": ("float", [1.25 ** k for k in range(1, 6)]),
+    "xslang_define": ("int32_t", [3 * i for i in range(4)]),
 }
 
 

@@ -99,23 +99,21 @@ fn run_source(
     }
     let groups = test.dispatch().map_err(|e| fail(format!("line {}: {e}", test.line)))?;
     let entry = test.entry();
-    let compiler_args = test.compiler_args();
-    let mut frontend = settings.frontend.clone();
-    frontend.defines.extend(compiler_args.iter().filter_map(|a| a.strip_prefix("-D")).map(str::to_string));
-    let program = Program::compile(&settings.compiler, path, &entry, &frontend, &compiler_args).map_err(fail)?;
+    let program =
+        Program::compile(&settings.compiler, path, &entry, &settings.frontend, &test.compiler_args()).map_err(fail)?;
 
     // Bind each input to the global of its name; `out` buffers are read
     // back (an `out` buffer the program does not use keeps its data).
     let mut bindings = Vec::new();
-    // Per `out` buffer: its binding index (None: not in the program), its
-    // element layout, and its initial data.
-    let mut outs: Vec<(Option<usize>, Option<ElementLayout>, Vec<u8>)> = Vec::new();
+    // Per `out` buffer: its element layout, and its initial data when the
+    // program does not have it (else it is read back, in binding order).
+    let mut outs: Vec<(Option<ElementLayout>, Option<Vec<u8>>)> = Vec::new();
     for (input, is_uniform) in &inputs {
         let mut data = input.data.clone();
         data.resize(input.size(), 0);
         let Some(global) = program.global(&input.name) else {
             if input.out {
-                outs.push((None, None, data));
+                outs.push((None, Some(data)));
             }
             continue;
         };
@@ -134,7 +132,7 @@ fn run_source(
         let kind =
             if global.uniform { BufferKind::Uniform } else { BufferKind::Storage { read_only: global.read_only } };
         if input.out {
-            outs.push((Some(bindings.len()), global.element.clone(), Vec::new()));
+            outs.push((global.element.clone(), None));
         }
         bindings.push(Binding { group: global.group, binding: global.binding, kind, data, read_back: input.out });
     }
@@ -153,8 +151,8 @@ fn run_source(
     let mut read = read.into_iter();
     let expected_path = expected_file(path);
     let mut lines: Vec<String> = Vec::new();
-    for (binding, element, initial) in outs {
-        let bytes = if binding.is_some() { read.next().unwrap_or_default() } else { initial };
+    for (element, initial) in outs {
+        let bytes = initial.unwrap_or_else(|| read.next().unwrap_or_default());
         let format = if test.output_using_type() {
             let layout = element.or_else(|| header_type(&expected_path).map(ElementLayout::scalar));
             OutputFormat::Typed(

@@ -47,7 +47,9 @@ pub struct GlobalBuffer {
 }
 
 impl Program {
-    /// Compile the entry point `entry` of the test file at `path`.
+    /// Compile the entry point `entry` of the test file at `path`;
+    /// `extra_args` are the test line's `-xslang` words (our compiler takes
+    /// the `-D` ones).
     pub fn compile(
         compiler: &Compiler,
         path: &Path,
@@ -56,7 +58,11 @@ impl Program {
         extra_args: &[String],
     ) -> Result<Program, String> {
         match compiler {
-            Compiler::Ours => compile_ours(path, entry, frontend),
+            Compiler::Ours => {
+                let mut frontend = frontend.clone();
+                frontend.defines.extend(extra_args.iter().filter_map(|a| a.strip_prefix("-D")).map(str::to_string));
+                compile_ours(path, entry, &frontend)
+            }
             Compiler::Slangc(slangc) => compile_slangc(slangc, path, entry, frontend, extra_args),
         }
     }
