@@ -126,3 +126,19 @@ fn missing_path_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("no such file"));
 }
+
+/// The expected values of `tests/compute/` come from mathematics; the
+/// reference compiler's WGSL, run on the same device, must agree with every
+/// one. Runs when `SLANGC` names the reference `slangc` (from the PyPI
+/// package `slangtorch`), as `tests/tools/verify_signatures.py` does.
+#[test]
+fn reference_compiler_agrees_with_the_expected_values() {
+    let Some(slangc) = std::env::var_os("SLANGC") else {
+        eprintln!("SLANGC is not set: not checking tests/compute against the reference compiler");
+        return;
+    };
+    let slangc = slangc.into_string().unwrap();
+    let Some((status, stdout)) = run_on_gpu(&["--slangc", &slangc, "../tests/compute"]) else { return };
+    assert_eq!(status, Some(0), "{stdout}");
+    assert!(stdout.lines().last().is_some_and(|l| l.ends_with(" passed, 0 failed")), "{stdout}");
+}
