@@ -1,15 +1,16 @@
 //! `slang-analyzer`: the command-line entry point.
 //!
-//! Subcommands follow the contract in ARCHITECTURE.md. Only what works is
-//! offered: the language server (no subcommand, or `lsp`), `parse`,
-//! `check` and `derive` today; `compile` and `test` arrive with their
-//! issues.
+//! Subcommands follow the contract in ARCHITECTURE.md: the language
+//! server (no subcommand, or `lsp`), `parse`, `check`, `derive`, `compile`
+//! and `test`.
 
 mod cli_check;
 mod cli_compile;
 mod cli_derive;
 mod cli_parse;
+mod cli_test;
 mod lsp;
+mod runner;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,6 +58,19 @@ enum Command {
     /// it, and writes target code through naga (validated). Errors are
     /// reported at their source location; exit status 1 then.
     Compile(cli_compile::CompileArgs),
+    /// Run Slang-format compute tests on a Vulkan device.
+    ///
+    /// Reads Slang's test-file conventions: one enabled
+    /// `//TEST(...):COMPARE_COMPUTE...` line (a `-vk` one if there is one;
+    /// files with only CUDA/CPU lines are skipped) with its `-entry`,
+    /// `-compute-dispatch` and `-output-using-type`, the `//TEST_INPUT`
+    /// buffers, and the `FILE.expected.txt` file or the `// CHECK:` lines of
+    /// `filecheck-buffer`. Each test is compiled to WGSL, dispatched through
+    /// wgpu (lavapipe on machines without a GPU), and its `out` buffer
+    /// compared. Prints `PASS`/`FAIL`/`SKIP` per test and ends with `N passed,
+    /// N failed`. Exit status 1 when any test failed, 2 for a missing PATH,
+    /// 3 when there is no Vulkan device.
+    Test(cli_test::TestArgs),
     /// Run the language server over stdio (also the default with no subcommand).
     Lsp,
 }
@@ -68,6 +82,7 @@ fn main() -> ExitCode {
         Some(Command::Check(args)) => cli_check::run(args),
         Some(Command::Derive(args)) => cli_derive::run(args),
         Some(Command::Compile(args)) => cli_compile::run(args),
+        Some(Command::Test(args)) => cli_test::run(args),
         Some(Command::Lsp) | None => lsp::run(),
     }
 }

@@ -1,0 +1,437 @@
+//! The directives of a Slang test file: `//TEST(...)` lines and
+//! `//TEST_INPUT:` lines, as TEST-FORMAT.md describes them.
+//!
+//! Parsing is pure and never fails as a whole: a directive this runner does
+//! not understand is kept as [`Input::Unsupported`] (or an error string for
+//! malformed data), so the test can be reported with a clear reason.
+
+/// What a test file asks for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TestFile {
+    /// `//TEST_IGNORE_FILE`: a helper module, not a test.
+    pub ignore_file: bool,
+    /// The enabled `//TEST` lines, in file order.
+    pub tests: Vec<TestLine>,
+    /// The `//TEST_INPUT` lines, in file order.
+    pub inputs: Vec<Input>,
+}
+
+/// One `//TEST(<categories>):<KIND>(<options>):<args>` line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestLine {
+    /// 1-based line number in the test file.
+    pub line: usize,
+    pub kind: String,
+    /// `filecheck-buffer=PREFIX` in the kind's options.
+    pub filecheck_buffer: Option<String>,
+    /// The whitespace-separated arguments after the kind.
+    pub args: Vec<String>,
+}
+
+impl TestLine {
+    /// `COMPARE_COMPUTE` and `COMPARE_COMPUTE_EX` run a compute shader and
+    /// compare its output buffer.
+    pub fn is_compute(&self) -> bool {
+        matches!(self.kind.as_str(), "COMPARE_COMPUTE" | "COMPARE_COMPUTE_EX")
+    }
+
+    fn has(&self, flag: &str) -> bool {
+        self.args.iter().any(|a| a == flag)
+    }
+
+    /// The API flag that this runner cannot stand in for (`-cpu`, `-cuda`).
+    pub fn needs_other_backend(&self) -> Option<&'static str> {
+        if self.has("-cuda") {
+            Some("CUDA")
+        } else if self.has("-cpu") {
+            Some("the CPU/C++ backend")
+        } else {
+            None
+        }
+    }
+
+    /// `-vk` or `-wgpu`: the line meant for Vulkan-like devices.
+    pub fn is_vulkan_like(&self) -> bool {
+        self.has("-vk") || self.has("-vulkan") || self.has("-wgpu")
+    }
+
+    /// `-entry NAME`, default `computeMain`.
+    pub fn entry(&self) -> String {
+        self.value_of("-entry").unwrap_or("computeMain").to_string()
+    }
+
+    /// `-output-using-type`: print typed values instead of hex words.
+    pub fn output_using_type(&self) -> bool {
+        self.has("-output-using-type")
+    }
+
+    /// `-compute-dispatch x,y,z` (thread groups), default 1,1,1.
+    pub fn dispatch(&self) -> Result<[u32; 3], String> {
+        let Some(text) = self.value_of("-compute-dispatch") else {
+            return Ok([1, 1, 1]);
+        };
+        let mut size = [1u32; 3];
+        let parts: Vec<&str> = text.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+        if parts.is_empty() || parts.len() > 3 {
+            return Err(format!("-compute-dispatch `{text}`: expected x,y,z"));
+        }
+        for (slot, part) in size.iter_mut().zip(&parts) {
+            *slot = part.parse().map_err(|_| format!("-compute-dispatch `{text}`: `{part}` is not a count"))?;
+        }
+        Ok(size)
+    }
+
+    /// The words passed on to the compiler with `-xslang WORD`.
+    pub fn compiler_args(&self) -> Vec<String> {
+        self.args.windows(2).filter(|w| w[0] == "-xslang").map(|w| w[1].clone()).collect()
+    }
+
+    fn value_of(&self, flag: &str) -> Option<&str> {
+        self.args.windows(2).find(|w| w[0] == flag).map(|w| w[1].as_str())
+    }
+}
+
+/// One `//TEST_INPUT` line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// `ubuffer(...)`: a storage buffer for the global `name`.
+    Buffer(BufferInput),
+    /// `cbuffer(...)` or `uniform(...)`: a constant buffer for `name`.
+    Uniform(BufferInput),
+    /// `type_conformance Type:Interface = id`.
+    TypeConformance { ty: String, interface: String, id: u32 },
+    /// A form this runner cannot bind (textures, samplers, struct
+    /// initialisers, dotted paths...), or malformed data; the text says why.
+    Unsupported { line: usize, reason: String },
+}
+
+/// The contents and target of a buffer input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BufferInput {
+    pub line: usize,
+    /// The global shader parameter it binds to.
+    pub name: String,
+    /// `out`: printed after the dispatch.
+    pub out: bool,
+    /// The initial contents, as little-endian bytes.
+    pub data: Vec<u8>,
+    /// `stride=` in bytes (0 when not given).
+    pub stride: u32,
+    /// `count=` in elements.
+    pub count: Option<u32>,
+}
+
+impl BufferInput {
+    /// Size in bytes: the data, or `count` elements of `stride` bytes if
+    /// that is more.
+    pub fn size(&self) -> usize {
+        let counted = self.count.map_or(0, |c| c as usize * self.stride.max(4) as usize);
+        self.data.len().max(counted)
+    }
+}
+
+/// Read the directives of a test file.
+pub fn parse(text: &str) -> TestFile {
+    let mut file = TestFile::default();
+    for (index, raw) in text.lines().enumerate() {
+        let line = index + 1;
+        let trimmed = raw.trim();
+        if trimmed.starts_with("//TEST_IGNORE_FILE") {
+            file.ignore_file = true;
+        } else if let Some(rest) = trimmed.strip_prefix("//TEST_INPUT") {
+            let rest = rest.trim_start();
+            let body = rest.strip_prefix(':').unwrap_or(rest).trim();
+            file.inputs.push(parse_input(body, line));
+        } else if let Some(rest) = trimmed.strip_prefix("//TEST") {
+            if rest.starts_with('(') || rest.starts_with(':') {
+                if let Some(test) = parse_test_line(rest, line) {
+                    file.tests.push(test);
+                }
+            }
+        }
+    }
+    file
+}
+
+/// `(<categories>):<KIND>[(<options>)][:<args>]` (after `//TEST`).
+fn parse_test_line(rest: &str, line: usize) -> Option<TestLine> {
+    let rest = if rest.starts_with('(') { &rest[rest.find(')')? + 1..] } else { rest };
+    let rest = rest.strip_prefix(':')?.trim_start();
+    let kind_end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    let kind = rest[..kind_end].to_string();
+    let mut rest = &rest[kind_end..];
+    let mut filecheck_buffer = None;
+    if rest.starts_with('(') {
+        let close = rest.find(')')?;
+        for option in rest[1..close].split(',') {
+            if let Some((key, value)) = option.split_once('=') {
+                if key.trim() == "filecheck-buffer" {
+                    filecheck_buffer = Some(value.trim().to_string());
+                }
+            }
+        }
+        rest = &rest[close + 1..];
+    }
+    let rest = rest.strip_prefix(':').unwrap_or(rest);
+    let args = rest.split_whitespace().map(str::to_string).collect();
+    Some(TestLine { line, kind, filecheck_buffer, args })
+}
+
+/// The text after `//TEST_INPUT:`.
+fn parse_input(body: &str, line: usize) -> Input {
+    let unsupported = |reason: String| Input::Unsupported { line, reason };
+    if let Some(rest) = body.strip_prefix("type_conformance") {
+        return parse_type_conformance(rest).unwrap_or_else(|| {
+            unsupported(format!("malformed `type_conformance{rest}` (expected `Type:Interface = id`)"))
+        });
+    }
+    if let Some(rest) = body.strip_prefix("set ").or_else(|| body.strip_prefix("set\t")) {
+        // `set <path> = [out] <kind>(<opts>)`
+        let Some((path, value)) = rest.split_once('=') else {
+            return unsupported(format!("malformed `set{rest}` (expected `set NAME = ...`)"));
+        };
+        let path = path.trim();
+        let value = value.trim();
+        let (out, value) = match value.strip_prefix("out ") {
+            Some(v) => (true, v.trim_start()),
+            None => (false, value),
+        };
+        if path.contains('.') || path.contains('[') {
+            return unsupported(format!(
+                "`set {path} = ...`: inputs bound to fields of parameter blocks or structs are not supported yet"
+            ));
+        }
+        return match split_call(value) {
+            Some((kind @ ("ubuffer" | "cbuffer" | "uniform"), opts, "")) => {
+                buffer_input(kind, opts, path.to_string(), out, line)
+            }
+            _ => unsupported(format!("`set {path} = {value}`: only ubuffer/cbuffer values are supported")),
+        };
+    }
+    // `<kind>(<opts>):[out,]name=<global>` (older syntax).
+    let Some((kind, opts, tail)) = split_call(body) else {
+        let word = body.split(|c: char| c == ':' || c == '(' || c.is_whitespace()).next().unwrap_or(body);
+        return unsupported(format!("TEST_INPUT `{word}` is not supported"));
+    };
+    if !matches!(kind, "ubuffer" | "cbuffer" | "uniform") {
+        return unsupported(format!("TEST_INPUT `{kind}` (textures, samplers and other resources) is not supported"));
+    }
+    let mut out = false;
+    let mut name = None;
+    for flag in tail.trim_start_matches(':').split(',').map(str::trim) {
+        if flag == "out" {
+            out = true;
+        } else if let Some(n) = flag.strip_prefix("name=").or_else(|| flag.strip_prefix("name ")) {
+            name = Some(n.trim().to_string());
+        }
+    }
+    let Some(name) = name else {
+        return unsupported(format!("`{kind}` input without `name=`: binding by position is not supported"));
+    };
+    if name.contains('.') || name.contains('[') {
+        return unsupported(format!("`name={name}`: inputs bound to fields of parameter blocks are not supported yet"));
+    }
+    buffer_input(kind, opts, name, out, line)
+}
+
+fn buffer_input(kind: &str, opts: &str, name: String, out: bool, line: usize) -> Input {
+    let mut buffer = BufferInput { line, name, out, data: Vec::new(), stride: 0, count: None };
+    for (key, value) in split_options(opts) {
+        let result = match key {
+            "data" => parse_data(value).map(|d| buffer.data = d),
+            "stride" => value.parse().map(|s| buffer.stride = s).map_err(|_| format!("stride=`{value}`")),
+            "count" => value.parse().map(|c| buffer.count = Some(c)).map_err(|_| format!("count=`{value}`")),
+            // Slang's runner accepts more (format=, random(...)); they do
+            // not change a plain structured buffer's contents except random.
+            k if k.starts_with("random") => Err("random(...) data is not supported".to_string()),
+            _ => Ok(()),
+        };
+        if let Err(e) = result {
+            return Input::Unsupported { line, reason: format!("{kind}: {e}") };
+        }
+    }
+    match kind {
+        "ubuffer" => Input::Buffer(buffer),
+        _ => Input::Uniform(buffer),
+    }
+}
+
+/// `Type:Interface = id` with an optional trailing `;`.
+fn parse_type_conformance(rest: &str) -> Option<Input> {
+    let rest = rest.trim().trim_end_matches(';').trim();
+    let (pair, id) = match rest.split_once('=') {
+        Some((pair, id)) => (pair.trim(), id.trim().parse().ok()?),
+        None => (rest, 0),
+    };
+    let (ty, interface) = pair.split_once(':')?;
+    Some(Input::TypeConformance { ty: ty.trim().to_string(), interface: interface.trim().to_string(), id })
+}
+
+/// `kind(opts)tail` → `(kind, opts, tail)`, with nested brackets in `opts`.
+fn split_call(text: &str) -> Option<(&str, &str, &str)> {
+    let open = text.find('(')?;
+    let kind = text[..open].trim();
+    if kind.is_empty() || !kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let mut depth = 0;
+    for (i, c) in text[open..].char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => {
+                depth -= 1;
+                if depth == 0 && c == ')' {
+                    let close = open + i;
+                    return Some((kind, &text[open + 1..close], text[close + 1..].trim()));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `key=value, key=[a b c], ...` at bracket depth 0.
+fn split_options(opts: &str) -> Vec<(&str, &str)> {
+    let mut parts = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    for (i, c) in opts.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&opts[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&opts[start..]);
+    parts
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (k.trim(), v.trim()),
+            None => (p, ""),
+        })
+        .collect()
+}
+
+/// `[v v v ...]`: integers as their 32-bit pattern, numbers with `.` or an
+/// exponent as 32-bit floats (TEST-FORMAT.md).
+pub fn parse_data(value: &str) -> Result<Vec<u8>, String> {
+    let inner = value
+        .strip_prefix('[')
+        .and_then(|v| v.strip_suffix(']'))
+        .ok_or_else(|| format!("data=`{value}` (expected [v v ...])"))?;
+    let mut bytes = Vec::new();
+    for token in inner.split(|c: char| c.is_whitespace() || c == ',').filter(|t| !t.is_empty()) {
+        bytes.extend_from_slice(&parse_word(token)?.to_le_bytes());
+    }
+    Ok(bytes)
+}
+
+fn parse_word(token: &str) -> Result<u32, String> {
+    let bad = || format!("data value `{token}` is not a number");
+    let (negative, digits) = match token.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, token.strip_prefix('+').unwrap_or(token)),
+    };
+    if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        let v = u32::from_str_radix(hex, 16).map_err(|_| bad())?;
+        return Ok(if negative { v.wrapping_neg() } else { v });
+    }
+    if digits.ends_with('h') || digits.ends_with('H') {
+        return Err(format!("data value `{token}`: half-precision data is not supported"));
+    }
+    if digits.eq_ignore_ascii_case("inf") {
+        return Ok((if negative { f32::NEG_INFINITY } else { f32::INFINITY }).to_bits());
+    }
+    let is_float = digits.contains(['.', 'e', 'E']) || digits.ends_with(['f', 'F']);
+    if is_float {
+        let number = digits.trim_end_matches(['f', 'F']);
+        let v: f32 = number.parse().map_err(|_| bad())?;
+        return Ok((if negative { -v } else { v }).to_bits());
+    }
+    let v: i64 = digits.parse().map_err(|_| bad())?;
+    let v = if negative { -v } else { v };
+    if v < i32::MIN as i64 || v > u32::MAX as i64 {
+        return Err(format!("data value `{token}` does not fit in 32 bits"));
+    }
+    Ok(v as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_lines() {
+        let f = parse(
+            "//TEST(compute):COMPARE_COMPUTE_EX:-slang -compute -shaderobj -output-using-type -entry main2\n\
+             //TEST(compute, vulkan):COMPARE_COMPUTE(filecheck-buffer=BUF):-vk -compute-dispatch 4,2,1 -xslang -DFOO=1\n\
+             //DISABLE_TEST(compute):COMPARE_COMPUTE:-cpu\n\
+             //TEST_DISABLED:COMPARE_COMPUTE:-vk\n\
+             //TEST:SIMPLE(filecheck=CHECK): -target spirv\n",
+        );
+        assert_eq!(f.tests.len(), 3);
+        let t = &f.tests[0];
+        assert!(t.is_compute() && t.output_using_type() && !t.is_vulkan_like());
+        assert_eq!(t.entry(), "main2");
+        assert_eq!(t.dispatch(), Ok([1, 1, 1]));
+        let t = &f.tests[1];
+        assert_eq!(t.filecheck_buffer.as_deref(), Some("BUF"));
+        assert_eq!(t.entry(), "computeMain");
+        assert_eq!(t.dispatch(), Ok([4, 2, 1]));
+        assert_eq!(t.compiler_args(), ["-DFOO=1"]);
+        assert!(t.is_vulkan_like());
+        assert_eq!(f.tests[2].kind, "SIMPLE");
+        assert!(!f.tests[2].is_compute());
+    }
+
+    #[test]
+    fn buffer_inputs() {
+        let f = parse(
+            "//TEST_INPUT:ubuffer(data=[1 2.5 -3 0x10], stride=4):out,name=outputBuffer\n\
+             //TEST_INPUT: ubuffer(stride=8, count=3):name=b\n\
+             //TEST_INPUT: set c = out ubuffer(data=[-1.0e1], stride=4)\n\
+             //TEST_INPUT:cbuffer(data=[7]):name=C\n",
+        );
+        let Input::Buffer(a) = &f.inputs[0] else { panic!("{:?}", f.inputs[0]) };
+        assert!(a.out);
+        assert_eq!(a.name, "outputBuffer");
+        assert_eq!(a.stride, 4);
+        let words: Vec<u32> = a.data.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(words, [1, 2.5f32.to_bits(), (-3i32) as u32, 16]);
+        let Input::Buffer(b) = &f.inputs[1] else { panic!() };
+        assert_eq!((b.size(), b.out), (24, false));
+        let Input::Buffer(c) = &f.inputs[2] else { panic!() };
+        assert_eq!((c.name.as_str(), c.out, c.data.clone()), ("c", true, (-10.0f32).to_le_bytes().to_vec()));
+        assert!(matches!(&f.inputs[3], Input::Uniform(u) if u.name == "C"));
+    }
+
+    #[test]
+    fn other_inputs() {
+        let f = parse(
+            "//TEST_INPUT: type_conformance Impl:IFoo = 3;\n\
+             //TEST_INPUT: Texture2D(size=4, content = one):name t\n\
+             //TEST_INPUT: set params.grad = out ubuffer(data=[0], stride=4)\n\
+             //TEST_INPUT:ubuffer(data=[1 x], stride=4):name=b\n\
+             //TEST_INPUT: set s = new S{1, 2}\n",
+        );
+        assert_eq!(f.inputs[0], Input::TypeConformance { ty: "Impl".into(), interface: "IFoo".into(), id: 3 });
+        for (i, needle) in [(1, "Texture2D"), (2, "params.grad"), (3, "`x`"), (4, "new S")] {
+            match &f.inputs[i] {
+                Input::Unsupported { reason, .. } => assert!(reason.contains(needle), "{reason}"),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn ignore_file() {
+        assert!(parse("//TEST_IGNORE_FILE:\nint f() { return 1; }").ignore_file);
+    }
+}

@@ -1,0 +1,283 @@
+//! The Vulkan device (through wgpu) that compute tests run on.
+//!
+//! One [`Gpu`] is made per run; each test creates its shader module,
+//! pipeline and buffers, dispatches once and reads the output buffers
+//! back. Every wgpu error of a test is caught in error scopes and returned
+//! as text: a broken shader fails its test, not the run.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+/// How long one dispatch may take before the test fails.
+const DISPATCH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The device and its queue.
+pub struct Gpu {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    /// `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)` and the like.
+    pub description: String,
+    /// Errors outside any error scope (should not happen; kept for the
+    /// next test's report instead of wgpu's default panic).
+    uncaptured: Arc<Mutex<Vec<String>>>,
+}
+
+/// What a buffer is bound as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BufferKind {
+    Storage { read_only: bool },
+    Uniform,
+}
+
+/// A buffer to bind at `(group, binding)` with initial contents.
+#[derive(Debug, Clone)]
+pub struct Binding {
+    pub group: u32,
+    pub binding: u32,
+    pub kind: BufferKind,
+    pub data: Vec<u8>,
+    /// Read the contents back after the dispatch.
+    pub read_back: bool,
+}
+
+/// One dispatch of a WGSL entry point.
+pub struct Dispatch<'a> {
+    pub wgsl: &'a str,
+    pub entry: &'a str,
+    pub bindings: &'a [Binding],
+    /// Thread groups in x, y, z.
+    pub groups: [u32; 3],
+}
+
+impl Gpu {
+    /// The best Vulkan adapter (discrete, integrated, virtual, then CPU).
+    /// `Err` says why there is none.
+    pub fn new() -> Result<Gpu, String> {
+        // Mesa's implicit device-selection layer only reorders devices (we
+        // pick our own), costs half a second at start-up and complains
+        // about XDG_RUNTIME_DIR on headless machines. Set before any
+        // thread exists (the `test` subcommand starts none before this).
+        if std::env::var_os("NODEVICE_SELECT").is_none() && std::env::var_os("MESA_VK_DEVICE_SELECT").is_none() {
+            std::env::set_var("NODEVICE_SELECT", "1");
+        }
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends: wgpu::Backends::VULKAN,
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        });
+        let adapters = block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN));
+        let rank = |a: &wgpu::Adapter| match a.get_info().device_type {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu => 2,
+            wgpu::DeviceType::Cpu => 3,
+            wgpu::DeviceType::Other => 4,
+        };
+        let adapter = adapters.into_iter().min_by_key(rank).ok_or_else(|| {
+            "no Vulkan adapter found (on a machine without a GPU, install lavapipe: \
+             apt-get install mesa-vulkan-drivers libvulkan1)"
+                .to_string()
+        })?;
+        let info = adapter.get_info();
+        // Optional shader features, when the adapter has them.
+        let wanted = wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_F16;
+        let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("slang-analyzer test"),
+            required_features: adapter.features() & wanted,
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .map_err(|e| format!("cannot open the Vulkan device `{}`: {e}", info.name))?;
+        let uncaptured: Arc<Mutex<Vec<String>>> = Arc::default();
+        let sink = uncaptured.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| sink.lock().unwrap().push(e.to_string())));
+        let description = format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type);
+        Ok(Gpu { device, queue, description, uncaptured })
+    }
+
+    /// Run one dispatch; the contents of the `read_back` bindings, in
+    /// order.
+    pub fn run(&self, job: &Dispatch<'_>) -> Result<Vec<Vec<u8>>, String> {
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let result = self.record_and_submit(job);
+        let errors = [block_on(internal.pop()), block_on(validation.pop())];
+        let mut messages: Vec<String> = errors.into_iter().flatten().map(|e| error_text(&e)).collect();
+        messages.append(&mut self.uncaptured.lock().unwrap());
+        if !messages.is_empty() {
+            return Err(messages.join("; "));
+        }
+        result
+    }
+
+    fn record_and_submit(&self, job: &Dispatch<'_>) -> Result<Vec<Vec<u8>>, String> {
+        let device = &self.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: None,
+            source: wgpu::ShaderSource::Wgsl(job.wgsl.into()),
+        });
+        // Explicit layouts: every global is bound even when the entry
+        // point does not use it, and empty groups fill the gaps.
+        let groups = job.bindings.iter().map(|b| b.group + 1).max().unwrap_or(0);
+        let layouts: Vec<wgpu::BindGroupLayout> = (0..groups)
+            .map(|group| {
+                let entries: Vec<wgpu::BindGroupLayoutEntry> = job
+                    .bindings
+                    .iter()
+                    .filter(|b| b.group == group)
+                    .map(|b| wgpu::BindGroupLayoutEntry {
+                        binding: b.binding,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: match b.kind {
+                                BufferKind::Storage { read_only } => wgpu::BufferBindingType::Storage { read_only },
+                                BufferKind::Uniform => wgpu::BufferBindingType::Uniform,
+                            },
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    })
+                    .collect();
+                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries })
+            })
+            .collect();
+        let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Some).collect();
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &layout_refs,
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some(job.entry),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let buffers: Vec<wgpu::Buffer> = job
+            .bindings
+            .iter()
+            .map(|b| {
+                let usage = match b.kind {
+                    BufferKind::Storage { .. } => wgpu::BufferUsages::STORAGE,
+                    BufferKind::Uniform => wgpu::BufferUsages::UNIFORM,
+                };
+                // Bound sizes must be non-zero multiples of 4 (16 for
+                // uniforms); the padding is zero-filled.
+                let size = match b.kind {
+                    BufferKind::Storage { .. } => b.data.len().max(4).next_multiple_of(4),
+                    BufferKind::Uniform => b.data.len().max(16).next_multiple_of(16),
+                };
+                let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: None,
+                    size: size as u64,
+                    usage: usage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let mut data = b.data.clone();
+                data.resize(size, 0);
+                self.queue.write_buffer(&buffer, 0, &data);
+                buffer
+            })
+            .collect();
+        let bind_groups: Vec<wgpu::BindGroup> = layouts
+            .iter()
+            .enumerate()
+            .map(|(group, layout)| {
+                let entries: Vec<wgpu::BindGroupEntry> = job
+                    .bindings
+                    .iter()
+                    .zip(&buffers)
+                    .filter(|(b, _)| b.group == group as u32)
+                    .map(|(b, buffer)| wgpu::BindGroupEntry {
+                        binding: b.binding,
+                        resource: buffer.as_entire_binding(),
+                    })
+                    .collect();
+                device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout, entries: &entries })
+            })
+            .collect();
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            pass.set_pipeline(&pipeline);
+            for (i, group) in bind_groups.iter().enumerate() {
+                pass.set_bind_group(i as u32, group, &[]);
+            }
+            let [x, y, z] = job.groups;
+            pass.dispatch_workgroups(x, y, z);
+        }
+        let staging: Vec<(wgpu::Buffer, usize)> = job
+            .bindings
+            .iter()
+            .zip(&buffers)
+            .filter(|(b, _)| b.read_back)
+            .map(|(b, buffer)| {
+                let copy = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: None,
+                    size: buffer.size(),
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                encoder.copy_buffer_to_buffer(buffer, 0, &copy, 0, buffer.size());
+                (copy, b.data.len())
+            })
+            .collect();
+        let submission = self.queue.submit([encoder.finish()]);
+        let mapped: Arc<Mutex<Vec<Result<(), wgpu::BufferAsyncError>>>> = Arc::default();
+        for (copy, _) in &staging {
+            let mapped = mapped.clone();
+            copy.slice(..).map_async(wgpu::MapMode::Read, move |r| mapped.lock().unwrap().push(r));
+        }
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(DISPATCH_TIMEOUT) })
+            .map_err(|e| format!("waiting for the dispatch: {e}"))?;
+        if let Some(Err(e)) = mapped.lock().unwrap().iter().find(|r| r.is_err()) {
+            return Err(format!("reading the output back: {e}"));
+        }
+        staging
+            .iter()
+            .map(|(copy, len)| {
+                let view = copy.slice(..).get_mapped_range().map_err(|e| format!("reading the output back: {e}"))?;
+                let bytes = view[..*len].to_vec();
+                drop(view);
+                copy.unmap();
+                Ok(bytes)
+            })
+            .collect()
+    }
+}
+
+/// The message of a wgpu error with its sources, on one line.
+fn error_text(e: &wgpu::Error) -> String {
+    let mut text = match e {
+        wgpu::Error::Validation { description, .. } | wgpu::Error::Internal { description, .. } => description.clone(),
+        other => other.to_string(),
+    };
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Drive a future to completion on this thread. wgpu's native futures are
+/// ready at once (the work happens in `poll`), so no executor is needed.
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
+            return value;
+        }
+        std::thread::yield_now();
+    }
+}

@@ -1,0 +1,217 @@
+//! The compute test runner behind `slang-analyzer test`: Slang's own
+//! test-file conventions (shared/design/TEST-FORMAT.md), run on a real
+//! Vulkan device through wgpu.
+//!
+//! One test file goes through: [`directives`] (which `//TEST` line to run,
+//! the `//TEST_INPUT` buffers) → [`program`] (compile the entry point to
+//! WGSL with our code generator, or with the reference `slangc`) → [`gpu`]
+//! (bind the buffers by the program's bindings, dispatch, read back) →
+//! [`output`] (print the `out` buffer as Slang's runner does) → compare
+//! with the `.expected.txt` file or the file's `CHECK` lines
+//! ([`filecheck`]).
+//!
+//! Every way a test can go wrong ends in [`Outcome::Fail`] with a reason;
+//! the runner itself only stops when there is no device.
+
+pub mod directives;
+pub mod filecheck;
+pub mod gpu;
+pub mod output;
+pub mod program;
+
+use std::path::{Path, PathBuf};
+
+use directives::{Input, TestLine};
+use gpu::{Binding, BufferKind, Dispatch, Gpu};
+use output::{ElementLayout, OutputFormat, ScalarType};
+use program::{Compiler, Program};
+
+use crate::FrontendArgs;
+
+/// How a test file ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Pass,
+    /// The first mismatch or the error, on one line.
+    Fail(String),
+    /// Not run, with the reason (e.g. only CUDA lines).
+    Skip(String),
+    /// Not a test: a helper module (`//TEST_IGNORE_FILE`) or no `//TEST`
+    /// line at all.
+    NotATest,
+}
+
+/// A test's outcome and its printed output buffer (when it got that far).
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub outcome: Outcome,
+    pub output: Option<Vec<String>>,
+}
+
+/// What every test of a run shares.
+pub struct Settings {
+    pub compiler: Compiler,
+    pub frontend: FrontendArgs,
+}
+
+/// Run the test file at `path`.
+pub fn run_file(gpu: &Gpu, settings: &Settings, path: &Path) -> Report {
+    let mut output = None;
+    let outcome = match std::fs::read_to_string(path) {
+        Ok(source) => run_source(gpu, settings, path, &source, &mut output).unwrap_or_else(|e| e),
+        Err(e) => Outcome::Fail(format!("cannot read the file: {e}")),
+    };
+    Report { outcome, output }
+}
+
+/// `Err` carries the outcome of a test that stopped early.
+fn run_source(
+    gpu: &Gpu,
+    settings: &Settings,
+    path: &Path,
+    source: &str,
+    printed: &mut Option<Vec<String>>,
+) -> Result<Outcome, Outcome> {
+    let fail = |reason: String| Outcome::Fail(reason);
+    let file = directives::parse(source);
+    if file.ignore_file || file.tests.is_empty() {
+        return Ok(Outcome::NotATest);
+    }
+    let test = choose_test_line(&file.tests)?;
+    let mut inputs = Vec::new();
+    for input in &file.inputs {
+        match input {
+            Input::Buffer(b) => inputs.push((b, false)),
+            Input::Uniform(b) => inputs.push((b, true)),
+            // Conformances feed dynamic dispatch, which our code generator
+            // does not do yet; slangc's command line has no way to take
+            // them, so it goes without (and fails if it needs them).
+            Input::TypeConformance { ty, interface, .. } => {
+                if matches!(settings.compiler, Compiler::Ours) {
+                    return Err(fail(format!(
+                        "TEST_INPUT type_conformance {ty}:{interface}: dynamic dispatch over interfaces is not \
+                         supported by code generation yet"
+                    )));
+                }
+            }
+            Input::Unsupported { line, reason } => return Err(fail(format!("line {line}: {reason}"))),
+        }
+    }
+    let groups = test.dispatch().map_err(|e| fail(format!("line {}: {e}", test.line)))?;
+    let entry = test.entry();
+    let program =
+        Program::compile(&settings.compiler, path, &entry, &settings.frontend, &test.compiler_args()).map_err(fail)?;
+
+    // Bind each input to the global of its name; `out` buffers are read
+    // back (an `out` buffer the program does not use keeps its data).
+    let mut bindings = Vec::new();
+    // Per `out` buffer: its element layout, and its initial data when the
+    // program does not have it (else it is read back, in binding order).
+    let mut outs: Vec<(Option<ElementLayout>, Option<Vec<u8>>)> = Vec::new();
+    for (input, is_uniform) in &inputs {
+        let mut data = input.data.clone();
+        data.resize(input.size(), 0);
+        let Some(global) = program.global(&input.name) else {
+            if input.out {
+                outs.push((None, Some(data)));
+            }
+            continue;
+        };
+        if global.uniform != *is_uniform {
+            let (want, got) = if global.uniform { ("a constant", "ubuffer") } else { ("a storage", "cbuffer") };
+            return Err(fail(format!(
+                "line {}: `{}` is {want} buffer in the shader but its TEST_INPUT is a {got}",
+                input.line, input.name
+            )));
+        }
+        // A runtime-sized array needs at least one element bound.
+        let stride = global.element.as_ref().map_or(4, |e| e.stride as usize);
+        if data.len() < stride {
+            data.resize(stride, 0);
+        }
+        let kind =
+            if global.uniform { BufferKind::Uniform } else { BufferKind::Storage { read_only: global.read_only } };
+        if input.out {
+            outs.push((global.element.clone(), None));
+        }
+        bindings.push(Binding { group: global.group, binding: global.binding, kind, data, read_back: input.out });
+    }
+    for name in program.global_names() {
+        if !inputs.iter().any(|(i, _)| i.name == name) {
+            return Err(fail(format!("shader parameter `{name}` has no TEST_INPUT")));
+        }
+    }
+    if outs.is_empty() {
+        return Err(fail("no `out` buffer among the TEST_INPUT lines".into()));
+    }
+
+    let read = gpu
+        .run(&Dispatch { wgsl: &program.wgsl, entry: &entry, bindings: &bindings, groups })
+        .map_err(|e| fail(format!("GPU: {e}")))?;
+    let mut read = read.into_iter();
+    let expected_path = expected_file(path);
+    let mut lines: Vec<String> = Vec::new();
+    for (element, initial) in outs {
+        let bytes = initial.unwrap_or_else(|| read.next().unwrap_or_default());
+        let format = if test.output_using_type() {
+            let layout = element.or_else(|| header_type(&expected_path).map(ElementLayout::scalar));
+            OutputFormat::Typed(
+                layout.ok_or_else(|| fail("cannot print the output buffer's element type".to_string()))?,
+            )
+        } else {
+            OutputFormat::Hex
+        };
+        let rendered = output::render(&bytes, &format);
+        // One `type:` header for the whole print.
+        let skip = usize::from(!lines.is_empty() && matches!(format, OutputFormat::Typed(_)));
+        lines.extend(rendered.into_iter().skip(skip));
+    }
+    *printed = Some(lines.clone());
+
+    let verdict = match &test.filecheck_buffer {
+        Some(prefix) => {
+            let mut text = lines.join("\n");
+            text.push('\n');
+            filecheck::check(&text, source, prefix)
+        }
+        None => match std::fs::read_to_string(&expected_path) {
+            Ok(expected) => output::compare_expected(&lines, &expected),
+            Err(_) => Err(format!("no expected output: {} not found", expected_path.display())),
+        },
+    };
+    Ok(match verdict {
+        Ok(()) => Outcome::Pass,
+        Err(e) => Outcome::Fail(e),
+    })
+}
+
+/// The first enabled compute line, preferring one meant for Vulkan-like
+/// APIs; lines that need CUDA or the CPU backend only as a last resort,
+/// reported as skipped.
+fn choose_test_line(tests: &[TestLine]) -> Result<&TestLine, Outcome> {
+    let compute: Vec<&TestLine> = tests.iter().filter(|t| t.is_compute()).collect();
+    if compute.is_empty() {
+        let kinds: Vec<&str> = tests.iter().map(|t| t.kind.as_str()).collect();
+        return Err(Outcome::Skip(format!("no compute test line ({})", kinds.join(", "))));
+    }
+    let runnable: Vec<&TestLine> = compute.iter().copied().filter(|t| t.needs_other_backend().is_none()).collect();
+    if let Some(t) = runnable.iter().find(|t| t.is_vulkan_like()).or(runnable.first()) {
+        return Ok(t);
+    }
+    let needs = compute[0].needs_other_backend().unwrap_or("another backend");
+    Err(Outcome::Skip(format!("its compute test lines need {needs}")))
+}
+
+/// `foo.slang` → `foo.slang.expected.txt`.
+pub fn expected_file(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".expected.txt");
+    PathBuf::from(name)
+}
+
+/// The scalar type in the `type:` header of an expected file.
+fn header_type(expected: &Path) -> Option<ScalarType> {
+    let text = std::fs::read_to_string(expected).ok()?;
+    let first = text.lines().find(|l| !l.trim().is_empty())?;
+    ScalarType::from_slang_name(first.trim().strip_prefix("type:")?.trim())
+}
