@@ -683,8 +683,8 @@ fn the_compile_worker_reports_and_compile_requests_return_target_code() {
     c.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri, "version": 2},
-               "contentChanges": [{"range": {"start": {"line": 9, "character": 19}, "end": {"line": 9, "character": 34}},
-                                   "text": "fwd_diff(sq)(diffPair(1.0, 1.0)).d"}]}),
+               "contentChanges": [{"range": {"start": {"line": 9, "character": 0}, "end": {"line": 9, "character": 35}},
+                                   "text": "    var p = diffPair(1.0, 0.0); bwd_diff(sq)(p, 1.0); result[id.x] = p.d;"}]}),
     );
     assert_eq!(c.diagnostics(uri, 2), Vec::<Value>::new());
     let d = c.diagnostics(uri, 2);

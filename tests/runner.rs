@@ -53,10 +53,15 @@ fn line_of<'a>(stdout: &'a str, file: &str) -> &'a str {
 #[test]
 fn compute_suite_passes() {
     let Some((status, stdout)) = run_on_gpu(&["../tests/compute"]) else { return };
-    let tests = std::fs::read_dir("../tests/compute")
-        .unwrap()
-        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "slang"))
-        .count();
+    // Every `.slang` file under tests/compute (its folders included).
+    fn count(dir: &std::path::Path) -> usize {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| if p.is_dir() { count(&p) } else { usize::from(p.extension().is_some_and(|x| x == "slang")) })
+            .sum()
+    }
+    let tests = count(std::path::Path::new("../tests/compute"));
     assert!(tests >= 30, "{tests} tests");
     let passes = stdout.lines().filter(|l| l.starts_with("PASS ")).count();
     assert_eq!(passes, tests, "{stdout}");

@@ -764,8 +764,21 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
 
 /// Core functions the reference compiler does not differentiate (the
 /// rest are differentiable math, constructors, casts, `diffPair` …).
-const CORE_NOT_DIFFERENTIABLE: [&str; 12] =
-    ["floor", "ceil", "round", "trunc", "step", "sign", "fmin", "fmax", "ldexp", "frexp", "modf", "exp10"];
+const CORE_NOT_DIFFERENTIABLE: [&str; 13] = [
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "step",
+    "fmin",
+    "fmax",
+    "ldexp",
+    "frexp",
+    "modf",
+    "exp10",
+    "smoothstep",
+    "faceforward",
+];
 
 /// For a differentiable, non-static method (without `[NoDiffThis]`) of a
 /// struct that is not differentiable: the struct's name.
@@ -1189,7 +1202,9 @@ impl<'db> Infer<'_, 'db> {
                     let differentiable = if is_core_fn {
                         !CORE_NOT_DIFFERENTIABLE.contains(&name.as_str())
                     } else {
-                        defs.iter().any(|&d| fn_differentiability(db, self.ctx.file, d) != Differentiability::No)
+                        // Backward derivatives are needed here (a forward
+                        // derivative alone does not do).
+                        defs.iter().any(|&d| fn_differentiability(db, self.ctx.file, d) == Differentiability::Backward)
                     };
                     if differentiable {
                         CallKind::Differentiable(params)
@@ -1854,7 +1869,9 @@ impl<'db> Infer<'_, 'db> {
             return;
         }
         let db = self.db();
-        if defs.iter().any(|&d| fn_differentiability(db, self.ctx.file, d) != Differentiability::No) {
+        // A `[Differentiable]` function needs its callees' backward
+        // derivatives: a forward derivative alone does not do.
+        if defs.iter().any(|&d| fn_differentiability(db, self.ctx.file, d) == Differentiability::Backward) {
             return;
         }
         if defs.iter().any(|&d| {
@@ -1874,7 +1891,10 @@ impl<'db> Infer<'_, 'db> {
         let returns_diff = defs.iter().all(|&d| {
             let sig = fn_sig(db, d);
             let ret = DeclCtx::for_def(db, d).resolve(&sig.ret);
+            // Generic built-ins (`T smoothstep<T : __BuiltinFloatingPointType>`)
+            // return their floating-point argument type.
             type_diff(db, self.ctx.file, &ret) == TypeDiff::Value
+                || (is_core(db, d.file(db)) && matches!(ret, Ty::Param { .. }))
         });
         if !returns_diff {
             return;
