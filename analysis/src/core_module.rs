@@ -19,8 +19,16 @@ pub const CORE_FILES: &[(&str, &str)] = &[
 /// every database.
 pub fn cached_parse(path: &str, text: &str) -> Option<slang_syntax::Parse> {
     static PARSES: std::sync::OnceLock<Vec<(String, slang_syntax::Parse)>> = std::sync::OnceLock::new();
-    let parses = PARSES
-        .get_or_init(|| CORE_FILES.iter().map(|(name, text)| (core_path(name), slang_syntax::parse(text))).collect());
+    // In parallel: this is most of a command-line run's start-up.
+    let parses = PARSES.get_or_init(|| {
+        std::thread::scope(|s| {
+            let parsing: Vec<_> = CORE_FILES
+                .iter()
+                .map(|(name, text)| (core_path(name), s.spawn(move || slang_syntax::parse(text))))
+                .collect();
+            parsing.into_iter().filter_map(|(path, h)| Some((path, h.join().ok()?))).collect()
+        })
+    });
     let (name, _) = CORE_FILES.iter().find(|(name, t)| core_path(name) == path && *t == text)?;
     parses.iter().find(|(p, _)| *p == core_path(name)).map(|(_, parse)| parse.clone())
 }
