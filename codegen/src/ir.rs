@@ -525,7 +525,8 @@ pub enum Terminator {
 }
 
 impl Terminator {
-    /// The blocks control can go to next.
+    /// The blocks control can go to next, each once (labels that share a
+    /// case body, `case 1: case 2:`, are one edge).
     pub fn successors(&self) -> Vec<BlockId> {
         match self {
             Terminator::Return(_) | Terminator::Unreachable => Vec::new(),
@@ -533,8 +534,12 @@ impl Terminator {
             Terminator::If { then, els, .. } => vec![*then, *els],
             Terminator::Loop { header, .. } => vec![*header],
             Terminator::Switch { cases, default, .. } => {
-                let mut out: Vec<BlockId> = cases.iter().map(|c| c.1).collect();
-                out.push(*default);
+                let mut out: Vec<BlockId> = Vec::new();
+                for b in cases.iter().map(|c| c.1).chain([*default]) {
+                    if !out.contains(&b) {
+                        out.push(b);
+                    }
+                }
                 out
             }
         }
