@@ -91,7 +91,10 @@ fn unsupported_inputs_fail_with_a_reason() {
     let Some((status, stdout)) = run_on_gpu(&["../tests/runner"]) else { return };
     assert_eq!(status, Some(1), "{stdout}");
     let expect = [
-        ("unsupported_cbuffer.slang", "`ConstantBuffer<Params>` is not supported by code generation yet"),
+        (
+            "unsupported_parameter_block.slang",
+            "of type `ParameterBlock<Params>` is not supported by code generation yet",
+        ),
         ("unsupported_texture.slang", "line 3: TEST_INPUT `Texture2D`"),
         ("type_conformance.slang", "type_conformance Square:IShape: dynamic dispatch"),
         ("generic_function.slang", "code generation: 7:1: generic functions are not supported"),
