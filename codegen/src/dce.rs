@@ -2,7 +2,7 @@
 //! nothing uses (constants left behind by conversions, loads replaced by
 //! SSA construction).
 
-use crate::ir::{Function, Module, Op, ValueKind};
+use crate::ir::{Function, Module, ValueKind};
 
 /// Remove the dead instructions of every function.
 pub fn run(module: &mut Module) {
@@ -31,7 +31,7 @@ fn remove_dead(func: &mut Function) {
             let before = func.blocks[b].insts.len();
             let values = &func.values;
             func.blocks[b].insts.retain(|&v| {
-                used[v.index()] || matches!(&values[v.index()].kind, ValueKind::Inst(Op::Store { .. } | Op::Call(..)))
+                used[v.index()] || matches!(&values[v.index()].kind, ValueKind::Inst(op) if op.has_side_effects())
             });
             changed |= func.blocks[b].insts.len() != before;
         }

@@ -79,8 +79,24 @@ id!(
 pub enum AddressSpace {
     /// Local variables and `out`/`inout` parameters.
     Function,
-    /// Structured buffers (`writable` for `RWStructuredBuffer`).
+    /// Structured and byte-address buffers (`writable` for the `RW`
+    /// ones).
     Storage { writable: bool },
+    /// Constant buffers: `ConstantBuffer<T>`, `cbuffer` blocks, and the
+    /// default buffers of `uniform` globals and entry-point parameters.
+    Uniform,
+    /// `groupshared` variables, one per thread group.
+    Workgroup,
+    /// `static` globals, one per thread.
+    Private,
+}
+
+impl AddressSpace {
+    /// Memory the host sees (buffers), whose layout rules
+    /// [`crate::layout`] applies.
+    pub fn is_host_shared(self) -> bool {
+        matches!(self, AddressSpace::Storage { .. } | AddressSpace::Uniform)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -232,6 +248,9 @@ impl Types {
             Type::Ptr(t, AddressSpace::Storage { writable }) => {
                 format!("Ptr<{}, {}>", self.display(*t), if *writable { "storage" } else { "storage_read" })
             }
+            Type::Ptr(t, AddressSpace::Uniform) => format!("Ptr<{}, uniform>", self.display(*t)),
+            Type::Ptr(t, AddressSpace::Workgroup) => format!("Ptr<{}, groupshared>", self.display(*t)),
+            Type::Ptr(t, AddressSpace::Private) => format!("Ptr<{}, static>", self.display(*t)),
             Type::DifferentialPair { primal, .. } => format!("DifferentialPair<{}>", self.display(*primal)),
         }
     }
@@ -386,6 +405,21 @@ intrinsics! {
     Mul = "mul" / 2,
     Any = "any" / 1,
     All = "all" / 1,
+    AsFloat = "asfloat" / 1,
+    AsInt = "asint" / 1,
+    AsUint = "asuint" / 1,
+}
+
+/// What a [`Op::Barrier`] waits for, besides every thread of the group
+/// reaching it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Barrier {
+    /// `GroupMemoryBarrierWithGroupSync`: `groupshared` memory.
+    Group,
+    /// `DeviceMemoryBarrierWithGroupSync`: buffers.
+    Device,
+    /// `AllMemoryBarrierWithGroupSync`: both.
+    All,
 }
 
 /// What an instruction computes.
@@ -403,6 +437,12 @@ pub enum Op {
     Extract(ValueId, u32),
     /// Element or component at a dynamic index.
     ExtractDynamic(ValueId, ValueId),
+    /// The number of elements of the runtime array a storage pointer
+    /// points to (a `uint`).
+    ArrayLength(ValueId),
+    /// A thread-group barrier (`GroupMemoryBarrierWithGroupSync()` and
+    /// the like); `void`.
+    Barrier(Barrier),
     /// Components of a vector (`v.zyx`).
     Swizzle(ValueId, Vec<u8>),
     /// Numeric conversion to the result type (same shape).
@@ -431,10 +471,15 @@ pub enum Op {
 }
 
 impl Op {
+    /// Instructions kept even when nothing uses their value.
+    pub fn has_side_effects(&self) -> bool {
+        matches!(self, Op::Store { .. } | Op::Call(..) | Op::Barrier(_))
+    }
+
     /// The values the instruction reads.
     pub fn operands(&self) -> Vec<ValueId> {
         match self {
-            Op::Const(_) | Op::Var | Op::Global(_) => Vec::new(),
+            Op::Const(_) | Op::Var | Op::Global(_) | Op::Barrier(_) => Vec::new(),
             Op::Unary(_, a)
             | Op::Splat(a)
             | Op::Extract(a, _)
@@ -442,6 +487,7 @@ impl Op {
             | Op::Convert(a)
             | Op::Load(a)
             | Op::Detach(a)
+            | Op::ArrayLength(a)
             | Op::FieldAddr(a, _) => vec![*a],
             Op::Binary(_, a, b) | Op::ExtractDynamic(a, b) | Op::ElementAddr(a, b) => vec![*a, *b],
             Op::Store { ptr, value } => vec![*ptr, *value],
@@ -453,7 +499,7 @@ impl Op {
     /// Replace every operand through `f`.
     pub fn map_operands(&mut self, mut f: impl FnMut(ValueId) -> ValueId) {
         match self {
-            Op::Const(_) | Op::Var | Op::Global(_) => {}
+            Op::Const(_) | Op::Var | Op::Global(_) | Op::Barrier(_) => {}
             Op::Unary(_, a)
             | Op::Splat(a)
             | Op::Extract(a, _)
@@ -461,6 +507,7 @@ impl Op {
             | Op::Convert(a)
             | Op::Load(a)
             | Op::Detach(a)
+            | Op::ArrayLength(a)
             | Op::FieldAddr(a, _) => *a = f(*a),
             Op::Binary(_, a, b) | Op::ExtractDynamic(a, b) | Op::ElementAddr(a, b) => {
                 *a = f(*a);
@@ -525,7 +572,8 @@ pub enum Terminator {
 }
 
 impl Terminator {
-    /// The blocks control can go to next.
+    /// The blocks control can go to next, each once (labels that share a
+    /// case body, `case 1: case 2:`, are one edge).
     pub fn successors(&self) -> Vec<BlockId> {
         match self {
             Terminator::Return(_) | Terminator::Unreachable => Vec::new(),
@@ -533,8 +581,12 @@ impl Terminator {
             Terminator::If { then, els, .. } => vec![*then, *els],
             Terminator::Loop { header, .. } => vec![*header],
             Terminator::Switch { cases, default, .. } => {
-                let mut out: Vec<BlockId> = cases.iter().map(|c| c.1).collect();
-                out.push(*default);
+                let mut out: Vec<BlockId> = Vec::new();
+                for b in cases.iter().map(|c| c.1).chain([*default]) {
+                    if !out.contains(&b) {
+                        out.push(b);
+                    }
+                }
                 out
             }
         }
@@ -758,16 +810,29 @@ impl Function {
     }
 }
 
-/// A global shader parameter (a structured buffer).
+/// A global variable: a shader parameter (a buffer), or a `static` or
+/// `groupshared` variable.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Global {
     pub name: String,
-    /// The contents (a runtime array of the element type).
+    /// The contents: a runtime array of the element type for structured
+    /// and byte-address buffers (of `uint`s), a struct for constant
+    /// buffers, the variable's type for the others.
     pub ty: TypeId,
     pub space: AddressSpace,
-    /// `(descriptor set, binding)`.
-    pub binding: (u32, u32),
+    /// `(descriptor set, binding)` of shader parameters.
+    pub binding: Option<(u32, u32)>,
+    /// The initial value of a `static` global (zero when absent).
+    pub init: Option<ConstValue>,
     pub span: Option<TextRange>,
+}
+
+/// A constant of any type: a scalar, or the parts of a vector (its
+/// scalars), matrix (its rows), array or struct.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConstValue {
+    Scalar(Const),
+    Composite(Vec<ConstValue>),
 }
 
 #[derive(Debug, Clone, Default)]

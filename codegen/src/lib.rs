@@ -1,7 +1,7 @@
 //! Code generation for Slang: typed HIR bodies are lowered to an SSA IR
 //! with structured control flow ([`ir`]), checked ([`validate`]), turned
 //! into SSA form ([`mem2reg`], [`dce`]), differentiated ([`autodiff`]),
-//! and written through naga to WGSL, SPIR-V, GLSL, HLSL and MSL
+//! given the buffers' memory layout ([`layout`]), and written through naga to WGSL, SPIR-V, GLSL, HLSL and MSL
 //! ([`naga_out`]).
 //!
 //! Entry points: [`compile`] for target code, [`lower_entry_point`] and
@@ -11,6 +11,7 @@
 pub mod autodiff;
 pub mod dce;
 pub mod ir;
+pub mod layout;
 mod lower;
 pub mod mem2reg;
 pub mod naga_out;
@@ -151,6 +152,8 @@ fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::M
     dce::run(&mut module);
     check(&module, &[])?;
     autodiff::pairs::run(&mut module);
+    check(&module, &[])?;
+    layout::run(&mut module);
     check(&module, &[])?;
     Ok(module)
 }

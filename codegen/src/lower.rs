@@ -41,6 +41,8 @@ use crate::ir::{
 };
 use crate::CodegenError;
 
+mod globals;
+
 type R<T> = Result<T, CodegenError>;
 
 fn err<T>(range: Option<TextRange>, message: impl Into<String>) -> R<T> {
@@ -60,6 +62,13 @@ pub(crate) struct ModuleLowerer<'db> {
     pub requests: Requests,
     /// Functions wrapping a built-in function, for `fwd_diff(sin)`.
     intrinsic_fns: HashMap<(Intrinsic, Vec<TypeId>), FuncId>,
+    /// The shader parameters of the file, once asked for.
+    param_layout: Option<globals::ParamLayout>,
+    /// `globalParams`, once used.
+    default_uniforms: Option<GlobalId>,
+    /// The entry point's `uniform` parameters: their constant buffer and
+    /// names (its fields, in order).
+    entry_uniforms: HashMap<FuncId, (GlobalId, Vec<String>)>,
 }
 
 impl<'db> ModuleLowerer<'db> {
@@ -73,6 +82,9 @@ impl<'db> ModuleLowerer<'db> {
             structs: HashMap::new(),
             requests: Requests::default(),
             intrinsic_fns: HashMap::new(),
+            param_layout: None,
+            default_uniforms: None,
+            entry_uniforms: HashMap::new(),
         }
     }
 
@@ -243,8 +255,17 @@ impl<'db> ModuleLowerer<'db> {
             .map(|l| l.params().collect())
             .unwrap_or_default();
         let mut params = Vec::new();
+        let mut uniforms = Vec::new();
         for (i, p) in sig.params.iter().enumerate() {
             let prange = syntax_params.get(i).map(|p| p.syntax().text_range()).or(at);
+            let is_uniform = syntax_params
+                .get(i)
+                .is_some_and(|p| p.syntax().children_with_tokens().any(|t| t.kind() == SyntaxKind::UNIFORM_KW));
+            if entry && is_uniform {
+                let t = ctx.resolve(&p.ty);
+                uniforms.push((p.name.clone().unwrap_or_else(|| format!("p{i}")), self.lower_ty(&t, prange)?));
+                continue;
+            }
             let semantic = syntax_params.get(i).and_then(|p| p.semantics().find_map(|s| s.name()));
             let builtin = semantic.as_ref().and_then(|s| Builtin::from_semantic(s.text()));
             let dir = match (p.is_out, p.is_inout) {
@@ -287,6 +308,11 @@ impl<'db> ModuleLowerer<'db> {
         let id = FuncId(self.module.functions.len() as u32);
         self.module.functions.push(b.finish());
         self.funcs.insert(def, id);
+        if !uniforms.is_empty() {
+            let names = uniforms.iter().map(|u| u.0.clone()).collect();
+            let g = self.entry_point_uniforms(def.file(db), uniforms);
+            self.entry_uniforms.insert(id, (g, names));
+        }
         self.queue.push((def, id));
         // After registering: derivative functions may name this one back.
         let derivative = self.derivative_source(def)?;
@@ -361,56 +387,6 @@ impl<'db> ModuleLowerer<'db> {
             }
         }
         Ok(size)
-    }
-
-    /// The global shader parameter `def` (a structured buffer).
-    fn global(&mut self, def: DefId, at: Option<TextRange>) -> R<GlobalId> {
-        if let Some(&g) = self.globals.get(&def) {
-            return Ok(g);
-        }
-        let db = self.db;
-        let item = item_of(db, def);
-        let name = item.as_ref().and_then(|i| i.name.clone()).unwrap_or_default();
-        let ty = decl_type_ref(db, def).clone().map(|t| DeclCtx::for_def(db, def).resolve(&t)).unwrap_or(Ty::Unknown);
-        let (elem, writable) = match &ty {
-            Ty::Adt { name: n, args, .. } if n == "RWStructuredBuffer" && args.len() == 1 => (&args[0], true),
-            Ty::Adt { name: n, args, .. } if n == "StructuredBuffer" && args.len() == 1 => (&args[0], false),
-            _ => return err(at, format!("global `{name}` of type `{ty}` is not supported by code generation yet")),
-        };
-        let elem = self.lower_ty(elem, at)?;
-        let contents = self.intern(Type::RuntimeArray(elem));
-        let binding = self.binding(def)?;
-        let id = GlobalId(self.module.globals.len() as u32);
-        let space = AddressSpace::Storage { writable };
-        self.module.globals.push(Global { name, ty: contents, space, binding, span: self.def_range(def) });
-        self.globals.insert(def, id);
-        Ok(id)
-    }
-
-    /// `[[vk::binding(b, s)]]`, or else the parameter's position among the
-    /// file's global shader parameters, in set 0 (the reference compiler's
-    /// default layout).
-    fn binding(&self, def: DefId) -> R<(u32, u32)> {
-        let db = self.db;
-        if let Some(decl) = def_node(db, def).and_then(|n| n.parent()).and_then(ast::VarDecl::cast) {
-            if let Some(attr) = decl.attributes().find(|a| a.name().as_deref() == Some("binding")) {
-                let args: Vec<Option<u32>> =
-                    attr.args().map(|a| hir::const_int(&a).and_then(|v| u32::try_from(v).ok())).collect();
-                return match args.as_slice() {
-                    [Some(b)] => Ok((0, *b)),
-                    [Some(b), Some(s)] => Ok((*s, *b)),
-                    _ => err(Some(attr.syntax().text_range()), "binding indices must be integer literals"),
-                };
-            }
-        }
-        let file = def.file(db);
-        let index = item_tree(db, file)
-            .items
-            .iter()
-            .filter(|i| i.kind == ItemKind::Var && !i.is_static && !i.modifiers.contains(&SyntaxKind::CONST_KW))
-            .position(|i| i.ast_index == def.ast_index(db))
-            .unwrap_or(0);
-        Ok((0, index as u32))
     }
 
     fn lower_body(&mut self, def: DefId, id: FuncId) -> R<()> {
@@ -708,6 +684,7 @@ impl FnLower<'_, '_> {
             };
             self.scopes.last_mut().unwrap().push(Local { name: p.name.clone(), ptr });
         }
+        self.entry_point_uniforms()?;
         if let Some(root) = self.body.root {
             self.stmt(root)?;
         } else {
@@ -1187,14 +1164,17 @@ impl FnLower<'_, '_> {
                 let defs = global_scope(db, self.file).lookup(name).cloned().unwrap_or_default();
                 let Some(d) = defs.iter().find(|d| d.kind == ItemKind::Var) else { return Ok(None) };
                 let def = DefId::new(db, d.file, d.ast_index);
-                let item = item_of(db, def);
-                if item.is_some_and(|i| i.modifiers.contains(&SyntaxKind::CONST_KW)) {
+                if self.is_literal_constant(def, e)? {
                     return Ok(None);
                 }
-                let g = self.m.global(def, self.span)?;
+                let (g, field) = self.m.global_place(def, self.span)?;
                 let global = self.m.module.global(g).clone();
                 let p = self.t(Type::Ptr(global.ty, global.space));
-                Ok(Some(self.emit(Op::Global(g), p)))
+                let p = self.emit(Op::Global(g), p);
+                match field {
+                    Some(i) => Ok(Some(self.field_addr(p, i)?)),
+                    None => Ok(Some(p)),
+                }
             }
             Expr::Member { receiver, name, .. } => {
                 let Some(base) = self.place(receiver)? else { return Ok(None) };
@@ -1491,7 +1471,7 @@ impl FnLower<'_, '_> {
                 self.call_function(f, args)
             }
             (_, Ty::DiffFunc { defs, modes }) => self.derivative_call(e, &defs, &modes, args),
-            (Expr::Member { receiver, name, .. }, _) => self.method_call(receiver, &name, args),
+            (Expr::Member { receiver, name, .. }, _) => self.method_call(e, receiver, &name, args),
             _ => self.error("this call is not supported by code generation yet"),
         }
     }
@@ -1582,7 +1562,7 @@ impl FnLower<'_, '_> {
     }
 
     /// `pair.getPrimal()`, `pair.getDifferential()`, `T.dzero()`.
-    fn method_call(&mut self, receiver: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
+    fn method_call(&mut self, e: ExprId, receiver: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
         let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
         match (receiver_ty, name, args) {
             (Ty::TypeValue(t), "dzero", []) => {
@@ -1601,7 +1581,10 @@ impl FnLower<'_, '_> {
                 let (index, t) = if name == "getPrimal" { (0, primal) } else { (1, diff) };
                 Ok(self.emit(Op::Extract(pair, index), t))
             }
-            _ => self.error("method calls are not supported by code generation yet"),
+            _ => match self.buffer_method(e, receiver, name, args)? {
+                Some(v) => Ok(v),
+                None => self.error("method calls are not supported by code generation yet"),
+            },
         }
     }
 
@@ -1750,6 +1733,9 @@ impl FnLower<'_, '_> {
         if let Some(v) = self.autodiff_builtin(e, name, args)? {
             return Ok(v);
         }
+        if let Some(v) = self.memory_builtin(name, args)? {
+            return Ok(v);
+        }
         if name == "fmod" && args.len() == 2 {
             // `fmod` truncates, like `%` on floats.
             let result = self.expr_ty(e)?;
@@ -1781,7 +1767,8 @@ impl FnLower<'_, '_> {
                 let a = self.ty_of(values[0]);
                 Some(self.with_scalar(a, Scalar::Bool))
             }
-            Intrinsic::Sign => {
+            // Bit casts keep their operand's type.
+            Intrinsic::Sign | Intrinsic::AsFloat | Intrinsic::AsInt | Intrinsic::AsUint => {
                 let a = self.ty_of(values[0]);
                 Some(a)
             }

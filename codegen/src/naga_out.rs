@@ -236,7 +236,9 @@ impl ModuleBuilder<'_> {
                         let layout = layouter[t];
                         offset = layout.alignment.round_up(offset);
                         align = align.max(layout.alignment);
-                        members.push(naga::StructMember { name: Some(name.clone()), ty: t, binding: None, offset });
+                        // Padding (see `layout`) has no name.
+                        let name = (!name.is_empty()).then(|| name.clone());
+                        members.push(naga::StructMember { name, ty: t, binding: None, offset });
                         offset += layout.size;
                     }
                     naga::TypeInner::Struct { members, span: align.round_up(offset.max(1)) }
@@ -264,17 +266,47 @@ impl ModuleBuilder<'_> {
             .globals
             .iter()
             .map(|g| {
+                let init = g.init.as_ref().map(|c| self.constant(c, g.ty, span_of(g.span)));
                 let var = naga::GlobalVariable {
                     name: Some(g.name.clone()),
                     space: naga_space(g.space),
-                    binding: Some(naga::ResourceBinding { group: g.binding.0, binding: g.binding.1 }),
+                    binding: g.binding.map(|(group, binding)| naga::ResourceBinding { group, binding }),
                     ty: self.types[&g.ty],
-                    init: None,
+                    init,
                     memory_decorations: naga::MemoryDecorations::empty(),
                 };
                 self.out.global_variables.append(var, span_of(g.span))
             })
             .collect()
+    }
+
+    /// A constant of type `ty` as a global expression.
+    fn constant(&mut self, c: &ir::ConstValue, ty: TypeId, span: Span) -> Handle<naga::Expression> {
+        let e = match c {
+            ir::ConstValue::Scalar(k) => naga::Expression::Literal(literal(*k, self.ir.types.scalar_of(ty))),
+            ir::ConstValue::Composite(parts) => {
+                let components = parts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        let part_ty = self.ir.types.element(ty, i as u32).and_then(|t| self.ir.types.find(&t));
+                        self.constant(p, part_ty.unwrap_or(ty), span)
+                    })
+                    .collect();
+                naga::Expression::Compose { ty: self.types[&ty], components }
+            }
+        };
+        self.out.global_expressions.append(e, span)
+    }
+}
+
+/// A scalar constant of the scalar type `s`.
+fn literal(c: Const, s: Option<Scalar>) -> naga::Literal {
+    match (c, s.unwrap_or(Scalar::Float)) {
+        (Const::Bool(b), _) => naga::Literal::Bool(b),
+        (Const::Float(f), _) => naga::Literal::F32(f as f32),
+        (Const::Int(i), Scalar::UInt32) => naga::Literal::U32(i as u32),
+        (Const::Int(i), _) => naga::Literal::I32(i as i32),
     }
 }
 
@@ -292,6 +324,9 @@ fn naga_space(space: AddressSpace) -> naga::AddressSpace {
                 naga::StorageAccess::LOAD
             },
         },
+        AddressSpace::Uniform => naga::AddressSpace::Uniform,
+        AddressSpace::Workgroup => naga::AddressSpace::WorkGroup,
+        AddressSpace::Private => naga::AddressSpace::Private,
     }
 }
 
@@ -559,6 +594,15 @@ impl<'a> FnBuilder<'a> {
                 self.stmt(naga::Statement::Store { pointer, value }, span, block);
                 return Ok(());
             }
+            Op::Barrier(kind) => {
+                let flags = match kind {
+                    ir::Barrier::Group => naga::Barrier::WORK_GROUP,
+                    ir::Barrier::Device => naga::Barrier::STORAGE,
+                    ir::Barrier::All => naga::Barrier::WORK_GROUP | naga::Barrier::STORAGE,
+                };
+                self.stmt(naga::Statement::ControlBarrier(flags), span, block);
+                return Ok(());
+            }
             Op::Call(f, args) => {
                 let arguments = args.iter().map(|&a| self.use_value(a, block)).collect::<Result<Vec<_>, _>>()?;
                 let Some(&function) = self.mb.functions.get(f) else {
@@ -601,15 +645,7 @@ impl<'a> FnBuilder<'a> {
         let ty = self.ir.value(v).ty;
         let ir_ty = self.mb.ir.types.get(ty).clone();
         let e = match op {
-            Op::Const(c) => {
-                let s = self.mb.ir.types.scalar_of(ty).unwrap_or(Scalar::Float);
-                E::Literal(match (*c, s) {
-                    (Const::Bool(b), _) => naga::Literal::Bool(b),
-                    (Const::Float(f), _) => naga::Literal::F32(f as f32),
-                    (Const::Int(i), Scalar::UInt32) => naga::Literal::U32(i as u32),
-                    (Const::Int(i), _) => naga::Literal::I32(i as i32),
-                })
-            }
+            Op::Const(c) => E::Literal(literal(*c, self.mb.ir.types.scalar_of(ty))),
             Op::Var => {
                 let (pointee, _) = self.mb.ir.types.pointee(ty).expect("a variable is a pointer");
                 let local = self
@@ -619,6 +655,7 @@ impl<'a> FnBuilder<'a> {
                 E::LocalVariable(local)
             }
             Op::Global(g) => E::GlobalVariable(self.globals[g.index()]),
+            Op::ArrayLength(p) => E::ArrayLength(self.use_value(*p, block)?),
             Op::Load(p) => E::Load { pointer: self.use_value(*p, block)? },
             Op::FieldAddr(p, i) | Op::Extract(p, i) => E::AccessIndex { base: self.use_value(*p, block)?, index: *i },
             Op::ElementAddr(p, i) => E::Access { base: self.use_value(*p, block)?, index: self.use_value(*i, block)? },
@@ -709,7 +746,7 @@ impl<'a> FnBuilder<'a> {
             Op::Detach(_) => {
                 return Err(self.error(Some(v), "internal: `detach` must be removed before code generation"))
             }
-            Op::Store { .. } | Op::Call(..) => unreachable!("statements are emitted by `inst`"),
+            Op::Store { .. } | Op::Call(..) | Op::Barrier(_) => unreachable!("statements are emitted by `inst`"),
         };
         Ok(self.expr(e, span, block))
     }
@@ -720,6 +757,14 @@ impl<'a> FnBuilder<'a> {
             Intrinsic::Mul => {
                 // Slang rows are naga columns: `mul(a, b)` is `b * a`.
                 return naga::Expression::Binary { op: naga::BinaryOperator::Multiply, left: args[1], right: args[0] };
+            }
+            Intrinsic::AsFloat | Intrinsic::AsInt | Intrinsic::AsUint => {
+                let kind = match i {
+                    Intrinsic::AsFloat => naga::ScalarKind::Float,
+                    Intrinsic::AsInt => naga::ScalarKind::Sint,
+                    _ => naga::ScalarKind::Uint,
+                };
+                return naga::Expression::As { expr: args[0], kind, convert: None };
             }
             Intrinsic::Any | Intrinsic::All => {
                 let fun =

@@ -13,19 +13,16 @@ use crate::structure::{structure, Node};
 pub fn print_module(module: &Module) -> String {
     let mut out = String::new();
     for (i, g) in module.globals.iter().enumerate() {
-        let access = match g.space {
+        let space = match g.space {
             AddressSpace::Storage { writable: true } => "read_write",
-            _ => "read",
+            AddressSpace::Storage { writable: false } => "read",
+            AddressSpace::Uniform => "uniform",
+            AddressSpace::Workgroup => "groupshared",
+            AddressSpace::Private => "static",
+            AddressSpace::Function => "function",
         };
-        writeln!(
-            out,
-            "global g{i} {}: {} [set {}, binding {}, {access}]",
-            g.name,
-            module.types.display(g.ty),
-            g.binding.0,
-            g.binding.1
-        )
-        .unwrap();
+        let binding = g.binding.map(|(set, b)| format!("set {set}, binding {b}, ")).unwrap_or_default();
+        writeln!(out, "global g{i} {}: {} [{binding}{space}]", g.name, module.types.display(g.ty)).unwrap();
     }
     for f in &module.functions {
         if !out.is_empty() {
@@ -95,6 +92,8 @@ fn op_text(module: &Module, op: &Op) -> String {
         Op::Splat(a) => format!("splat {a}"),
         Op::Extract(a, i) => format!("extract {a}, {i}"),
         Op::ExtractDynamic(a, i) => format!("extract {a}, {i}"),
+        Op::ArrayLength(p) => format!("array_length {p}"),
+        Op::Barrier(b) => format!("barrier {}", format!("{b:?}").to_lowercase()),
         Op::Swizzle(a, comps) => format!("swizzle {a}, {}", swizzle_text(comps)),
         Op::Convert(a) => format!("convert {a}"),
         Op::Select(c, a, b) => format!("select {c}, {a}, {b}"),
@@ -369,6 +368,8 @@ impl SlangPrinter<'_> {
                 _ => format!("{}[{i}]", e(a)),
             },
             Op::ExtractDynamic(a, i) => format!("{}[{}]", e(a), e(i)),
+            Op::ArrayLength(p) => format!("{}.getCount()", e(p)),
+            Op::Barrier(b) => format!("{b:?}MemoryBarrierWithGroupSync()"),
             Op::Swizzle(a, comps) => format!("{}.{}", e(a), swizzle_text(comps)),
             Op::Detach(a) => format!("detach({})", e(a)),
             Op::Select(c, a, b) => format!("select({}, {}, {})", e(c), e(a), e(b)),

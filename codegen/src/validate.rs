@@ -16,7 +16,8 @@ use std::fmt;
 use slang_analysis::ty::Scalar;
 
 use crate::ir::{
-    BinaryOp, BlockId, FuncId, Function, Module, Op, ParamDir, Terminator, Type, TypeId, ValueId, ValueKind,
+    AddressSpace, BinaryOp, BlockId, FuncId, Function, Module, Op, ParamDir, Terminator, Type, TypeId, ValueId,
+    ValueKind,
 };
 use crate::structure::structure;
 
@@ -358,6 +359,9 @@ impl Validator<'_> {
                 _ => Some(format!("loads {} from {p}, which does not point to one", self.show(result))),
             },
             Op::Store { ptr, value } => match types.pointee(t(*ptr)) {
+                Some((_, AddressSpace::Uniform | AddressSpace::Storage { writable: false })) => {
+                    Some(format!("stores through {ptr}, which points to read-only memory"))
+                }
                 Some((pt, _)) if pt == t(*value) => None,
                 _ => Some(format!("stores {} through {ptr}, which does not point to one", self.show(t(*value)))),
             },
@@ -423,7 +427,7 @@ impl Validator<'_> {
             Op::Splat(a) => (!matches!(types.get(t(*a)), Type::Scalar(_))
                 || types.scalar_of(t(*a)) != types.scalar_of(result))
             .then(|| "splat takes a scalar of the result's element type".into()),
-            Op::Var => (!matches!(types.get(result), Type::Ptr(_, crate::ir::AddressSpace::Function)))
+            Op::Var => (!matches!(types.get(result), Type::Ptr(_, AddressSpace::Function)))
                 .then(|| "a variable is a function-space pointer".into()),
             Op::Global(g) => match self.module.globals.get(g.index()) {
                 Some(global) if types.get(result) == &Type::Ptr(global.ty, global.space) => None,
@@ -447,6 +451,14 @@ impl Validator<'_> {
                 (args.len() != i.arity()).then(|| format!("{} takes {} arguments", i.name(), i.arity()))
             }
             Op::Detach(a) => (t(*a) != result).then(|| "detach changes the type".into()),
+            Op::ArrayLength(p) => {
+                let runtime_array = types.pointee(t(*p)).is_some_and(|(pt, space)| {
+                    space.is_host_shared() && matches!(types.get(pt), Type::RuntimeArray(_))
+                });
+                (!runtime_array || types.get(result) != &Type::Scalar(Scalar::UInt32))
+                    .then(|| format!("array_length of {p}, which is not a buffer's runtime array"))
+            }
+            Op::Barrier(_) => (!matches!(types.get(result), Type::Void)).then(|| "a barrier has no value".into()),
         };
         if let Some(p) = problem {
             self.error(p);

@@ -440,7 +440,8 @@ pub fn intrinsic(
         }
         I::Transpose => dx[0].map(|d| e.intrinsic(I::Transpose, vec![d], ty)),
         I::Determinant => determinant_derivative(e, x0, dx[0], ty)?,
-        I::Any | I::All => None,
+        // Bit casts carry no derivative.
+        I::Any | I::All | I::AsFloat | I::AsInt | I::AsUint => None,
     })
 }
 

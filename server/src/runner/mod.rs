@@ -104,7 +104,7 @@ fn run_source(
 
     // Bind each input to the global of its name; `out` buffers are read
     // back (an `out` buffer the program does not use keeps its data).
-    let mut bindings = Vec::new();
+    let mut bindings: Vec<Binding> = Vec::new();
     // Per `out` buffer: its element layout, and its initial data when the
     // program does not have it (else it is read back, in binding order).
     let mut outs: Vec<(Option<ElementLayout>, Option<Vec<u8>>)> = Vec::new();
@@ -133,6 +133,29 @@ fn run_source(
             if global.uniform { BufferKind::Uniform } else { BufferKind::Storage { read_only: global.read_only } };
         if input.out {
             outs.push((global.element.clone(), None));
+        }
+        if global.uniform {
+            // The data (as the test gives it, raw) at its member's offset,
+            // in the one buffer all the members share.
+            let at = global.offset as usize;
+            let index = match bindings.iter().position(|b| (b.group, b.binding) == (global.group, global.binding)) {
+                Some(i) => i,
+                None => {
+                    bindings.push(Binding {
+                        group: global.group,
+                        binding: global.binding,
+                        kind,
+                        data: Vec::new(),
+                        read_back: false,
+                    });
+                    bindings.len() - 1
+                }
+            };
+            let buffer = &mut bindings[index].data;
+            let size = buffer.len().max(global.size as usize).max(at + data.len());
+            buffer.resize(size, 0);
+            buffer[at..at + data.len()].copy_from_slice(&data);
+            continue;
         }
         bindings.push(Binding { group: global.group, binding: global.binding, kind, data, read_back: input.out });
     }

@@ -23,6 +23,10 @@ pub enum Compiler {
     Slangc(PathBuf),
 }
 
+/// The constant buffers the compilers pack `uniform` globals and entry-point
+/// parameters into.
+const DEFAULT_BUFFERS: [&str; 2] = ["globalParams", "entryPointParams"];
+
 /// A compiled test shader.
 pub struct Program {
     pub wgsl: String,
@@ -44,6 +48,13 @@ pub struct GlobalBuffer {
     /// contents, for other types); `None` when it has no scalars this
     /// runner prints.
     pub element: Option<ElementLayout>,
+    /// Where the input's data goes in the buffer: 0 for a buffer of its
+    /// own, the member's offset for a member of a constant buffer (a
+    /// `uniform` global or entry-point parameter, in the program's
+    /// `globalParams` or `entryPointParams`).
+    pub offset: u32,
+    /// The size of the buffer's contents (0 for a runtime-sized array).
+    pub size: u32,
 }
 
 impl Program {
@@ -67,11 +78,32 @@ impl Program {
         }
     }
 
-    /// The global buffer named `name` in the source, if the program has it.
+    /// Whether `name` (in the program) is `source_name` (in the source).
+    fn names(&self, name: Option<&str>, source_name: &str) -> bool {
+        name.is_some_and(|n| n == source_name || (self.mangled_names && demangle(n) == source_name))
+    }
+
+    /// The global buffer named `name` in the source, or the constant
+    /// buffer with a member of that name, if the program has it.
     pub fn global(&self, name: &str) -> Option<GlobalBuffer> {
-        let (_, var) = self.module.global_variables.iter().find(|(_, v)| {
-            v.name.as_deref().is_some_and(|n| n == name || (self.mangled_names && demangle(n) == name))
-        })?;
+        let mut layouter = Layouter::default();
+        layouter.update(self.module.to_ctx()).ok()?;
+        let types = &self.module.types;
+        let (var, offset, ty) =
+            match self.module.global_variables.iter().find(|(_, v)| self.names(v.name.as_deref(), name)) {
+                Some((_, var)) => (var, 0, var.ty),
+                None => self
+                    .module
+                    .global_variables
+                    .iter()
+                    .filter(|(_, v)| v.space == naga::AddressSpace::Uniform)
+                    .find_map(|(_, var)| match &types[var.ty].inner {
+                        naga::TypeInner::Struct { members, .. } => {
+                            members.iter().find(|m| self.names(m.name.as_deref(), name)).map(|m| (var, m.offset, m.ty))
+                        }
+                        _ => None,
+                    })?,
+            };
         let binding = var.binding.as_ref()?;
         let (uniform, read_only) = match var.space {
             naga::AddressSpace::Storage { access } => (false, !access.contains(naga::StorageAccess::STORE)),
@@ -83,19 +115,28 @@ impl Program {
             binding: binding.binding,
             uniform,
             read_only,
-            element: self.element_layout(var.ty),
+            element: self.element_layout(ty),
+            offset,
+            size: layouter[var.ty].size,
         })
     }
 
-    /// Every bound global of the program, by source name.
+    /// Every bound global of the program, by source name: for the default
+    /// constant buffers of `uniform` globals and entry-point parameters,
+    /// the names of their members.
     pub fn global_names(&self) -> Vec<String> {
-        self.module
-            .global_variables
-            .iter()
-            .filter(|(_, v)| v.binding.is_some())
-            .filter_map(|(_, v)| v.name.as_deref())
-            .map(|n| if self.mangled_names { demangle(n).to_string() } else { n.to_string() })
-            .collect()
+        let source_name = |n: &str| if self.mangled_names { demangle(n).to_string() } else { n.to_string() };
+        let mut names = Vec::new();
+        for (_, v) in self.module.global_variables.iter().filter(|(_, v)| v.binding.is_some()) {
+            let Some(name) = v.name.as_deref().map(source_name) else { continue };
+            match &self.module.types[v.ty].inner {
+                naga::TypeInner::Struct { members, .. } if DEFAULT_BUFFERS.contains(&name.as_str()) => {
+                    names.extend(members.iter().filter_map(|m| m.name.as_deref()).map(source_name));
+                }
+                _ => names.push(name),
+            }
+        }
+        names
     }
 
     fn element_layout(&self, ty: naga::Handle<naga::Type>) -> Option<ElementLayout> {
@@ -132,7 +173,8 @@ fn flatten(
             }
         }
         naga::TypeInner::Matrix { columns, rows, scalar } => {
-            // A naga column is a Slang row (see codegen's naga_out).
+            // Column after column, in memory order (how the words are
+            // printed; both compilers store Slang matrices by column).
             let Some(t) = scalar_type(scalar) else { return };
             let width = scalar.width as u32;
             let column_stride = if rows as u32 == 3 { 4 * width } else { rows as u32 * width };

@@ -1,0 +1,482 @@
+//! Global variables and what acts on them.
+//!
+//! Shader parameters follow the reference compiler's layout for Vulkan:
+//! the `uniform` globals of the file (any global of plain data type that
+//! is not `static`, `const` or `groupshared`) are packed, in declaration
+//! order, into one default constant buffer `globalParams` at binding 0
+//! (when there are any); every other parameter (structured, byte-address
+//! and constant buffers, `cbuffer` blocks) takes the next binding in
+//! declaration order, unless `[[vk::binding]]` says otherwise; the
+//! `uniform` parameters of the entry point are packed into a constant
+//! buffer `entryPointParams` at the binding after all of those. A
+//! `cbuffer` block is one constant buffer whose fields are global names.
+//! `static` globals are per-thread variables with a constant initial
+//! value; `groupshared` ones live in workgroup memory.
+//!
+//! The types here are logical; [`crate::layout`] gives buffers their
+//! memory layout later.
+
+use super::*;
+use crate::ir::{Barrier, ConstValue};
+use crate::layout::{self, Rules};
+
+/// The shader parameters of a file, in binding order.
+pub(super) struct ParamLayout {
+    /// The `uniform` globals packed into `globalParams`.
+    uniforms: Vec<DefId>,
+    /// `(set, binding)` of each buffer parameter and `cbuffer` block.
+    bindings: HashMap<DefId, (u32, u32)>,
+    /// The binding after the last one given automatically.
+    next: u32,
+}
+
+/// The buffer types, by the name of the resource type.
+#[derive(Clone, Copy)]
+enum Resource {
+    Structured { writable: bool },
+    ByteAddress { writable: bool },
+    Constant,
+}
+
+fn resource_of(ty: &Ty) -> Option<(Resource, Option<&Ty>)> {
+    let Ty::Adt { name, args, .. } = ty else { return None };
+    Some(match name.as_str() {
+        "RWStructuredBuffer" => (Resource::Structured { writable: true }, args.first()),
+        "StructuredBuffer" => (Resource::Structured { writable: false }, args.first()),
+        "RWByteAddressBuffer" => (Resource::ByteAddress { writable: true }, None),
+        "ByteAddressBuffer" => (Resource::ByteAddress { writable: false }, None),
+        "ConstantBuffer" => (Resource::Constant, args.first()),
+        _ => return None,
+    })
+}
+
+fn has_modifier(item: &slang_analysis::item_tree::Item, kind: SyntaxKind) -> bool {
+    item.modifiers.contains(&kind)
+}
+
+impl ModuleLowerer<'_> {
+    /// The declared type of a variable.
+    fn var_ty(&self, def: DefId) -> Ty {
+        let db = self.db;
+        decl_type_ref(db, def).clone().map(|t| DeclCtx::for_def(db, def).resolve(&t)).unwrap_or(Ty::Unknown)
+    }
+
+    /// The shader parameters of `file` (computed once).
+    fn param_layout(&mut self, file: SourceFile) -> &ParamLayout {
+        if self.param_layout.is_none() {
+            let db = self.db;
+            let mut uniforms = Vec::new();
+            let mut params = Vec::new();
+            for item in &item_tree(db, file).items {
+                let def = DefId::new(db, file, item.ast_index);
+                match item.kind {
+                    ItemKind::Cbuffer => params.push(def),
+                    ItemKind::Var
+                        if !item.is_static
+                            && !has_modifier(item, SyntaxKind::CONST_KW)
+                            && !has_modifier(item, SyntaxKind::GROUPSHARED_KW) =>
+                    {
+                        // Resources of every kind take a binding (the
+                        // ones not supported fail where they are used).
+                        let is_resource = match self.var_ty(def) {
+                            Ty::Adt { def: d, .. } => slang_analysis::core_files(db).contains(&d.file(db)),
+                            _ => false,
+                        };
+                        if is_resource {
+                            params.push(def);
+                        } else {
+                            uniforms.push(def);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let first = u32::from(!uniforms.is_empty());
+            let mut bindings = HashMap::new();
+            for (i, &def) in params.iter().enumerate() {
+                let binding = explicit_binding(db, def).unwrap_or((0, first + i as u32));
+                bindings.insert(def, binding);
+            }
+            let next = first + params.len() as u32;
+            self.param_layout = Some(ParamLayout { uniforms, bindings, next });
+        }
+        self.param_layout.as_ref().expect("computed above")
+    }
+
+    fn add_global(&mut self, global: Global) -> GlobalId {
+        let id = GlobalId(self.module.globals.len() as u32);
+        self.module.globals.push(global);
+        id
+    }
+
+    /// Where the global variable `def` lives: a global, or a field of one
+    /// (the members of `cbuffer` blocks and the `uniform` globals).
+    pub(super) fn global_place(&mut self, def: DefId, at: Option<TextRange>) -> R<(GlobalId, Option<u32>)> {
+        let db = self.db;
+        let Some(item) = item_of(db, def) else { return err(at, "unknown global") };
+        let name = item.name.clone().unwrap_or_default();
+        if let Some(parent) =
+            infer::parent_of(db, def).filter(|&p| item_of(db, p).is_some_and(|p| p.kind == ItemKind::Cbuffer))
+        {
+            let members = item_of(db, parent).map(|p| p.members.clone()).unwrap_or_default();
+            let index = members.iter().filter(|m| m.kind == ItemKind::Var).position(|m| m.ast_index == item.ast_index);
+            return Ok((self.cbuffer(parent, at)?, index.map(|i| i as u32)));
+        }
+        if let Some(&g) = self.globals.get(&def) {
+            return Ok((g, None));
+        }
+        let span = self.def_range(def);
+        let ty = self.var_ty(def);
+        let is_static = item.is_static || has_modifier(&item, SyntaxKind::CONST_KW);
+        let global = if is_static || has_modifier(&item, SyntaxKind::GROUPSHARED_KW) {
+            let t = self.lower_ty(&ty, at)?;
+            let (space, init) = if is_static {
+                let init = def_node(db, def).and_then(ast::Declarator::cast).and_then(|d| d.initializer());
+                (AddressSpace::Private, init.map(|e| self.const_value(&e, t)).transpose()?)
+            } else {
+                (AddressSpace::Workgroup, None)
+            };
+            Global { name, ty: t, space, binding: None, init, span }
+        } else if let Some((resource, elem)) = resource_of(&ty) {
+            let binding = self.param_layout(def.file(db)).bindings.get(&def).copied();
+            let (contents, space) = match (resource, elem) {
+                (Resource::Structured { writable }, Some(e)) => {
+                    let e = self.lower_ty(e, at)?;
+                    (self.intern(Type::RuntimeArray(e)), AddressSpace::Storage { writable })
+                }
+                (Resource::ByteAddress { writable }, _) => {
+                    let word = self.intern(Type::Scalar(Scalar::UInt32));
+                    (self.intern(Type::RuntimeArray(word)), AddressSpace::Storage { writable })
+                }
+                (Resource::Constant, Some(t)) => (self.lower_ty(t, at)?, AddressSpace::Uniform),
+                _ => return err(at, format!("global `{name}` of type `{ty}` is not supported by code generation yet")),
+            };
+            Global { name, ty: contents, space, binding, init: None, span }
+        } else {
+            let layout = self.param_layout(def.file(db));
+            let index = layout.uniforms.iter().position(|&u| u == def);
+            let uniforms = layout.uniforms.clone();
+            let Some(index) = index else {
+                return err(at, format!("global `{name}` of type `{ty}` is not supported by code generation yet"));
+            };
+            return Ok((self.default_uniforms(&uniforms, at)?, Some(index as u32)));
+        };
+        let g = self.add_global(global);
+        self.globals.insert(def, g);
+        Ok((g, None))
+    }
+
+    /// The constant buffer of a `cbuffer` block.
+    fn cbuffer(&mut self, def: DefId, at: Option<TextRange>) -> R<GlobalId> {
+        if let Some(&g) = self.globals.get(&def) {
+            return Ok(g);
+        }
+        let db = self.db;
+        let Some(item) = item_of(db, def) else { return err(at, "unknown cbuffer") };
+        let name = item.name.clone().unwrap_or_default();
+        let mut fields = Vec::new();
+        for m in item.members.iter().filter(|m| m.kind == ItemKind::Var) {
+            let mdef = DefId::new(db, def.file(db), m.ast_index);
+            let ty = self.var_ty(mdef);
+            let t = self.lower_ty(&ty, self.def_range(mdef).or(at))?;
+            fields.push((m.name.clone().unwrap_or_default(), t));
+        }
+        let ty = self.intern(Type::Struct { name: format!("SLANG_ParameterGroup_{name}"), fields });
+        let binding = self.param_layout(def.file(db)).bindings.get(&def).copied();
+        let span = self.def_range(def);
+        let g = self.add_global(Global { name, ty, space: AddressSpace::Uniform, binding, init: None, span });
+        self.globals.insert(def, g);
+        Ok(g)
+    }
+
+    /// `globalParams`, the constant buffer of the file's `uniform` globals.
+    fn default_uniforms(&mut self, uniforms: &[DefId], at: Option<TextRange>) -> R<GlobalId> {
+        if let Some(g) = self.default_uniforms {
+            return Ok(g);
+        }
+        let mut fields = Vec::new();
+        for &def in uniforms {
+            let ty = self.var_ty(def);
+            let t = self.lower_ty(&ty, self.def_range(def).or(at))?;
+            let name = item_of(self.db, def).and_then(|i| i.name.clone()).unwrap_or_default();
+            fields.push((name, t));
+        }
+        let ty = self.intern(Type::Struct { name: "GlobalParams".into(), fields });
+        let g = self.add_global(Global {
+            name: "globalParams".into(),
+            ty,
+            space: AddressSpace::Uniform,
+            binding: Some((0, 0)),
+            init: None,
+            span: None,
+        });
+        self.default_uniforms = Some(g);
+        Ok(g)
+    }
+
+    /// `entryPointParams`, the constant buffer of the entry point's
+    /// `uniform` parameters (`(name, type)`), after the file's parameters.
+    pub(super) fn entry_point_uniforms(&mut self, file: SourceFile, fields: Vec<(String, TypeId)>) -> GlobalId {
+        let binding = (0, self.param_layout(file).next);
+        let ty = self.intern(Type::Struct { name: "EntryPointParams".into(), fields });
+        self.add_global(Global {
+            name: "entryPointParams".into(),
+            ty,
+            space: AddressSpace::Uniform,
+            binding: Some(binding),
+            init: None,
+            span: None,
+        })
+    }
+
+    /// The constant initial value of a `static` global of type `ty`:
+    /// literals, initializer lists and constructor calls of them.
+    fn const_value(&mut self, e: &ast::Expr, ty: TypeId) -> R<ConstValue> {
+        let at = Some(e.syntax().text_range());
+        let parts: Vec<ast::Expr> = match e {
+            ast::Expr::InitList(l) => l.elements().collect(),
+            ast::Expr::CallExpr(c) => c.args().collect(),
+            ast::Expr::ParenExpr(p) => match p.expr() {
+                Some(inner) => return self.const_value(&inner, ty),
+                None => Vec::new(),
+            },
+            _ => vec![e.clone()],
+        };
+        let part_types: Vec<TypeId> = match self.module.types.get(ty).clone() {
+            Type::Scalar(s) => {
+                let [only] = parts.as_slice() else { return err(at, "one value for a scalar") };
+                let text = only.syntax().text().to_string();
+                let text = text.trim();
+                let c = match (hir::const_int(only), parse_float(text)) {
+                    _ if text == "true" || text == "false" => Const::Bool(text == "true"),
+                    (Some(v), _) => Const::Int(v),
+                    (None, Some(f)) => Const::Float(f),
+                    (None, None) if text.starts_with('-') => match parse_float(text[1..].trim()) {
+                        Some(f) => Const::Float(-f),
+                        None => return err(at, "a `static` global's initial value must be a constant"),
+                    },
+                    _ => return err(at, "a `static` global's initial value must be a constant"),
+                };
+                return Ok(ConstValue::Scalar(convert_const(c, s)));
+            }
+            Type::Vector(s, n) => vec![self.intern(Type::Scalar(s)); n as usize],
+            Type::Matrix { scalar, rows, cols } => {
+                let row = self.intern(Type::Vector(scalar, cols));
+                if parts.len() == (rows * cols) as usize {
+                    // Scalars, row after row.
+                    let st = self.intern(Type::Scalar(scalar));
+                    let scalars = parts.iter().map(|p| self.const_value(p, st)).collect::<R<Vec<_>>>()?;
+                    let rows = scalars.chunks(cols as usize).map(|c| ConstValue::Composite(c.to_vec())).collect();
+                    return Ok(ConstValue::Composite(rows));
+                }
+                vec![row; rows as usize]
+            }
+            Type::Array(e, n) => vec![e; n as usize],
+            Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
+            _ => return err(at, "a `static` global of this type is not supported by code generation yet"),
+        };
+        if let ([only], true) = (parts.as_slice(), part_types.len() > 1) {
+            if !matches!(only, ast::Expr::InitList(_) | ast::Expr::CallExpr(_)) {
+                // A scalar for every part (`float3 v = 0;`).
+                let value = self.const_value(only, part_types[0])?;
+                return Ok(ConstValue::Composite(vec![value; part_types.len()]));
+            }
+        }
+        if parts.len() > part_types.len() {
+            return err(at, "too many values in this initializer");
+        }
+        let mut values = Vec::new();
+        for (i, &pt) in part_types.iter().enumerate() {
+            values.push(match parts.get(i) {
+                Some(p) => self.const_value(p, pt)?,
+                None => self.zero_const(pt, at)?,
+            });
+        }
+        Ok(ConstValue::Composite(values))
+    }
+
+    fn zero_const(&mut self, ty: TypeId, at: Option<TextRange>) -> R<ConstValue> {
+        let parts = match self.module.types.get(ty).clone() {
+            Type::Scalar(s) => {
+                return Ok(ConstValue::Scalar(convert_const(Const::Int(0), s)));
+            }
+            Type::Vector(s, n) => vec![self.intern(Type::Scalar(s)); n as usize],
+            Type::Matrix { scalar, rows, cols } => vec![self.intern(Type::Vector(scalar, cols)); rows as usize],
+            Type::Array(e, n) => vec![e; n as usize],
+            Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
+            _ => return err(at, "no zero value of this type"),
+        };
+        Ok(ConstValue::Composite(parts.into_iter().map(|p| self.zero_const(p, at)).collect::<R<Vec<_>>>()?))
+    }
+}
+
+/// `[[vk::binding(b, s)]]` on a global's declaration.
+fn explicit_binding(db: &dyn Db, def: DefId) -> Option<(u32, u32)> {
+    let node = def_node(db, def)?;
+    let attrs: Vec<ast::Attribute> = match ast::VarDecl::cast(node.parent()?) {
+        Some(decl) => decl.attributes().collect(),
+        None => return None,
+    };
+    let attr = attrs.into_iter().find(|a| a.name().as_deref() == Some("binding"))?;
+    let args: Vec<Option<u32>> = attr.args().map(|a| hir::const_int(&a).and_then(|v| u32::try_from(v).ok())).collect();
+    match args.as_slice() {
+        [Some(b)] => Some((0, *b)),
+        [Some(b), Some(s)] => Some((*s, *b)),
+        _ => None,
+    }
+}
+
+impl FnLower<'_, '_> {
+    /// Whether the global `def`, read by `e`, is a `const` scalar with a
+    /// literal value (used as the value itself).
+    pub(super) fn is_literal_constant(&mut self, def: DefId, e: ExprId) -> R<bool> {
+        let db = self.db();
+        if !item_of(db, def).is_some_and(|i| i.modifiers.contains(&SyntaxKind::CONST_KW)) {
+            return Ok(false);
+        }
+        let Some(init) = def_node(db, def).and_then(ast::Declarator::cast).and_then(|d| d.initializer()) else {
+            return Ok(false);
+        };
+        let text = init.syntax().text().to_string();
+        let literal =
+            hir::const_int(&init).is_some() || parse_float(&text).is_some() || ["true", "false"].contains(&text.trim());
+        let t = self.expr_ty(e)?;
+        Ok(literal && matches!(self.ty(t), Type::Scalar(_)))
+    }
+
+    /// The entry point's `uniform` parameters as locals, read from their
+    /// constant buffer.
+    pub(super) fn entry_point_uniforms(&mut self) -> R<()> {
+        let Some(id) = self.m.funcs.get(&self.def).copied() else { return Ok(()) };
+        let Some((g, names)) = self.m.entry_uniforms.get(&id).cloned() else { return Ok(()) };
+        let global = self.m.module.global(g).clone();
+        let p = self.t(Type::Ptr(global.ty, global.space));
+        let buffer = self.emit(Op::Global(g), p);
+        for (i, name) in names.into_iter().enumerate() {
+            let field = self.field_addr(buffer, i as u32)?;
+            let value = self.load(field);
+            let var = self.var(self.ty_of(value));
+            self.store(var, value);
+            self.scopes.last_mut().expect("the function's scope").push(Local { name, ptr: var });
+        }
+        Ok(())
+    }
+
+    /// The built-in functions about memory: the thread-group barriers.
+    pub(super) fn memory_builtin(&mut self, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
+        let barrier = match (name, args) {
+            ("GroupMemoryBarrierWithGroupSync", []) => Barrier::Group,
+            ("DeviceMemoryBarrierWithGroupSync", []) => Barrier::Device,
+            ("AllMemoryBarrierWithGroupSync", []) => Barrier::All,
+            _ => return Ok(None),
+        };
+        let void = self.void();
+        Ok(Some(self.emit(Op::Barrier(barrier), void)))
+    }
+
+    /// Methods of buffers: `Load`/`Store` (and the 2, 3, 4 forms) of
+    /// byte-address buffers, `Load` of structured buffers,
+    /// `GetDimensions`, `getCount`.
+    pub(super) fn buffer_method(
+        &mut self,
+        e: ExprId,
+        receiver: ExprId,
+        name: &str,
+        args: &[ExprId],
+    ) -> R<Option<ValueId>> {
+        let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let Some((resource, _)) = resource_of(&receiver_ty) else { return Ok(None) };
+        let Some(buffer) = self.place(receiver)? else { return Ok(None) };
+        let Some((contents, space)) = self.m.module.types.pointee(self.ty_of(buffer)) else { return Ok(None) };
+        let Type::RuntimeArray(elem) = *self.ty(contents) else { return Ok(None) };
+        let uint = self.t(Type::Scalar(Scalar::UInt32));
+        let words = |n: &str| match n {
+            "Load" | "Store" => Some(1u8),
+            "Load2" | "Store2" => Some(2),
+            "Load3" | "Store3" => Some(3),
+            "Load4" | "Store4" => Some(4),
+            _ => None,
+        };
+        Ok(Some(match (resource, name, args) {
+            (_, "GetDimensions", [count, rest @ ..]) => {
+                let length = self.emit(Op::ArrayLength(buffer), uint);
+                let (count_value, stride) = match (resource, rest) {
+                    (Resource::ByteAddress { .. }, []) => {
+                        let four = self.konst(Const::Int(4), uint);
+                        (self.emit(Op::Binary(BinaryOp::Mul, length, four), uint), None)
+                    }
+                    (Resource::Structured { .. }, [stride]) => {
+                        let size = layout::size_of(&self.m.module.types, elem, Rules::Std430);
+                        (length, Some((*stride, self.konst(Const::Int(size.into()), uint))))
+                    }
+                    _ => return self.error("wrong arguments for `GetDimensions`"),
+                };
+                for (target, value) in [(*count, count_value)].into_iter().chain(stride) {
+                    let t = self.expr_ty(target)?;
+                    let v = self.coerce(value, t)?;
+                    self.assign_to(target, v)?;
+                }
+                // `void`: nothing uses the value.
+                length
+            }
+            (_, "getCount", []) => {
+                let length = self.emit(Op::ArrayLength(buffer), uint);
+                let t = self.expr_ty(e)?;
+                self.coerce(length, t)?
+            }
+            (Resource::Structured { .. }, "Load", [index]) => {
+                let i = self.index(*index)?;
+                let p = self.t(Type::Ptr(elem, space));
+                let p = self.emit(Op::ElementAddr(buffer, i), p);
+                self.load(p)
+            }
+            (Resource::ByteAddress { .. }, n, [address]) if n.starts_with("Load") && words(n).is_some() => {
+                let count = words(n).unwrap_or(1);
+                let a = self.expr_expecting(*address, uint)?;
+                let parts: Vec<ValueId> = (0..count)
+                    .map(|k| {
+                        let p = self.word(buffer, a, k);
+                        self.load(p)
+                    })
+                    .collect();
+                match parts.as_slice() {
+                    [one] => *one,
+                    _ => {
+                        let t = self.t(Type::Vector(Scalar::UInt32, count));
+                        self.emit(Op::Construct(parts), t)
+                    }
+                }
+            }
+            (Resource::ByteAddress { writable: true }, n, [address, value])
+                if n.starts_with("Store") && words(n).is_some() =>
+            {
+                let count = words(n).unwrap_or(1);
+                let t = if count == 1 { uint } else { self.t(Type::Vector(Scalar::UInt32, count)) };
+                let a = self.expr_expecting(*address, uint)?;
+                let v = self.expr_expecting(*value, t)?;
+                for k in 0..count {
+                    let part = if count == 1 { v } else { self.emit(Op::Extract(v, k as u32), uint) };
+                    let p = self.word(buffer, a, k);
+                    self.store(p, part);
+                }
+                v
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// A pointer to the `k`th 32-bit word from the byte address `a` (a
+    /// `uint`) of a byte-address buffer.
+    fn word(&mut self, buffer: ValueId, a: ValueId, k: u8) -> ValueId {
+        let uint = self.t(Type::Scalar(Scalar::UInt32));
+        let two = self.konst(Const::Int(2), uint);
+        let mut index = self.emit(Op::Binary(BinaryOp::Shr, a, two), uint);
+        if k > 0 {
+            let offset = self.konst(Const::Int(k.into()), uint);
+            index = self.emit(Op::Binary(BinaryOp::Add, index, offset), uint);
+        }
+        let space = self.m.module.types.pointee(self.ty_of(buffer)).map(|(_, s)| s).unwrap_or(AddressSpace::Function);
+        let p = self.t(Type::Ptr(uint, space));
+        self.emit(Op::ElementAddr(buffer, index), p)
+    }
+}
