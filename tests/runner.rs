@@ -94,7 +94,7 @@ fn unsupported_inputs_fail_with_a_reason() {
         ("unsupported_cbuffer.slang", "`ConstantBuffer<Params>` is not supported by code generation yet"),
         ("unsupported_texture.slang", "line 3: TEST_INPUT `Texture2D`"),
         ("type_conformance.slang", "type_conformance Square:IShape: dynamic dispatch"),
-        ("generic_function.slang", "code generation: 7:1: generic functions are not supported"),
+        ("interface_value.slang", "code generation: 11:12: values of type `IValue` are not supported"),
         ("missing_expected.slang", "no expected output"),
         // FIXME(codegen): shared case labels panic in mem2reg; the panic is
         // caught and reported. The right output is in the file.
