@@ -97,7 +97,7 @@ fn unsupported_inputs_fail_with_a_reason() {
         ),
         ("unsupported_texture.slang", "line 3: TEST_INPUT `Texture2D`"),
         ("type_conformance.slang", "type_conformance Square:IShape: dynamic dispatch"),
-        ("generic_function.slang", "code generation: 7:1: generic functions are not supported"),
+        ("interface_value.slang", "code generation: 11:12: values of type `IValue` are not supported"),
         ("missing_expected.slang", "no expected output"),
     ];
     for (file, reason) in expect {

@@ -145,6 +145,14 @@ impl<'db> DeclCtx<'db> {
     /// The context inside `def` (a function, a struct …): its generic
     /// parameters and those of its parents, and `This`.
     pub fn for_def(db: &'db dyn Db, def: DefId) -> Self {
+        Self::specialized(db, def, &HashMap::new())
+    }
+
+    /// The context inside `def` with generic parameters (its own and its
+    /// parents') named in `bindings` bound to those types (`Ty::Const`
+    /// for value parameters): a specialization, as code generation
+    /// monomorphizes generic code.
+    pub fn specialized(db: &'db dyn Db, def: DefId, bindings: &HashMap<String, Ty>) -> Self {
         let mut ctx = DeclCtx::new(db, def.file(db));
         let mut cur = Some(def);
         let mut chain = Vec::new();
@@ -157,7 +165,8 @@ impl<'db> DeclCtx<'db> {
                 for g in &item.generic_params {
                     if let Some(n) = &g.name {
                         let gdef = DefId::new(db, def.file(db), g.ast_index);
-                        ctx.generics.insert(n.clone(), Ty::Param { def: gdef, name: n.clone() });
+                        let bound = bindings.get(n).cloned();
+                        ctx.generics.insert(n.clone(), bound.unwrap_or(Ty::Param { def: gdef, name: n.clone() }));
                     }
                 }
                 if matches!(item.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Interface | ItemKind::Enum) {
@@ -210,7 +219,8 @@ impl<'db> DeclCtx<'db> {
                     .iter()
                     .map(|a| match a {
                         GenericArgRef::Type(t) => self.resolve(t),
-                        GenericArgRef::Value(_) => Ty::Unknown,
+                        GenericArgRef::Value(Some(n)) => Ty::Const(*n),
+                        GenericArgRef::Value(None) => Ty::Unknown,
                     })
                     .collect();
                 Ty::Adt { def, name, args }
@@ -236,6 +246,9 @@ impl TypeResolver for DeclCtx<'_> {
 
     /// A global `static const` (or `const`) integer with a literal value.
     fn const_value(&mut self, name: &str) -> Option<i64> {
+        if let Some(Ty::Const(v)) = self.generics.get(name) {
+            return Some(*v);
+        }
         let db = self.db;
         let defs = global_scope(db, self.file).lookup(name)?;
         let [d] = defs.as_slice() else { return None };
@@ -699,8 +712,18 @@ pub struct InferenceResult {
 
 #[salsa::tracked(returns(ref))]
 pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
+    Arc::new(infer_in(db, def, DeclCtx::for_def(db, def)))
+}
+
+/// The types of `def`'s body with its generic parameters bound as in
+/// `bindings` (see [`DeclCtx::specialized`]): what code generation lowers
+/// for one instantiation. Not cached.
+pub fn infer_specialized(db: &dyn Db, def: DefId, bindings: &HashMap<String, Ty>) -> InferenceResult {
+    infer_in(db, def, DeclCtx::specialized(db, def, bindings))
+}
+
+fn infer_in<'db>(db: &'db dyn Db, def: DefId, ctx: DeclCtx<'db>) -> InferenceResult {
     let b = body(db, def);
-    let ctx = DeclCtx::for_def(db, def);
     let this_immutable = item_of(db, def).is_some_and(|i| {
         i.kind == ItemKind::Fn
             && !i.is_static
@@ -759,7 +782,7 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
         inf.stmt(root);
     }
     let carries_derivative = if inf.differentiable { inf.derivative_flow() } else { Vec::new() };
-    Arc::new(InferenceResult { expr_types: inf.types, diagnostics: inf.diags, carries_derivative })
+    InferenceResult { expr_types: inf.types, diagnostics: inf.diags, carries_derivative }
 }
 
 /// Core functions the reference compiler does not differentiate (the
@@ -2654,9 +2677,14 @@ impl<'db> Infer<'_, 'db> {
         let db = self.db();
         let sig = fn_sig(db, def).clone();
         let mut ctx = DeclCtx::for_def(db, def);
-        // A method called on `x` of type `S<A…>`: `S`'s generic parameters
-        // are `A…` (`pair.getPrimal()` of a `DifferentialPair<float3>`).
-        if let Some(Ty::Adt { def: owner, args: owner_args, .. }) = &self.receiver {
+        // A method called on `x` of type `S<A…>` (or a static one on
+        // `S<A…>` itself): `S`'s generic parameters are `A…`
+        // (`pair.getPrimal()` of a `DifferentialPair<float3>`).
+        let receiver = match &self.receiver {
+            Some(Ty::TypeValue(t)) => Some((**t).clone()),
+            r => r.clone(),
+        };
+        if let Some(Ty::Adt { def: owner, args: owner_args, .. }) = &receiver {
             if parent_of(db, def) == Some(*owner) {
                 if let Some(owner_item) = item_of(db, *owner) {
                     for (g, a) in owner_item.generic_params.iter().zip(owner_args) {
@@ -2977,11 +3005,34 @@ fn bind_one(name: &str, value: Ty, bind: &mut HashMap<String, Ty>) -> bool {
     }
 }
 
+/// How a call of `def` binds `def`'s own generic parameters, given the
+/// argument types and the generic arguments written at the call (already
+/// resolved): by name, value parameters as `Ty::Const`. Parameters
+/// nothing binds are absent.
+pub fn call_bindings(db: &dyn Db, def: DefId, args: &[Ty], explicit: &[Ty]) -> HashMap<String, Ty> {
+    let sig = fn_sig(db, def);
+    let gp = &sig.generic_params;
+    let mut bind: HashMap<String, Ty> = gp.iter().cloned().zip(explicit.iter().cloned()).collect();
+    for (p, a) in sig.params.iter().zip(args) {
+        unify(&p.ty, a, gp, &mut bind, sig.elementwise);
+    }
+    bind.retain(|_, t| !t.is_unknown());
+    bind
+}
+
 /// Match a parameter type against an argument type, binding generic
 /// parameters; `false` on a certain conflict.
 fn unify(p: &TypeRef, a: &Ty, gp: &[String], bind: &mut HashMap<String, Ty>, elementwise: bool) -> bool {
     if a.is_unknown() {
         return true;
+    }
+    // `T[N]` given an array: its element type and length.
+    if let (TypeRef::Array(elem, len), Ty::Array(a_elem, a_len)) = (p, a) {
+        let ok_len = match (len, a_len) {
+            (crate::hir::ArrayLen::Named(n), Some(l)) if gp.contains(n) => bind_one(n, Ty::Const(*l as i64), bind),
+            _ => true,
+        };
+        return ok_len && unify(elem, a_elem, gp, bind, elementwise);
     }
     let TypeRef::Path(segs) = p else { return true };
     let [seg] = segs.as_slice() else { return true };
@@ -3011,6 +3062,13 @@ fn unify(p: &TypeRef, a: &Ty, gp: &[String], bind: &mut HashMap<String, Ty>, ele
         // the other shape.
         ("vector" | "matrix", [..], Ty::Adt { .. } | Ty::String) => false,
         ("vector", [..], Ty::Matrix(..)) | ("matrix", [..], Ty::Vector(..) | Ty::Scalar(_)) => false,
+        // `S<T>` given an `S<float>`: argument by argument.
+        (_, [_, ..], Ty::Adt { name, args, .. }) if *name == seg.name && args.len() == seg.args.len() => {
+            seg.args.iter().zip(args).all(|(g, a)| match g {
+                GenericArgRef::Type(t) => unify(t, a, gp, bind, false),
+                GenericArgRef::Value(_) => true,
+            })
+        }
         _ => true,
     }
 }

@@ -12,6 +12,14 @@
 //! copied in before and out after the call (Slang's copy-in/copy-out
 //! semantics, and the only form every target accepts).
 //!
+//! Methods take their receiver as a first parameter `this` (`inout` for
+//! `[mutating]` methods); an `__init` is a function returning its `this`.
+//! Generic functions and structs are monomorphized: each instantiation
+//! (an [`Instance`]: the declaration and its generic arguments, as the
+//! arguments' types bind them) is lowered from the body inferred with
+//! those arguments ([`infer::infer_specialized`]), so that calls of
+//! interface methods on a `T` resolve statically to the concrete type's.
+//!
 //! What is not supported yet is reported as a [`CodegenError`] at the
 //! construct's source range; lowering never panics on user code.
 
@@ -22,7 +30,7 @@ use slang_analysis::hir::{
     self, body, body_with_source_map, def_node, expr_range, stmt_range, BinaryOp as HirBinary, Body, DefId, Expr,
     ExprId, LiteralKind, Stmt, StmtId, TypeRef,
 };
-use slang_analysis::infer::{self, decl_type_ref, fn_sig, item_of, DeclCtx, InferenceResult};
+use slang_analysis::infer::{self, call_bindings, decl_type_ref, fn_sig, item_of, parent_of, DeclCtx, InferenceResult};
 use slang_analysis::item_tree::{item_tree, ItemKind};
 use slang_analysis::name_res::global_scope;
 use slang_analysis::ty::{Scalar, Ty, TypeResolver};
@@ -49,15 +57,70 @@ fn err<T>(range: Option<TextRange>, message: impl Into<String>) -> R<T> {
     Err(CodegenError { range, message: message.into() })
 }
 
+/// One instantiation of a function: its declaration and the generic
+/// arguments of it and its enclosing types, by parameter name (sorted;
+/// empty for code that is not generic).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Instance {
+    def: DefId,
+    args: Vec<(String, Ty)>,
+}
+
+impl Instance {
+    /// `def` with those of `bindings` that name its generic parameters.
+    fn new(db: &dyn Db, def: DefId, bindings: &HashMap<String, Ty>) -> Instance {
+        let mut args: Vec<(String, Ty)> =
+            generic_param_names(db, def).into_iter().filter_map(|n| bindings.get(&n).map(|t| (n, t.clone()))).collect();
+        args.sort_by(|a, b| a.0.cmp(&b.0));
+        Instance { def, args }
+    }
+
+    fn bindings(&self) -> HashMap<String, Ty> {
+        self.args.iter().cloned().collect()
+    }
+}
+
+/// The generic parameters in scope in `def`: its own and its enclosing
+/// types'.
+fn generic_param_names(db: &dyn Db, def: DefId) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut cur = Some(def);
+    while let Some(d) = cur {
+        if let Some(item) = item_of(db, d) {
+            names.extend(item.generic_params.iter().filter_map(|g| g.name.clone()));
+        }
+        cur = parent_of(db, d);
+    }
+    names
+}
+
+/// The struct (or class) a method or `__init` belongs to.
+fn owner_struct(db: &dyn Db, def: DefId) -> Option<DefId> {
+    parent_of(db, def).filter(|&p| item_of(db, p).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)))
+}
+
+/// Whether `def` is a method with a receiver (`this`).
+fn is_instance_method(db: &dyn Db, def: DefId) -> bool {
+    item_of(db, def).is_some_and(|i| i.kind == ItemKind::Fn && !i.is_static) && owner_struct(db, def).is_some()
+}
+
+/// A readable identifier for a generic argument (`float3` → `float3`,
+/// `S<float>` → `S_float`).
+fn mangle(t: &Ty) -> String {
+    let s: String = t.to_string().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    s.trim_end_matches('_').to_string()
+}
+
 /// Builds a [`Module`] from the functions reachable from the roots.
 pub(crate) struct ModuleLowerer<'db> {
     db: &'db dyn Db,
     pub module: Module,
-    funcs: HashMap<DefId, FuncId>,
+    funcs: HashMap<Instance, FuncId>,
     /// Declared functions whose bodies are still to lower.
-    queue: Vec<(DefId, FuncId)>,
+    queue: Vec<(Instance, FuncId)>,
     globals: HashMap<DefId, GlobalId>,
-    structs: HashMap<DefId, TypeId>,
+    /// Structs by declaration and generic arguments.
+    structs: HashMap<(DefId, Vec<Ty>), TypeId>,
     /// Forward derivatives asked for by `fwd_diff(f)` calls.
     pub requests: Requests,
     /// Functions wrapping a built-in function, for `fwd_diff(sin)`.
@@ -91,10 +154,10 @@ impl<'db> ModuleLowerer<'db> {
     /// Lower `def` (and everything it calls); `entry` makes it a compute
     /// entry point.
     pub fn lower_root(&mut self, def: DefId, entry: bool) -> Result<FuncId, Vec<CodegenError>> {
-        let root = self.declare_function(def, entry).map_err(|e| vec![e])?;
+        let root = self.declare_function(Instance::new(self.db, def, &HashMap::new()), entry).map_err(|e| vec![e])?;
         let mut errors = Vec::new();
-        while let Some((def, id)) = self.queue.pop() {
-            if let Err(e) = self.lower_body(def, id) {
+        while let Some((inst, id)) = self.queue.pop() {
+            if let Err(e) = self.lower_body(inst, id) {
                 errors.push(e);
             }
         }
@@ -160,10 +223,13 @@ impl<'db> ModuleLowerer<'db> {
                 if !is_user_struct {
                     return err(at, format!("values of type `{ty}` are not supported by code generation yet"));
                 }
-                if !args.is_empty() {
-                    return err(at, format!("generic struct `{name}` is not supported by code generation yet"));
+                if args.iter().any(|a| matches!(a, Ty::Param { .. } | Ty::Unknown)) {
+                    return err(at, format!("the generic arguments of `{name}` are not known here"));
                 }
-                self.struct_ty(*def, at)?
+                self.struct_ty(*def, args, at)?
+            }
+            Ty::Param { name, .. } => {
+                return err(at, format!("the generic parameter `{name}` is not bound to a type here"))
             }
             Ty::Assoc(base, name) if name == "Differential" => {
                 let base = self.lower_ty(base, at)?;
@@ -177,13 +243,18 @@ impl<'db> ModuleLowerer<'db> {
         })
     }
 
-    fn struct_ty(&mut self, def: DefId, at: Option<TextRange>) -> R<TypeId> {
-        if let Some(&t) = self.structs.get(&def) {
+    /// The struct `def<args>` (a generic struct is one struct per list of
+    /// arguments).
+    fn struct_ty(&mut self, def: DefId, args: &[Ty], at: Option<TextRange>) -> R<TypeId> {
+        let key = (def, args.to_vec());
+        if let Some(&t) = self.structs.get(&key) {
             return Ok(t);
         }
         let db = self.db;
         let Some(item) = item_of(db, def) else { return err(at, "unknown struct") };
-        let mut ctx = DeclCtx::for_def(db, def);
+        let bindings: HashMap<String, Ty> =
+            item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+        let mut ctx = DeclCtx::specialized(db, def, &bindings);
         let mut fields = Vec::new();
         for m in item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static) {
             let mdef = DefId::new(db, def.file(db), m.ast_index);
@@ -191,9 +262,18 @@ impl<'db> ModuleLowerer<'db> {
             let fty = self.lower_ty(&ty, self.def_range(mdef).or(at))?;
             fields.push((m.name.clone().unwrap_or_default(), fty));
         }
-        let name = item.name.clone().unwrap_or_default();
+        if fields.is_empty() {
+            // Every target needs a member (the reference compiler adds one
+            // too).
+            let int = self.intern(Type::Scalar(Scalar::Int32));
+            fields.push(("_dummy".to_string(), int));
+        }
+        let mut name = item.name.clone().unwrap_or_default();
+        for a in args {
+            name = format!("{name}_{}", mangle(a));
+        }
         let t = self.intern(Type::Struct { name: name.clone(), fields: fields.clone() });
-        self.structs.insert(def, t);
+        self.structs.insert(key, t);
         self.struct_differential(def, t, &name, &fields);
         Ok(t)
     }
@@ -230,32 +310,64 @@ impl<'db> ModuleLowerer<'db> {
         self.module.types.set_struct_diff(t, StructDiff { ty, fields: map });
     }
 
-    /// Declare a function (its signature), queueing its body.
-    fn declare_function(&mut self, def: DefId, entry: bool) -> R<FuncId> {
-        if let Some(&id) = self.funcs.get(&def) {
+    /// Declare an instance of a function (its signature), queueing its
+    /// body. A method's receiver is its first parameter, `this`; an
+    /// `__init` returns the value it initializes.
+    fn declare_function(&mut self, inst: Instance, entry: bool) -> R<FuncId> {
+        if let Some(&id) = self.funcs.get(&inst) {
             return Ok(id);
         }
         let db = self.db;
+        let def = inst.def;
         let at = self.def_range(def);
         let item = item_of(db, def);
-        if item.as_ref().is_some_and(|i| !i.generic_params.is_empty()) {
-            return err(at, "generic functions are not supported by code generation yet");
+        let unbound: Vec<String> =
+            generic_param_names(db, def).into_iter().filter(|n| !inst.args.iter().any(|(a, _)| a == n)).collect();
+        if !unbound.is_empty() {
+            return err(at, format!("the generic parameters `{}` are not known here", unbound.join("`, `")));
         }
-        if let Some(parent) = infer::parent_of(db, def) {
-            if item_of(db, parent).is_some_and(|p| p.kind != ItemKind::Namespace) {
-                return err(at, "methods are not supported by code generation yet");
-            }
+        let owner = owner_struct(db, def);
+        if parent_of(db, def)
+            .is_some_and(|p| owner != Some(p) && item_of(db, p).is_some_and(|i| i.kind != ItemKind::Namespace))
+        {
+            return err(
+                at,
+                "only methods of structs are supported by code generation (not of interfaces or extensions)",
+            );
         }
+        let is_init = item.as_ref().is_some_and(|i| i.kind == ItemKind::Init);
         let sig = fn_sig(db, def).clone();
-        let mut ctx = DeclCtx::for_def(db, def);
-        let ret_ty = ctx.resolve(&sig.ret);
-        let ret = self.lower_ty(&ret_ty, at)?;
+        let mut ctx = DeclCtx::specialized(db, def, &inst.bindings());
+        let this_ty = match owner {
+            Some(_) => {
+                let this = ctx.this.clone();
+                Some(self.lower_ty(&this, at)?)
+            }
+            None => None,
+        };
+        let ret = match (is_init, this_ty) {
+            (true, Some(t)) => t,
+            _ => {
+                let ret_ty = ctx.resolve(&sig.ret);
+                self.lower_ty(&ret_ty, at)?
+            }
+        };
         let syntax_params: Vec<ast::Param> = def_node(db, def)
             .and_then(|n| n.children().find_map(ast::ParamList::cast))
             .map(|l| l.params().collect())
             .unwrap_or_default();
         let mut params = Vec::new();
         let mut uniforms = Vec::new();
+        if let (Some(this), true) = (this_ty, is_instance_method(db, def)) {
+            let item = item.as_ref().expect("a method is an item");
+            let mutating = item.has_attr("mutating") || item.modifiers.contains(&SyntaxKind::MUTATING_KW);
+            let (dir, ty) = match mutating {
+                true => (ParamDir::InOut, self.intern(Type::Ptr(this, AddressSpace::Function))),
+                false => (ParamDir::In, this),
+            };
+            let no_diff = item.has_attr("NoDiffThis");
+            params.push(Param { name: "this".into(), dir, ty, builtin: None, no_diff });
+        }
         for (i, p) in sig.params.iter().enumerate() {
             let prange = syntax_params.get(i).map(|p| p.syntax().text_range()).or(at);
             let is_uniform = syntax_params
@@ -297,7 +409,19 @@ impl<'db> ModuleLowerer<'db> {
             let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
             params.push(Param { name, dir, ty, builtin: if entry { builtin } else { None }, no_diff: p.no_diff });
         }
-        let name = item.and_then(|i| i.name.clone()).unwrap_or_else(|| "f".into());
+        let mut name = match (is_init, item.as_ref().and_then(|i| i.name.clone())) {
+            (true, _) => "init".to_string(),
+            (false, n) => n.unwrap_or_else(|| "f".into()),
+        };
+        if let Some(this) = this_ty {
+            name = format!("{}_{name}", self.module.types.display(this));
+        }
+        // (The type's generic arguments are in its name already.)
+        for (n, a) in &inst.args {
+            if sig.generic_params.contains(n) {
+                name = format!("{name}_{}", mangle(a));
+            }
+        }
         let mut b = FunctionBuilder::new(name, ret, at);
         b.func.params = params;
         b.func.ret_no_diff = hir::decl_syntax(db, def)
@@ -307,15 +431,15 @@ impl<'db> ModuleLowerer<'db> {
         }
         let id = FuncId(self.module.functions.len() as u32);
         self.module.functions.push(b.finish());
-        self.funcs.insert(def, id);
+        self.funcs.insert(inst.clone(), id);
         if !uniforms.is_empty() {
             let names = uniforms.iter().map(|u| u.0.clone()).collect();
             let g = self.entry_point_uniforms(def.file(db), uniforms);
             self.entry_uniforms.insert(id, (g, names));
         }
-        self.queue.push((def, id));
+        self.queue.push((inst.clone(), id));
         // After registering: derivative functions may name this one back.
-        let derivative = self.derivative_source(def)?;
+        let derivative = self.derivative_source(&inst)?;
         self.module.functions[id.index()].derivative = derivative;
         Ok(id)
     }
@@ -346,8 +470,10 @@ impl<'db> ModuleLowerer<'db> {
     /// How forward mode differentiates `def`, from its attributes (and
     /// `[…Of(def)]` attributes on other functions of its file). The
     /// functions named are declared, so they are lowered too.
-    fn derivative_source(&mut self, def: DefId) -> R<Derivative> {
+    fn derivative_source(&mut self, inst: &Instance) -> R<Derivative> {
         let db = self.db;
+        let def = inst.def;
+        let bindings = inst.bindings();
         let file = def.file(db);
         if !fn_differentiability(db, file, def).allows(Mode::Forward) {
             return Ok(Derivative::None);
@@ -357,10 +483,10 @@ impl<'db> ModuleLowerer<'db> {
             attribute_function(db, def, attr).or_else(|| function_with_attribute_naming(db, file, of, &name))
         };
         if let Some(g) = named("ForwardDerivative", "ForwardDerivativeOf") {
-            return Ok(Derivative::Custom(self.declare_function(g, false)?));
+            return Ok(Derivative::Custom(self.declare_function(Instance::new(db, g, &bindings), false)?));
         }
         if let Some(s) = named("PrimalSubstitute", "PrimalSubstituteOf") {
-            return Ok(Derivative::Substitute(self.declare_function(s, false)?));
+            return Ok(Derivative::Substitute(self.declare_function(Instance::new(db, s, &bindings), false)?));
         }
         if item_of(db, def).is_some_and(|i| i.has_attr("TreatAsDifferentiable")) {
             return Ok(Derivative::Zero);
@@ -389,16 +515,22 @@ impl<'db> ModuleLowerer<'db> {
         Ok(size)
     }
 
-    fn lower_body(&mut self, def: DefId, id: FuncId) -> R<()> {
+    fn lower_body(&mut self, inst: Instance, id: FuncId) -> R<()> {
         let db = self.db;
+        let def = inst.def;
         let body = body(db, def).clone();
-        let inferred = infer::infer(db, def).clone();
+        let bindings = inst.bindings();
+        let inferred = match bindings.is_empty() {
+            true => infer::infer(db, def).clone(),
+            false => Arc::new(infer::infer_specialized(db, def, &bindings)),
+        };
         let placeholder = std::mem::replace(
             &mut self.module.functions[id.index()],
             FunctionBuilder::new(String::new(), TypeId(0), None).finish(),
         );
         let mut lower = FnLower {
-            ctx: DeclCtx::for_def(db, def),
+            ctx: DeclCtx::specialized(db, def, &bindings),
+            is_init: item_of(db, def).is_some_and(|i| i.kind == ItemKind::Init),
             m: self,
             def,
             file: def.file(db),
@@ -447,6 +579,20 @@ struct FnLower<'a, 'db> {
     span: Option<TextRange>,
     /// Inside `no_diff`: what calls write back carries no derivative.
     no_diff: bool,
+    /// Lowering an `__init`: `this` is a local, returned at the end.
+    is_init: bool,
+}
+
+/// An argument of a call.
+#[derive(Clone, Copy)]
+enum CallArg {
+    /// An expression of the source (assigned back for `out`/`inout`).
+    Expr(ExprId),
+    /// What a pointer points to (stored back for `out`/`inout`): an
+    /// implicit `this`.
+    Place(ValueId),
+    /// A value computed already (never written back).
+    Value(ValueId),
 }
 
 impl FnLower<'_, '_> {
@@ -685,13 +831,23 @@ impl FnLower<'_, '_> {
             self.scopes.last_mut().unwrap().push(Local { name: p.name.clone(), ptr });
         }
         self.entry_point_uniforms()?;
+        if self.is_init {
+            // Fields an `__init` leaves alone are zero.
+            let this_ty = self.b.func.ret;
+            let this = self.var(this_ty);
+            let zero = self.zero(this_ty)?;
+            self.store(this, zero);
+            self.scopes.last_mut().unwrap().push(Local { name: "this".into(), ptr: this });
+        }
         if let Some(root) = self.body.root {
             self.stmt(root)?;
         } else {
             return self.error("the function has no body");
         }
         if self.cur.is_some() {
-            let term = if matches!(self.ty(self.b.func.ret), Type::Void) {
+            let term = if self.is_init {
+                Terminator::Return(Some(self.this_value()?))
+            } else if matches!(self.ty(self.b.func.ret), Type::Void) {
                 Terminator::Return(None)
             } else {
                 Terminator::Unreachable
@@ -699,6 +855,32 @@ impl FnLower<'_, '_> {
             self.terminate(term);
         }
         Ok(())
+    }
+
+    /// The storage of `this`, in a method or `__init`.
+    fn this_ptr(&self) -> Option<ValueId> {
+        self.scopes.iter().flatten().find(|l| l.name == "this").map(|l| l.ptr)
+    }
+
+    fn this_value(&mut self) -> R<ValueId> {
+        match self.this_ptr() {
+            Some(p) => Ok(self.load(p)),
+            None => self.error("`this` outside a method"),
+        }
+    }
+
+    /// The index of the field `name` of `this` (a name used without a
+    /// receiver in a method), unless a local hides it.
+    fn this_field(&self, name: &str) -> Option<u32> {
+        if self.scopes.iter().flatten().any(|l| l.name == name) {
+            return None;
+        }
+        let ptr = self.this_ptr()?;
+        let (t, _) = self.m.module.types.pointee(self.ty_of(ptr))?;
+        match self.ty(t) {
+            Type::Struct { fields, .. } => fields.iter().position(|f| f.0 == name).map(|i| i as u32),
+            _ => None,
+        }
     }
 
     // ---- statements ------------------------------------------------------
@@ -792,6 +974,7 @@ impl FnLower<'_, '_> {
                 let ret = self.b.func.ret;
                 let v = match e {
                     Some(e) => Some(self.expr_expecting(e, ret)?),
+                    None if self.is_init => Some(self.this_value()?),
                     None => None,
                 };
                 self.terminate(Terminator::Return(v));
@@ -1033,6 +1216,13 @@ impl FnLower<'_, '_> {
                 if let Some(p) = self.place(e)? {
                     return Ok(self.load(p));
                 }
+                if let Some(Ty::TypeValue(t)) = self.inferred.expr_types.get(e.0 as usize) {
+                    if let Ty::Const(v) = **t {
+                        // A value generic parameter, `N`.
+                        let int = self.t(Type::Scalar(Scalar::Int32));
+                        return Ok(self.konst(Const::Int(v), int));
+                    }
+                }
                 let name = segs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
                 self.global_constant(e, &name)
             }
@@ -1080,7 +1270,7 @@ impl FnLower<'_, '_> {
             }
             Expr::Missing => self.error("missing expression"),
             Expr::Diff { .. } => self.error("a `fwd_diff`/`bwd_diff` function can only be called here"),
-            Expr::This => self.error("`this` is not supported by code generation yet"),
+            Expr::This => self.this_value(),
             _ => self.error("this expression is not supported by code generation yet"),
         }
     }
@@ -1145,7 +1335,10 @@ impl FnLower<'_, '_> {
     /// Whether `e` is a local variable or a part of one.
     fn rooted_in_local(&self, e: ExprId) -> bool {
         match self.body.expr(e) {
-            Expr::Path(segs, false) if segs.len() == 1 => self.scopes.iter().flatten().any(|l| l.name == segs[0].name),
+            Expr::Path(segs, false) if segs.len() == 1 => {
+                self.scopes.iter().flatten().any(|l| l.name == segs[0].name) || self.this_field(&segs[0].name).is_some()
+            }
+            Expr::This => self.this_ptr().is_some(),
             Expr::Member { receiver, .. } => self.rooted_in_local(*receiver),
             Expr::Index { base, .. } => self.rooted_in_local(*base),
             _ => false,
@@ -1159,6 +1352,9 @@ impl FnLower<'_, '_> {
                 let name = &segs[0].name;
                 if let Some(l) = self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| &l.name == name) {
                     return Ok(Some(l.ptr));
+                }
+                if let (Some(i), Some(this)) = (self.this_field(name), self.this_ptr()) {
+                    return Ok(Some(self.field_addr(this, i)?));
                 }
                 let db = self.db();
                 let defs = global_scope(db, self.file).lookup(name).cloned().unwrap_or_default();
@@ -1176,6 +1372,7 @@ impl FnLower<'_, '_> {
                     None => Ok(Some(p)),
                 }
             }
+            Expr::This => Ok(self.this_ptr()),
             Expr::Member { receiver, name, .. } => {
                 let Some(base) = self.place(receiver)? else { return Ok(None) };
                 let (pt, _) = self.m.module.types.pointee(self.ty_of(base)).expect("a place is a pointer");
@@ -1215,21 +1412,25 @@ impl FnLower<'_, '_> {
                 None => self.error(format!("`{}` has no member `{name}`", self.show(rt))),
             };
         }
-        let result = self.expr_ty(e)?;
+        // Typed from the receiver's IR type (inference may not know the
+        // type of a generic call's result).
         match self.ty(rt).clone() {
             Type::Struct { fields, .. } => match fields.iter().position(|f| f.0 == name) {
-                Some(i) => Ok(self.emit(Op::Extract(r, i as u32), result)),
+                Some(i) => Ok(self.emit(Op::Extract(r, i as u32), fields[i].1)),
                 None => self.error(format!("`{}` has no field `{name}`", self.show(rt))),
             },
-            Type::Vector(..) => {
+            Type::Vector(s, _) => {
                 let Some(comps) = swizzle_components(name) else { return self.error(format!("bad swizzle `{name}`")) };
                 if comps.len() == 1 {
-                    Ok(self.emit(Op::Extract(r, comps[0] as u32), result))
+                    let st = self.t(Type::Scalar(s));
+                    Ok(self.emit(Op::Extract(r, comps[0] as u32), st))
                 } else {
-                    Ok(self.emit(Op::Swizzle(r, comps), result))
+                    let vt = self.t(Type::Vector(s, comps.len() as u8));
+                    Ok(self.emit(Op::Swizzle(r, comps), vt))
                 }
             }
             Type::Scalar(_) if swizzle_components(name).is_some_and(|c| c.iter().all(|&x| x == 0)) => {
+                let result = self.expr_ty(e)?;
                 self.coerce(r, result)
             }
             _ => self.error(format!("member `{name}` of `{}` is not supported by code generation yet", self.show(rt))),
@@ -1453,27 +1654,136 @@ impl FnLower<'_, '_> {
 
     fn call(&mut self, e: ExprId, callee: ExprId, args: &[ExprId]) -> R<ValueId> {
         let callee_ty = self.inferred.expr_types.get(callee.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let expr_args: Vec<CallArg> = args.iter().map(|&a| CallArg::Expr(a)).collect();
+        let core = slang_analysis::core_files(self.db());
+        let user_defs = |defs: &[DefId]| -> Vec<DefId> {
+            defs.iter().copied().filter(|d| !core.contains(&d.file(self.db()))).collect()
+        };
         match (self.body.expr(callee).clone(), callee_ty) {
             (_, Ty::TypeValue(t)) => {
+                if let Some(f) = self.initializer(&t, args)? {
+                    return self.call_function(f, &expr_args);
+                }
                 let at = self.span;
                 let t = self.m.lower_ty(&t, at)?;
                 self.construct(t, args)
             }
             (Expr::Path(segs, _), Ty::Func(defs)) => {
                 let name = segs.last().map(|s| s.name.clone()).unwrap_or_default();
-                let core = slang_analysis::core_files(self.db());
-                let user: Vec<DefId> = defs.iter().copied().filter(|d| !core.contains(&d.file(self.db()))).collect();
+                let user = user_defs(&defs);
                 if user.is_empty() {
                     return self.intrinsic(e, &name, args);
                 }
                 let def = self.pick_overload(&user, args, &name)?;
-                let f = self.m.declare_function(def, false)?;
-                self.call_function(f, args)
+                // `S::f(…)`, or a method of `this`'s type named alone.
+                let owner = match segs.split_last() {
+                    Some((_, prefix)) if !prefix.is_empty() => self.ctx.resolve(&TypeRef::Path(prefix.to_vec())),
+                    _ => self.ctx.this.clone(),
+                };
+                let explicit = segs.last().map(|s| s.args.clone()).unwrap_or_default();
+                let f = self.instance_of(def, &owner, &explicit, args, 0)?;
+                let mut all = Vec::new();
+                if is_instance_method(self.db(), def) {
+                    match self.this_ptr() {
+                        Some(this) => all.push(CallArg::Place(this)),
+                        None => return self.error(format!("`{name}` needs an instance")),
+                    }
+                }
+                all.extend(expr_args);
+                self.call_function(f, &all)
             }
-            (_, Ty::DiffFunc { defs, modes }) => self.derivative_call(e, &defs, &modes, args),
+            (_, Ty::DiffFunc { defs, modes }) => self.derivative_call(e, callee, &defs, &modes, args),
+            (Expr::Member { receiver, name, generic_args, .. }, Ty::Func(defs)) if !user_defs(&defs).is_empty() => {
+                let def = self.pick_overload(&user_defs(&defs), args, &name)?;
+                let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+                let (owner, this) = match receiver_ty {
+                    // `S.staticMethod(…)`.
+                    Ty::TypeValue(t) => ((*t).clone(), None),
+                    t => (t, is_instance_method(self.db(), def).then_some(CallArg::Expr(receiver))),
+                };
+                let f = self.instance_of(def, &owner, &generic_args, args, 0)?;
+                let all: Vec<CallArg> = this.into_iter().chain(expr_args).collect();
+                self.call_function(f, &all)
+            }
             (Expr::Member { receiver, name, .. }, _) => self.method_call(e, receiver, &name, args),
             _ => self.error("this call is not supported by code generation yet"),
         }
+    }
+
+    /// The instance of `def` a call makes: the generic arguments of its
+    /// type from `owner` (the receiver's type), its own from the explicit
+    /// ones and the argument types (those of the primal arguments, for a
+    /// derivative of order `order`).
+    fn instance_of(
+        &mut self,
+        def: DefId,
+        owner: &Ty,
+        explicit: &[hir::GenericArgRef],
+        args: &[ExprId],
+        order: usize,
+    ) -> R<FuncId> {
+        let db = self.m.db;
+        let mut bindings = HashMap::new();
+        if let (Ty::Adt { def: o, args: owner_args, .. }, Some(s)) = (owner, owner_struct(db, def)) {
+            if *o == s {
+                let names = item_of(db, s).map(|i| i.generic_params.clone()).unwrap_or_default();
+                for (g, a) in names.iter().zip(owner_args) {
+                    if let Some(n) = &g.name {
+                        bindings.insert(n.clone(), a.clone());
+                    }
+                }
+            }
+        }
+        if !fn_sig(db, def).generic_params.is_empty() {
+            let explicit: Vec<Ty> = explicit
+                .iter()
+                .map(|a| match a {
+                    hir::GenericArgRef::Type(t) => self.ctx.resolve(t),
+                    hir::GenericArgRef::Value(Some(v)) => Ty::Const(*v),
+                    hir::GenericArgRef::Value(None) => Ty::Unknown,
+                })
+                .collect();
+            let arg_tys: Vec<Ty> = args
+                .iter()
+                .map(|a| {
+                    let mut t = self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown);
+                    for _ in 0..order {
+                        match t {
+                            Ty::Adt { name, args, .. } if name == "DifferentialPair" && args.len() == 1 => {
+                                t = args[0].clone()
+                            }
+                            _ => break,
+                        }
+                    }
+                    t
+                })
+                .collect();
+            bindings.extend(call_bindings(db, def, &arg_tys, &explicit));
+        }
+        let inst = Instance::new(db, def, &bindings);
+        self.m.declare_function(inst, false)
+    }
+
+    /// The `__init` a constructor call `T(args)` of a struct with
+    /// initializers runs (`None`: other types, and member-wise
+    /// construction).
+    fn initializer(&mut self, t: &Ty, args: &[ExprId]) -> R<Option<FuncId>> {
+        let db = self.db();
+        let Ty::Adt { def, .. } = t else { return Ok(None) };
+        if slang_analysis::core_files(db).contains(&def.file(db)) {
+            return Ok(None);
+        }
+        let inits: Vec<DefId> = item_of(db, *def)
+            .iter()
+            .flat_map(|i| i.members.iter())
+            .filter(|m| m.kind == ItemKind::Init)
+            .map(|m| DefId::new(db, def.file(db), m.ast_index))
+            .collect();
+        if inits.is_empty() {
+            return Ok(None);
+        }
+        let init = self.pick_overload(&inits, args, "__init")?;
+        self.instance_of(init, t, &[], args, 0).map(Some)
     }
 
     fn pick_overload(&mut self, defs: &[DefId], args: &[ExprId], name: &str) -> R<DefId> {
@@ -1496,30 +1806,88 @@ impl FnLower<'_, '_> {
 
     /// `fwd_diff(f)(args)`, `fwd_diff(fwd_diff(f))(args)`: a call of the
     /// forward derivative (generated on request).
-    fn derivative_call(&mut self, e: ExprId, defs: &[DefId], modes: &[bool], args: &[ExprId]) -> R<ValueId> {
+    ///
+    /// For a method, `fwd_diff(S.method)` takes the pair of `this` as its
+    /// first argument; `fwd_diff(obj.method)` (and a method of `this`
+    /// named alone) passes the receiver, with a zero derivative.
+    fn derivative_call(
+        &mut self,
+        e: ExprId,
+        callee: ExprId,
+        defs: &[DefId],
+        modes: &[bool],
+        args: &[ExprId],
+    ) -> R<ValueId> {
         if modes.iter().any(|forward| !forward) {
             return self.error("`bwd_diff` is not supported by code generation yet");
         }
         let db = self.db();
+        let mut operand = callee;
+        while let Expr::Diff { func, .. } = self.body.expr(operand) {
+            operand = *func;
+        }
+        let operand_expr = self.body.expr(operand).clone();
+        let (owner, receiver, explicit) = match &operand_expr {
+            Expr::Member { receiver, generic_args, .. } => {
+                match self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown) {
+                    Ty::TypeValue(t) => ((*t).clone(), None, generic_args.clone()),
+                    t => (t, Some(CallArg::Expr(*receiver)), generic_args.clone()),
+                }
+            }
+            Expr::Path(segs, _) => {
+                let this = self.this_ptr().map(CallArg::Place);
+                (self.ctx.this.clone(), this, segs.last().map(|s| s.args.clone()).unwrap_or_default())
+            }
+            _ => (Ty::Unknown, None, Vec::new()),
+        };
         let forward = vec![Mode::Forward; modes.len()];
+        let explicit_this = |d: DefId| receiver.is_none() && is_instance_method(db, d);
         let Some(def) = defs
             .iter()
             .copied()
-            .find(|&d| higher_order_signature(db, d, &forward).params.len() == args.len())
+            .find(|&d| {
+                let sig = higher_order_signature(db, d, &forward);
+                sig.params.len() + usize::from(explicit_this(d) && sig.this_param.is_some()) == args.len()
+            })
             .or(defs.first().copied())
         else {
             return self.error("no function to differentiate");
         };
+        let implicit_this = is_instance_method(db, def) && receiver.is_some();
+        // The arguments of the primal: a `this` passed explicitly is the
+        // first argument.
+        let primal_args = match (is_instance_method(db, def), implicit_this) {
+            (true, false) => args.get(1..).unwrap_or_default(),
+            _ => args,
+        };
         let mut f = if slang_analysis::core_files(db).contains(&def.file(db)) {
             self.builtin_to_differentiate(def, modes.len(), args, e)?
         } else {
-            self.m.declare_function(def, false)?
+            self.instance_of(def, &owner, &explicit, primal_args, modes.len())?
         };
         for _ in modes {
             let ModuleLowerer { module, requests, .. } = &mut *self.m;
             f = forward_derivative(module, requests, f).or_else(|m| self.error(m))?;
         }
-        self.call_function(f, args)
+        let mut all: Vec<CallArg> = Vec::new();
+        if let (true, Some(r)) = (implicit_this, receiver) {
+            let this = self.m.module.function(f).params.first().map(|p| (p.ty, p.dir));
+            let Some((this_ty, ParamDir::In)) = this else {
+                return self.error("`fwd_diff` of a `[mutating]` method needs the type's method and a pair for `this`");
+            };
+            let v = match *self.ty(this_ty) {
+                // The receiver, with a zero derivative.
+                Type::DifferentialPair { primal, diff } => {
+                    let p = self.arg_value(r, primal)?;
+                    let d = self.zero(diff)?;
+                    self.emit(Op::Construct(vec![p, d]), this_ty)
+                }
+                _ => self.arg_value(r, this_ty)?,
+            };
+            all.push(CallArg::Value(v));
+        }
+        all.extend(args.iter().map(|&a| CallArg::Expr(a)));
+        self.call_function(f, &all)
     }
 
     /// The built-in function `def` as a function to differentiate `order`
@@ -1597,20 +1965,35 @@ impl FnLower<'_, '_> {
         self.emit(Op::Detach(v), t)
     }
 
-    fn call_function(&mut self, f: FuncId, args: &[ExprId]) -> R<ValueId> {
+    /// The value of a call argument, as type `t`.
+    fn arg_value(&mut self, a: CallArg, t: TypeId) -> R<ValueId> {
+        match a {
+            CallArg::Expr(e) => self.expr_expecting(e, t),
+            CallArg::Place(p) => {
+                let v = self.load(p);
+                self.coerce(v, t)
+            }
+            CallArg::Value(v) => self.coerce(v, t),
+        }
+    }
+
+    fn call_function(&mut self, f: FuncId, args: &[CallArg]) -> R<ValueId> {
         let params = self.m.module.function(f).params.clone();
         let ret = self.m.module.function(f).ret;
+        if params.len() != args.len() {
+            return self.error(format!("{} arguments for {} parameters", args.len(), params.len()));
+        }
         let mut values = Vec::new();
-        // Copy-out after the call: (temporary, argument expression).
+        // Copy-out after the call: (temporary, argument).
         let mut copy_out = Vec::new();
         for (p, &a) in params.iter().zip(args) {
             match p.dir {
-                ParamDir::In => values.push(self.expr_expecting(a, p.ty)?),
+                ParamDir::In => values.push(self.arg_value(a, p.ty)?),
                 ParamDir::Out | ParamDir::InOut => {
                     let (t, _) = self.m.module.types.pointee(p.ty).expect("out parameters are pointers");
                     let tmp = self.var(t);
                     if p.dir == ParamDir::InOut {
-                        let v = self.expr_expecting(a, t)?;
+                        let v = self.arg_value(a, t)?;
                         self.store(tmp, v);
                     }
                     values.push(tmp);
@@ -1624,9 +2007,15 @@ impl FnLower<'_, '_> {
             if self.no_diff {
                 v = self.detach(v);
             }
-            let at = self.expr_ty(a)?;
-            let v = self.coerce(v, at)?;
-            self.assign_to(a, v)?;
+            match a {
+                CallArg::Expr(a) => {
+                    let at = self.expr_ty(a)?;
+                    let v = self.coerce(v, at)?;
+                    self.assign_to(a, v)?;
+                }
+                CallArg::Place(p) => self.store(p, v),
+                CallArg::Value(_) => {}
+            }
         }
         Ok(result)
     }

@@ -347,7 +347,11 @@ impl FnLower<'_, '_> {
     /// The entry point's `uniform` parameters as locals, read from their
     /// constant buffer.
     pub(super) fn entry_point_uniforms(&mut self) -> R<()> {
-        let Some(id) = self.m.funcs.get(&self.def).copied() else { return Ok(()) };
+        // Entry points are not generic: the instance without arguments.
+        let Some(id) = self.m.funcs.iter().find(|(i, _)| i.def == self.def && i.args.is_empty()).map(|(_, &id)| id)
+        else {
+            return Ok(());
+        };
         let Some((g, names)) = self.m.entry_uniforms.get(&id).cloned() else { return Ok(()) };
         let global = self.m.module.global(g).clone();
         let p = self.t(Type::Ptr(global.ty, global.space));
