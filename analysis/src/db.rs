@@ -129,12 +129,22 @@ impl RootDatabase {
         Workspace::get(self).files(self).iter().copied().find(|f| f.path(self) == path)
     }
 
+    /// Sets the search paths (nothing is invalidated when they are the
+    /// same).
     pub fn set_search_paths(&mut self, paths: Vec<String>) {
-        Workspace::get(self).set_search_paths(self).to(paths);
+        let ws = Workspace::get(self);
+        if *ws.search_paths(self) != paths {
+            ws.set_search_paths(self).to(paths);
+        }
     }
 
+    /// Sets the predefined macros (nothing is invalidated when they are
+    /// the same: every parse depends on them).
     pub fn set_defines(&mut self, defines: Vec<(String, String)>) {
-        Workspace::get(self).set_defines(self).to(defines);
+        let ws = Workspace::get(self);
+        if *ws.defines(self) != defines {
+            ws.set_defines(self).to(defines);
+        }
     }
 
     /// Start recording which queries execute.

@@ -47,6 +47,24 @@ pub fn core_files(db: &dyn Db) -> Vec<SourceFile> {
     base::CoreModule::get(db).files(db).clone()
 }
 
+/// Computes the core module's per-file facts (parse, item tree) on two
+/// threads, so that a command-line run's start-up uses both cores; the
+/// results land in `db`'s shared storage.
+pub fn prewarm_core(db: &RootDatabase) {
+    let files = core_files(db);
+    std::thread::scope(|s| {
+        for half in [0, 1] {
+            let db = db.clone();
+            let files = &files;
+            s.spawn(move || {
+                for f in files.iter().skip(half).step_by(2) {
+                    let _ = item_tree::item_tree(&db, *f);
+                }
+            });
+        }
+    });
+}
+
 /// Parse a file (a query: re-parses only when the text or the predefined
 /// macros change).
 #[salsa::tracked(returns(ref))]

@@ -42,6 +42,10 @@ pub struct Import {
 /// The references a file makes, in source order.
 #[salsa::tracked(returns(ref))]
 pub fn file_imports(db: &dyn Db, file: SourceFile) -> Vec<Import> {
+    // The core module imports nothing (and is large to walk).
+    if crate::core_module::is_core_path(file.path(db)) {
+        return Vec::new();
+    }
     let parse = parse(db, file);
     let root = parse.syntax_node();
     let mut out = Vec::new();

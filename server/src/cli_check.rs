@@ -49,6 +49,7 @@ pub fn load_single(path: &Path, frontend: &FrontendArgs) -> Result<(RootDatabase
     let mut db = RootDatabase::new();
     db.set_defines(frontend.parse_options().defines);
     db.set_search_paths(frontend.include_dirs.iter().map(|d| db_path(d)).collect());
+    slang_analysis::prewarm_core(&db);
     let file = db.set_file(&db_path(path), &text);
     load_imports(&mut db);
     Ok((db, file))
