@@ -11,6 +11,9 @@ pub const CORE_FILES: &[(&str, &str)] = &[
     ("autodiff.slang", include_str!("core_module/autodiff.slang")),
     ("math.slang", include_str!("core_module/math.slang")),
     ("resources.slang", include_str!("core_module/resources.slang")),
+    ("resources2.slang", include_str!("core_module/resources2.slang")),
+    ("resources3.slang", include_str!("core_module/resources3.slang")),
+    ("resources4.slang", include_str!("core_module/resources4.slang")),
     ("intrinsics.slang", include_str!("core_module/intrinsics.slang")),
     ("cuda.slang", include_str!("core_module/cuda.slang")),
 ];
