@@ -8,7 +8,7 @@ use slang_syntax::{SyntaxKind as K, SyntaxNode, SyntaxNodePtr, TextRange, TextSi
 
 use crate::autodiff::{self, Differentiability, Mode};
 use crate::hir::{BodySourceMap, DefId};
-use crate::infer::{file_functions, fn_sig, InferenceResult};
+use crate::infer::{fn_sig, InferenceResult};
 use crate::ty::Ty;
 use crate::{Db, SourceFile};
 
@@ -48,10 +48,7 @@ pub struct InlayHint {
 /// The hints of the functions overlapping `range`, at offsets in `range`.
 pub fn inlay_hints(db: &dyn Db, file: SourceFile, range: TextRange, cfg: &InlayConfig) -> Vec<InlayHint> {
     let mut out = Vec::new();
-    let map = crate::item_tree::item_source_map(db, file);
-    for &def in file_functions(db, file) {
-        let Some(ptr) = map.get(def.ast_index(db) as usize) else { continue };
-        let fn_range = ptr.text_range();
+    for &(fn_range, def) in crate::infer::function_spans(db, file) {
         if fn_range.end() < range.start() || range.end() < fn_range.start() {
             continue;
         }

@@ -65,6 +65,13 @@ impl<'a> LineIndex<'a> {
         Position { line: line as u32, character }
     }
 
+    /// An LSP range as a text range (an end before the start is taken as
+    /// the start).
+    pub fn text_range(&self, r: Range) -> TextRange {
+        let start = self.text_size(r.start);
+        TextRange::new(start, self.text_size(r.end).max(start))
+    }
+
     pub fn range(&self, r: TextRange) -> Range {
         Range { start: self.position(r.start().into()), end: self.position(r.end().into()) }
     }

@@ -225,6 +225,13 @@ async fn on_snapshot<T: Send + 'static>(
     }
 }
 
+fn lsp_severity(s: Severity) -> DiagnosticSeverity {
+    match s {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+    }
+}
+
 fn to_lsp_diagnostics(
     state: &State,
     db: &RootDatabase,
@@ -252,10 +259,7 @@ fn to_lsp_diagnostics(
                 .collect();
             tower_lsp_server::lsp_types::Diagnostic {
                 range: li.range(d.range),
-                severity: Some(match d.severity {
-                    Severity::Error => DiagnosticSeverity::ERROR,
-                    Severity::Warning => DiagnosticSeverity::WARNING,
-                }),
+                severity: Some(lsp_severity(d.severity)),
                 code: Some(NumberOrString::String(d.code.to_string())),
                 source: Some("slang-analyzer".to_string()),
                 message: d.message.clone(),
@@ -320,10 +324,7 @@ impl Backend {
                     .into_iter()
                     .map(|d| tower_lsp_server::lsp_types::Diagnostic {
                         range: li.range(d.range),
-                        severity: Some(match d.severity {
-                            Severity::Error => DiagnosticSeverity::ERROR,
-                            Severity::Warning => DiagnosticSeverity::WARNING,
-                        }),
+                        severity: Some(lsp_severity(d.severity)),
                         code: Some(NumberOrString::String(d.code.to_string())),
                         source: Some(worker::SOURCE.to_string()),
                         message: d.message,
@@ -373,9 +374,7 @@ impl Backend {
     async fn token_data(&self, uri: &Uri, range: Option<Range>) -> Result<Option<Vec<SemanticToken>>> {
         on_snapshot(&self.state, uri, move |db, file, text, enc| {
             let li = LineIndex::new(text, enc);
-            let range = range.map(|r| {
-                slang_analysis::TextRange::new(li.text_size(r.start), li.text_size(r.end).max(li.text_size(r.start)))
-            });
+            let range = range.map(|r| li.text_range(r));
             let mut out = Vec::new();
             let (mut line, mut col) = (0, 0);
             for t in ide::semantic_tokens(db, file, range) {
@@ -423,9 +422,7 @@ impl Backend {
                 use_tabs: !options.insert_spaces,
                 ..Default::default()
             };
-            let range = range.map(|r| {
-                slang_analysis::TextRange::new(li.text_size(r.start), li.text_size(r.end).max(li.text_size(r.start)))
-            });
+            let range = range.map(|r| li.text_range(r));
             slang_syntax::format::format_edits(text, &root, &opts, range)
                 .into_iter()
                 .map(|(r, new_text)| TextEdit { range: li.range(r), new_text })
@@ -547,10 +544,6 @@ struct GeneratedDocument {
     text: String,
 }
 
-fn invalid_params(message: String) -> Error {
-    Error::invalid_params(message)
-}
-
 impl Backend {
     /// `slang-analyzer/derivative`: the derivative of the function at the
     /// position (named there, or enclosing it): its signatures and the
@@ -564,7 +557,7 @@ impl Backend {
             None | Some("both") => {
                 vec![slang_analysis::autodiff::Mode::Forward, slang_analysis::autodiff::Mode::Backward]
             }
-            Some(m) => return Err(invalid_params(format!("unknown mode `{m}` (fwd, bwd or both)"))),
+            Some(m) => return Err(Error::invalid_params(format!("unknown mode `{m}` (fwd, bwd or both)"))),
         };
         let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
             let offset = LineIndex::new(text, enc).text_size(params.position);
@@ -606,8 +599,8 @@ impl Backend {
                 language_id: "slang".to_string(),
                 text,
             }),
-            Some(Err(e)) => Err(invalid_params(e)),
-            None => Err(invalid_params("the document is not open".to_string())),
+            Some(Err(e)) => Err(Error::invalid_params(e)),
+            None => Err(Error::invalid_params("the document is not open".to_string())),
         }
     }
 
@@ -615,7 +608,7 @@ impl Backend {
     async fn compile(&self, params: CompileParams) -> Result<GeneratedDocument> {
         let target = params.target.to_ascii_lowercase();
         if !["wgsl", "spirv", "glsl", "hlsl", "msl"].contains(&target.as_str()) {
-            return Err(invalid_params(format!("unknown target `{target}` (wgsl, spirv, glsl, hlsl or msl)")));
+            return Err(Error::invalid_params(format!("unknown target `{target}` (wgsl, spirv, glsl, hlsl or msl)")));
         }
         let st = self.state.clone();
         let entry = params.entry_point.clone();
@@ -637,8 +630,8 @@ impl Backend {
                 language_id: target,
                 text,
             }),
-            Some(Err(e)) => Err(invalid_params(e)),
-            None => Err(invalid_params("the document is not open".to_string())),
+            Some(Err(e)) => Err(Error::invalid_params(e)),
+            None => Err(Error::invalid_params("the document is not open".to_string())),
         }
     }
 }
@@ -975,7 +968,7 @@ impl LanguageServer for Backend {
         .await?;
         match r {
             Some(Ok(range)) => Ok(Some(PrepareRenameResponse::Range(range))),
-            Some(Err(why)) => Err(invalid_params(why)),
+            Some(Err(why)) => Err(Error::invalid_params(why)),
             None => Ok(None),
         }
     }
@@ -999,7 +992,7 @@ impl LanguageServer for Backend {
         .await?;
         match r {
             Some(Ok(changes)) => Ok(Some(WorkspaceEdit { changes: Some(changes), ..Default::default() })),
-            Some(Err(why)) => Err(invalid_params(why)),
+            Some(Err(why)) => Err(Error::invalid_params(why)),
             None => Ok(None),
         }
     }
@@ -1062,10 +1055,7 @@ impl LanguageServer for Backend {
         let range = params.range;
         let r = on_snapshot(&self.state, &params.text_document.uri, move |db, file, text, enc| {
             let li = LineIndex::new(text, enc);
-            let range = slang_analysis::TextRange::new(
-                li.text_size(range.start),
-                li.text_size(range.end).max(li.text_size(range.start)),
-            );
+            let range = li.text_range(range);
             ide::inlay_hints(db, file, range, &cfg)
                 .into_iter()
                 .map(|h| InlayHint {
@@ -1299,9 +1289,7 @@ impl LanguageServer for Backend {
         let context = params.context.diagnostics;
         let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
             let li = LineIndex::new(text, enc);
-            let r = li.offset(range.start)..li.offset(range.end);
-            let range = slang_analysis::TextRange::new((r.start as u32).into(), (r.end.max(r.start) as u32).into());
-            ide::assists(db, file, range)
+            ide::assists(db, file, li.text_range(range))
                 .into_iter()
                 .map(|a| {
                     let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
