@@ -595,7 +595,8 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
         let def = DefId::new(db, file, item.ast_index);
         let derivative_attrs = DERIVATIVE_ATTRIBUTES;
         let backward = item.has_attr("Differentiable") || item.has_attr("BackwardDifferentiable");
-        if !backward && !item.attrs.iter().any(|a| derivative_attrs.contains(&a.as_str())) {
+        let forward = item.has_attr("ForwardDifferentiable");
+        if !backward && !forward && !item.attrs.iter().any(|a| derivative_attrs.contains(&a.as_str())) {
             continue;
         }
         let Some(node) = crate::hir::def_node(db, def) else { continue };
@@ -656,6 +657,31 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
                 _ => {}
             }
         }
+        // Loops (the reference compiler asks for a bound in forward-only
+        // functions too).
+        for lp in local.descendants().filter(|n| matches!(n.kind(), K::FOR_STMT | K::WHILE_STMT | K::DO_WHILE_STMT)) {
+            let attributed = lp.parent().is_some_and(|p| {
+                p.kind() == K::ATTRIBUTED_STMT
+                    && p.children().filter(|c| c.kind() == K::ATTRIBUTE).any(|a| {
+                        let t = a.text().to_string();
+                        t.contains("MaxIters") || t.contains("ForceUnroll") || t.contains("unroll")
+                    })
+            });
+            if attributed || (lp.kind() == K::FOR_STMT && for_is_bounded(db, file, &lp)) {
+                continue;
+            }
+            let keyword = lp.first_token().map(|t| t.text_range()).unwrap_or(lp.text_range());
+            out.push(crate::diagnostics::Diagnostic {
+                range: keyword + start,
+                severity: crate::diagnostics::Severity::Error,
+                code: "unbounded-loop",
+                message: format!(
+                    "this loop in the differentiable function `{}` has no iteration bound the compiler can see: \
+                     add `[MaxIters(n)]` (or `[ForceUnroll]`) before it",
+                    item.name.as_deref().unwrap_or("")
+                ),
+            });
+        }
         if !backward {
             continue;
         }
@@ -686,30 +712,6 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
                     out.push(ptr_at("a return value", t.syntax().text_range()));
                 }
             }
-        }
-        // Loops.
-        for lp in local.descendants().filter(|n| matches!(n.kind(), K::FOR_STMT | K::WHILE_STMT | K::DO_WHILE_STMT)) {
-            let attributed = lp.parent().is_some_and(|p| {
-                p.kind() == K::ATTRIBUTED_STMT
-                    && p.children().filter(|c| c.kind() == K::ATTRIBUTE).any(|a| {
-                        let t = a.text().to_string();
-                        t.contains("MaxIters") || t.contains("ForceUnroll") || t.contains("unroll")
-                    })
-            });
-            if attributed || (lp.kind() == K::FOR_STMT && for_is_bounded(db, file, &lp)) {
-                continue;
-            }
-            let keyword = lp.first_token().map(|t| t.text_range()).unwrap_or(lp.text_range());
-            out.push(crate::diagnostics::Diagnostic {
-                range: keyword + start,
-                severity: crate::diagnostics::Severity::Error,
-                code: "unbounded-loop",
-                message: format!(
-                    "this loop in the differentiable function `{}` has no iteration bound the compiler can see: \
-                     add `[MaxIters(n)]` (or `[ForceUnroll]`) before it",
-                    item.name.as_deref().unwrap_or("")
-                ),
-            });
         }
     }
     out

@@ -419,6 +419,12 @@ impl LowerBody {
         if let Some(block) = node.children().find_map(ast::Block::cast) {
             let root = self.block(&block);
             self.body.root = Some(root);
+        } else if let Some(p) = ast::Property::cast(node.clone()) {
+            // A property's body is its getter's.
+            if let Some(block) = p.accessors().find(|a| a.kind() == Some(SyntaxKind::GET_KW)).and_then(|a| a.body()) {
+                let root = self.block(&block);
+                self.body.root = Some(root);
+            }
         }
     }
 

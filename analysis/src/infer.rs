@@ -102,6 +102,7 @@ pub fn fn_sig(db: &dyn Db, def: DefId) -> Arc<FnSig> {
     let node = crate::hir::decl_syntax(db, def);
     let ret = match &node {
         Some(n) if n.kind() == SyntaxKind::FN => lower_type(ast::Fn::cast(n.clone()).and_then(|f| f.return_type())),
+        Some(n) if n.kind() == SyntaxKind::PROPERTY => lower_type(ast::Property::cast(n.clone()).and_then(|p| p.ty())),
         Some(n) if n.kind() == SyntaxKind::SUBSCRIPT => {
             lower_type(ast::Subscript::cast(n.clone()).and_then(|s| s.return_type()))
         }
@@ -167,6 +168,14 @@ impl<'db> DeclCtx<'db> {
                         let gdef = DefId::new(db, def.file(db), g.ast_index);
                         let bound = bindings.get(n).cloned();
                         ctx.generics.insert(n.clone(), bound.unwrap_or(Ty::Param { def: gdef, name: n.clone() }));
+                    }
+                }
+                if item.kind == ItemKind::Extension && item.generic_params.is_empty() {
+                    // Inside `extension S { … }`, `This` is `S`.
+                    let target =
+                        crate::hir::decl_syntax(db, *d).and_then(ast::Extension::cast).and_then(|e| e.target());
+                    if let Some(t) = target {
+                        ctx.this = ctx.resolve(&crate::hir::lower_type(Some(t)));
                     }
                 }
                 if matches!(item.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Interface | ItemKind::Enum) {
@@ -319,6 +328,17 @@ impl DeclCtx<'_> {
         if let Some(t) = self.generics.get(name) {
             return t.clone();
         }
+        // A type declared inside the enclosing struct (`typedef D
+        // Differential;`, a nested struct).
+        if let Ty::Adt { def, .. } = &self.this {
+            let def = *def;
+            let member = item_of(self.db, def)
+                .and_then(|i| i.members.iter().find(|m| m.name.as_deref() == Some(name) && m.kind.is_type()).cloned());
+            if let Some(m) = member {
+                let d = DefRef { file: def.file(self.db), ast_index: m.ast_index, kind: m.kind };
+                return self.type_of_type_def(&d, &seg.args);
+            }
+        }
         let defs = self.lookup_global(name);
         if let Some(d) = defs.iter().find(|d| d.kind.is_type()) {
             return self.type_of_type_def(d, &seg.args);
@@ -452,12 +472,12 @@ pub fn lookup_member(db: &dyn Db, def: DefId, args: &[Ty], name: &str) -> Option
     let mut methods = Vec::new();
     let mut found_other = false;
     let mut field = None;
-    let mut visit = |members: &[Item]| {
+    let mut visit = |members: &[Item], file: SourceFile| {
         for m in members {
             if m.name.as_deref() != Some(name) {
                 continue;
             }
-            let mdef = DefId::new(db, def.file(db), m.ast_index);
+            let mdef = DefId::new(db, file, m.ast_index);
             match m.kind {
                 ItemKind::Fn => methods.push(mdef),
                 ItemKind::Var | ItemKind::Property => {
@@ -479,7 +499,30 @@ pub fn lookup_member(db: &dyn Db, def: DefId, args: &[Ty], name: &str) -> Option
             }
         }
     };
-    visit(&item.members);
+    visit(&item.members, def.file(db));
+    // Methods that extensions of the type (in its module) add.
+    if !is_core(db, def.file(db)) && matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
+        let type_name = item.name.clone().unwrap_or_default();
+        for f in crate::module_graph::module_of(db, def.file(db)).iter().copied() {
+            if !extension_targets(db, f).iter().any(|(t, generic)| !generic && *t == type_name) {
+                continue;
+            }
+            let tree = item_tree(db, f);
+            let map = crate::item_tree::item_source_map(db, f);
+            let root = crate::parse(db, f).syntax_node();
+            for ext in tree.walk().filter(|i| i.kind == ItemKind::Extension && i.generic_params.is_empty()) {
+                let target = map
+                    .get(ext.ast_index as usize)
+                    .and_then(|p| ast::Extension::cast(p.to_node(&root)))
+                    .and_then(|e| e.target())
+                    .map(|t| t.syntax().text().to_string())
+                    .unwrap_or_default();
+                if target.trim() == type_name {
+                    visit(&ext.members, f);
+                }
+            }
+        }
+    }
     if let Some(f) = field {
         return Some(Member::Field(f));
     }

@@ -187,6 +187,22 @@ impl Types {
         self.ids.get(ty).copied()
     }
 
+    /// Make every `half` a `float` (for targets without 16-bit floats:
+    /// naga's GLSL writer has none). Ids stay valid; types that become
+    /// equal keep their own ids.
+    pub fn widen_half(&mut self) {
+        for t in &mut self.types {
+            match t {
+                Type::Scalar(s) | Type::Vector(s, _) if *s == Scalar::Half => *s = Scalar::Float,
+                _ => {}
+            }
+        }
+        self.ids.clear();
+        for (i, t) in self.types.iter().enumerate() {
+            self.ids.entry(t.clone()).or_insert(TypeId(i as u32));
+        }
+    }
+
     /// Record the `Differential` of the struct `ty`.
     pub fn set_struct_diff(&mut self, ty: TypeId, diff: StructDiff) {
         self.struct_diffs.insert(ty, diff);

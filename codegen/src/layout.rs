@@ -54,21 +54,22 @@ fn round_up(x: u32, align: u32) -> u32 {
 
 /// Alignment and size in bytes of a type under `rules`.
 pub fn align_size(types: &Types, t: TypeId, rules: Rules) -> (u32, u32) {
-    let vector_align = |n: u8| {
+    let width = |s: &Scalar| if *s == Scalar::Half { 2 } else { 4 };
+    let vector_align = |n: u8, w: u32| {
         if n == 2 {
-            8
+            2 * w
         } else if n == 1 {
-            4
+            w
         } else {
-            16
+            4 * w
         }
     };
     match types.get(t) {
-        Type::Scalar(_) => (4, 4),
-        Type::Vector(_, n) => (vector_align(*n), 4 * *n as u32),
+        Type::Scalar(s) => (width(s), width(s)),
+        Type::Vector(s, n) => (vector_align(*n, width(s)), width(s) * *n as u32),
         Type::Matrix { rows, cols, .. } => {
             let column = match rules {
-                Rules::Std430 => vector_align(*rows),
+                Rules::Std430 => vector_align(*rows, 4),
                 Rules::Std140 => 16,
             };
             (column, column * *cols as u32)

@@ -71,7 +71,11 @@ impl std::fmt::Display for CodegenError {
 
 /// Compile the compute entry point `entry` of `file` to `target`.
 pub fn compile(db: &dyn Db, file: SourceFile, entry: &str, target: Target) -> Result<Output, Vec<CodegenError>> {
-    let module = lower_entry_point(db, file, entry)?;
+    let mut module = lower_entry_point(db, file, entry)?;
+    if target == Target::Glsl {
+        // naga's GLSL writer has no 16-bit floats: `half` is `float` there.
+        module.types.widen_half();
+    }
     let naga_module = naga_out::build(&module).map_err(|e| vec![e])?;
     let validated = naga_out::validate(naga_module).map_err(|e| vec![e])?;
     naga_out::write(&validated, target, entry).map_err(|e| vec![e])

@@ -94,14 +94,65 @@ fn generic_param_names(db: &dyn Db, def: DefId) -> Vec<String> {
     names
 }
 
+/// The field `x` of `[DerivativeMember(D.x)]` on field `def`.
+fn derivative_member(db: &dyn Db, def: DefId) -> Option<String> {
+    let node = def_node(db, def)?;
+    // The attribute sits on the field's declaration (the declarator's
+    // parent).
+    let holder = if node.kind() == SyntaxKind::DECLARATOR { node.parent()? } else { node };
+    let attr =
+        holder.children().filter_map(ast::Attribute::cast).find(|a| a.name().as_deref() == Some("DerivativeMember"))?;
+    let text = attr.args().next()?.syntax().text().to_string();
+    Some(text.rsplit(['.', ':']).next()?.trim().to_string())
+}
+
+/// Whether struct `def` names `IDifferentiable` among its supertypes, or
+/// an interface of the same file that does (for generic structs, whose
+/// conformance the analysis does not decide).
+fn declares_differentiable(db: &dyn Db, def: DefId, seen: &mut Vec<DefId>) -> bool {
+    if seen.contains(&def) {
+        return false;
+    }
+    seen.push(def);
+    let Some(node) = hir::decl_syntax(db, def) else { return false };
+    let supers: Vec<String> = node
+        .children()
+        .filter(|c| c.kind() == SyntaxKind::INHERITANCE_LIST)
+        .flat_map(|l| l.children().map(|t| t.text().to_string()).collect::<Vec<_>>())
+        .collect();
+    supers.iter().any(|s| {
+        let s = s.trim();
+        s == "IDifferentiable"
+            || global_scope(db, def.file(db))
+                .lookup(s)
+                .and_then(|d| d.first().copied())
+                .map(|d| DefId::new(db, d.file, d.ast_index))
+                .is_some_and(|i| declares_differentiable(db, i, seen))
+    })
+}
+
 /// The struct (or class) a method or `__init` belongs to.
 fn owner_struct(db: &dyn Db, def: DefId) -> Option<DefId> {
-    parent_of(db, def).filter(|&p| item_of(db, p).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)))
+    let parent = parent_of(db, def)?;
+    match item_of(db, parent)?.kind {
+        ItemKind::Struct | ItemKind::Class => Some(parent),
+        // A method an extension adds: the extended struct's.
+        ItemKind::Extension => match DeclCtx::for_def(db, parent).this {
+            Ty::Adt { def: s, .. }
+                if item_of(db, s).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)) =>
+            {
+                Some(s)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Whether `def` is a method with a receiver (`this`).
 fn is_instance_method(db: &dyn Db, def: DefId) -> bool {
-    item_of(db, def).is_some_and(|i| i.kind == ItemKind::Fn && !i.is_static) && owner_struct(db, def).is_some()
+    item_of(db, def).is_some_and(|i| matches!(i.kind, ItemKind::Fn | ItemKind::Property) && !i.is_static)
+        && owner_struct(db, def).is_some()
 }
 
 /// A readable identifier for a generic argument (`float3` → `float3`,
@@ -132,6 +183,18 @@ pub(crate) struct ModuleLowerer<'db> {
     /// The entry point's `uniform` parameters: their constant buffer and
     /// names (its fields, in order).
     entry_uniforms: HashMap<FuncId, (GlobalId, Vec<String>)>,
+    /// The file whose code is lowered (the first root's).
+    root_file: Option<SourceFile>,
+    /// Interface-typed values, by interface: their tagged-union type and
+    /// its variants (the conforming structs, in tag order).
+    existentials: HashMap<DefId, (TypeId, Vec<(DefId, TypeId)>)>,
+    /// The variant types of each tagged-union type.
+    existential_variants: HashMap<TypeId, Vec<TypeId>>,
+    /// Interfaces whose tagged union is being built (a conforming type
+    /// holding a value of its own interface).
+    existentials_in_progress: Vec<DefId>,
+    /// Dynamic-dispatch functions, by interface requirement.
+    dispatchers: HashMap<DefId, FuncId>,
 }
 
 impl<'db> ModuleLowerer<'db> {
@@ -148,12 +211,18 @@ impl<'db> ModuleLowerer<'db> {
             param_layout: None,
             default_uniforms: None,
             entry_uniforms: HashMap::new(),
+            root_file: None,
+            existentials: HashMap::new(),
+            existential_variants: HashMap::new(),
+            existentials_in_progress: Vec::new(),
+            dispatchers: HashMap::new(),
         }
     }
 
     /// Lower `def` (and everything it calls); `entry` makes it a compute
     /// entry point.
     pub fn lower_root(&mut self, def: DefId, entry: bool) -> Result<FuncId, Vec<CodegenError>> {
+        self.root_file.get_or_insert(def.file(self.db));
         let root = self.declare_function(Instance::new(self.db, def, &HashMap::new()), entry).map_err(|e| vec![e])?;
         let mut errors = Vec::new();
         while let Some((inst, id)) = self.queue.pop() {
@@ -179,7 +248,7 @@ impl<'db> ModuleLowerer<'db> {
     /// The IR type of a semantic type.
     fn lower_ty(&mut self, ty: &Ty, at: Option<TextRange>) -> R<TypeId> {
         let scalar = |s: Scalar| match s {
-            Scalar::Bool | Scalar::Int32 | Scalar::UInt32 | Scalar::Float => Ok(s),
+            Scalar::Bool | Scalar::Int32 | Scalar::UInt32 | Scalar::Float | Scalar::Half => Ok(s),
             _ => err(at, format!("the scalar type `{}` is not supported by code generation yet", s.name())),
         };
         Ok(match ty {
@@ -216,6 +285,23 @@ impl<'db> ModuleLowerer<'db> {
                     Some(t) => t,
                     None => return err(at, format!("`{}` is not differentiable", args[0])),
                 }
+            }
+            Ty::Adt { def, .. }
+                if !slang_analysis::core_files(self.db).contains(&def.file(self.db))
+                    && item_of(self.db, *def).is_some_and(|i| i.kind == ItemKind::Enum) =>
+            {
+                // Enums are their underlying integer type.
+                let unsigned = def_node(self.db, *def)
+                    .and_then(|n| n.children().find(|c| c.kind() == SyntaxKind::INHERITANCE_LIST))
+                    .is_some_and(|l| l.text().to_string().trim().starts_with('u'));
+                self.intern(Type::Scalar(if unsigned { Scalar::UInt32 } else { Scalar::Int32 }))
+            }
+            Ty::Adt { def, args, .. }
+                if args.is_empty()
+                    && !slang_analysis::core_files(self.db).contains(&def.file(self.db))
+                    && item_of(self.db, *def).is_some_and(|i| i.kind == ItemKind::Interface) =>
+            {
+                self.existential(*def, at)?
             }
             Ty::Adt { def, args, name } => {
                 let is_user_struct = !slang_analysis::core_files(self.db).contains(&def.file(self.db))
@@ -274,34 +360,235 @@ impl<'db> ModuleLowerer<'db> {
         }
         let t = self.intern(Type::Struct { name: name.clone(), fields: fields.clone() });
         self.structs.insert(key, t);
-        self.struct_differential(def, t, &name, &fields);
+        self.struct_differential(def, t, &name, &fields, args);
         Ok(t)
     }
 
-    /// Record the synthesized `Differential` of a differentiable struct:
-    /// the struct itself when all its fields are differentiable, or else a
+    /// The type of values of interface `iface` (dynamic dispatch): a
+    /// tagged union, `{ int tag; A a; B b; … }` with one field per
+    /// conforming struct of the program (declaration order gives the
+    /// tags), of which the tag says which holds the value.
+    fn existential(&mut self, iface: DefId, at: Option<TextRange>) -> R<TypeId> {
+        if let Some(e) = self.existentials.get(&iface) {
+            return Ok(e.0);
+        }
+        let db = self.db;
+        let iname = item_of(db, iface).and_then(|i| i.name.clone()).unwrap_or_default();
+        if self.existentials_in_progress.contains(&iface) {
+            return err(at, format!("a type conforming to `{iname}` holds a `{iname}` value: not supported yet"));
+        }
+        let file = self.root_file.unwrap_or(iface.file(db));
+        let files: Vec<SourceFile> = slang_analysis::module_graph::module_of(db, file)
+            .iter()
+            .chain(slang_analysis::module_graph::imported_files(db, file).iter())
+            .copied()
+            .collect();
+        let mut variants = Vec::new();
+        for f in files {
+            for item in item_tree(db, f).walk() {
+                if !matches!(item.kind, ItemKind::Struct | ItemKind::Class) || !item.generic_params.is_empty() {
+                    continue;
+                }
+                let def = DefId::new(db, f, item.ast_index);
+                let ty = Ty::Adt { def, args: Vec::new(), name: item.name.clone().unwrap_or_default() };
+                if slang_analysis::generics::conformance(db, file, &ty, iface) == Some(true) && !variants.contains(&def)
+                {
+                    variants.push(def);
+                }
+            }
+        }
+        if variants.is_empty() {
+            return err(at, format!("no type of the program conforms to `{iname}`, so no value of it can exist"));
+        }
+        self.existentials_in_progress.push(iface);
+        let lowered: R<Vec<(DefId, TypeId)>> = variants.iter().map(|&v| Ok((v, self.struct_ty(v, &[], at)?))).collect();
+        self.existentials_in_progress.retain(|&i| i != iface);
+        let lowered = lowered?;
+        let int = self.intern(Type::Scalar(Scalar::Int32));
+        let mut fields = vec![("tag".to_string(), int)];
+        for (v, t) in &lowered {
+            let name = item_of(db, *v).and_then(|i| i.name.clone()).unwrap_or_default();
+            fields.push((format!("as_{name}"), *t));
+        }
+        let t = self.intern(Type::Struct { name: format!("{iname}_Any"), fields });
+        self.existential_variants.insert(t, lowered.iter().map(|v| v.1).collect());
+        self.existentials.insert(iface, (t, lowered));
+        Ok(t)
+    }
+
+    /// The function calling requirement `req` of interface `iface` on an
+    /// interface-typed value: a switch on its tag over the conforming
+    /// types' methods. It is differentiable when the requirement is, and
+    /// forward mode differentiates it like any other function.
+    fn dispatch_function(&mut self, iface: DefId, req: DefId, at: Option<TextRange>) -> R<FuncId> {
+        if let Some(&f) = self.dispatchers.get(&req) {
+            return Ok(f);
+        }
+        let db = self.db;
+        let (ex, variants) = {
+            self.existential(iface, at)?;
+            self.existentials[&iface].clone()
+        };
+        let iname = item_of(db, iface).and_then(|i| i.name.clone()).unwrap_or_default();
+        let req_item = item_of(db, req);
+        let rname = req_item.as_ref().and_then(|i| i.name.clone()).unwrap_or_default();
+        if req_item.as_ref().is_some_and(|i| i.is_static) {
+            return err(at, format!("`{iname}.{rname}` is static: it cannot be called on a value"));
+        }
+        let sig = fn_sig(db, req).clone();
+        let mut ctx = DeclCtx::for_def(db, req);
+        let ret_ty = ctx.resolve(&sig.ret);
+        let ret = self.lower_ty(&ret_ty, at)?;
+        let mut params = vec![Param { name: "this".into(), dir: ParamDir::In, ty: ex, builtin: None, no_diff: false }];
+        for (i, p) in sig.params.iter().enumerate() {
+            let t = ctx.resolve(&p.ty);
+            let t = self.lower_ty(&t, at)?;
+            let dir = match (p.is_out, p.is_inout) {
+                (_, true) => ParamDir::InOut,
+                (true, false) => ParamDir::Out,
+                _ => ParamDir::In,
+            };
+            let ty = if dir == ParamDir::In { t } else { self.intern(Type::Ptr(t, AddressSpace::Function)) };
+            let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
+            params.push(Param { name, dir, ty, builtin: None, no_diff: p.no_diff });
+        }
+        // Each conforming type's method.
+        let mut methods = Vec::new();
+        for (v, _) in &variants {
+            let vname = item_of(db, *v).and_then(|i| i.name.clone()).unwrap_or_default();
+            let found = item_of(db, *v).and_then(|i| {
+                i.members
+                    .iter()
+                    .filter(|m| m.kind == ItemKind::Fn && m.name.as_deref() == Some(rname.as_str()))
+                    .map(|m| DefId::new(db, v.file(db), m.ast_index))
+                    .find(|&m| fn_sig(db, m).params.len() == sig.params.len())
+            });
+            let Some(m) = found else {
+                return err(at, format!("`{vname}` has no method `{rname}` to dispatch to (from an extension?)"));
+            };
+            if item_of(db, m).is_some_and(|i| i.has_attr("mutating") || i.modifiers.contains(&SyntaxKind::MUTATING_KW))
+            {
+                return err(
+                    at,
+                    format!("`{vname}.{rname}` is `[mutating]`: dynamic dispatch to it is not supported yet"),
+                );
+            }
+            let f = self.declare_function(Instance::new(db, m, &HashMap::new()), false)?;
+            let fparams = &self.module.function(f).params;
+            let matches = fparams.len() == params.len()
+                && fparams.iter().zip(&params).skip(1).all(|(a, b)| a.ty == b.ty && a.dir == b.dir)
+                && self.module.function(f).ret == ret;
+            if !matches {
+                return err(at, format!("`{vname}.{rname}` does not have the signature of `{iname}.{rname}`"));
+            }
+            methods.push(f);
+        }
+        let mut b = FunctionBuilder::new(format!("{iname}_{rname}_dispatch"), ret, at);
+        let entry = b.new_block();
+        let values: Vec<ValueId> = params.iter().map(|p| b.add_block_param(entry, p.ty, None)).collect();
+        b.func.params = params;
+        let int = self.intern(Type::Scalar(Scalar::Int32));
+        let tag = b.inst(entry, Op::Extract(values[0], 0), int, at);
+        let brk = b.new_block();
+        let void = matches!(self.module.types.get(ret), Type::Void);
+        let result = (!void).then(|| b.add_block_param(brk, ret, None));
+        let mut blocks = Vec::new();
+        for (k, (f, (_, vt))) in methods.iter().zip(&variants).enumerate() {
+            let blk = b.new_block();
+            let this = b.inst(blk, Op::Extract(values[0], k as u32 + 1), *vt, at);
+            let args = std::iter::once(this).chain(values[1..].iter().copied()).collect();
+            let r = b.inst(blk, Op::Call(*f, args), ret, at);
+            b.terminate(blk, Terminator::Branch { target: brk, args: result.map(|_| vec![r]).unwrap_or_default() });
+            blocks.push(blk);
+        }
+        let default = *blocks.last().expect("an interface with conforming types");
+        let cases = blocks[..blocks.len() - 1].iter().enumerate().map(|(k, &b)| (k as i64, b)).collect();
+        b.terminate(entry, Terminator::Switch { value: tag, cases, default, brk });
+        b.terminate(brk, Terminator::Return(result));
+        b.func.derivative = match fn_differentiability(db, req.file(db), req).allows(Mode::Forward) {
+            true => Derivative::Transcribe,
+            false => Derivative::None,
+        };
+        let id = FuncId(self.module.functions.len() as u32);
+        self.module.functions.push(b.finish());
+        self.dispatchers.insert(req, id);
+        Ok(id)
+    }
+
+    /// Record the `Differential` of a differentiable struct: the one it
+    /// declares (`typedef D Differential;` or a nested struct, its fields
+    /// mapped by `[DerivativeMember(D.x)]`), or else the synthesized one:
+    /// the struct itself when all its fields are differentiable, or a
     /// struct `S_Differential` of the differentiable fields' derivatives.
-    fn struct_differential(&mut self, def: DefId, t: TypeId, name: &str, fields: &[(String, TypeId)]) {
-        let Some(synth) = synthesized_differential(self.db, def.file(self.db), def) else { return };
-        if synth.is_self {
-            let identity = (0..fields.len() as u32).map(Some).collect();
-            self.module.types.set_struct_diff(t, StructDiff { ty: t, fields: identity });
+    /// Generic structs get theirs per instantiation.
+    fn struct_differential(&mut self, def: DefId, t: TypeId, name: &str, fields: &[(String, TypeId)], args: &[Ty]) {
+        let db = self.db;
+        let Some(item) = item_of(db, def) else { return };
+        let file = def.file(db);
+        let field_items: Vec<&slang_analysis::item_tree::Item> =
+            item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static).collect();
+        if let Some(m) = item.members.iter().find(|m| m.name.as_deref() == Some("Differential")) {
+            let mdef = DefId::new(db, file, m.ast_index);
+            let bindings: HashMap<String, Ty> =
+                item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+            let ty = match m.kind {
+                ItemKind::Struct => Ty::Adt { def: mdef, args: Vec::new(), name: "Differential".into() },
+                _ => match decl_type_ref(db, mdef).clone() {
+                    Some(r) => DeclCtx::specialized(db, def, &bindings).resolve(&r),
+                    None => return,
+                },
+            };
+            let Ok(d) = self.lower_ty(&ty, None) else { return };
+            if d == t {
+                let identity = (0..fields.len() as u32).map(Some).collect();
+                self.module.types.set_struct_diff(t, StructDiff { ty: t, fields: identity });
+                return;
+            }
+            let Type::Struct { fields: dfields, .. } = self.module.types.get(d).clone() else { return };
+            let map = field_items
+                .iter()
+                .map(|f| {
+                    let fdef = DefId::new(db, file, f.ast_index);
+                    let target = derivative_member(db, fdef)?;
+                    dfields.iter().position(|(n, _)| *n == target).map(|i| i as u32)
+                })
+                .collect();
+            self.module.types.set_struct_diff(t, StructDiff { ty: d, fields: map });
+            return;
+        }
+        let differentiable = if item.generic_params.is_empty() {
+            synthesized_differential(db, file, def).is_some()
+        } else {
+            declares_differentiable(db, def, &mut Vec::new())
+        };
+        if !differentiable {
             return;
         }
         let mut diff_fields = Vec::new();
         let mut map = Vec::new();
-        for (fname, fty) in fields {
-            let diff = synth.fields.iter().any(|(n, _)| n == fname).then(|| self.module.types.differential(*fty));
-            match diff {
-                Some(Some(d)) => {
+        let mut is_self = true;
+        for ((fname, fty), f) in fields.iter().zip(&field_items) {
+            let fdef = DefId::new(db, file, f.ast_index);
+            let no_diff = f.modifiers.contains(&SyntaxKind::NO_DIFF_KW)
+                || def_node(db, fdef).is_some_and(|n| {
+                    n.parent().is_some_and(|p| p.children_with_tokens().any(|e| e.kind() == SyntaxKind::NO_DIFF_KW))
+                });
+            match (no_diff, self.module.types.differential(*fty)) {
+                (false, Some(d)) => {
+                    is_self &= d == *fty;
                     map.push(Some(diff_fields.len() as u32));
                     diff_fields.push((fname.clone(), d));
                 }
-                // A field the analysis finds differentiable but code
-                // generation cannot: the struct is left non-differentiable.
-                Some(None) => return,
-                None => map.push(None),
+                _ => {
+                    is_self = false;
+                    map.push(None);
+                }
             }
+        }
+        if is_self && !diff_fields.is_empty() {
+            let identity = (0..fields.len() as u32).map(Some).collect();
+            self.module.types.set_struct_diff(t, StructDiff { ty: t, fields: identity });
+            return;
         }
         if diff_fields.is_empty() {
             return;
@@ -327,8 +614,11 @@ impl<'db> ModuleLowerer<'db> {
             return err(at, format!("the generic parameters `{}` are not known here", unbound.join("`, `")));
         }
         let owner = owner_struct(db, def);
-        if parent_of(db, def)
-            .is_some_and(|p| owner != Some(p) && item_of(db, p).is_some_and(|i| i.kind != ItemKind::Namespace))
+        if parent_of(db, def).is_some_and(|p| {
+            owner != Some(p)
+                && item_of(db, p).is_some_and(|i| !matches!(i.kind, ItemKind::Namespace | ItemKind::Extension))
+        }) || (owner.is_none()
+            && parent_of(db, def).and_then(|p| item_of(db, p)).is_some_and(|i| i.kind == ItemKind::Extension))
         {
             return err(
                 at,
@@ -542,6 +832,7 @@ impl<'db> ModuleLowerer<'db> {
             targets: Vec::new(),
             span: None,
             no_diff: false,
+            pending_label: None,
         };
         let result = lower.function();
         let func = lower.b.finish();
@@ -560,6 +851,12 @@ struct Local {
 struct Targets {
     brk: BlockId,
     cont: Option<BlockId>,
+    /// The statement's label (`outer: for …`).
+    label: Option<String>,
+    /// For a labelled statement broken out of from a nested loop
+    /// (`break outer;`): a `bool` variable set before breaking out level
+    /// by level (structured control flow has single-level breaks only).
+    flag: Option<ValueId>,
 }
 
 struct FnLower<'a, 'db> {
@@ -581,6 +878,8 @@ struct FnLower<'a, 'db> {
     no_diff: bool,
     /// Lowering an `__init`: `this` is a local, returned at the end.
     is_init: bool,
+    /// The label of the statement about to be lowered.
+    pending_label: Option<String>,
 }
 
 /// An argument of a call.
@@ -791,6 +1090,18 @@ impl FnLower<'_, '_> {
             (Type::Matrix { rows, cols, .. }, Type::Matrix { rows: r, cols: c, .. }) if rows == r && cols == c => {
                 Ok(self.emit(Op::Convert(v), to))
             }
+            (_, Type::Struct { .. }) if self.m.existential_variants.get(&to).is_some_and(|vs| vs.contains(&from)) => {
+                // A concrete value as an interface-typed one: its tag and
+                // its variant's field set.
+                let variants = self.m.existential_variants[&to].clone();
+                let k = variants.iter().position(|&t| t == from).expect("a variant");
+                let int = self.t(Type::Scalar(Scalar::Int32));
+                let mut parts = vec![self.konst(Const::Int(k as i64), int)];
+                for (i, &t) in variants.iter().enumerate() {
+                    parts.push(if i == k { v } else { self.zero(t)? });
+                }
+                Ok(self.emit(Op::Construct(parts), to))
+            }
             _ => self.error(format!("cannot convert `{}` to `{}`", self.show(from), self.show(to))),
         }
     }
@@ -896,6 +1207,55 @@ impl FnLower<'_, '_> {
         r
     }
 
+    /// The syntax node of statement `s`.
+    fn stmt_node(&self, s: StmtId) -> Option<SyntaxNode> {
+        let (_, map) = body_with_source_map(self.db(), self.def);
+        let root = hir::decl_syntax(self.db(), self.def)?;
+        Some(map.stmts.get(s.0 as usize)?.to_node(&root))
+    }
+
+    /// Enter a loop or switch (taking the label written before it).
+    fn push_target(&mut self, brk: BlockId, cont: Option<BlockId>) {
+        let label = self.pending_label.take();
+        let flag = match &label {
+            Some(_) => {
+                // Declared at the function's entry so that every level can
+                // read it.
+                let bool_ty = self.bool_ty();
+                let ptr_ty = self.t(Type::Ptr(bool_ty, AddressSpace::Function));
+                let var = self.b.inst(BlockId(0), Op::Var, ptr_ty, self.span);
+                // Cleared at each iteration (it is set only on the way
+                // out).
+                let f = self.konst(Const::Bool(false), bool_ty);
+                self.store(var, f);
+                Some(var)
+            }
+            None => None,
+        };
+        self.targets.push(Targets { brk, cont, label, flag });
+    }
+
+    /// After a loop or switch: if a `break label` inside it was for an
+    /// enclosing statement, break out of this level too.
+    fn propagate_labelled_break(&mut self) {
+        if self.cur.is_none() || self.targets.is_empty() {
+            return;
+        }
+        let flags: Vec<ValueId> = self.targets.iter().filter_map(|t| t.flag).collect();
+        let brk = self.targets.last().expect("a target").brk;
+        for flag in flags {
+            if self.cur.is_none() {
+                break;
+            }
+            let set = self.load(flag);
+            let (go, stay, after) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+            self.terminate(Terminator::If { cond: set, then: go, els: stay, merge: after });
+            self.b.terminate(go, Terminator::Branch { target: brk, args: Vec::new() });
+            self.b.terminate(stay, Terminator::Branch { target: after, args: Vec::new() });
+            self.cur = Some(after);
+        }
+    }
+
     fn stmt_kind(&self, s: StmtId) -> Option<SyntaxKind> {
         let (_, map) = body_with_source_map(self.db(), self.def);
         map.stmts.get(s.0 as usize).map(|p| p.kind())
@@ -979,18 +1339,44 @@ impl FnLower<'_, '_> {
                 };
                 self.terminate(Terminator::Return(v));
             }
-            Stmt::Break => match self.targets.last() {
-                Some(t) => {
-                    let brk = t.brk;
-                    self.branch(brk, Vec::new());
+            Stmt::Break => {
+                let label = self.stmt_node(s).and_then(|n| {
+                    n.children_with_tokens()
+                        .filter_map(|e| e.into_token())
+                        .find(|t| t.kind() == SyntaxKind::IDENT)
+                        .map(|t| t.text().to_string())
+                });
+                let Some(last) = self.targets.last() else {
+                    return self.error("`break` outside a loop or switch");
+                };
+                let brk = last.brk;
+                if let Some(label) = label {
+                    let Some(target) = self.targets.iter().rev().find(|t| t.label.as_deref() == Some(label.as_str()))
+                    else {
+                        return self.error(format!("no enclosing statement is labelled `{label}`"));
+                    };
+                    if let Some(flag) = target.flag.filter(|_| target.brk != brk) {
+                        let t = self.bool_ty();
+                        let yes = self.konst(Const::Bool(true), t);
+                        self.store(flag, yes);
+                    }
                 }
-                None => return self.error("`break` outside a loop or switch"),
-            },
+                self.branch(brk, Vec::new());
+            }
             Stmt::Continue => match self.targets.iter().rev().find_map(|t| t.cont) {
                 Some(cont) => self.branch(cont, Vec::new()),
                 None => return self.error("`continue` outside a loop"),
             },
             Stmt::Other(inner) => match self.stmt_kind(s) {
+                Some(SyntaxKind::LABELED_STMT) => {
+                    self.pending_label = self.stmt_node(s).and_then(|n| {
+                        n.children().find(|c| c.kind() == SyntaxKind::NAME).map(|c| c.text().to_string())
+                    });
+                    for st in inner {
+                        self.stmt(st)?;
+                    }
+                    self.pending_label = None;
+                }
                 Some(SyntaxKind::EMPTY_STMT | SyntaxKind::ATTRIBUTED_STMT) => {
                     for st in inner {
                         self.stmt(st)?;
@@ -1024,7 +1410,7 @@ impl FnLower<'_, '_> {
             None => self.branch(body_block, Vec::new()),
         }
         self.cur = Some(body_block);
-        self.targets.push(Targets { brk, cont: Some(cont) });
+        self.push_target(brk, Some(cont));
         if let Some(st) = body {
             self.stmt(st)?;
         }
@@ -1038,6 +1424,7 @@ impl FnLower<'_, '_> {
             self.branch(header, Vec::new());
         }
         self.continue_at(brk);
+        self.propagate_labelled_break();
         Ok(())
     }
 
@@ -1047,7 +1434,7 @@ impl FnLower<'_, '_> {
         let (header, cont, brk) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
         self.terminate(Terminator::Loop { header, brk, cont, args: Vec::new() });
         self.cur = Some(header);
-        self.targets.push(Targets { brk, cont: Some(cont) });
+        self.push_target(brk, Some(cont));
         if let Some(st) = body {
             self.stmt(st)?;
         }
@@ -1065,6 +1452,7 @@ impl FnLower<'_, '_> {
             self.b.terminate(stop, Terminator::Branch { target: brk, args: Vec::new() });
         }
         self.continue_at(brk);
+        self.propagate_labelled_break();
         Ok(())
     }
 
@@ -1121,7 +1509,7 @@ impl FnLower<'_, '_> {
         let n = bodies.len();
         for (i, (block, stmts)) in bodies.into_iter().enumerate() {
             self.cur = Some(block);
-            self.targets.push(Targets { brk, cont: None });
+            self.push_target(brk, None);
             self.scopes.push(Vec::new());
             for st in stmts {
                 self.stmt(st)?;
@@ -1136,6 +1524,7 @@ impl FnLower<'_, '_> {
             }
         }
         self.continue_at(brk);
+        self.propagate_labelled_break();
         Ok(())
     }
 
@@ -1223,6 +1612,12 @@ impl FnLower<'_, '_> {
                         return Ok(self.konst(Const::Int(v), int));
                     }
                 }
+                if let [.., _, last] = segs.as_slice() {
+                    let owner = self.ctx.resolve(&TypeRef::Path(segs[..segs.len() - 1].to_vec()));
+                    if let Some(v) = self.enum_case(&owner, &last.name)? {
+                        return Ok(v);
+                    }
+                }
                 let name = segs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
                 self.global_constant(e, &name)
             }
@@ -1233,6 +1628,11 @@ impl FnLower<'_, '_> {
                 if !self.rooted_in_local(e) {
                     if let Some(p) = self.place(e)? {
                         return Ok(self.load(p));
+                    }
+                }
+                if let Some(Ty::TypeValue(t)) = self.inferred.expr_types.get(receiver.0 as usize).cloned() {
+                    if let Some(v) = self.enum_case(&t, &name)? {
+                        return Ok(v);
                     }
                 }
                 let r = self.expr(receiver)?;
@@ -1292,6 +1692,35 @@ impl FnLower<'_, '_> {
     }
 
     /// A global `static const` scalar with a literal value.
+    /// `E.Case` / `E::Case` of a user enum: its value (the case's
+    /// initializer, or one more than the previous case's).
+    fn enum_case(&mut self, owner: &Ty, name: &str) -> R<Option<ValueId>> {
+        let db = self.db();
+        let Ty::Adt { def, .. } = owner else { return Ok(None) };
+        let Some(item) = item_of(db, *def).filter(|i| i.kind == ItemKind::Enum) else { return Ok(None) };
+        let mut next = 0i64;
+        let mut found = None;
+        for case in item.members.iter().filter(|m| m.kind == ItemKind::EnumCase) {
+            let cdef = DefId::new(db, def.file(db), case.ast_index);
+            let value = def_node(db, cdef).and_then(ast::EnumCase::cast).and_then(|c| c.value());
+            if let Some(v) = value {
+                match hir::const_int(&v) {
+                    Some(v) => next = v,
+                    None => return self.error("enum cases with non-literal values are not supported yet"),
+                }
+            }
+            if case.name.as_deref() == Some(name) {
+                found = Some(next);
+                break;
+            }
+            next += 1;
+        }
+        let Some(v) = found else { return Ok(None) };
+        let at = self.span;
+        let ty = self.m.lower_ty(owner, at)?;
+        Ok(Some(self.konst(Const::Int(v), ty)))
+    }
+
     fn global_constant(&mut self, e: ExprId, name: &str) -> R<ValueId> {
         let db = self.db();
         let defs = global_scope(db, self.file).lookup(name).cloned().unwrap_or_default();
@@ -1417,7 +1846,10 @@ impl FnLower<'_, '_> {
         match self.ty(rt).clone() {
             Type::Struct { fields, .. } => match fields.iter().position(|f| f.0 == name) {
                 Some(i) => Ok(self.emit(Op::Extract(r, i as u32), fields[i].1)),
-                None => self.error(format!("`{}` has no field `{name}`", self.show(rt))),
+                None => match self.property_getter(e, name)? {
+                    Some(f) => self.call_function(f, &[CallArg::Value(r)]),
+                    None => self.error(format!("`{}` has no field `{name}`", self.show(rt))),
+                },
             },
             Type::Vector(s, _) => {
                 let Some(comps) = swizzle_components(name) else { return self.error(format!("bad swizzle `{name}`")) };
@@ -1429,11 +1861,53 @@ impl FnLower<'_, '_> {
                     Ok(self.emit(Op::Swizzle(r, comps), vt))
                 }
             }
+            Type::Matrix { scalar, rows, cols } => {
+                // `m._m01` (zero-based), `m._12` (one-based), or several
+                // (`m._m00_m11`): row, then column.
+                let Some(elems) = matrix_elements(name).filter(|es| es.iter().all(|&(r, c)| r < rows && c < cols))
+                else {
+                    return self.error(format!("bad matrix member `{name}`"));
+                };
+                let st = self.t(Type::Scalar(scalar));
+                let rt = self.t(Type::Vector(scalar, cols));
+                let mut parts = Vec::new();
+                for (row, col) in elems {
+                    let rv = self.emit(Op::Extract(r, row as u32), rt);
+                    parts.push(self.emit(Op::Extract(rv, col as u32), st));
+                }
+                if parts.len() == 1 {
+                    return Ok(parts[0]);
+                }
+                let vt = self.t(Type::Vector(scalar, parts.len() as u8));
+                Ok(self.emit(Op::Construct(parts), vt))
+            }
             Type::Scalar(_) if swizzle_components(name).is_some_and(|c| c.iter().all(|&x| x == 0)) => {
                 let result = self.expr_ty(e)?;
                 self.coerce(r, result)
             }
             _ => self.error(format!("member `{name}` of `{}` is not supported by code generation yet", self.show(rt))),
+        }
+    }
+
+    /// The getter of property `name` of member expression `e`'s receiver.
+    fn property_getter(&mut self, e: ExprId, name: &str) -> R<Option<FuncId>> {
+        let db = self.db();
+        let Expr::Member { receiver, .. } = self.body.expr(e).clone() else { return Ok(None) };
+        let owner = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let Ty::Adt { def, args, .. } = &owner else { return Ok(None) };
+        let Some(slang_analysis::infer::Member::Field(_)) = slang_analysis::infer::lookup_member(db, *def, args, name)
+        else {
+            return Ok(None);
+        };
+        let prop = item_of(db, *def).and_then(|i| {
+            i.members
+                .iter()
+                .find(|m| m.kind == ItemKind::Property && m.name.as_deref() == Some(name))
+                .map(|m| DefId::new(db, def.file(db), m.ast_index))
+        });
+        match prop {
+            Some(p) => self.instance_of(p, &owner, &[], &[], 0).map(Some),
+            None => Ok(None),
         }
     }
 
@@ -1554,6 +2028,9 @@ impl FnLower<'_, '_> {
                 }
             }
             HirBinary::Arith(k) | HirBinary::Compare(k) | HirBinary::Bit(k) | HirBinary::Shift(k) => {
+                if let Some(v) = self.user_operator(k, lhs, rhs)? {
+                    return Ok(v);
+                }
                 let Some(op) = binary_op(k) else { return self.error("unsupported operator") };
                 let a = self.expr(lhs)?;
                 let b = self.expr(rhs)?;
@@ -1564,6 +2041,52 @@ impl FnLower<'_, '_> {
                 self.expr(rhs)
             }
         }
+    }
+
+    /// `a op b` with a user struct operand: a call of the user's
+    /// `operator op` (a free function, or a method of the left operand).
+    fn user_operator(&mut self, k: SyntaxKind, lhs: ExprId, rhs: ExprId) -> R<Option<ValueId>> {
+        let db = self.db();
+        let tys: Vec<Ty> = [lhs, rhs]
+            .iter()
+            .map(|a| self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown))
+            .collect();
+        let core = slang_analysis::core_files(db);
+        let user_struct = |t: &Ty| {
+            matches!(t, Ty::Adt { def, .. } if !core.contains(&def.file(db))
+                && item_of(db, *def).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)))
+        };
+        if !tys.iter().any(user_struct) {
+            return Ok(None);
+        }
+        let name = format!("operator{}", k.static_text().unwrap_or("?"));
+        let free: Vec<DefId> = global_scope(db, self.file)
+            .lookup(&name)
+            .into_iter()
+            .flatten()
+            .filter(|d| d.kind == ItemKind::Fn && !core.contains(&d.file))
+            .map(|d| DefId::new(db, d.file, d.ast_index))
+            .filter(|&d| fn_sig(db, d).params.len() == 2)
+            .collect();
+        if !free.is_empty() {
+            let def = self.pick_overload(&free, &[lhs, rhs], &name)?;
+            let f = self.instance_of(def, &Ty::Unknown, &[], &[lhs, rhs], 0)?;
+            return self.call_function(f, &[CallArg::Expr(lhs), CallArg::Expr(rhs)]).map(Some);
+        }
+        if let Ty::Adt { def: owner, .. } = &tys[0] {
+            let methods: Vec<DefId> = item_of(db, *owner)
+                .iter()
+                .flat_map(|i| i.members.iter())
+                .filter(|m| m.kind == ItemKind::Fn && m.name.as_deref() == Some(name.as_str()))
+                .map(|m| DefId::new(db, owner.file(db), m.ast_index))
+                .collect();
+            if !methods.is_empty() {
+                let def = self.pick_overload(&methods, &[rhs], &name)?;
+                let f = self.instance_of(def, &tys[0], &[], &[rhs], 0)?;
+                return self.call_function(f, &[CallArg::Expr(lhs), CallArg::Expr(rhs)]).map(Some);
+            }
+        }
+        self.error(format!("no `{name}` for these operands"))
     }
 
     /// Scalar `a && b` / `a || b`: `b` runs only when needed.
@@ -1696,6 +2219,15 @@ impl FnLower<'_, '_> {
             (Expr::Member { receiver, name, generic_args, .. }, Ty::Func(defs)) if !user_defs(&defs).is_empty() => {
                 let def = self.pick_overload(&user_defs(&defs), args, &name)?;
                 let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+                if let Ty::Adt { def: iface, .. } = &receiver_ty {
+                    if item_of(self.db(), *iface).is_some_and(|i| i.kind == ItemKind::Interface) {
+                        // Dynamic dispatch on an interface-typed value.
+                        let at = self.span;
+                        let f = self.m.dispatch_function(*iface, def, at)?;
+                        let all: Vec<CallArg> = std::iter::once(CallArg::Expr(receiver)).chain(expr_args).collect();
+                        return self.call_function(f, &all);
+                    }
+                }
                 let (owner, this) = match receiver_ty {
                     // `S.staticMethod(…)`.
                     Ty::TypeValue(t) => ((*t).clone(), None),
@@ -1929,7 +2461,52 @@ impl FnLower<'_, '_> {
         Ok(self.m.intrinsic_function(i, params, ret))
     }
 
-    /// `pair.getPrimal()`, `pair.getDifferential()`, `T.dzero()`.
+    /// `a + b` for differentials (`T.dadd`): component-wise, through
+    /// arrays and struct fields.
+    fn differential_add(&mut self, a: ValueId, b: ValueId, ty: TypeId) -> R<ValueId> {
+        self.differential_combine(a, b, ty, BinaryOp::Add)
+    }
+
+    /// `s * d` for a differential `d` (`T.dmul`).
+    fn differential_scale(&mut self, s: ValueId, d: ValueId, ty: TypeId) -> R<ValueId> {
+        self.differential_combine(s, d, ty, BinaryOp::Mul)
+    }
+
+    /// `a op b` through the parts of `ty`; for `Mul`, `a` is a scalar
+    /// applied to every part of `b`.
+    fn differential_combine(&mut self, a: ValueId, b: ValueId, ty: TypeId, op: BinaryOp) -> R<ValueId> {
+        let parts = |this: &mut Self, parts: Vec<TypeId>| -> R<ValueId> {
+            let mut out = Vec::new();
+            for (k, pt) in parts.into_iter().enumerate() {
+                let pb = this.emit(Op::Extract(b, k as u32), pt);
+                let pa = if op == BinaryOp::Add { this.emit(Op::Extract(a, k as u32), pt) } else { a };
+                out.push(this.differential_combine(pa, pb, pt, op)?);
+            }
+            Ok(this.emit(Op::Construct(out), ty))
+        };
+        match self.ty(ty).clone() {
+            Type::Array(e, n) => parts(self, vec![e; n as usize]),
+            Type::Struct { fields, .. } => parts(self, fields.iter().map(|f| f.1).collect()),
+            Type::Scalar(_) | Type::Vector(..) | Type::Matrix { .. } => {
+                let a = if op == BinaryOp::Mul {
+                    let st = self.t(Type::Scalar(self.m.module.types.scalar_of(ty).unwrap_or(Scalar::Float)));
+                    let s = self.coerce(a, st)?;
+                    if st == ty {
+                        s
+                    } else {
+                        self.emit(Op::Splat(s), ty)
+                    }
+                } else {
+                    a
+                };
+                Ok(self.emit(Op::Binary(op, a, b), ty))
+            }
+            _ => self.error(format!("`{}` is not a differential type", self.show(ty))),
+        }
+    }
+
+    /// `pair.getPrimal()`, `pair.getDifferential()`, `T.dzero()`,
+    /// `T.dadd(a, b)`, `T.dmul(s, a)`.
     fn method_call(&mut self, e: ExprId, receiver: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
         let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
         match (receiver_ty, name, args) {
@@ -1939,6 +2516,21 @@ impl FnLower<'_, '_> {
                 match self.m.module.types.differential(t) {
                     Some(d) => self.zero(d),
                     None => self.error(format!("`{}` is not differentiable", self.show(t))),
+                }
+            }
+            (Ty::TypeValue(t), "dadd" | "dmul", [a, b]) => {
+                let at = self.span;
+                let t = self.m.lower_ty(&t, at)?;
+                let Some(d) = self.m.module.types.differential(t) else {
+                    return self.error(format!("`{}` is not differentiable", self.show(t)));
+                };
+                let y = self.expr_expecting(*b, d)?;
+                if name == "dadd" {
+                    let x = self.expr_expecting(*a, d)?;
+                    self.differential_add(x, y, d)
+                } else {
+                    let s = self.expr(*a)?;
+                    self.differential_scale(s, y, d)
                 }
             }
             (Ty::Adt { name: n, .. }, "getPrimal" | "getDifferential", []) if n == "DifferentialPair" => {
@@ -2118,6 +2710,95 @@ impl FnLower<'_, '_> {
         }))
     }
 
+    /// A float constant of `ty`'s shape (splatted for vectors).
+    fn float_like(&mut self, x: f64, ty: TypeId) -> ValueId {
+        let s = self.m.module.types.scalar_of(ty).unwrap_or(Scalar::Float);
+        let st = self.t(Type::Scalar(s));
+        let k = self.konst(Const::Float(x), st);
+        if st == ty {
+            k
+        } else {
+            self.emit(Op::Splat(k), ty)
+        }
+    }
+
+    /// Built-in functions written with the ones the backends have (so
+    /// their derivatives follow from the parts'): `log10`, `exp10`, `rcp`,
+    /// `degrees`, `radians`, `fma`, `fmin`/`fmax`, `asinh`/`acosh`/`atanh`,
+    /// `sinpi`/`cospi`/`tanpi`.
+    fn expanded_intrinsic(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
+        use BinaryOp::{Add, Div, Mul, Sub};
+        use Intrinsic as I;
+        let arity = match name {
+            "log10" | "exp10" | "rcp" | "degrees" | "radians" | "asinh" | "acosh" | "atanh" | "sinpi" | "cospi"
+            | "tanpi" => 1,
+            "fmin" | "fmax" => 2,
+            "fma" => 3,
+            _ => return Ok(None),
+        };
+        if args.len() != arity {
+            return Ok(None);
+        }
+        let t = self.expr_ty(e)?;
+        if !self.m.module.types.scalar_of(t).is_some_and(|s| s.is_float()) {
+            return Ok(None);
+        }
+        let a = args.iter().map(|&a| self.expr_expecting(a, t)).collect::<R<Vec<_>>>()?;
+        let x = a[0];
+        let scaled = |this: &mut Self, k: f64, v: ValueId| {
+            let k = this.float_like(k, t);
+            this.emit(Op::Binary(Mul, v, k), t)
+        };
+        let pi = std::f64::consts::PI;
+        Ok(Some(match name {
+            "log10" => {
+                let l = self.emit(Op::Intrinsic(I::Log2, vec![x]), t);
+                scaled(self, std::f64::consts::LOG10_2, l)
+            }
+            "exp10" => {
+                let y = scaled(self, std::f64::consts::LOG2_10, x);
+                self.emit(Op::Intrinsic(I::Exp2, vec![y]), t)
+            }
+            "rcp" => {
+                let one = self.float_like(1.0, t);
+                self.emit(Op::Binary(Div, one, x), t)
+            }
+            "degrees" => scaled(self, 180.0 / pi, x),
+            "radians" => scaled(self, pi / 180.0, x),
+            "fma" => self.emit(Op::Intrinsic(I::Mad, a), t),
+            "fmin" => self.emit(Op::Intrinsic(I::Min, a), t),
+            "fmax" => self.emit(Op::Intrinsic(I::Max, a), t),
+            "asinh" | "acosh" => {
+                // log(x + sqrt(x² ± 1))
+                let one = self.float_like(1.0, t);
+                let sq = self.emit(Op::Binary(Mul, x, x), t);
+                let op = if name == "asinh" { Add } else { Sub };
+                let r = self.emit(Op::Binary(op, sq, one), t);
+                let r = self.emit(Op::Intrinsic(I::Sqrt, vec![r]), t);
+                let s = self.emit(Op::Binary(Add, x, r), t);
+                self.emit(Op::Intrinsic(I::Log, vec![s]), t)
+            }
+            "atanh" => {
+                // log((1 + x) / (1 - x)) / 2
+                let one = self.float_like(1.0, t);
+                let n = self.emit(Op::Binary(Add, one, x), t);
+                let d = self.emit(Op::Binary(Sub, one, x), t);
+                let q = self.emit(Op::Binary(Div, n, d), t);
+                let l = self.emit(Op::Intrinsic(I::Log, vec![q]), t);
+                scaled(self, 0.5, l)
+            }
+            _ => {
+                let y = scaled(self, pi, x);
+                let i = match name {
+                    "sinpi" => I::Sin,
+                    "cospi" => I::Cos,
+                    _ => I::Tan,
+                };
+                self.emit(Op::Intrinsic(i, vec![y]), t)
+            }
+        }))
+    }
+
     fn intrinsic(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
         if let Some(v) = self.autodiff_builtin(e, name, args)? {
             return Ok(v);
@@ -2131,6 +2812,24 @@ impl FnLower<'_, '_> {
             let a = self.expr_expecting(args[0], result)?;
             let b = self.expr_expecting(args[1], result)?;
             return Ok(self.emit(Op::Binary(BinaryOp::Rem, a, b), result));
+        }
+        if let Some(v) = self.expanded_intrinsic(e, name, args)? {
+            return Ok(v);
+        }
+        if matches!(name, "__realCast" | "__intCast") && args.len() == 1 {
+            let result = self.expr_ty(e)?;
+            return self.expr_expecting(args[0], result);
+        }
+        if name == "select" && args.len() == 3 {
+            // `select(c, a, b)`: element-wise `c ? a : b`, both evaluated.
+            let result = self.expr_ty(e)?;
+            let c = self.expr(args[0])?;
+            let ct = self.ty_of(c);
+            let bt = self.with_scalar(ct, Scalar::Bool);
+            let c = self.coerce(c, bt)?;
+            let a = self.expr_expecting(args[1], result)?;
+            let b = self.expr_expecting(args[2], result)?;
+            return Ok(self.emit(Op::Select(c, a, b), result));
         }
         let Some(i) = Intrinsic::from_name(name) else {
             return self.error(format!("the built-in function `{name}` is not supported by code generation yet"));
@@ -2253,6 +2952,24 @@ fn function_with_attribute_naming(db: &dyn Db, file: SourceFile, attr: &str, tar
 }
 
 /// `xyzw`/`rgba` letters as component indices.
+/// The (row, column) elements a matrix member names: `_m01` zero-based,
+/// `_12` one-based, several in a row.
+fn matrix_elements(name: &str) -> Option<Vec<(u8, u8)>> {
+    let mut out = Vec::new();
+    for part in name.strip_prefix('_')?.split('_') {
+        let (digits, base) = match part.strip_prefix('m') {
+            Some(d) => (d, 0),
+            None => (part, 1),
+        };
+        let d: Vec<u8> = digits.bytes().map(|b| b.wrapping_sub(b'0')).collect();
+        match d.as_slice() {
+            [r, c] if *r < 10 && *c < 10 && *r >= base && *c >= base => out.push((r - base, c - base)),
+            _ => return None,
+        }
+    }
+    (!out.is_empty() && out.len() <= 4).then_some(out)
+}
+
 fn swizzle_components(name: &str) -> Option<Vec<u8>> {
     if name.is_empty() || name.len() > 4 {
         return None;

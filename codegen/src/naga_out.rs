@@ -69,7 +69,7 @@ pub fn build(ir: &Module) -> Result<naga::Module, CodegenError> {
 /// Validate with naga's validator; errors point at the Slang source.
 pub fn validate(module: naga::Module) -> Result<Validated, CodegenError> {
     let mut validator =
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default());
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::SHADER_FLOAT16);
     match validator.validate(&module) {
         Ok(info) => Ok(Validated { module, info }),
         Err(e) => {
@@ -181,6 +181,7 @@ fn naga_scalar(s: Scalar) -> naga::Scalar {
         Scalar::Bool => naga::Scalar::BOOL,
         Scalar::Int32 => naga::Scalar::I32,
         Scalar::UInt32 => naga::Scalar::U32,
+        Scalar::Half => naga::Scalar::F16,
         _ => naga::Scalar::F32,
     }
 }
@@ -304,6 +305,7 @@ impl ModuleBuilder<'_> {
 fn literal(c: Const, s: Option<Scalar>) -> naga::Literal {
     match (c, s.unwrap_or(Scalar::Float)) {
         (Const::Bool(b), _) => naga::Literal::Bool(b),
+        (Const::Float(f), Scalar::Half) => naga::Literal::F16(half::f16::from_f64(f)),
         (Const::Float(f), _) => naga::Literal::F32(f as f32),
         (Const::Int(i), Scalar::UInt32) => naga::Literal::U32(i as u32),
         (Const::Int(i), _) => naga::Literal::I32(i as i32),

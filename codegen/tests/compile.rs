@@ -470,16 +470,29 @@ fn compile_error(src: &str) -> String {
 
 #[test]
 fn unsupported_code_is_an_error_at_its_source() {
-    let dynamic = r#"
+    let no_conforming = r#"
 interface IValue { float get(); };
-struct A : IValue { float v; float get() { return v; } };
 float read(IValue x) { return x.get(); }
 RWStructuredBuffer<float> out;
 [numthreads(1, 1, 1)]
-void computeMain(uint3 tid : SV_DispatchThreadID) { A a = { 2.0 }; out[tid.x] = read(a); }
+void computeMain(uint3 tid : SV_DispatchThreadID) { IValue v; out[tid.x] = read(v); }
 "#;
-    let e = compile_error(dynamic);
-    assert!(e.starts_with("values of type `IValue` are not supported by code generation yet at `IValue x`"), "{e}");
+    let e = compile_error(no_conforming);
+    assert!(e.contains("no type of the program conforms to `IValue`, so no value of it can exist"), "{e}");
+
+    let mutating = r#"
+interface ICounter { [mutating] void bump(); float get(); };
+struct C : ICounter { float n; [mutating] void bump() { n += 1.0; } float get() { return n; } };
+void bumpIt(ICounter c) { c.bump(); }
+RWStructuredBuffer<float> out;
+[numthreads(1, 1, 1)]
+void computeMain(uint3 tid : SV_DispatchThreadID) { C c = { 1.0 }; bumpIt(c); out[tid.x] = c.get(); }
+"#;
+    let e = compile_error(mutating);
+    assert!(
+        e.starts_with("`C.bump` is `[mutating]`: dynamic dispatch to it is not supported yet at `c.bump()`"),
+        "{e}"
+    );
 
     let texture = r#"
 Texture2D<float4> tex;

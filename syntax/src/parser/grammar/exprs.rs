@@ -527,7 +527,6 @@ fn is_cast(p: &Parser<'_>, i: usize, j: usize) -> bool {
     if end + 1 != j || p.raw_kind(end) != R_PAREN {
         return false;
     }
-    let single_word = end == i + 2;
     let after = p.raw_kind(j);
     match after {
         IDENT | INT_NUMBER | FLOAT_NUMBER | STRING | CHAR | TRUE_KW | FALSE_KW | THIS_KW | L_PAREN | BANG | TILDE
@@ -537,8 +536,9 @@ fn is_cast(p: &Parser<'_>, i: usize, j: usize) -> bool {
         }
         MINUS | PLUS | STAR | AMP | PLUS2 | MINUS2 | L_CURLY => {
             // Ambiguous with a binary operator: a cast only when the type is
-            // obviously one (a builtin name, generic or array type).
-            !single_word || is_builtin_type_name(p.input.text(i + 1))
+            // obviously one (a builtin name, or a generic type); `(a[1]) + b`
+            // and `(a.b) - c` are parenthesized expressions.
+            is_builtin_type_name(p.input.text(i + 1)) || (i + 1..end).any(|k| p.raw_kind(k) == L_ANGLE)
         }
         _ => false,
     }
