@@ -145,3 +145,189 @@ fn reference_compiler_agrees_with_the_expected_values() {
     assert_eq!(status, Some(0), "{stdout}");
     assert!(stdout.lines().last().is_some_and(|l| l.ends_with(" passed, 0 failed")), "{stdout}");
 }
+
+/// Reverse mode against finite differences: random straight-line and
+/// branching programs of three inputs are differentiated with `bwd_diff`
+/// on the GPU; the gradient is compared with central differences of the
+/// same program evaluated here in f64.
+#[test]
+fn reverse_mode_matches_finite_differences_on_random_programs() {
+    let dir = std::env::temp_dir().join(format!("slang-analyzer-ad-property-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rng = Lcg(0x5eed_1234_abcd);
+    let mut expected = Vec::new();
+    for case in 0..24 {
+        let program = RandomProgram::generate(&mut rng, 5 + case % 6);
+        let inputs = [0.6 + rng.unit(), 0.6 + rng.unit(), 0.6 + rng.unit()];
+        let grad = program.gradient(inputs);
+        let path = dir.join(format!("case{case:02}.slang"));
+        std::fs::write(&path, program.slang(inputs)).unwrap();
+        // (The runner's own comparison is stricter than float32 allows
+        // for long chains; the values are compared below.)
+        let mut exp = String::from("type: float\n");
+        for g in grad {
+            exp.push_str(&format!("{g:.6}\n"));
+        }
+        std::fs::write(path.with_extension("slang.expected.txt"), exp).unwrap();
+        expected.push((path, program, grad));
+    }
+    let dir_arg = dir.to_string_lossy().to_string();
+    let Some((_, stdout)) = run_on_gpu(&[&dir_arg, "--show-output"]) else { return };
+    let mut checked = 0;
+    for (path, program, grad) in &expected {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let line = line_of(&stdout, &name);
+        assert!(!line.contains("code generation") && !line.contains("error"), "{line}\n{}", program.body);
+        let start = stdout.find(line).unwrap() + line.len();
+        let got: Vec<f64> =
+            stdout[start..].lines().skip(2).take(3).map(|l| l.trim().parse::<f64>().unwrap_or(f64::NAN)).collect();
+        for (g, e) in got.iter().zip(grad) {
+            let tol = 2e-3 * e.abs().max(1.0);
+            assert!((g - e).abs() <= tol, "{name}: got {got:?}, finite differences {grad:?}\n{}", program.body);
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 24);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A small deterministic generator (no dependency needed for this).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: u64) -> usize {
+        (self.next() % n) as usize
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() % 10_000) as f64 / 10_000.0
+    }
+}
+
+/// `t_k = op(a, b)` over the inputs and earlier temporaries.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Add(usize, usize),
+    Sub(usize, usize),
+    Mul(usize, usize),
+    Sin(usize),
+    Cos(usize),
+    Exp(usize),
+    Square(usize),
+    Hypot(usize, usize),
+    Lerp(usize, usize),
+    Tanh(usize),
+    /// `a > b ? a * b : a + b` written as an `if`.
+    Branch(usize, usize),
+}
+
+struct RandomProgram {
+    steps: Vec<Step>,
+    body: String,
+}
+
+impl RandomProgram {
+    fn generate(rng: &mut Lcg, n: usize) -> RandomProgram {
+        let mut steps = Vec::new();
+        for k in 0..n {
+            let avail = 3 + k;
+            let (a, b) = (rng.below(avail as u64), rng.below(avail as u64));
+            steps.push(match rng.below(11) {
+                0 => Step::Add(a, b),
+                1 => Step::Sub(a, b),
+                2 => Step::Mul(a, b),
+                3 => Step::Sin(a),
+                4 => Step::Cos(a),
+                5 => Step::Exp(a),
+                6 => Step::Square(a),
+                7 => Step::Hypot(a, b),
+                8 => Step::Lerp(a, b),
+                9 => Step::Tanh(a),
+                _ => Step::Branch(a, b),
+            });
+        }
+        let mut body = String::new();
+        let name = |i: usize| if i < 3 { format!("x{i}") } else { format!("t{}", i - 3) };
+        for (k, s) in steps.iter().enumerate() {
+            let t = format!("t{k}");
+            let line = match *s {
+                Step::Add(a, b) => format!("    float {t} = {} + {};\n", name(a), name(b)),
+                Step::Sub(a, b) => format!("    float {t} = {} - {};\n", name(a), name(b)),
+                Step::Mul(a, b) => format!("    float {t} = {} * {};\n", name(a), name(b)),
+                Step::Sin(a) => format!("    float {t} = sin({});\n", name(a)),
+                Step::Cos(a) => format!("    float {t} = cos({});\n", name(a)),
+                Step::Exp(a) => format!("    float {t} = exp(0.3 * {});\n", name(a)),
+                Step::Square(a) => format!("    float {t} = {0} * {0};\n", name(a)),
+                Step::Hypot(a, b) => format!("    float {t} = sqrt({0} * {0} + {1} * {1} + 1.0);\n", name(a), name(b)),
+                Step::Lerp(a, b) => format!("    float {t} = lerp({}, {}, 0.3);\n", name(a), name(b)),
+                Step::Tanh(a) => format!("    float {t} = tanh({});\n", name(a)),
+                Step::Branch(a, b) => format!(
+                    "    float {t};\n    if ({0} > {1})\n        {t} = {0} * {1};\n    else\n        {t} = {0} + {1};\n",
+                    name(a),
+                    name(b)
+                ),
+            };
+            body.push_str(&line);
+        }
+        body.push_str(&format!("    return t{} + 0.5 * t{};\n", steps.len() - 1, steps.len() / 2));
+        RandomProgram { steps, body }
+    }
+
+    fn eval(&self, x: [f64; 3]) -> f64 {
+        let mut v: Vec<f64> = x.to_vec();
+        for s in &self.steps {
+            let r = match *s {
+                Step::Add(a, b) => v[a] + v[b],
+                Step::Sub(a, b) => v[a] - v[b],
+                Step::Mul(a, b) => v[a] * v[b],
+                Step::Sin(a) => v[a].sin(),
+                Step::Cos(a) => v[a].cos(),
+                Step::Exp(a) => (0.3 * v[a]).exp(),
+                Step::Square(a) => v[a] * v[a],
+                Step::Hypot(a, b) => (v[a] * v[a] + v[b] * v[b] + 1.0).sqrt(),
+                Step::Lerp(a, b) => v[a] + (v[b] - v[a]) * 0.3,
+                Step::Tanh(a) => v[a].tanh(),
+                Step::Branch(a, b) => {
+                    if v[a] > v[b] {
+                        v[a] * v[b]
+                    } else {
+                        v[a] + v[b]
+                    }
+                }
+            };
+            v.push(r);
+        }
+        let n = self.steps.len();
+        v[3 + n - 1] + 0.5 * v[3 + n / 2]
+    }
+
+    fn gradient(&self, x: [f64; 3]) -> [f64; 3] {
+        let h = 1e-6;
+        let mut g = [0.0; 3];
+        for (i, gi) in g.iter_mut().enumerate() {
+            let (mut p, mut m) = (x, x);
+            p[i] += h;
+            m[i] -= h;
+            *gi = (self.eval(p) - self.eval(m)) / (2.0 * h);
+        }
+        g
+    }
+
+    fn slang(&self, x: [f64; 3]) -> String {
+        format!(
+            "//TEST(compute, vulkan):COMPARE_COMPUTE_EX:-vk -compute -shaderobj -output-using-type\n\
+             //TEST_INPUT:ubuffer(data=[0 0 0], stride=4):out,name=outputBuffer\n\
+             RWStructuredBuffer<float> outputBuffer;\n\n\
+             [Differentiable]\nfloat f(float x0, float x1, float x2)\n{{\n{}}}\n\n\
+             [numthreads(1, 1, 1)]\nvoid computeMain(uint3 tid : SV_DispatchThreadID)\n{{\n\
+             \x20   var a = diffPair({:.6});\n    var b = diffPair({:.6});\n    var c = diffPair({:.6});\n\
+             \x20   bwd_diff(f)(a, b, c, 1.0);\n\
+             \x20   outputBuffer[0] = a.d;\n    outputBuffer[1] = b.d;\n    outputBuffer[2] = c.d;\n}}\n",
+            self.body, x[0], x[1], x[2]
+        )
+    }
+}

@@ -280,7 +280,7 @@ impl TypeResolver for DeclCtx<'_> {
             ty = match ty {
                 Ty::Param { .. } | Ty::Assoc(..) => Ty::Assoc(Arc::new(ty), seg.name.clone()),
                 // `float3.Differential`, `S.Differential` (synthesized).
-                Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) if seg.name == "Differential" => {
+                Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) | Ty::Array(..) if seg.name == "Differential" => {
                     crate::autodiff::differential_of(self.db, &ty)
                 }
                 Ty::Adt { def, .. }

@@ -1017,3 +1017,30 @@ float inLoop(float x)
         "#]],
     );
 }
+
+/// slangc E30510 applies to `[ForwardDifferentiable]` functions too (a
+/// `for` with a literal bound needs nothing, as in backward mode).
+#[test]
+fn forward_only_loops_need_a_bound() {
+    check_diags(
+        r#"
+[ForwardDifferentiable]
+float f(float x, int n)
+{
+    float r = x;
+    for (int i = 0; i < n; i++) { r = r * x; }
+    [MaxIters(4)] while (n < 3) { r = r * x; n++; }
+    for (int k = 0; k < 4; k++) { r = r + x; }
+    return r;
+}
+float plain(float x, int n)
+{
+    for (int i = 0; i < n; i++) { x = x * x; }
+    return x;
+}
+"#,
+        expect![[r#"
+            /main.slang:6:5: error[unbounded-loop]: this loop in the differentiable function `f` has no iteration bound the compiler can see: add `[MaxIters(n)]` (or `[ForceUnroll]`) before it
+        "#]],
+    );
+}

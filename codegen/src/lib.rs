@@ -93,10 +93,19 @@ pub fn lower_function(db: &dyn Db, file: SourceFile, name: &str) -> Result<ir::M
     lower(db, file, name, false)
 }
 
-/// The generated forward derivative of the function `def` (and the
-/// derivatives it calls), as Slang-like code: what "show generated code"
-/// displays.
+/// The generated forward derivative of `def` (and those it needed), as
+/// Slang-like code.
 pub fn forward_derivative_source(db: &dyn Db, def: slang_analysis::hir::DefId) -> Result<String, Vec<CodegenError>> {
+    derivative_source(db, def, true)
+}
+
+/// The generated backward derivative of `def` (and those it needed), as
+/// Slang-like code.
+pub fn backward_derivative_source(db: &dyn Db, def: slang_analysis::hir::DefId) -> Result<String, Vec<CodegenError>> {
+    derivative_source(db, def, false)
+}
+
+fn derivative_source(db: &dyn Db, def: slang_analysis::hir::DefId, forward: bool) -> Result<String, Vec<CodegenError>> {
     let file = def.file(db);
     file_errors(db, file)?;
     let mut lowerer = lower::ModuleLowerer::new(db);
@@ -105,17 +114,26 @@ pub fn forward_derivative_source(db: &dyn Db, def: slang_analysis::hir::DefId) -
     check(&module, &requests.pending())?;
     mem2reg::run(&mut module);
     dce::run(&mut module);
-    let derivative = autodiff::forward_derivative(&mut module, &mut requests, root)
-        .map_err(|message| vec![CodegenError { range: None, message }])?;
+    let derivative = match forward {
+        true => autodiff::forward_derivative(&mut module, &mut requests, root),
+        false => autodiff::rev::backward_derivative(&mut module, &mut requests, root),
+    }
+    .map_err(|message| vec![CodegenError { range: None, message }])?;
     let first_generated = module.functions.len();
     autodiff::fwd::run(&mut module, &mut requests).map_err(|e| vec![e])?;
+    let pending = requests.pending();
+    check(&module, &pending)?;
+    mem2reg::run(&mut module);
+    dce::run(&mut module);
+    autodiff::rev::run(&mut module, &mut requests).map_err(|e| vec![e])?;
     check(&module, &[])?;
     mem2reg::run(&mut module);
     dce::run(&mut module);
     // The derivative first, then the other derivatives it needed.
+    let prefix = if forward { "s_fwd_" } else { "s_bwd_" };
     let mut out = print::print_function_as_slang(&module, module.function(derivative));
     for (i, f) in module.functions.iter().enumerate().skip(first_generated) {
-        if i != derivative.index() && f.name.starts_with("s_fwd_") {
+        if i != derivative.index() && f.name.starts_with(prefix) {
             out.push('\n');
             out.push_str(&print::print_function_as_slang(&module, f));
         }
@@ -151,6 +169,12 @@ fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::M
     dce::run(&mut module);
     check(&module, &pending)?;
     autodiff::fwd::run(&mut module, &mut requests).map_err(|e| vec![e])?;
+    let pending = requests.pending();
+    check(&module, &pending)?;
+    mem2reg::run(&mut module);
+    dce::run(&mut module);
+    check(&module, &pending)?;
+    autodiff::rev::run(&mut module, &mut requests).map_err(|e| vec![e])?;
     check(&module, &[])?;
     mem2reg::run(&mut module);
     dce::run(&mut module);

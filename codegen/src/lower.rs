@@ -2350,8 +2350,8 @@ impl FnLower<'_, '_> {
         modes: &[bool],
         args: &[ExprId],
     ) -> R<ValueId> {
-        if modes.iter().any(|forward| !forward) {
-            return self.error("`bwd_diff` is not supported by code generation yet");
+        if modes.iter().any(|forward| !forward) && modes != [false] {
+            return self.error("higher-order derivatives with `bwd_diff` are not supported by code generation yet");
         }
         let db = self.db();
         let mut operand = callee;
@@ -2397,9 +2397,13 @@ impl FnLower<'_, '_> {
         } else {
             self.instance_of(def, &owner, &explicit, primal_args, modes.len())?
         };
-        for _ in modes {
+        for &forward in modes {
             let ModuleLowerer { module, requests, .. } = &mut *self.m;
-            f = forward_derivative(module, requests, f).or_else(|m| self.error(m))?;
+            f = match forward {
+                true => forward_derivative(module, requests, f),
+                false => crate::autodiff::rev::backward_derivative(module, requests, f),
+            }
+            .or_else(|m| self.error(m))?;
         }
         let mut all: Vec<CallArg> = Vec::new();
         if let (true, Some(r)) = (implicit_this, receiver) {

@@ -97,14 +97,21 @@ pub fn run(args: DeriveArgs) -> ExitCode {
             }
             failed |= sig.is_none();
         }
-        if args.code && !args.json && modes.contains(&Mode::Forward) && d.allows(Mode::Forward) {
-            match slang_codegen::forward_derivative_source(&db, def) {
+        for mode in [Mode::Forward, Mode::Backward] {
+            if !(args.code && !args.json && modes.contains(&mode) && d.allows(mode)) {
+                continue;
+            }
+            let code = match mode {
+                Mode::Forward => slang_codegen::forward_derivative_source(&db, def),
+                Mode::Backward => slang_codegen::backward_derivative_source(&db, def),
+            };
+            match code {
                 Ok(code) => {
                     let _ = writeln!(out, "\n{code}");
                 }
                 Err(errors) => {
                     for e in errors {
-                        let _ = writeln!(out, "// no generated code: {}", e.message);
+                        let _ = writeln!(out, "// no generated {} code: {}", mode.operator(), e.message);
                     }
                 }
             }

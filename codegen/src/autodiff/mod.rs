@@ -1,5 +1,5 @@
-//! Automatic differentiation over the IR (forward mode), following the
-//! IR-pass seed's design.
+//! Automatic differentiation over the IR (forward mode, and reverse mode
+//! for functions without loops), following the IR-pass seed's design.
 //!
 //! * `fwd_diff(f)` in user code, and calls of differentiable functions
 //!   inside a function being differentiated, *request* the forward
@@ -28,6 +28,7 @@
 
 pub mod fwd;
 pub mod pairs;
+pub mod rev;
 pub mod rules;
 
 use std::collections::{HashMap, VecDeque};
@@ -42,6 +43,10 @@ pub struct Requests {
     /// `(primal, derivative)` pairs whose body is still to transcribe, in
     /// the order they were asked for.
     queue: VecDeque<(FuncId, FuncId)>,
+    /// Primal function → its generated backward derivative.
+    pub(crate) backward: HashMap<FuncId, FuncId>,
+    /// Backward derivatives still to transcribe ([`rev::run`]).
+    pub(crate) backward_queue: VecDeque<(FuncId, FuncId)>,
 }
 
 impl Requests {
@@ -52,7 +57,7 @@ impl Requests {
 
     /// The derivatives declared but not transcribed yet.
     pub fn pending(&self) -> Vec<FuncId> {
-        self.queue.iter().map(|&(_, d)| d).collect()
+        self.queue.iter().chain(&self.backward_queue).map(|&(_, d)| d).collect()
     }
 }
 

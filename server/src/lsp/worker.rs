@@ -10,8 +10,7 @@
 //! validation, naga validation) and reports what stops it as warnings
 //! (the analysis reports the program's own errors; what is left are
 //! limits of code generation). `derivative` prints the generated forward
-//! derivative as Slang-like code; reverse mode is not built yet and says
-//! so.
+//! or backward derivative as Slang-like code.
 
 use slang_analysis::autodiff::Mode;
 use slang_analysis::hir::DefId;
@@ -59,7 +58,8 @@ impl Generator for Codegen {
         match mode {
             Mode::Forward => slang_codegen::forward_derivative_source(db, def)
                 .map_err(|errors| errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ")),
-            Mode::Backward => Err("bwd_diff code generation is not built yet (reverse mode comes next)".to_string()),
+            Mode::Backward => slang_codegen::backward_derivative_source(db, def)
+                .map_err(|errors| errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ")),
         }
     }
 

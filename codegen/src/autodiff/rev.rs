@@ -1,0 +1,1310 @@
+//! Reverse mode: the body of `f`'s backward derivative `s_bwd_f`.
+//!
+//! The derivative runs `f`'s primal code, then propagates adjoints
+//! backwards over the same regions in reverse order (the seed's
+//! "unzip + transpose", for functions whose control flow is a tree of
+//! `if`/`switch` regions: loops and early `return`s are not handled yet).
+//!
+//! * **Primal part.** `f`'s region tree ([`crate::structure`]) is copied
+//!   into the derivative. Block parameters become variables (assigned on
+//!   the edges that passed them). A value defined inside an `if`/`switch`
+//!   that the backward part needs is *checkpointed*: stored to a variable
+//!   right after its definition, and loaded where it is used again (the
+//!   backward part is not dominated by its definition).
+//! * **Linearization and transposition, per instruction.** For an
+//!   arithmetic instruction, [`rules`] (the forward-mode Jacobian-vector
+//!   products) emits its linearization into a scratch function whose
+//!   inputs are placeholders for the operands, their differentials and
+//!   the result; the scratch code is *tagged* (an instruction is
+//!   differential when an operand is), its primal instructions are
+//!   replayed in the backward part, and its differential instructions
+//!   are transposed in reverse order (`add` → both operands, `mul` by a
+//!   primal → multiply the adjoint, `dot`/`cross`/`mul` of matrices →
+//!   their transposes …). One set of derivative rules serves both modes.
+//!   Structural instructions (construct, extract, swizzle, splat,
+//!   conversions, selects) and memory (`load`/`store` of locals through
+//!   field and element addresses) are transposed directly.
+//! * **Adjoints** live in variables (one per value or local, zero at the
+//!   start), so that accumulation across regions needs no block
+//!   parameters; `mem2reg` turns them back into SSA values.
+//! * **Calls** of differentiable functions become calls of their backward
+//!   derivatives (requested, so transcribed by the same loop), with a
+//!   pair per differentiable argument whose derivative is read back.
+//!
+//! The signature follows the user guide: a differentiable `in` or
+//! `inout` parameter becomes `inout DifferentialPair<T>` (its derivative
+//! is written on return), a differentiable `out` parameter becomes the
+//! incoming `T.Differential`, other `out`s are dropped, other `inout`s
+//! become `in`, and a differentiable result adds a last parameter, its
+//! derivative.
+
+use std::collections::HashMap;
+
+use crate::autodiff::rules::{self, Emit};
+use crate::autodiff::Requests;
+use crate::ir::{
+    AddressSpace, BinaryOp, BlockId, Derivative, FuncId, Function, FunctionBuilder, Intrinsic, Module, Op, Param,
+    ParamDir, Terminator, Type, TypeId, UnaryOp, ValueId, ValueKind,
+};
+use crate::structure::{structure, Node};
+use crate::CodegenError;
+
+/// How a parameter of `f` appears in `s_bwd_f`.
+#[derive(Debug, Clone, Copy)]
+enum ParamMap {
+    /// `inout DifferentialPair<T>` (a differentiable `in`/`inout`).
+    Pair(usize),
+    /// The same value (not differentiable), or the initial value of a
+    /// non-differentiable `inout`.
+    Value(usize),
+    /// The derivative of a differentiable `out`.
+    OutGrad(usize),
+    /// A non-differentiable `out`.
+    Dropped,
+}
+
+/// The parameters of a backward derivative and where each primal
+/// parameter went; the derivative of the result is the last parameter
+/// when the result is differentiable.
+fn backward_signature(types: &mut crate::ir::Types, f: &Function) -> (Vec<Param>, Vec<ParamMap>, Option<TypeId>) {
+    let mut params = Vec::new();
+    let mut map = Vec::new();
+    for p in &f.params {
+        let value = match p.dir {
+            ParamDir::In => p.ty,
+            _ => types.pointee(p.ty).map(|(t, _)| t).unwrap_or(p.ty),
+        };
+        let diff = if p.no_diff { None } else { types.differential(value) };
+        match (p.dir, diff) {
+            (ParamDir::In | ParamDir::InOut, Some(_)) => {
+                let pair = types.pair(value).expect("a differentiable type has pairs");
+                let ty = types.intern(Type::Ptr(pair, AddressSpace::Function));
+                map.push(ParamMap::Pair(params.len()));
+                params.push(Param { dir: ParamDir::InOut, ty, ..p.clone() });
+            }
+            (ParamDir::Out, Some(d)) => {
+                map.push(ParamMap::OutGrad(params.len()));
+                params.push(Param { dir: ParamDir::In, ty: d, ..p.clone() });
+            }
+            (ParamDir::Out, None) => map.push(ParamMap::Dropped),
+            (ParamDir::In | ParamDir::InOut, None) => {
+                map.push(ParamMap::Value(params.len()));
+                params.push(Param { dir: ParamDir::In, ty: value, ..p.clone() });
+            }
+        }
+    }
+    let ret_diff = if f.ret_no_diff { None } else { types.differential(f.ret) };
+    if let Some(d) = ret_diff {
+        params.push(Param { name: "dResult".into(), dir: ParamDir::In, ty: d, builtin: None, no_diff: false });
+    }
+    (params, map, ret_diff)
+}
+
+/// The backward derivative of `f` (declared now, its body transcribed by
+/// [`run`]).
+pub fn backward_derivative(module: &mut Module, requests: &mut Requests, f: FuncId) -> Result<FuncId, String> {
+    match module.function(f).derivative {
+        Derivative::None => return Err(format!("`{}` is not differentiable", module.function(f).name)),
+        Derivative::Custom(_) | Derivative::Substitute(_) => {
+            return Err(format!(
+                "`bwd_diff` of `{}`, which has a custom forward derivative or primal substitute, is not supported yet",
+                module.function(f).name
+            ))
+        }
+        Derivative::Transcribe | Derivative::Zero => {}
+    }
+    if let Some(&d) = requests.backward.get(&f) {
+        return Ok(d);
+    }
+    let primal = module.function(f).clone();
+    let (params, _, _) = backward_signature(&mut module.types, &primal);
+    let void = module.types.intern(Type::Void);
+    let mut b = FunctionBuilder::new(format!("s_bwd_{}", primal.name), void, primal.span);
+    b.func.params = params;
+    let d = FuncId(module.functions.len() as u32);
+    module.functions.push(b.finish());
+    requests.backward.insert(f, d);
+    requests.backward_queue.push_back((f, d));
+    Ok(d)
+}
+
+/// Transcribe every requested backward derivative, and those they
+/// request in turn.
+pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenError> {
+    while let Some((primal, derivative)) = requests.backward_queue.pop_front() {
+        let src = module.function(primal).clone();
+        let target = std::mem::replace(
+            &mut module.functions[derivative.index()],
+            FunctionBuilder::new(String::new(), TypeId(0), None).finish(),
+        );
+        let mut t = Rev {
+            module: &mut *module,
+            requests: &mut *requests,
+            zero: src.derivative == Derivative::Zero,
+            src: &src,
+            b: FunctionBuilder { func: target },
+            cur: None,
+            map: vec![None; src.values.len()],
+            ckpt: vec![None; src.values.len()],
+            param_vars: HashMap::new(),
+            adj: HashMap::new(),
+            adj_mem: HashMap::new(),
+            depth: 0,
+            switch_brk: Vec::new(),
+            span: src.span,
+            ret_var: None,
+            returned: None,
+            ret_adj: None,
+            splits: HashMap::new(),
+        };
+        let result = t.function();
+        module.functions[derivative.index()] = t.b.finish();
+        result?;
+    }
+    Ok(())
+}
+
+const PROLOGUE: BlockId = BlockId(0);
+
+struct Rev<'a> {
+    module: &'a mut Module,
+    requests: &'a mut Requests,
+    src: &'a Function,
+    /// Every derivative is zero (`[TreatAsDifferentiable]`).
+    zero: bool,
+    b: FunctionBuilder,
+    /// The block being appended to (`None` after a jump).
+    cur: Option<BlockId>,
+    /// The primal copy of each value of `f`.
+    map: Vec<Option<ValueId>>,
+    /// The variable a value defined in a nested region is saved to.
+    ckpt: Vec<Option<ValueId>>,
+    /// The variable standing for each block parameter of `f`.
+    param_vars: HashMap<ValueId, ValueId>,
+    /// The adjoint variable of each value of `f`.
+    adj: HashMap<ValueId, ValueId>,
+    /// The adjoint storage of each local variable (and `out`/`inout`
+    /// parameter) of `f`.
+    adj_mem: HashMap<ValueId, ValueId>,
+    /// How many `if`/`switch` regions the primal copy is inside.
+    depth: usize,
+    switch_brk: Vec<BlockId>,
+    span: Option<slang_analysis::TextRange>,
+    /// The result, and whether a `return` ran (early returns set both
+    /// and skip the rest of each enclosing region).
+    ret_var: Option<ValueId>,
+    returned: Option<ValueId>,
+    /// The adjoint of the result (the last parameter).
+    ret_adj: Option<ValueId>,
+    /// For each region node followed by code that a `return` inside it
+    /// skips: the variable holding "no return yet" at that point.
+    splits: HashMap<*const Node, ValueId>,
+}
+
+impl Rev<'_> {
+    fn error(&self, message: impl Into<String>) -> CodegenError {
+        CodegenError { range: self.span.or(self.src.span), message: message.into() }
+    }
+
+    fn block(&self) -> BlockId {
+        self.cur.expect("appending to a block")
+    }
+
+    fn emit_in(&mut self, block: BlockId) -> Emit<'_> {
+        Emit { types: &mut self.module.types, b: &mut self.b, block, span: self.span }
+    }
+
+    fn emit(&mut self) -> Emit<'_> {
+        let block = self.block();
+        self.emit_in(block)
+    }
+
+    fn inst(&mut self, op: Op, ty: TypeId) -> ValueId {
+        let block = self.block();
+        self.b.inst(block, op, ty, self.span)
+    }
+
+    fn ptr_ty(&mut self, t: TypeId) -> TypeId {
+        self.module.types.intern(Type::Ptr(t, AddressSpace::Function))
+    }
+
+    /// A variable declared in the prologue, holding `init` (zero when
+    /// `None`).
+    fn var(&mut self, ty: TypeId, init: Option<ValueId>) -> ValueId {
+        let pt = self.ptr_ty(ty);
+        let v = self.b.inst(PROLOGUE, Op::Var, pt, self.span);
+        let init = match init {
+            Some(i) => i,
+            None => self.emit_in(PROLOGUE).zero(ty),
+        };
+        let void = self.module.types.intern(Type::Void);
+        self.b.inst(PROLOGUE, Op::Store { ptr: v, value: init }, void, self.span);
+        v
+    }
+
+    fn load(&mut self, ptr: ValueId) -> ValueId {
+        let t = self.module.types.pointee(self.b.ty(ptr)).expect("a pointer").0;
+        self.inst(Op::Load(ptr), t)
+    }
+
+    fn store(&mut self, ptr: ValueId, value: ValueId) {
+        let void = self.module.types.intern(Type::Void);
+        self.inst(Op::Store { ptr, value }, void);
+    }
+
+    fn src_ty(&self, v: ValueId) -> TypeId {
+        self.src.value(v).ty
+    }
+
+    fn differential(&mut self, t: TypeId) -> Option<TypeId> {
+        self.module.types.differential(t)
+    }
+
+    // ---- the function -----------------------------------------------------
+
+    fn function(&mut self) -> Result<(), CodegenError> {
+        let tree = structure(self.src).map_err(|e| self.error(format!("internal: {e}")))?;
+        let src_params: Vec<ValueId> =
+            self.src.blocks.first().map(|b| b.params.clone()).ok_or_else(|| self.error("a function without a body"))?;
+        let (_, param_map, ret_diff) = backward_signature(&mut self.module.types, self.src);
+        // The prologue: the parameters, variables and adjoints.
+        let prologue = self.b.new_block();
+        debug_assert_eq!(prologue, PROLOGUE);
+        let bwd_params: Vec<ValueId> =
+            self.b.func.params.clone().iter().map(|p| self.b.add_block_param(PROLOGUE, p.ty, self.span)).collect();
+        self.cur = Some(PROLOGUE);
+        // (pair pointer, adjoint source) written back at the end.
+        let mut write_back: Vec<(ValueId, WriteBack)> = Vec::new();
+        for (i, (&sp, pm)) in src_params.iter().zip(&param_map).enumerate() {
+            let dir = self.src.params[i].dir;
+            let sty = self.src_ty(sp);
+            match (*pm, dir) {
+                (ParamMap::Pair(k), ParamDir::In) => {
+                    let pair = bwd_params[k];
+                    let value = self.pair_part(pair, 0);
+                    self.map[sp.index()] = Some(self.load(value));
+                    write_back.push((pair, WriteBack::Value(sp)));
+                }
+                (ParamMap::Pair(k), _) => {
+                    // `inout`: a local holding the primal, an adjoint
+                    // starting from the incoming derivative.
+                    let pair = bwd_params[k];
+                    let (t, _) = self.module.types.pointee(sty).expect("inout parameters are pointers");
+                    let p = self.pair_part(pair, 0);
+                    let init = self.load(p);
+                    let local = self.var(t, Some(init));
+                    let d = self.pair_part(pair, 1);
+                    let g = self.load(d);
+                    let dt = self.b.ty(g);
+                    let adj = self.var(dt, Some(g));
+                    self.map[sp.index()] = Some(local);
+                    self.adj_mem.insert(sp, adj);
+                    write_back.push((pair, WriteBack::Memory(adj)));
+                }
+                (ParamMap::OutGrad(k), _) => {
+                    let (t, _) = self.module.types.pointee(sty).expect("out parameters are pointers");
+                    let local = self.var(t, None);
+                    let g = bwd_params[k];
+                    let dt = self.b.ty(g);
+                    let adj = self.var(dt, Some(g));
+                    self.map[sp.index()] = Some(local);
+                    self.adj_mem.insert(sp, adj);
+                }
+                (ParamMap::Value(k), ParamDir::In) => self.map[sp.index()] = Some(bwd_params[k]),
+                (ParamMap::Value(k), _) => {
+                    let (t, _) = self.module.types.pointee(sty).expect("inout parameters are pointers");
+                    let local = self.var(t, Some(bwd_params[k]));
+                    self.map[sp.index()] = Some(local);
+                }
+                (ParamMap::Dropped, _) => {
+                    let (t, _) = self.module.types.pointee(sty).expect("out parameters are pointers");
+                    let local = self.var(t, None);
+                    self.map[sp.index()] = Some(local);
+                }
+            }
+        }
+        // The primal part.
+        if !matches!(self.module.types.get(self.src.ret), Type::Void) {
+            let rt = self.src.ret;
+            self.ret_var = Some(self.var(rt, None));
+        }
+        let bool_ty = self.module.types.intern(Type::Scalar(slang_analysis::ty::Scalar::Bool));
+        let no = self.b.inst(PROLOGUE, Op::Const(crate::ir::Const::Bool(false)), bool_ty, self.span);
+        self.returned = Some(self.var(bool_ty, Some(no)));
+        if ret_diff.is_some() {
+            let g = *bwd_params.last().expect("the result's derivative");
+            self.ret_adj = Some(g);
+        }
+        let main = self.b.new_block();
+        self.cur = Some(main);
+        self.primal_seq(&tree)?;
+        if self.cur.is_none() {
+            return Err(self.error("`bwd_diff` of a function that never returns"));
+        }
+        // The backward part, seeded with the result's derivative at the
+        // `return` that ran.
+        if !self.zero {
+            self.reverse_seq(&tree)?;
+        }
+        for (pair, wb) in write_back {
+            let g = match wb {
+                WriteBack::Value(sp) => self.adj_value(sp),
+                WriteBack::Memory(adj) => Some(self.load(adj)),
+            };
+            let d = self.pair_part(pair, 1);
+            let g = match g {
+                Some(g) => g,
+                None => {
+                    let t = self.module.types.pointee(self.b.ty(d)).expect("a pointer").0;
+                    self.emit().zero(t)
+                }
+            };
+            self.store(d, g);
+        }
+        let block = self.block();
+        self.b.terminate(block, Terminator::Return(None));
+        self.b.terminate(PROLOGUE, Terminator::Branch { target: main, args: Vec::new() });
+        Ok(())
+    }
+
+    /// A pointer to part `index` (0: primal, 1: derivative) of the pair
+    /// `pair` points to.
+    fn pair_part(&mut self, pair: ValueId, index: u32) -> ValueId {
+        let (pt, _) = self.module.types.pointee(self.b.ty(pair)).expect("a pointer to a pair");
+        let Type::DifferentialPair { primal, diff } = *self.module.types.get(pt) else { unreachable!("a pair") };
+        let t = if index == 0 { primal } else { diff };
+        let ptr = self.ptr_ty(t);
+        self.inst(Op::FieldAddr(pair, index), ptr)
+    }
+
+    // ---- the primal part ----------------------------------------------------
+
+    /// Copy a region. After a node with a `return` inside, the rest of the
+    /// region runs only if no `return` ran.
+    fn primal_seq(&mut self, nodes: &[Node]) -> Result<(), CodegenError> {
+        for (i, node) in nodes.iter().enumerate() {
+            if i > 0 && contains_return(&nodes[i - 1]) && self.cur.is_some() {
+                let flag = self.returned.expect("the return flag");
+                let r = self.load(flag);
+                let bool_ty = self.b.ty(r);
+                let go = self.inst(Op::Unary(UnaryOp::Not, r), bool_ty);
+                let saved = self.var(bool_ty, None);
+                self.store(saved, go);
+                self.splits.insert(&nodes[i - 1] as *const Node, saved);
+                let (t, e, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+                let block = self.block();
+                self.b.terminate(block, Terminator::If { cond: go, then: t, els: e, merge });
+                self.b.terminate(e, Terminator::Branch { target: merge, args: Vec::new() });
+                self.depth += 1;
+                self.cur = Some(t);
+                self.primal_seq(&nodes[i..])?;
+                if let Some(end) = self.cur {
+                    self.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
+                }
+                self.depth -= 1;
+                self.cur = Some(merge);
+                return Ok(());
+            }
+            match node {
+                Node::Block(b) => self.primal_block(*b)?,
+                Node::Assign { target, args } => {
+                    let params = self.src.block(*target).params.clone();
+                    let values: Vec<ValueId> = args.iter().map(|a| self.mapped(*a)).collect();
+                    for (p, v) in params.into_iter().zip(values) {
+                        let var = self.param_var(p);
+                        self.store(var, v);
+                    }
+                }
+                Node::If { cond, then, els } => {
+                    let c = self.mapped(*cond);
+                    let (t, e, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+                    let block = self.block();
+                    self.b.terminate(block, Terminator::If { cond: c, then: t, els: e, merge });
+                    self.depth += 1;
+                    for (start, region) in [(t, then), (e, els)] {
+                        self.cur = Some(start);
+                        self.primal_seq(region)?;
+                        if let Some(end) = self.cur {
+                            self.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
+                        }
+                    }
+                    self.depth -= 1;
+                    self.cur = Some(merge);
+                }
+                Node::Switch { value, cases, default } => {
+                    let v = self.mapped(*value);
+                    let brk = self.b.new_block();
+                    let mut labels = Vec::new();
+                    let mut bodies = Vec::new();
+                    for (values, body) in cases {
+                        let start = self.b.new_block();
+                        labels.extend(values.iter().map(|&k| (k, start)));
+                        bodies.push((start, body));
+                    }
+                    let default_start = self.b.new_block();
+                    bodies.push((default_start, default));
+                    let block = self.block();
+                    self.b
+                        .terminate(block, Terminator::Switch { value: v, cases: labels, default: default_start, brk });
+                    self.depth += 1;
+                    self.switch_brk.push(brk);
+                    for (start, body) in bodies {
+                        self.cur = Some(start);
+                        self.primal_seq(body)?;
+                        if let Some(end) = self.cur {
+                            self.b.terminate(end, Terminator::Branch { target: brk, args: Vec::new() });
+                        }
+                    }
+                    self.switch_brk.pop();
+                    self.depth -= 1;
+                    self.cur = Some(brk);
+                }
+                Node::Break => {
+                    let Some(&brk) = self.switch_brk.last() else {
+                        return Err(
+                            self.error("loops in functions differentiated with `bwd_diff` are not supported yet")
+                        );
+                    };
+                    let block = self.block();
+                    self.b.terminate(block, Terminator::Branch { target: brk, args: Vec::new() });
+                    self.cur = None;
+                    return Ok(());
+                }
+                Node::Return(v) => {
+                    if let (Some(v), Some(var)) = (v, self.ret_var) {
+                        let value = self.mapped(*v);
+                        self.store(var, value);
+                    }
+                    let flag = self.returned.expect("the return flag");
+                    let t = self.module.types.intern(Type::Scalar(slang_analysis::ty::Scalar::Bool));
+                    let yes = self.inst(Op::Const(crate::ir::Const::Bool(true)), t);
+                    self.store(flag, yes);
+                    return Ok(());
+                }
+                Node::Loop { .. } | Node::Continue => {
+                    return Err(self.error("loops in functions differentiated with `bwd_diff` are not supported yet"))
+                }
+                Node::Unreachable => {
+                    let block = self.block();
+                    self.b.terminate(block, Terminator::Unreachable);
+                    self.cur = None;
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn param_var(&mut self, p: ValueId) -> ValueId {
+        if let Some(&v) = self.param_vars.get(&p) {
+            return v;
+        }
+        let t = self.src_ty(p);
+        let v = self.var(t, None);
+        self.param_vars.insert(p, v);
+        v
+    }
+
+    fn mapped(&self, v: ValueId) -> ValueId {
+        self.map[v.index()].expect("operands are copied before their uses")
+    }
+
+    fn primal_block(&mut self, b: BlockId) -> Result<(), CodegenError> {
+        let block = self.src.block(b).clone();
+        if b != Function::ENTRY {
+            for &p in &block.params {
+                let var = self.param_var(p);
+                let v = self.load(var);
+                self.map[p.index()] = Some(v);
+            }
+        }
+        for &v in &block.insts {
+            let value = self.src.value(v);
+            self.span = value.span.or(self.src.span);
+            let ValueKind::Inst(op) = &value.kind else { continue };
+            let mut op = op.clone();
+            op.map_operands(|o| self.map[o.index()].expect("operands are copied before their uses"));
+            let new = self.inst(op, value.ty);
+            self.map[v.index()] = Some(new);
+            // Saved for the backward part when defined in a branch.
+            let is_value = !matches!(self.module.types.get(value.ty), Type::Void | Type::Ptr(..));
+            if self.depth > 0 && is_value {
+                let var = self.var(value.ty, None);
+                self.store(var, new);
+                self.ckpt[v.index()] = Some(var);
+            }
+        }
+        Ok(())
+    }
+
+    /// The primal value of `v` where the backward part is being emitted.
+    fn primal(&mut self, v: ValueId) -> ValueId {
+        if let Some(var) = self.ckpt[v.index()] {
+            return self.load(var);
+        }
+        if let Some(&var) = self.param_vars.get(&v) {
+            return self.load(var);
+        }
+        self.mapped(v)
+    }
+
+    // ---- adjoints -----------------------------------------------------------
+
+    /// The adjoint variable of `v` (created at zero).
+    fn adj_var(&mut self, v: ValueId) -> Option<ValueId> {
+        if let Some(&a) = self.adj.get(&v) {
+            return Some(a);
+        }
+        let d = self.differential(self.src_ty(v))?;
+        let a = self.var(d, None);
+        self.adj.insert(v, a);
+        Some(a)
+    }
+
+    /// The current adjoint of `v` (`None`: zero).
+    fn adj_value(&mut self, v: ValueId) -> Option<ValueId> {
+        let a = *self.adj.get(&v)?;
+        Some(self.load(a))
+    }
+
+    /// `adj[v] += g`.
+    fn add_adj(&mut self, v: ValueId, g: ValueId) -> Result<(), CodegenError> {
+        let Some(a) = self.adj_var(v) else { return Ok(()) };
+        self.accumulate(a, g)
+    }
+
+    /// `*ptr += g`.
+    fn accumulate(&mut self, ptr: ValueId, g: ValueId) -> Result<(), CodegenError> {
+        let old = self.load(ptr);
+        let t = self.b.ty(old);
+        let g = self.coerce_to(g, t)?;
+        let sum = self.dadd(old, g, t)?;
+        self.store(ptr, sum);
+        Ok(())
+    }
+
+    /// `g` in the type `t` of the adjoint it is added to (a scalar
+    /// broadcast, the same differential type otherwise).
+    fn coerce_to(&mut self, g: ValueId, t: TypeId) -> Result<ValueId, CodegenError> {
+        let gt = self.b.ty(g);
+        if gt == t {
+            return Ok(g);
+        }
+        match (self.module.types.get(gt).clone(), self.module.types.get(t).clone()) {
+            (Type::Scalar(_), Type::Vector(..) | Type::Matrix { .. }) => Ok(self.inst(Op::Splat(g), t)),
+            (Type::Vector(..) | Type::Matrix { .. }, Type::Scalar(_)) => Ok(self.sum(g)),
+            (Type::Scalar(_), Type::Scalar(_)) => Ok(self.inst(Op::Convert(g), t)),
+            _ => Err(self.error(format!(
+                "internal: adjoint of type `{}` added to `{}`",
+                self.module.types.display(gt),
+                self.module.types.display(t)
+            ))),
+        }
+    }
+
+    /// `a + b` for differentials of type `t`.
+    fn dadd(&mut self, a: ValueId, b: ValueId, t: TypeId) -> Result<ValueId, CodegenError> {
+        match self.module.types.get(t).clone() {
+            Type::Scalar(_) | Type::Vector(..) | Type::Matrix { .. } => {
+                Ok(self.inst(Op::Binary(BinaryOp::Add, a, b), t))
+            }
+            Type::Array(e, n) => {
+                let parts = (0..n)
+                    .map(|i| {
+                        let x = self.inst(Op::Extract(a, i), e);
+                        let y = self.inst(Op::Extract(b, i), e);
+                        self.dadd(x, y, e)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(self.inst(Op::Construct(parts), t))
+            }
+            Type::Struct { fields, .. } => {
+                let parts = fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        let x = self.inst(Op::Extract(a, i as u32), f.1);
+                        let y = self.inst(Op::Extract(b, i as u32), f.1);
+                        self.dadd(x, y, f.1)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(self.inst(Op::Construct(parts), t))
+            }
+            Type::DifferentialPair { .. } => {
+                let (p, d) = match self.module.types.get(t) {
+                    Type::DifferentialPair { primal, diff } => (*primal, *diff),
+                    _ => unreachable!(),
+                };
+                let (ap, bp) = (self.inst(Op::Extract(a, 0), p), self.inst(Op::Extract(b, 0), p));
+                let (ad, bd) = (self.inst(Op::Extract(a, 1), d), self.inst(Op::Extract(b, 1), d));
+                let x = self.dadd(ap, bp, p)?;
+                let y = self.dadd(ad, bd, d)?;
+                Ok(self.inst(Op::Construct(vec![x, y]), t))
+            }
+            _ => Err(self.error("internal: adding values that are not differentials")),
+        }
+    }
+
+    /// The sum of the components of a vector or matrix.
+    fn sum(&mut self, v: ValueId) -> ValueId {
+        let t = self.b.ty(v);
+        match self.module.types.get(t).clone() {
+            Type::Vector(s, n) => {
+                let st = self.module.types.intern(Type::Scalar(s));
+                let mut acc = self.inst(Op::Extract(v, 0), st);
+                for i in 1..n as u32 {
+                    let x = self.inst(Op::Extract(v, i), st);
+                    acc = self.inst(Op::Binary(BinaryOp::Add, acc, x), st);
+                }
+                acc
+            }
+            Type::Matrix { scalar, rows, cols } => {
+                let rt = self.module.types.intern(Type::Vector(scalar, cols));
+                let st = self.module.types.intern(Type::Scalar(scalar));
+                let mut acc = None;
+                for i in 0..rows as u32 {
+                    let r = self.inst(Op::Extract(v, i), rt);
+                    let s = self.sum(r);
+                    acc = Some(match acc {
+                        Some(a) => self.inst(Op::Binary(BinaryOp::Add, a, s), st),
+                        None => s,
+                    });
+                }
+                acc.expect("a matrix has rows")
+            }
+            _ => v,
+        }
+    }
+
+    /// The adjoint storage behind a pointer of `f` (`None`: memory whose
+    /// derivative is not tracked, such as buffers).
+    fn adj_ptr(&mut self, p: ValueId) -> Option<ValueId> {
+        if let Some(&a) = self.adj_mem.get(&p) {
+            return Some(a);
+        }
+        match self.src.op(p)?.clone() {
+            Op::Var => {
+                let (t, _) = self.module.types.pointee(self.src_ty(p))?;
+                let d = self.differential(t)?;
+                let a = self.var(d, None);
+                self.adj_mem.insert(p, a);
+                Some(a)
+            }
+            Op::FieldAddr(base, i) => {
+                let (bt, _) = self.module.types.pointee(self.src_ty(base))?;
+                let index = match self.module.types.get(bt) {
+                    Type::Struct { .. } => self.module.types.struct_diff(bt)?.fields.get(i as usize).copied()??,
+                    _ => i,
+                };
+                let ab = self.adj_ptr(base)?;
+                let (abt, _) = self.module.types.pointee(self.b.ty(ab))?;
+                let et = self.module.types.element(abt, index)?;
+                let et = self.module.types.intern(et);
+                let pt = self.ptr_ty(et);
+                Some(self.inst(Op::FieldAddr(ab, index), pt))
+            }
+            Op::ElementAddr(base, idx) => {
+                let ab = self.adj_ptr(base)?;
+                let (abt, _) = self.module.types.pointee(self.b.ty(ab))?;
+                let et = self.module.types.element(abt, 0)?;
+                let et = self.module.types.intern(et);
+                let pt = self.ptr_ty(et);
+                let i = self.primal(idx);
+                Some(self.inst(Op::ElementAddr(ab, i), pt))
+            }
+            _ => None,
+        }
+    }
+
+    /// A pointer to part `index` of the adjoint variable of value `v`
+    /// (`index` of the value's type; mapped through a struct's
+    /// `Differential`).
+    fn adj_part_ptr(&mut self, v: ValueId, index: Part) -> Option<ValueId> {
+        let a = self.adj_var(v)?;
+        let vt = self.src_ty(v);
+        let (at, _) = self.module.types.pointee(self.b.ty(a))?;
+        match index {
+            Part::Const(i) => {
+                let i = match self.module.types.get(vt) {
+                    Type::Struct { .. } => self.module.types.struct_diff(vt)?.fields.get(i as usize).copied()??,
+                    _ => i,
+                };
+                let et = self.module.types.element(at, i)?;
+                let et = self.module.types.intern(et);
+                let pt = self.ptr_ty(et);
+                Some(self.inst(Op::FieldAddr(a, i), pt))
+            }
+            Part::Dynamic(idx) => {
+                let et = self.module.types.element(at, 0)?;
+                let et = self.module.types.intern(et);
+                let pt = self.ptr_ty(et);
+                Some(self.inst(Op::ElementAddr(a, idx), pt))
+            }
+        }
+    }
+
+    // ---- the backward part --------------------------------------------------
+
+    fn reverse_seq(&mut self, nodes: &[Node]) -> Result<(), CodegenError> {
+        // The part after a split ran only if no `return` had: reversed
+        // under the same condition, first.
+        if let Some(i) = nodes.iter().position(|n| self.splits.contains_key(&(n as *const Node))) {
+            if i + 1 < nodes.len() {
+                let saved = self.splits[&(&nodes[i] as *const Node)];
+                let c = self.load(saved);
+                let (t, e, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+                let block = self.block();
+                self.b.terminate(block, Terminator::If { cond: c, then: t, els: e, merge });
+                self.b.terminate(e, Terminator::Branch { target: merge, args: Vec::new() });
+                self.cur = Some(t);
+                self.reverse_seq(&nodes[i + 1..])?;
+                let end = self.block();
+                self.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
+                self.cur = Some(merge);
+                return self.reverse_seq(&nodes[..=i]);
+            }
+        }
+        for node in nodes.iter().rev() {
+            match node {
+                Node::Block(b) => self.reverse_block(*b)?,
+                Node::Assign { target, args } => {
+                    // Parallel assignment: read every adjoint, then clear.
+                    let params = self.src.block(*target).params.clone();
+                    let mut moves = Vec::new();
+                    for (&p, &a) in params.iter().zip(args) {
+                        if let Some(g) = self.adj_value(p) {
+                            moves.push((a, g));
+                            let var = self.adj[&p];
+                            let t = self.b.ty(g);
+                            let z = self.emit().zero(t);
+                            self.store(var, z);
+                        }
+                    }
+                    for (a, g) in moves {
+                        self.add_adj(a, g)?;
+                    }
+                }
+                Node::If { cond, then, els } => {
+                    let c = self.primal(*cond);
+                    let (t, e, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+                    let block = self.block();
+                    self.b.terminate(block, Terminator::If { cond: c, then: t, els: e, merge });
+                    for (start, region) in [(t, then), (e, els)] {
+                        self.cur = Some(start);
+                        self.reverse_seq(region)?;
+                        let end = self.block();
+                        self.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
+                    }
+                    self.cur = Some(merge);
+                }
+                Node::Switch { value, cases, default } => {
+                    let v = self.primal(*value);
+                    let brk = self.b.new_block();
+                    let mut labels = Vec::new();
+                    let mut bodies = Vec::new();
+                    for (values, body) in cases {
+                        let start = self.b.new_block();
+                        labels.extend(values.iter().map(|&k| (k, start)));
+                        bodies.push((start, body));
+                    }
+                    let default_start = self.b.new_block();
+                    bodies.push((default_start, default));
+                    let block = self.block();
+                    self.b
+                        .terminate(block, Terminator::Switch { value: v, cases: labels, default: default_start, brk });
+                    for (start, body) in bodies {
+                        self.cur = Some(start);
+                        self.reverse_seq(body)?;
+                        let end = self.block();
+                        self.b.terminate(end, Terminator::Branch { target: brk, args: Vec::new() });
+                    }
+                    self.cur = Some(brk);
+                }
+                Node::Return(Some(v)) => {
+                    if let Some(g) = self.ret_adj {
+                        self.add_adj(*v, g)?;
+                    }
+                }
+                Node::Break | Node::Return(None) | Node::Unreachable => {}
+                Node::Loop { .. } | Node::Continue => {
+                    return Err(self.error("loops in functions differentiated with `bwd_diff` are not supported yet"))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn reverse_block(&mut self, b: BlockId) -> Result<(), CodegenError> {
+        let insts = self.src.block(b).insts.clone();
+        for &v in insts.iter().rev() {
+            self.span = self.src.value(v).span.or(self.src.span);
+            self.transpose(v)?;
+        }
+        Ok(())
+    }
+
+    /// Propagate the adjoint of instruction `v` to its operands.
+    fn transpose(&mut self, v: ValueId) -> Result<(), CodegenError> {
+        let Some(op) = self.src.op(v).cloned() else { return Ok(()) };
+        match op {
+            Op::Store { ptr, value } => {
+                let Some(a) = self.adj_ptr(ptr) else { return Ok(()) };
+                let g = self.load(a);
+                let t = self.b.ty(g);
+                let z = self.emit().zero(t);
+                self.store(a, z);
+                self.add_adj(value, g)
+            }
+            Op::Call(f, args) => self.transpose_call(v, f, &args),
+            _ => {
+                let Some(g) = self.adj_value(v) else { return Ok(()) };
+                self.transpose_value(v, op, g)
+            }
+        }
+    }
+
+    fn transpose_value(&mut self, v: ValueId, op: Op, g: ValueId) -> Result<(), CodegenError> {
+        let vt = self.src_ty(v);
+        match op {
+            Op::Load(p) => {
+                if let Some(a) = self.adj_ptr(p) {
+                    self.accumulate(a, g)?;
+                }
+                Ok(())
+            }
+            Op::Construct(parts) => {
+                match self.module.types.get(vt).clone() {
+                    Type::Vector(s, _) => {
+                        let mut offset = 0u32;
+                        for p in parts {
+                            let pt = self.src_ty(p);
+                            let n = match self.module.types.get(pt) {
+                                Type::Vector(_, m) => *m as u32,
+                                _ => 1,
+                            };
+                            let part = if n == 1 {
+                                let st = self.module.types.intern(Type::Scalar(s));
+                                self.inst(Op::Extract(g, offset), st)
+                            } else {
+                                let t = self.module.types.intern(Type::Vector(s, n as u8));
+                                self.inst(Op::Swizzle(g, (offset as u8..(offset + n) as u8).collect()), t)
+                            };
+                            self.add_adj(p, part)?;
+                            offset += n;
+                        }
+                    }
+                    Type::Struct { .. } => {
+                        let map = self.module.types.struct_diff(vt).map(|d| d.fields.clone()).unwrap_or_default();
+                        let gt = self.b.ty(g);
+                        for (i, p) in parts.into_iter().enumerate() {
+                            if let Some(Some(j)) = map.get(i) {
+                                let et = self.module.types.element(gt, *j).expect("a field");
+                                let et = self.module.types.intern(et);
+                                let part = self.inst(Op::Extract(g, *j), et);
+                                self.add_adj(p, part)?;
+                            }
+                        }
+                    }
+                    _ => {
+                        let gt = self.b.ty(g);
+                        for (i, p) in parts.into_iter().enumerate() {
+                            let et = self.module.types.element(gt, i as u32).expect("a part");
+                            let et = self.module.types.intern(et);
+                            let part = self.inst(Op::Extract(g, i as u32), et);
+                            self.add_adj(p, part)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Op::Extract(x, i) => {
+                if let Some(ptr) = self.adj_part_ptr(x, Part::Const(i)) {
+                    self.accumulate(ptr, g)?;
+                }
+                Ok(())
+            }
+            Op::ExtractDynamic(x, idx) => {
+                let i = self.primal(idx);
+                if let Some(ptr) = self.adj_part_ptr(x, Part::Dynamic(i)) {
+                    self.accumulate(ptr, g)?;
+                }
+                Ok(())
+            }
+            Op::Swizzle(x, comps) => {
+                let gt = self.b.ty(g);
+                let st = match self.module.types.get(gt) {
+                    Type::Vector(s, _) => self.module.types.intern(Type::Scalar(*s)),
+                    _ => gt,
+                };
+                for (k, c) in comps.into_iter().enumerate() {
+                    let part = self.inst(Op::Extract(g, k as u32), st);
+                    if let Some(ptr) = self.adj_part_ptr(x, Part::Const(c as u32)) {
+                        self.accumulate(ptr, part)?;
+                    }
+                }
+                Ok(())
+            }
+            Op::Splat(x) => {
+                let s = self.sum(g);
+                self.add_adj(x, s)
+            }
+            Op::Convert(x) => {
+                let Some(d) = self.differential(self.src_ty(x)) else { return Ok(()) };
+                let c = self.inst(Op::Convert(g), d);
+                self.add_adj(x, c)
+            }
+            Op::Select(c, a, b) => {
+                let c = self.primal(c);
+                let t = self.b.ty(g);
+                let z = self.emit().zero(t);
+                let ga = self.inst(Op::Select(c, g, z), t);
+                let gb = self.inst(Op::Select(c, z, g), t);
+                self.add_adj(a, ga)?;
+                self.add_adj(b, gb)
+            }
+            Op::Binary(..) | Op::Unary(..) | Op::Intrinsic(..) => self.transpose_arith(v, op, g),
+            // No derivative flows through these.
+            _ => Ok(()),
+        }
+    }
+
+    /// Linearize `v = op(x…)` with the forward rules into a scratch
+    /// function, then replay its primal part and transpose its
+    /// differential part.
+    fn transpose_arith(&mut self, v: ValueId, op: Op, g: ValueId) -> Result<(), CodegenError> {
+        let operands = op.operands();
+        let vt = self.src_ty(v);
+        let mut sb = FunctionBuilder::new(String::new(), vt, None);
+        let sblock = sb.new_block();
+        let mut pp = Vec::new();
+        let mut dp = Vec::new();
+        for &o in &operands {
+            let t = self.src_ty(o);
+            pp.push(sb.add_block_param(sblock, t, None));
+            let d = self.differential(t).filter(|_| self.adj_var_possible(o));
+            dp.push(d.map(|d| sb.add_block_param(sblock, d, None)));
+        }
+        let rp = sb.add_block_param(sblock, vt, None);
+        let first_inst = sb.func.values.len();
+        let out = {
+            let mut e = Emit { types: &mut self.module.types, b: &mut sb, block: sblock, span: self.span };
+            match &op {
+                Op::Binary(bop, ..) => rules::binary(&mut e, *bop, (pp[0], pp[1]), (dp[0], dp[1])),
+                Op::Unary(UnaryOp::Neg, _) => e.neg(dp[0]),
+                Op::Unary(..) => None,
+                Op::Intrinsic(i, _) => rules::intrinsic(&mut e, *i, &pp, &dp, rp, vt).map_err(|m| self.error(m))?,
+                _ => None,
+            }
+        };
+        let Some(out) = out else { return Ok(()) };
+        // Tagging: differential instructions read a differential.
+        let mut is_diff = vec![false; sb.func.values.len()];
+        for d in dp.iter().flatten() {
+            is_diff[d.index()] = true;
+        }
+        let insts: Vec<ValueId> = (first_inst..sb.func.values.len()).map(|i| ValueId(i as u32)).collect();
+        for &i in &insts {
+            if let Some(op) = sb.func.op(i) {
+                is_diff[i.index()] = op.operands().iter().any(|o| is_diff[o.index()]);
+            }
+        }
+        // Replay the primal instructions.
+        let mut pmap: HashMap<ValueId, ValueId> = HashMap::new();
+        for (k, &o) in operands.iter().enumerate() {
+            let p = self.primal(o);
+            pmap.insert(pp[k], p);
+        }
+        if insts.iter().any(|&i| sb.func.op(i).is_some_and(|op| op.operands().contains(&rp))) {
+            let r = self.primal(v);
+            pmap.insert(rp, r);
+        }
+        for &i in &insts {
+            if is_diff[i.index()] {
+                continue;
+            }
+            let mut op = sb.func.op(i).expect("an instruction").clone();
+            op.map_operands(|o| pmap[&o]);
+            let t = sb.ty(i);
+            let new = self.inst(op, t);
+            pmap.insert(i, new);
+        }
+        if !is_diff[out.index()] {
+            // A constant derivative (zero): nothing flows back.
+            return Ok(());
+        }
+        // Transpose the differential instructions, last first.
+        let mut ladj: HashMap<ValueId, ValueId> = HashMap::new();
+        ladj.insert(out, g);
+        for &i in insts.iter().rev() {
+            if !is_diff[i.index()] {
+                continue;
+            }
+            let Some(a) = ladj.remove(&i) else { continue };
+            let op = sb.func.op(i).expect("an instruction").clone();
+            let p = |o: ValueId| pmap.get(&o).copied();
+            let contributions: Vec<(ValueId, ValueId)> = match op {
+                Op::Binary(BinaryOp::Add, x, y) => {
+                    [x, y].into_iter().filter(|o| is_diff[o.index()]).map(|o| (o, a)).collect()
+                }
+                Op::Binary(BinaryOp::Sub, x, y) => {
+                    let mut c = Vec::new();
+                    if is_diff[x.index()] {
+                        c.push((x, a));
+                    }
+                    if is_diff[y.index()] {
+                        let t = self.b.ty(a);
+                        c.push((y, self.inst(Op::Unary(UnaryOp::Neg, a), t)));
+                    }
+                    c
+                }
+                Op::Binary(BinaryOp::Mul, x, y) => {
+                    let (d, k) = if is_diff[x.index()] { (x, y) } else { (y, x) };
+                    let k = p(k).ok_or_else(|| self.error("internal: a product of two differentials"))?;
+                    vec![(d, self.emit().bin(BinaryOp::Mul, a, k))]
+                }
+                Op::Binary(BinaryOp::Div, x, y) if is_diff[x.index()] && !is_diff[y.index()] => {
+                    let k = p(y).expect("a primal divisor");
+                    vec![(x, self.emit().bin(BinaryOp::Div, a, k))]
+                }
+                Op::Unary(UnaryOp::Neg, x) => {
+                    let t = self.b.ty(a);
+                    vec![(x, self.inst(Op::Unary(UnaryOp::Neg, a), t))]
+                }
+                Op::Splat(x) => vec![(x, self.sum(a))],
+                Op::Select(c, x, y) => {
+                    let c = p(c).expect("a primal condition");
+                    let t = self.b.ty(a);
+                    let z = self.emit().zero(t);
+                    let mut out = Vec::new();
+                    if is_diff[x.index()] {
+                        out.push((x, self.inst(Op::Select(c, a, z), t)));
+                    }
+                    if is_diff[y.index()] {
+                        out.push((y, self.inst(Op::Select(c, z, a), t)));
+                    }
+                    out
+                }
+                Op::Extract(x, k) => {
+                    let xt = sb.ty(x);
+                    vec![(x, self.one_hot(a, k, xt))]
+                }
+                Op::Intrinsic(Intrinsic::Dot, args) => {
+                    let (d, k) = if is_diff[args[0].index()] { (args[0], args[1]) } else { (args[1], args[0]) };
+                    let k = p(k).expect("a primal operand");
+                    vec![(d, self.emit().bin(BinaryOp::Mul, a, k))]
+                }
+                Op::Intrinsic(Intrinsic::Cross, args) => {
+                    let t = sb.ty(args[0]);
+                    if is_diff[args[0].index()] {
+                        let y = p(args[1]).expect("a primal operand");
+                        vec![(args[0], self.inst(Op::Intrinsic(Intrinsic::Cross, vec![y, a]), t))]
+                    } else {
+                        let x = p(args[0]).expect("a primal operand");
+                        vec![(args[1], self.inst(Op::Intrinsic(Intrinsic::Cross, vec![a, x]), t))]
+                    }
+                }
+                Op::Intrinsic(Intrinsic::Transpose, args) => {
+                    let t = sb.ty(args[0]);
+                    vec![(args[0], self.inst(Op::Intrinsic(Intrinsic::Transpose, vec![a]), t))]
+                }
+                Op::Intrinsic(Intrinsic::Mul, args) => {
+                    let (x, y) = (args[0], args[1]);
+                    let (xt, yt) = (sb.ty(x), sb.ty(y));
+                    if is_diff[x.index()] {
+                        let yp = p(y).expect("a primal operand");
+                        vec![(x, self.mul_adjoint_left(a, yp, xt)?)]
+                    } else {
+                        let xp = p(x).expect("a primal operand");
+                        vec![(y, self.mul_adjoint_right(a, xp, yt)?)]
+                    }
+                }
+                other => {
+                    return Err(self.error(format!(
+                        "internal: no transpose for the linear instruction {other:?} of a derivative rule"
+                    )))
+                }
+            };
+            for (o, c) in contributions {
+                let t = sb.ty(o);
+                let c = self.coerce_to(c, t)?;
+                let sum = match ladj.remove(&o) {
+                    Some(prev) => self.dadd(prev, c, t)?,
+                    None => c,
+                };
+                ladj.insert(o, sum);
+            }
+        }
+        for (k, &o) in operands.iter().enumerate() {
+            if let Some(d) = dp[k] {
+                if let Some(a) = ladj.remove(&d) {
+                    self.add_adj(o, a)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether value `v` of `f` can carry a derivative (an instruction or
+    /// parameter of a differentiable type).
+    fn adj_var_possible(&mut self, v: ValueId) -> bool {
+        self.differential(self.src_ty(v)).is_some()
+    }
+
+    /// A value of type `t` that is `a` at part `k` and zero elsewhere.
+    fn one_hot(&mut self, a: ValueId, k: u32, t: TypeId) -> ValueId {
+        let n = match self.module.types.get(t) {
+            Type::Vector(_, n) => *n as u32,
+            Type::Matrix { rows, .. } => *rows as u32,
+            Type::Array(_, n) => *n,
+            _ => return a,
+        };
+        let at = self.b.ty(a);
+        let parts = (0..n).map(|i| if i == k { a } else { self.emit().zero(at) }).collect();
+        self.inst(Op::Construct(parts), t)
+    }
+
+    /// The adjoint of `x` in `mul(x, y)` (`y` primal) given the result's
+    /// adjoint `a`.
+    fn mul_adjoint_left(&mut self, a: ValueId, y: ValueId, xt: TypeId) -> Result<ValueId, CodegenError> {
+        let yt = self.b.ty(y);
+        match (self.module.types.get(xt).clone(), self.module.types.get(yt).clone()) {
+            // mul(M, v): dM = outer(a, v).
+            (Type::Matrix { .. }, Type::Vector(..)) => Ok(self.outer(a, y, xt)),
+            // mul(v, M) = Mᵀv: dv = mul(M, a).
+            (Type::Vector(..), Type::Matrix { .. }) => Ok(self.inst(Op::Intrinsic(Intrinsic::Mul, vec![y, a]), xt)),
+            // mul(A, B): dA = mul(a, Bᵀ).
+            (Type::Matrix { .. }, Type::Matrix { scalar, rows, cols }) => {
+                let bt = self.module.types.intern(Type::Matrix { scalar, rows: cols, cols: rows });
+                let yt = self.inst(Op::Intrinsic(Intrinsic::Transpose, vec![y]), bt);
+                Ok(self.inst(Op::Intrinsic(Intrinsic::Mul, vec![a, yt]), xt))
+            }
+            _ => Err(self.error("the backward derivative of this `mul` is not supported yet")),
+        }
+    }
+
+    /// The adjoint of `y` in `mul(x, y)` (`x` primal).
+    fn mul_adjoint_right(&mut self, a: ValueId, x: ValueId, yt: TypeId) -> Result<ValueId, CodegenError> {
+        let xt = self.b.ty(x);
+        match (self.module.types.get(xt).clone(), self.module.types.get(yt).clone()) {
+            // mul(M, v): dv = mul(a, M).
+            (Type::Matrix { .. }, Type::Vector(..)) => Ok(self.inst(Op::Intrinsic(Intrinsic::Mul, vec![a, x]), yt)),
+            // mul(v, M): dM = outer(v, a).
+            (Type::Vector(..), Type::Matrix { .. }) => Ok(self.outer(x, a, yt)),
+            // mul(A, B): dB = mul(Aᵀ, a).
+            (Type::Matrix { scalar, rows, cols }, Type::Matrix { .. }) => {
+                let at = self.module.types.intern(Type::Matrix { scalar, rows: cols, cols: rows });
+                let xt = self.inst(Op::Intrinsic(Intrinsic::Transpose, vec![x]), at);
+                Ok(self.inst(Op::Intrinsic(Intrinsic::Mul, vec![xt, a]), yt))
+            }
+            _ => Err(self.error("the backward derivative of this `mul` is not supported yet")),
+        }
+    }
+
+    /// The matrix whose row `i` is `u[i] * v`.
+    fn outer(&mut self, u: ValueId, v: ValueId, t: TypeId) -> ValueId {
+        let Type::Matrix { scalar, rows, .. } = *self.module.types.get(t) else { unreachable!("a matrix") };
+        let st = self.module.types.intern(Type::Scalar(scalar));
+        let rows = (0..rows as u32)
+            .map(|i| {
+                let ui = self.inst(Op::Extract(u, i), st);
+                self.emit().bin(BinaryOp::Mul, ui, v)
+            })
+            .collect();
+        self.inst(Op::Construct(rows), t)
+    }
+
+    /// A call: of a differentiable function, a call of its backward
+    /// derivative with the arguments' primal values (in pairs) and the
+    /// result's adjoint; the pairs' derivatives are added to the
+    /// arguments'.
+    fn transpose_call(&mut self, v: ValueId, f: FuncId, args: &[ValueId]) -> Result<(), CodegenError> {
+        let callee = self.module.function(f).clone();
+        if matches!(callee.derivative, Derivative::None | Derivative::Zero) {
+            return Ok(());
+        }
+        let g = self.adj_value(v);
+        let any_diff_arg = callee
+            .params
+            .iter()
+            .zip(args)
+            .any(|(p, &a)| p.dir == ParamDir::In && !p.no_diff && self.differential(self.src_ty(a)).is_some());
+        if callee.params.iter().any(|p| p.dir != ParamDir::In) {
+            return Err(self.error(format!(
+                "`bwd_diff` through a call of `{}`, which has `out`/`inout` parameters, is not supported yet",
+                callee.name
+            )));
+        }
+        if g.is_none() && !any_diff_arg {
+            return Ok(());
+        }
+        let bwd = backward_derivative(self.module, self.requests, f).map_err(|m| self.error(m))?;
+        let (_, param_map, ret_diff) = backward_signature(&mut self.module.types, &callee);
+        let bwd_params = self.module.function(bwd).params.clone();
+        let mut call_args = vec![None; bwd_params.len()];
+        let mut pairs = Vec::new();
+        for (k, (&a, pm)) in args.iter().zip(&param_map).enumerate() {
+            match *pm {
+                ParamMap::Pair(i) => {
+                    let (pair_ty, _) = self.module.types.pointee(bwd_params[i].ty).expect("a pair pointer");
+                    let Type::DifferentialPair { diff, .. } = *self.module.types.get(pair_ty) else {
+                        unreachable!("a pair")
+                    };
+                    let p = self.primal(a);
+                    let z = self.emit().zero(diff);
+                    let init = self.inst(Op::Construct(vec![p, z]), pair_ty);
+                    let var = self.var(pair_ty, None);
+                    self.store(var, init);
+                    call_args[i] = Some(var);
+                    pairs.push((a, var, diff));
+                }
+                ParamMap::Value(i) => call_args[i] = Some(self.primal(a)),
+                ParamMap::OutGrad(_) | ParamMap::Dropped => {
+                    return Err(self.error(format!("internal: argument {k} of `{}`", callee.name)))
+                }
+            }
+        }
+        if let Some(d) = ret_diff {
+            let g = match g {
+                Some(g) => self.coerce_to(g, d)?,
+                None => self.emit().zero(d),
+            };
+            *call_args.last_mut().expect("the result's derivative") = Some(g);
+        }
+        let call_args: Vec<ValueId> = call_args.into_iter().map(|a| a.expect("every argument")).collect();
+        let void = self.module.types.intern(Type::Void);
+        self.inst(Op::Call(bwd, call_args), void);
+        for (a, var, diff) in pairs {
+            let pair = self.load(var);
+            let d = self.inst(Op::Extract(pair, 1), diff);
+            self.add_adj(a, d)?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether a `return` is inside `node` (a region that may end early).
+fn contains_return(node: &Node) -> bool {
+    let any = |nodes: &[Node]| nodes.iter().any(|n| matches!(n, Node::Return(_)) || contains_return(n));
+    match node {
+        Node::If { then, els, .. } => any(then) || any(els),
+        Node::Switch { cases, default, .. } => cases.iter().any(|(_, b)| any(b)) || any(default),
+        Node::Loop { body, .. } => any(body),
+        _ => false,
+    }
+}
+
+/// Where a pair parameter's derivative comes from at the end.
+enum WriteBack {
+    /// The adjoint of an `in` parameter's value.
+    Value(ValueId),
+    /// The adjoint storage of an `inout` parameter.
+    Memory(ValueId),
+}
+
+/// Part of a value: a constant index or a dynamic one (a primal value of
+/// the derivative).
+#[derive(Clone, Copy)]
+enum Part {
+    Const(u32),
+    Dynamic(ValueId),
+}
