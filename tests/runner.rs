@@ -146,8 +146,8 @@ fn reference_compiler_agrees_with_the_expected_values() {
     assert!(stdout.lines().last().is_some_and(|l| l.ends_with(" passed, 0 failed")), "{stdout}");
 }
 
-/// Reverse mode against finite differences: random straight-line and
-/// branching programs of three inputs are differentiated with `bwd_diff`
+/// Reverse mode against finite differences: random straight-line,
+/// branching and looping programs of three inputs are differentiated with `bwd_diff`
 /// on the GPU; the gradient is compared with central differences of the
 /// same program evaluated here in f64.
 #[test]
@@ -157,7 +157,7 @@ fn reverse_mode_matches_finite_differences_on_random_programs() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut rng = Lcg(0x5eed_1234_abcd);
     let mut expected = Vec::new();
-    for case in 0..24 {
+    for case in 0..32 {
         let program = RandomProgram::generate(&mut rng, 5 + case % 6);
         let inputs = [0.6 + rng.unit(), 0.6 + rng.unit(), 0.6 + rng.unit()];
         let grad = program.gradient(inputs);
@@ -188,7 +188,7 @@ fn reverse_mode_matches_finite_differences_on_random_programs() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 24);
+    assert_eq!(checked, 32);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -223,6 +223,8 @@ enum Step {
     Tanh(usize),
     /// `a > b ? a * b : a + b` written as an `if`.
     Branch(usize, usize),
+    /// `t = a; for n times: t = 0.7 t + 0.3 sin(t b)` (with `[MaxIters]`).
+    Loop(usize, usize, usize),
 }
 
 struct RandomProgram {
@@ -236,7 +238,7 @@ impl RandomProgram {
         for k in 0..n {
             let avail = 3 + k;
             let (a, b) = (rng.below(avail as u64), rng.below(avail as u64));
-            steps.push(match rng.below(11) {
+            steps.push(match rng.below(13) {
                 0 => Step::Add(a, b),
                 1 => Step::Sub(a, b),
                 2 => Step::Mul(a, b),
@@ -247,7 +249,8 @@ impl RandomProgram {
                 7 => Step::Hypot(a, b),
                 8 => Step::Lerp(a, b),
                 9 => Step::Tanh(a),
-                _ => Step::Branch(a, b),
+                10 => Step::Branch(a, b),
+                _ => Step::Loop(a, b, 1 + rng.below(4)),
             });
         }
         let mut body = String::new();
@@ -267,6 +270,12 @@ impl RandomProgram {
                 Step::Tanh(a) => format!("    float {t} = tanh({});\n", name(a)),
                 Step::Branch(a, b) => format!(
                     "    float {t};\n    if ({0} > {1})\n        {t} = {0} * {1};\n    else\n        {t} = {0} + {1};\n",
+                    name(a),
+                    name(b)
+                ),
+                Step::Loop(a, b, n) => format!(
+                    "    float {t} = {0};\n    [MaxIters(4)]\n    for (int i{k} = 0; i{k} < {n}; i{k}++)\n        \
+                     {t} = {t} * 0.7 + sin({t} * {1}) * 0.3;\n",
                     name(a),
                     name(b)
                 ),
@@ -297,6 +306,13 @@ impl RandomProgram {
                     } else {
                         v[a] + v[b]
                     }
+                }
+                Step::Loop(a, b, n) => {
+                    let mut t = v[a];
+                    for _ in 0..n {
+                        t = t * 0.7 + (t * v[b]).sin() * 0.3;
+                    }
+                    t
                 }
             };
             v.push(r);

@@ -748,6 +748,10 @@ pub struct Function {
     pub derivative: Derivative,
     /// The result is declared `no_diff`.
     pub ret_no_diff: bool,
+    /// An upper bound on the iterations of loops (by header block), from
+    /// `[MaxIters(n)]` or a literal `for` bound: what reverse mode sizes
+    /// the values it saves per iteration by.
+    pub max_iters: Vec<(BlockId, u32)>,
 }
 
 impl Function {
@@ -885,6 +889,7 @@ impl FunctionBuilder {
             span,
             derivative: Derivative::None,
             ret_no_diff: false,
+            max_iters: Vec::new(),
         };
         FunctionBuilder { func }
     }

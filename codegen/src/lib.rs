@@ -190,6 +190,10 @@ fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::M
 /// errors are bugs of the compiler.
 fn check(module: &ir::Module, pending: &[ir::FuncId]) -> Result<(), Vec<CodegenError>> {
     validate::validate_module_except(module, pending).map_err(|errors| {
+        // For compiler developers: the IR that broke an invariant.
+        if std::env::var_os("SLANG_ANALYZER_DUMP_IR").is_some() {
+            eprintln!("{}", print::print_module(module));
+        }
         errors.into_iter().map(|e| CodegenError { range: None, message: format!("internal IR error: {e}") }).collect()
     })
 }

@@ -833,6 +833,8 @@ impl<'db> ModuleLowerer<'db> {
             span: None,
             no_diff: false,
             pending_label: None,
+            pending_max_iters: None,
+            eager_logic: false,
         };
         let result = lower.function();
         let func = lower.b.finish();
@@ -880,6 +882,10 @@ struct FnLower<'a, 'db> {
     is_init: bool,
     /// The label of the statement about to be lowered.
     pending_label: Option<String>,
+    /// The iteration bound of the loop about to be lowered.
+    pending_max_iters: Option<u32>,
+    /// Lowering a `do … while` test: `&&` and `||` evaluate both sides.
+    eager_logic: bool,
 }
 
 /// An argument of a call.
@@ -1214,6 +1220,40 @@ impl FnLower<'_, '_> {
         Some(map.stmts.get(s.0 as usize)?.to_node(&root))
     }
 
+    /// An upper bound on the iterations of loop statement `s`:
+    /// `[MaxIters(n)]` (or `[ForceUnroll(n)]`) on it, or, for `for (i = a;
+    /// i < b; …)` with literal `a` and `b`, `|b - a| + 1`.
+    fn loop_bound(&self, s: StmtId, init: Option<StmtId>, cond: Option<ExprId>) -> Option<u32> {
+        let node = self.stmt_node(s)?;
+        let mut holder = node.parent();
+        while let Some(h) = holder.clone().filter(|h| matches!(h.kind(), SyntaxKind::LABELED_STMT)) {
+            holder = h.parent();
+        }
+        let attributed = holder
+            .filter(|h| h.kind() == SyntaxKind::ATTRIBUTED_STMT)
+            .into_iter()
+            .flat_map(|h| h.children().filter_map(ast::Attribute::cast).collect::<Vec<_>>());
+        for a in attributed {
+            if matches!(a.name().as_deref(), Some("MaxIters" | "ForceUnroll" | "unroll")) {
+                if let Some(n) = a.args().next().as_ref().and_then(hir::const_int) {
+                    return u32::try_from(n).ok();
+                }
+            }
+        }
+        let literal = |e: ExprId| self.expr_syntax(e).and_then(ast::Expr::cast).as_ref().and_then(hir::const_int);
+        let bound = match self.body.expr(cond?) {
+            Expr::Binary { op: HirBinary::Compare(_), lhs, rhs } => literal(*rhs).or_else(|| literal(*lhs))?,
+            _ => return None,
+        };
+        let start = init
+            .and_then(|i| self.stmt_node(i))
+            .and_then(|n| n.descendants().find_map(ast::Declarator::cast))
+            .and_then(|d| d.initializer())
+            .as_ref()
+            .and_then(hir::const_int)?;
+        u32::try_from((bound - start).abs() + 1).ok()
+    }
+
     /// Enter a loop or switch (taking the label written before it).
     fn push_target(&mut self, brk: BlockId, cont: Option<BlockId>) {
         let label = self.pending_label.take();
@@ -1322,6 +1362,7 @@ impl FnLower<'_, '_> {
                 if let Some(i) = init {
                     self.stmt(i)?;
                 }
+                self.pending_max_iters = self.loop_bound(s, init, cond);
                 if kind == Some(SyntaxKind::DO_WHILE_STMT) {
                     self.do_while(cond, body)?;
                 } else {
@@ -1398,6 +1439,9 @@ impl FnLower<'_, '_> {
         let (header, body_block, cont, brk) =
             (self.b.new_block(), self.b.new_block(), self.b.new_block(), self.b.new_block());
         self.terminate(Terminator::Loop { header, brk, cont, args: Vec::new() });
+        if let Some(n) = self.pending_max_iters.take() {
+            self.b.func.max_iters.push((header, n));
+        }
         self.cur = Some(header);
         match cond {
             Some(c) => {
@@ -1433,6 +1477,9 @@ impl FnLower<'_, '_> {
     fn do_while(&mut self, cond: Option<ExprId>, body: Option<StmtId>) -> R<()> {
         let (header, cont, brk) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
         self.terminate(Terminator::Loop { header, brk, cont, args: Vec::new() });
+        if let Some(n) = self.pending_max_iters.take() {
+            self.b.func.max_iters.push((header, n));
+        }
         self.cur = Some(header);
         self.push_target(brk, Some(cont));
         if let Some(st) = body {
@@ -1442,10 +1489,18 @@ impl FnLower<'_, '_> {
         self.branch(cont, Vec::new());
         if self.has_preds(cont) {
             self.cur = Some(cont);
+            // The test is the loop's continuing part, which must stay one
+            // block: `&&`/`||` are evaluated without short-circuit here.
+            self.eager_logic = true;
             let c = match cond {
-                Some(c) => self.condition(c)?,
-                None => return self.error("missing condition"),
+                Some(c) => self.condition(c),
+                None => self.error("missing condition"),
             };
+            self.eager_logic = false;
+            let c = c?;
+            if self.cur != Some(cont) {
+                return self.error("this `do … while` condition is not supported yet (it branches)");
+            }
             let (again, stop, after) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
             self.terminate(Terminator::If { cond: c, then: again, els: stop, merge: after });
             self.b.terminate(again, Terminator::Branch { target: header, args: Vec::new() });
@@ -2017,7 +2072,7 @@ impl FnLower<'_, '_> {
             }
             HirBinary::Logic(k) => {
                 let result = self.expr_ty(e)?;
-                if matches!(self.ty(result), Type::Scalar(_)) {
+                if matches!(self.ty(result), Type::Scalar(_)) && !self.eager_logic {
                     self.short_circuit(k == SyntaxKind::AMP2, lhs, rhs)
                 } else {
                     let a = self.expr(lhs)?;

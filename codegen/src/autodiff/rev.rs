@@ -145,17 +145,22 @@ pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenEr
             b: FunctionBuilder { func: target },
             cur: None,
             map: vec![None; src.values.len()],
+            pvar: vec![None; src.values.len()],
             ckpt: vec![None; src.values.len()],
             param_vars: HashMap::new(),
             adj: HashMap::new(),
             adj_mem: HashMap::new(),
             depth: 0,
-            switch_brk: Vec::new(),
             span: src.span,
             ret_var: None,
             returned: None,
             ret_adj: None,
             splits: HashMap::new(),
+            loops: Vec::new(),
+            loop_of_node: HashMap::new(),
+            loop_stack: Vec::new(),
+            exits: Vec::new(),
+            rev_index: HashMap::new(),
         };
         let result = t.function();
         module.functions[derivative.index()] = t.b.finish();
@@ -177,8 +182,13 @@ struct Rev<'a> {
     cur: Option<BlockId>,
     /// The primal copy of each value of `f`.
     map: Vec<Option<ValueId>>,
-    /// The variable a value defined in a nested region is saved to.
-    ckpt: Vec<Option<ValueId>>,
+    /// For values defined inside a branch or guarded region of the
+    /// primal copy: a variable holding them, so that uses after the region
+    /// (which the flag-guarded form no longer dominates) read it.
+    pvar: Vec<Option<ValueId>>,
+    /// Where a value defined in a branch or loop is saved for the
+    /// backward part.
+    ckpt: Vec<Option<Saved>>,
     /// The variable standing for each block parameter of `f`.
     param_vars: HashMap<ValueId, ValueId>,
     /// The adjoint variable of each value of `f`.
@@ -188,7 +198,6 @@ struct Rev<'a> {
     adj_mem: HashMap<ValueId, ValueId>,
     /// How many `if`/`switch` regions the primal copy is inside.
     depth: usize,
-    switch_brk: Vec<BlockId>,
     span: Option<slang_analysis::TextRange>,
     /// The result, and whether a `return` ran (early returns set both
     /// and skip the rest of each enclosing region).
@@ -196,9 +205,51 @@ struct Rev<'a> {
     returned: Option<ValueId>,
     /// The adjoint of the result (the last parameter).
     ret_adj: Option<ValueId>,
-    /// For each region node followed by code that a `return` inside it
-    /// skips: the variable holding "no return yet" at that point.
-    splits: HashMap<*const Node, ValueId>,
+    /// For each region node followed by code that an exit inside it
+    /// (`return`, `break`, `continue`) skips: "no exit yet" at that point.
+    splits: HashMap<*const Node, Saved>,
+    /// Every loop met, in order.
+    loops: Vec<LoopInfo>,
+    /// The loop of each loop node.
+    loop_of_node: HashMap<*const Node, usize>,
+    /// The loops around the code being emitted (primal or backward).
+    loop_stack: Vec<usize>,
+    /// What `break` leaves in the primal copy.
+    exits: Vec<Exit>,
+    /// In the backward part: the iteration being reversed, per loop.
+    rev_index: HashMap<usize, ValueId>,
+}
+
+/// A primal value saved for the backward part: in a variable, or (inside
+/// a loop) in an array indexed by the iteration.
+#[derive(Clone, Copy)]
+struct Saved {
+    var: ValueId,
+    lp: Option<usize>,
+}
+
+/// A loop of the primal copy (normalized: `break` and `continue` set
+/// flags, the rest of each region is guarded by them, and the loop exits
+/// at the end of an iteration when the break flag is set).
+struct LoopInfo {
+    /// Saved values per value: `(MaxIters + 1)` times the enclosing
+    /// loops'.
+    cap: u32,
+    /// The current iteration's number (in the primal copy).
+    index: Option<ValueId>,
+    broke: ValueId,
+    continued: ValueId,
+    /// The counter before and after the loop.
+    before: Option<Saved>,
+    after: Option<Saved>,
+    /// Whether each iteration ran its continuing part.
+    continuing_ran: Option<Saved>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Exit {
+    Switch,
+    Loop(usize),
 }
 
 impl Rev<'_> {
@@ -379,17 +430,14 @@ impl Rev<'_> {
 
     // ---- the primal part ----------------------------------------------------
 
-    /// Copy a region. After a node with a `return` inside, the rest of the
-    /// region runs only if no `return` ran.
+    /// Copy a region. After a node with an exit inside (`return`, or a
+    /// `break`/`continue` of the innermost loop), the rest of the region
+    /// runs only if no exit ran.
     fn primal_seq(&mut self, nodes: &[Node]) -> Result<(), CodegenError> {
         for (i, node) in nodes.iter().enumerate() {
-            if i > 0 && contains_return(&nodes[i - 1]) && self.cur.is_some() {
-                let flag = self.returned.expect("the return flag");
-                let r = self.load(flag);
-                let bool_ty = self.b.ty(r);
-                let go = self.inst(Op::Unary(UnaryOp::Not, r), bool_ty);
-                let saved = self.var(bool_ty, None);
-                self.store(saved, go);
+            if i > 0 && has_exit(&nodes[i - 1]) && self.cur.is_some() {
+                let go = self.no_exit_yet();
+                let saved = self.save(go);
                 self.splits.insert(&nodes[i - 1] as *const Node, saved);
                 let (t, e, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
                 let block = self.block();
@@ -409,14 +457,14 @@ impl Rev<'_> {
                 Node::Block(b) => self.primal_block(*b)?,
                 Node::Assign { target, args } => {
                     let params = self.src.block(*target).params.clone();
-                    let values: Vec<ValueId> = args.iter().map(|a| self.mapped(*a)).collect();
+                    let values: Vec<ValueId> = args.iter().map(|a| self.use_of(*a)).collect();
                     for (p, v) in params.into_iter().zip(values) {
                         let var = self.param_var(p);
                         self.store(var, v);
                     }
                 }
                 Node::If { cond, then, els } => {
-                    let c = self.mapped(*cond);
+                    let c = self.use_of(*cond);
                     let (t, e, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
                     let block = self.block();
                     self.b.terminate(block, Terminator::If { cond: c, then: t, els: e, merge });
@@ -432,7 +480,7 @@ impl Rev<'_> {
                     self.cur = Some(merge);
                 }
                 Node::Switch { value, cases, default } => {
-                    let v = self.mapped(*value);
+                    let v = self.use_of(*value);
                     let brk = self.b.new_block();
                     let mut labels = Vec::new();
                     let mut bodies = Vec::new();
@@ -447,43 +495,50 @@ impl Rev<'_> {
                     self.b
                         .terminate(block, Terminator::Switch { value: v, cases: labels, default: default_start, brk });
                     self.depth += 1;
-                    self.switch_brk.push(brk);
+                    self.exits.push(Exit::Switch);
                     for (start, body) in bodies {
+                        // A `break` ends each case; one inside a branch of
+                        // the case is not supported.
+                        if body[..body.len().saturating_sub(1)].iter().any(has_switch_break) {
+                            return Err(self.error(
+                                "a `break` inside a branch of a `switch` case is not supported by `bwd_diff` yet",
+                            ));
+                        }
                         self.cur = Some(start);
                         self.primal_seq(body)?;
                         if let Some(end) = self.cur {
                             self.b.terminate(end, Terminator::Branch { target: brk, args: Vec::new() });
                         }
                     }
-                    self.switch_brk.pop();
+                    self.exits.pop();
                     self.depth -= 1;
                     self.cur = Some(brk);
                 }
-                Node::Break => {
-                    let Some(&brk) = self.switch_brk.last() else {
-                        return Err(
-                            self.error("loops in functions differentiated with `bwd_diff` are not supported yet")
-                        );
+                Node::Break => match self.exits.last() {
+                    Some(Exit::Loop(l)) => {
+                        let flag = self.loops[*l].broke;
+                        self.set_flag(flag);
+                    }
+                    // The end of a `switch` case.
+                    _ => return Ok(()),
+                },
+                Node::Continue => {
+                    let Some(Exit::Loop(l)) = self.exits.last() else {
+                        return Err(self.error("internal: `continue` outside a loop"));
                     };
-                    let block = self.block();
-                    self.b.terminate(block, Terminator::Branch { target: brk, args: Vec::new() });
-                    self.cur = None;
-                    return Ok(());
+                    let flag = self.loops[*l].continued;
+                    self.set_flag(flag);
                 }
                 Node::Return(v) => {
                     if let (Some(v), Some(var)) = (v, self.ret_var) {
-                        let value = self.mapped(*v);
+                        let value = self.use_of(*v);
                         self.store(var, value);
                     }
                     let flag = self.returned.expect("the return flag");
-                    let t = self.module.types.intern(Type::Scalar(slang_analysis::ty::Scalar::Bool));
-                    let yes = self.inst(Op::Const(crate::ir::Const::Bool(true)), t);
-                    self.store(flag, yes);
+                    self.set_flag(flag);
                     return Ok(());
                 }
-                Node::Loop { .. } | Node::Continue => {
-                    return Err(self.error("loops in functions differentiated with `bwd_diff` are not supported yet"))
-                }
+                Node::Loop { body, continuing, break_if } => self.primal_loop(node, body, continuing, *break_if)?,
                 Node::Unreachable => {
                     let block = self.block();
                     self.b.terminate(block, Terminator::Unreachable);
@@ -493,6 +548,189 @@ impl Rev<'_> {
             }
         }
         Ok(())
+    }
+
+    fn bool_ty(&mut self) -> TypeId {
+        self.module.types.intern(Type::Scalar(slang_analysis::ty::Scalar::Bool))
+    }
+
+    fn set_flag(&mut self, flag: ValueId) {
+        let t = self.bool_ty();
+        let yes = self.inst(Op::Const(crate::ir::Const::Bool(true)), t);
+        self.store(flag, yes);
+    }
+
+    /// `!(returned || broke || continued)` for the innermost loop.
+    fn no_exit_yet(&mut self) -> ValueId {
+        let t = self.bool_ty();
+        let returned = self.returned.expect("the return flag");
+        let mut any = self.load(returned);
+        if let Some(Exit::Loop(l)) = self.exits.iter().rev().find(|e| matches!(e, Exit::Loop(_))).copied() {
+            for flag in [self.loops[l].broke, self.loops[l].continued] {
+                let f = self.load(flag);
+                any = self.inst(Op::Binary(BinaryOp::Or, any, f), t);
+            }
+        }
+        self.inst(Op::Unary(UnaryOp::Not, any), t)
+    }
+
+    /// A loop, normalized: the body with exits turned into flags, the
+    /// continuing part when no `break`/`return` ran, and the exit test at
+    /// the end of each iteration. Each iteration takes the next number of
+    /// the loop's counter; values saved inside are indexed by it.
+    fn primal_loop(
+        &mut self,
+        node: &Node,
+        body: &[Node],
+        continuing: &[Node],
+        break_if: Option<(ValueId, bool)>,
+    ) -> Result<(), CodegenError> {
+        let Some(header_block) = body.iter().find_map(|n| match n {
+            Node::Block(b) => Some(*b),
+            _ => None,
+        }) else {
+            return Err(self.error("internal: a loop without a header"));
+        };
+        let Some(n) = self.src.max_iters.iter().find(|(h, _)| *h == header_block).map(|m| m.1) else {
+            return Err(self.error(
+                "this loop needs `[MaxIters(n)]` (or a literal bound) for `bwd_diff` to size what it saves per iteration",
+            ));
+        };
+        let parent_cap = self.loop_stack.last().map(|&l| self.loops[l].cap).unwrap_or(1);
+        let cap = (n + 1).saturating_mul(parent_cap);
+        if cap > 1 << 16 {
+            return Err(self.error(format!("this loop would save {cap} iterations per value: lower its `[MaxIters]`")));
+        }
+        let int = self.module.types.intern(Type::Scalar(slang_analysis::ty::Scalar::Int32));
+        let bool_ty = self.bool_ty();
+        let counter = self.var(int, None);
+        let no = self.b.inst(PROLOGUE, Op::Const(crate::ir::Const::Bool(false)), bool_ty, self.span);
+        let broke = self.var(bool_ty, Some(no));
+        let continued = self.var(bool_ty, Some(no));
+        let l = self.loops.len();
+        // The counter numbers iterations over the whole run (never reset,
+        // so the iterations of a nested loop index saved values uniquely).
+        self.loops.push(LoopInfo {
+            cap,
+            index: None,
+            broke,
+            continued,
+            before: None,
+            after: None,
+            continuing_ran: None,
+        });
+        self.loop_of_node.insert(node as *const Node, l);
+        let c0 = self.load(counter);
+        self.loops[l].before = Some(self.save(c0));
+        let f = self.inst(Op::Const(crate::ir::Const::Bool(false)), bool_ty);
+        self.store(broke, f);
+        let (header, brk, cont) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        let block = self.block();
+        self.b.terminate(block, Terminator::Loop { header, brk, cont, args: Vec::new() });
+        self.cur = Some(header);
+        self.loop_stack.push(l);
+        self.exits.push(Exit::Loop(l));
+        let t = self.load(counter);
+        let one = self.inst(Op::Const(crate::ir::Const::Int(1)), int);
+        let next = self.inst(Op::Binary(BinaryOp::Add, t, one), int);
+        self.store(counter, next);
+        self.loops[l].index = Some(t);
+        let f = self.inst(Op::Const(crate::ir::Const::Bool(false)), bool_ty);
+        self.store(continued, f);
+        self.depth += 1;
+        self.primal_seq(body)?;
+        if self.cur.is_none() {
+            return Err(self.error("internal: a loop body that does not end"));
+        }
+        // The continuing part, unless the iteration broke out or returned
+        // (in the body: the loop's own continuing block only jumps back).
+        let returned = self.returned.expect("the return flag");
+        let r = self.load(returned);
+        let bk = self.load(broke);
+        let stop = self.inst(Op::Binary(BinaryOp::Or, r, bk), bool_ty);
+        let go = self.inst(Op::Unary(UnaryOp::Not, stop), bool_ty);
+        self.loops[l].continuing_ran = Some(self.save(go));
+        let (t_b, e_b, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        let here = self.block();
+        self.b.terminate(here, Terminator::If { cond: go, then: t_b, els: e_b, merge });
+        self.b.terminate(e_b, Terminator::Branch { target: merge, args: Vec::new() });
+        self.cur = Some(t_b);
+        self.primal_seq(continuing)?;
+        if let Some((c, exit_when)) = break_if {
+            // The `do … while` test: its exit is a `break`.
+            let cv = self.use_of(c);
+            let exit = if exit_when { cv } else { self.inst(Op::Unary(UnaryOp::Not, cv), bool_ty) };
+            let old = self.load(broke);
+            let now = self.inst(Op::Binary(BinaryOp::Or, old, exit), bool_ty);
+            self.store(broke, now);
+        }
+        let end = self.block();
+        self.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
+        self.cur = Some(merge);
+        self.depth -= 1;
+        let r = self.load(returned);
+        let bk = self.load(broke);
+        let leave = self.inst(Op::Binary(BinaryOp::Or, r, bk), bool_ty);
+        let (out_b, again_b, after) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        self.b.terminate(merge, Terminator::If { cond: leave, then: out_b, els: again_b, merge: after });
+        self.b.terminate(out_b, Terminator::Branch { target: brk, args: Vec::new() });
+        self.b.terminate(again_b, Terminator::Branch { target: cont, args: Vec::new() });
+        self.b.terminate(cont, Terminator::Branch { target: header, args: Vec::new() });
+        self.loop_stack.pop();
+        self.exits.pop();
+        self.cur = Some(brk);
+        let c1 = self.load(counter);
+        self.loops[l].after = Some(self.save(c1));
+        Ok(())
+    }
+
+    /// Save a value of the primal copy for the backward part.
+    fn save(&mut self, v: ValueId) -> Saved {
+        let t = self.b.ty(v);
+        match self.loop_stack.last().copied() {
+            None => {
+                let pt = self.ptr_ty(t);
+                let var = self.b.inst(PROLOGUE, Op::Var, pt, self.span);
+                self.store(var, v);
+                Saved { var, lp: None }
+            }
+            Some(l) => {
+                let at = self.module.types.intern(Type::Array(t, self.loops[l].cap));
+                let pat = self.ptr_ty(at);
+                let var = self.b.inst(PROLOGUE, Op::Var, pat, self.span);
+                let index = self.loops[l].index.expect("inside the loop");
+                let pt = self.ptr_ty(t);
+                let slot = self.inst(Op::ElementAddr(var, index), pt);
+                self.store(slot, v);
+                Saved { var, lp: Some(l) }
+            }
+        }
+    }
+
+    /// A saved value, where the backward part is being emitted.
+    fn restore(&mut self, s: Saved) -> ValueId {
+        match s.lp {
+            None => self.load(s.var),
+            Some(l) => {
+                // Outside the loop's reverse (a value of the loop's header
+                // used after the loop): the last iteration's.
+                let index = match self.rev_index.get(&l) {
+                    Some(&i) => i,
+                    None => {
+                        let after = self.loops[l].after.expect("a copied loop");
+                        let end = self.restore(after);
+                        let int = self.b.ty(end);
+                        let one = self.inst(Op::Const(crate::ir::Const::Int(1)), int);
+                        self.inst(Op::Binary(BinaryOp::Sub, end, one), int)
+                    }
+                };
+                let (at, _) = self.module.types.pointee(self.b.ty(s.var)).expect("a pointer");
+                let Type::Array(t, _) = *self.module.types.get(at) else { unreachable!("an array") };
+                let pt = self.ptr_ty(t);
+                let slot = self.inst(Op::ElementAddr(s.var, index), pt);
+                self.load(slot)
+            }
+        }
     }
 
     fn param_var(&mut self, p: ValueId) -> ValueId {
@@ -509,13 +747,28 @@ impl Rev<'_> {
         self.map[v.index()].expect("operands are copied before their uses")
     }
 
+    /// The primal copy of `v` where the primal copy is being emitted.
+    fn use_of(&mut self, v: ValueId) -> ValueId {
+        if let Some(&var) = self.param_vars.get(&v) {
+            return self.load(var);
+        }
+        match self.pvar[v.index()] {
+            Some(var) => self.load(var),
+            None => self.mapped(v),
+        }
+    }
+
     fn primal_block(&mut self, b: BlockId) -> Result<(), CodegenError> {
         let block = self.src.block(b).clone();
+        let keep = self.depth > 0 || !self.loop_stack.is_empty();
         if b != Function::ENTRY {
             for &p in &block.params {
                 let var = self.param_var(p);
                 let v = self.load(var);
                 self.map[p.index()] = Some(v);
+                if keep {
+                    self.ckpt[p.index()] = Some(self.save(v));
+                }
             }
         }
         for &v in &block.insts {
@@ -523,15 +776,20 @@ impl Rev<'_> {
             self.span = value.span.or(self.src.span);
             let ValueKind::Inst(op) = &value.kind else { continue };
             let mut op = op.clone();
-            op.map_operands(|o| self.map[o.index()].expect("operands are copied before their uses"));
+            let operands: HashMap<ValueId, ValueId> = op.operands().into_iter().map(|o| (o, self.use_of(o))).collect();
+            op.map_operands(|o| operands[&o]);
             let new = self.inst(op, value.ty);
             self.map[v.index()] = Some(new);
-            // Saved for the backward part when defined in a branch.
             let is_value = !matches!(self.module.types.get(value.ty), Type::Void | Type::Ptr(..));
             if self.depth > 0 && is_value {
                 let var = self.var(value.ty, None);
                 self.store(var, new);
-                self.ckpt[v.index()] = Some(var);
+                self.pvar[v.index()] = Some(var);
+            }
+            // Saved for the backward part when defined in a branch or a
+            // loop (the backward part is not dominated by it).
+            if keep && is_value {
+                self.ckpt[v.index()] = Some(self.save(new));
             }
         }
         Ok(())
@@ -539,11 +797,8 @@ impl Rev<'_> {
 
     /// The primal value of `v` where the backward part is being emitted.
     fn primal(&mut self, v: ValueId) -> ValueId {
-        if let Some(var) = self.ckpt[v.index()] {
-            return self.load(var);
-        }
-        if let Some(&var) = self.param_vars.get(&v) {
-            return self.load(var);
+        if let Some(saved) = self.ckpt[v.index()] {
+            return self.restore(saved);
         }
         self.mapped(v)
     }
@@ -746,21 +1001,13 @@ impl Rev<'_> {
     // ---- the backward part --------------------------------------------------
 
     fn reverse_seq(&mut self, nodes: &[Node]) -> Result<(), CodegenError> {
-        // The part after a split ran only if no `return` had: reversed
-        // under the same condition, first.
+        // The part after a split ran only if no exit had: reversed under
+        // the same condition, first.
         if let Some(i) = nodes.iter().position(|n| self.splits.contains_key(&(n as *const Node))) {
             if i + 1 < nodes.len() {
                 let saved = self.splits[&(&nodes[i] as *const Node)];
-                let c = self.load(saved);
-                let (t, e, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
-                let block = self.block();
-                self.b.terminate(block, Terminator::If { cond: c, then: t, els: e, merge });
-                self.b.terminate(e, Terminator::Branch { target: merge, args: Vec::new() });
-                self.cur = Some(t);
-                self.reverse_seq(&nodes[i + 1..])?;
-                let end = self.block();
-                self.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
-                self.cur = Some(merge);
+                let c = self.restore(saved);
+                self.reverse_guarded(c, &nodes[i + 1..])?;
                 return self.reverse_seq(&nodes[..=i]);
             }
         }
@@ -772,13 +1019,15 @@ impl Rev<'_> {
                     let params = self.src.block(*target).params.clone();
                     let mut moves = Vec::new();
                     for (&p, &a) in params.iter().zip(args) {
-                        if let Some(g) = self.adj_value(p) {
-                            moves.push((a, g));
-                            let var = self.adj[&p];
-                            let t = self.b.ty(g);
-                            let z = self.emit().zero(t);
-                            self.store(var, z);
-                        }
+                        // (Created now if need be: in a loop, the uses that
+                        // feed it are reversed after this, in emission order,
+                        // but before it at run time.)
+                        let Some(var) = self.adj_var(p) else { continue };
+                        let g = self.load(var);
+                        moves.push((a, g));
+                        let t = self.b.ty(g);
+                        let z = self.emit().zero(t);
+                        self.store(var, z);
                     }
                     for (a, g) in moves {
                         self.add_adj(a, g)?;
@@ -825,12 +1074,72 @@ impl Rev<'_> {
                         self.add_adj(*v, g)?;
                     }
                 }
-                Node::Break | Node::Return(None) | Node::Unreachable => {}
-                Node::Loop { .. } | Node::Continue => {
-                    return Err(self.error("loops in functions differentiated with `bwd_diff` are not supported yet"))
+                Node::Loop { body, continuing, .. } => {
+                    let l = self.loop_of_node[&(node as *const Node)];
+                    self.reverse_loop(l, body, continuing)?;
                 }
+                Node::Break | Node::Continue | Node::Return(None) | Node::Unreachable => {}
             }
         }
+        Ok(())
+    }
+
+    /// `if (c) { reverse of nodes }`.
+    fn reverse_guarded(&mut self, c: ValueId, nodes: &[Node]) -> Result<(), CodegenError> {
+        let (t, e, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        let block = self.block();
+        self.b.terminate(block, Terminator::If { cond: c, then: t, els: e, merge });
+        self.b.terminate(e, Terminator::Branch { target: merge, args: Vec::new() });
+        self.cur = Some(t);
+        self.reverse_seq(nodes)?;
+        let end = self.block();
+        self.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
+        self.cur = Some(merge);
+        Ok(())
+    }
+
+    /// The iterations of loop `l` in reverse order: from the last one's
+    /// number down to the first's, each reversing the continuing part (if
+    /// it ran) and then the body.
+    fn reverse_loop(&mut self, l: usize, body: &[Node], continuing: &[Node]) -> Result<(), CodegenError> {
+        let int = self.module.types.intern(Type::Scalar(slang_analysis::ty::Scalar::Int32));
+        let bool_ty = self.bool_ty();
+        let before = self.loops[l].before.expect("a copied loop");
+        let after = self.loops[l].after.expect("a copied loop");
+        let first = self.restore(before);
+        let end = self.restore(after);
+        let one = self.inst(Op::Const(crate::ir::Const::Int(1)), int);
+        let last = self.inst(Op::Binary(BinaryOp::Sub, end, one), int);
+        let r = self.var(int, None);
+        self.store(r, last);
+        let (header, brk, cont) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        let block = self.block();
+        self.b.terminate(block, Terminator::Loop { header, brk, cont, args: Vec::new() });
+        self.cur = Some(header);
+        let i = self.load(r);
+        let more = self.inst(Op::Binary(BinaryOp::Ge, i, first), bool_ty);
+        let (go, stop, body_block) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        self.b.terminate(header, Terminator::If { cond: more, then: go, els: stop, merge: body_block });
+        self.b.terminate(go, Terminator::Branch { target: body_block, args: Vec::new() });
+        self.b.terminate(stop, Terminator::Branch { target: brk, args: Vec::new() });
+        self.cur = Some(body_block);
+        self.loop_stack.push(l);
+        self.rev_index.insert(l, i);
+        let ran = self.loops[l].continuing_ran.expect("a copied loop");
+        let c = self.restore(ran);
+        self.reverse_guarded(c, continuing)?;
+        self.reverse_seq(body)?;
+        self.loop_stack.pop();
+        self.rev_index.remove(&l);
+        let end_block = self.block();
+        self.b.terminate(end_block, Terminator::Branch { target: cont, args: Vec::new() });
+        self.cur = Some(cont);
+        let i2 = self.load(r);
+        let one = self.inst(Op::Const(crate::ir::Const::Int(1)), int);
+        let prev = self.inst(Op::Binary(BinaryOp::Sub, i2, one), int);
+        self.store(r, prev);
+        self.b.terminate(cont, Terminator::Branch { target: header, args: Vec::new() });
+        self.cur = Some(brk);
         Ok(())
     }
 
@@ -858,6 +1167,14 @@ impl Rev<'_> {
             Op::Call(f, args) => self.transpose_call(v, f, &args),
             _ => {
                 let Some(g) = self.adj_value(v) else { return Ok(()) };
+                // Consumed: inside a loop, the same value of the previous
+                // iteration starts from zero.
+                if !self.loop_stack.is_empty() {
+                    let var = self.adj[&v];
+                    let t = self.b.ty(g);
+                    let z = self.emit().zero(t);
+                    self.store(var, z);
+                }
                 self.transpose_value(v, op, g)
             }
         }
@@ -1282,13 +1599,35 @@ impl Rev<'_> {
     }
 }
 
-/// Whether a `return` is inside `node` (a region that may end early).
-fn contains_return(node: &Node) -> bool {
-    let any = |nodes: &[Node]| nodes.iter().any(|n| matches!(n, Node::Return(_)) || contains_return(n));
+/// Whether an exit of the enclosing region is inside `node`: a
+/// `return`, or a `break`/`continue` of the innermost loop (not of a
+/// loop or `switch` inside `node`).
+fn has_exit(node: &Node) -> bool {
+    fn seq(nodes: &[Node], in_loop: bool, in_switch: bool) -> bool {
+        nodes.iter().any(|n| walk(n, in_loop, in_switch))
+    }
+    fn walk(node: &Node, in_loop: bool, in_switch: bool) -> bool {
+        match node {
+            Node::Return(_) => true,
+            Node::Break => !in_loop && !in_switch,
+            Node::Continue => !in_loop,
+            Node::If { then, els, .. } => seq(then, in_loop, in_switch) || seq(els, in_loop, in_switch),
+            Node::Switch { cases, default, .. } => {
+                cases.iter().any(|(_, b)| seq(b, in_loop, true)) || seq(default, in_loop, true)
+            }
+            Node::Loop { body, continuing, .. } => seq(body, true, false) || seq(continuing, true, false),
+            _ => false,
+        }
+    }
+    walk(node, false, false)
+}
+
+/// Whether a `switch`'s `break` is inside `node` (not in a nested loop or
+/// `switch`).
+fn has_switch_break(node: &Node) -> bool {
     match node {
-        Node::If { then, els, .. } => any(then) || any(els),
-        Node::Switch { cases, default, .. } => cases.iter().any(|(_, b)| any(b)) || any(default),
-        Node::Loop { body, .. } => any(body),
+        Node::Break => true,
+        Node::If { then, els, .. } => then.iter().any(has_switch_break) || els.iter().any(has_switch_break),
         _ => false,
     }
 }
