@@ -752,6 +752,9 @@ pub struct Function {
     /// `[MaxIters(n)]` or a literal `for` bound: what reverse mode sizes
     /// the values it saves per iteration by.
     pub max_iters: Vec<(BlockId, u32)>,
+    /// `[BackwardDerivative(g)]` / `[BackwardDerivativeOf(f)]`: `g` is the
+    /// backward derivative.
+    pub backward: Option<FuncId>,
 }
 
 impl Function {
@@ -890,6 +893,7 @@ impl FunctionBuilder {
             derivative: Derivative::None,
             ret_no_diff: false,
             max_iters: Vec::new(),
+            backward: None,
         };
         FunctionBuilder { func }
     }

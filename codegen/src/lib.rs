@@ -105,7 +105,20 @@ pub fn backward_derivative_source(db: &dyn Db, def: slang_analysis::hir::DefId) 
     derivative_source(db, def, false)
 }
 
-fn derivative_source(db: &dyn Db, def: slang_analysis::hir::DefId, forward: bool) -> Result<String, Vec<CodegenError>> {
+/// What a backward derivative of `def` saves for its backward pass:
+/// bytes per thread and values.
+pub fn backward_context_size(db: &dyn Db, def: slang_analysis::hir::DefId) -> Result<(u32, u32), Vec<CodegenError>> {
+    let (_, derivative, _, requests) = generate_derivative(db, def, false)?;
+    Ok(requests.context.get(&derivative).copied().unwrap_or((0, 0)))
+}
+
+/// The module with `def`'s derivative generated: the module, the
+/// derivative, the first function generated for it, the requests.
+fn generate_derivative(
+    db: &dyn Db,
+    def: slang_analysis::hir::DefId,
+    forward: bool,
+) -> Result<(ir::Module, ir::FuncId, usize, autodiff::Requests), Vec<CodegenError>> {
     let file = def.file(db);
     file_errors(db, file)?;
     let mut lowerer = lower::ModuleLowerer::new(db);
@@ -129,12 +142,27 @@ fn derivative_source(db: &dyn Db, def: slang_analysis::hir::DefId, forward: bool
     check(&module, &[])?;
     mem2reg::run(&mut module);
     dce::run(&mut module);
-    // The derivative first, then the other derivatives it needed.
+    Ok((module, derivative, first_generated, requests))
+}
+
+fn derivative_source(db: &dyn Db, def: slang_analysis::hir::DefId, forward: bool) -> Result<String, Vec<CodegenError>> {
+    let (module, derivative, first_generated, requests) = generate_derivative(db, def, forward)?;
+    // The derivative first, then the other derivatives it needed; for
+    // backward ones, what their primal part saves for the backward part.
     let prefix = if forward { "s_fwd_" } else { "s_bwd_" };
-    let mut out = print::print_function_as_slang(&module, module.function(derivative));
+    let context = |id: usize| match requests.context.get(&ir::FuncId(id as u32)) {
+        Some(&(bytes, values)) => format!(
+            "// {}: {bytes} bytes per thread saved for the backward pass ({values} values)\n",
+            module.functions[id].name
+        ),
+        None => String::new(),
+    };
+    let mut out = context(derivative.index());
+    out.push_str(&print::print_function_as_slang(&module, module.function(derivative)));
     for (i, f) in module.functions.iter().enumerate().skip(first_generated) {
         if i != derivative.index() && f.name.starts_with(prefix) {
             out.push('\n');
+            out.push_str(&context(i));
             out.push_str(&print::print_function_as_slang(&module, f));
         }
     }

@@ -731,6 +731,8 @@ impl<'db> ModuleLowerer<'db> {
         // After registering: derivative functions may name this one back.
         let derivative = self.derivative_source(&inst)?;
         self.module.functions[id.index()].derivative = derivative;
+        let backward = self.backward_source(&inst)?;
+        self.module.functions[id.index()].backward = backward;
         Ok(id)
     }
 
@@ -782,6 +784,21 @@ impl<'db> ModuleLowerer<'db> {
             return Ok(Derivative::Zero);
         }
         Ok(Derivative::Transcribe)
+    }
+
+    /// The user-written backward derivative of `def` (`[BackwardDerivative]`
+    /// on it, or `[BackwardDerivativeOf]` naming it), declared.
+    fn backward_source(&mut self, inst: &Instance) -> R<Option<FuncId>> {
+        let db = self.db;
+        let def = inst.def;
+        let file = def.file(db);
+        let name = item_of(db, def).and_then(|i| i.name.clone()).unwrap_or_default();
+        let g = attribute_function(db, def, "BackwardDerivative")
+            .or_else(|| function_with_attribute_naming(db, file, "BackwardDerivativeOf", &name));
+        match g {
+            Some(g) => Ok(Some(self.declare_function(Instance::new(db, g, &inst.bindings()), false)?)),
+            None => Ok(None),
+        }
     }
 
     /// `[numthreads(x, y, z)]` (1 where absent).
@@ -2405,8 +2422,11 @@ impl FnLower<'_, '_> {
         modes: &[bool],
         args: &[ExprId],
     ) -> R<ValueId> {
-        if modes.iter().any(|forward| !forward) && modes != [false] {
-            return self.error("higher-order derivatives with `bwd_diff` are not supported by code generation yet");
+        // (Modes from the innermost operator out: a `fwd_diff` of a
+        // `bwd_diff`, or a `bwd_diff` of one, is not generated yet.)
+        if modes.iter().filter(|forward| !**forward).count() > 1 || modes.iter().skip_while(|f| **f).any(|f| *f) {
+            return self
+                .error("`fwd_diff(bwd_diff(f))` and `bwd_diff(bwd_diff(f))` are not supported by code generation yet");
         }
         let db = self.db();
         let mut operand = callee;

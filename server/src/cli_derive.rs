@@ -96,6 +96,24 @@ pub fn run(args: DeriveArgs) -> ExitCode {
                 }
             }
             failed |= sig.is_none();
+            // What checkpointing costs: the backward derivative's saved
+            // primal values.
+            if mode == Mode::Backward && sig.is_some() && !args.json {
+                match slang_codegen::backward_context_size(&db, def) {
+                    Ok((bytes, values)) => {
+                        let _ = writeln!(
+                            out,
+                            "// bwd_diff({}) saves {bytes} bytes per thread for its backward pass ({values} values)",
+                            args.function
+                        );
+                    }
+                    Err(errors) => {
+                        if let Some(e) = errors.first() {
+                            let _ = writeln!(out, "// bwd_diff({}) is not generated: {}", args.function, e.message);
+                        }
+                    }
+                }
+            }
         }
         for mode in [Mode::Forward, Mode::Backward] {
             if !(args.code && !args.json && modes.contains(&mode) && d.allows(mode)) {

@@ -132,7 +132,8 @@ impl Transcriber<'_> {
 
     fn function(&mut self) -> Result<(), CodegenError> {
         let src = self.src;
-        // Same block ids as the primal.
+        // Same block ids as the primal (so loop bounds carry over).
+        self.b.func.max_iters = src.max_iters.clone();
         for b in src.block_ids() {
             let nb = self.b.new_block();
             debug_assert_eq!(nb, b);

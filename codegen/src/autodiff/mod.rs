@@ -47,6 +47,9 @@ pub struct Requests {
     pub(crate) backward: HashMap<FuncId, FuncId>,
     /// Backward derivatives still to transcribe ([`rev::run`]).
     pub(crate) backward_queue: VecDeque<(FuncId, FuncId)>,
+    /// What each transcribed backward derivative saves from its primal
+    /// part for its backward part: bytes per thread and values.
+    pub context: HashMap<FuncId, (u32, u32)>,
 }
 
 impl Requests {

@@ -103,6 +103,9 @@ fn backward_signature(types: &mut crate::ir::Types, f: &Function) -> (Vec<Param>
 /// The backward derivative of `f` (declared now, its body transcribed by
 /// [`run`]).
 pub fn backward_derivative(module: &mut Module, requests: &mut Requests, f: FuncId) -> Result<FuncId, String> {
+    if let Some(g) = module.function(f).backward {
+        return Ok(g);
+    }
     match module.function(f).derivative {
         Derivative::None => return Err(format!("`{}` is not differentiable", module.function(f).name)),
         Derivative::Custom(_) | Derivative::Substitute(_) => {
@@ -161,10 +164,15 @@ pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenEr
             loop_stack: Vec::new(),
             exits: Vec::new(),
             rev_index: HashMap::new(),
+            saved_bytes: (0, 0),
+            saves: Vec::new(),
         };
         let result = t.function();
+        t.prune_saves();
+        let saved = t.saved_bytes;
         module.functions[derivative.index()] = t.b.finish();
         result?;
+        requests.context.insert(derivative, saved);
     }
     Ok(())
 }
@@ -218,6 +226,11 @@ struct Rev<'a> {
     exits: Vec<Exit>,
     /// In the backward part: the iteration being reversed, per loop.
     rev_index: HashMap<usize, ValueId>,
+    /// Bytes per thread and number of the values saved for the backward
+    /// part.
+    saved_bytes: (u32, u32),
+    /// Every save: its storage and its size in bytes per thread.
+    saves: Vec<(ValueId, u32)>,
 }
 
 /// A primal value saved for the backward part: in a variable, or (inside
@@ -416,6 +429,53 @@ impl Rev<'_> {
         self.b.terminate(block, Terminator::Return(None));
         self.b.terminate(PROLOGUE, Terminator::Branch { target: main, args: Vec::new() });
         Ok(())
+    }
+
+    /// Drop the saves the backward part never reads (the primal part
+    /// saves every value of a branch or loop as it is copied), and count
+    /// what is left.
+    fn prune_saves(&mut self) {
+        let func = &self.b.func;
+        let mut read = std::collections::HashSet::new();
+        for block in &func.blocks {
+            for &i in &block.insts {
+                if let Some(Op::Load(p)) = func.op(i) {
+                    let base = match func.op(*p) {
+                        Some(Op::ElementAddr(base, _)) => *base,
+                        _ => *p,
+                    };
+                    read.insert(base);
+                }
+            }
+        }
+        let unread: std::collections::HashSet<ValueId> =
+            self.saves.iter().map(|s| s.0).filter(|v| !read.contains(v)).collect();
+        let writes_unread = |func: &Function, i: ValueId| match func.op(i) {
+            Some(Op::Store { ptr, .. }) => {
+                let base = match func.op(*ptr) {
+                    Some(Op::ElementAddr(base, _)) => *base,
+                    _ => *ptr,
+                };
+                unread.contains(&base)
+            }
+            _ => false,
+        };
+        let doomed: Vec<(usize, Vec<ValueId>)> = func
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(b, block)| (b, block.insts.iter().copied().filter(|&i| writes_unread(func, i)).collect()))
+            .collect();
+        for (b, gone) in doomed {
+            if !gone.is_empty() {
+                self.b.func.blocks[b].insts.retain(|i| !gone.contains(i));
+            }
+        }
+        self.saved_bytes = self
+            .saves
+            .iter()
+            .filter(|s| !unread.contains(&s.0))
+            .fold((0u32, 0u32), |(bytes, n), s| (bytes.saturating_add(s.1), n + 1));
     }
 
     /// A pointer to part `index` (0: primal, 1: derivative) of the pair
@@ -687,11 +747,15 @@ impl Rev<'_> {
     /// Save a value of the primal copy for the backward part.
     fn save(&mut self, v: ValueId) -> Saved {
         let t = self.b.ty(v);
+        let copies = self.loop_stack.last().map(|&l| self.loops[l].cap).unwrap_or(1);
+        let size = crate::layout::size_of(&self.module.types, t, crate::layout::Rules::Std430);
+        let bytes = size.saturating_mul(copies);
         match self.loop_stack.last().copied() {
             None => {
                 let pt = self.ptr_ty(t);
                 let var = self.b.inst(PROLOGUE, Op::Var, pt, self.span);
                 self.store(var, v);
+                self.saves.push((var, bytes));
                 Saved { var, lp: None }
             }
             Some(l) => {
@@ -702,6 +766,7 @@ impl Rev<'_> {
                 let pt = self.ptr_ty(t);
                 let slot = self.inst(Op::ElementAddr(var, index), pt);
                 self.store(slot, v);
+                self.saves.push((var, bytes));
                 Saved { var, lp: Some(l) }
             }
         }
@@ -788,7 +853,7 @@ impl Rev<'_> {
             }
             // Saved for the backward part when defined in a branch or a
             // loop (the backward part is not dominated by it).
-            if keep && is_value {
+            if keep && is_value && !matches!(self.src.op(v), Some(Op::Const(_))) {
                 self.ckpt[v.index()] = Some(self.save(new));
             }
         }
@@ -797,6 +862,11 @@ impl Rev<'_> {
 
     /// The primal value of `v` where the backward part is being emitted.
     fn primal(&mut self, v: ValueId) -> ValueId {
+        // Constants are recomputed rather than saved.
+        if let Some(Op::Const(c)) = self.src.op(v) {
+            let c = *c;
+            return self.inst(Op::Const(c), self.src_ty(v));
+        }
         if let Some(saved) = self.ckpt[v.index()] {
             return self.restore(saved);
         }
@@ -1536,7 +1606,7 @@ impl Rev<'_> {
     /// arguments'.
     fn transpose_call(&mut self, v: ValueId, f: FuncId, args: &[ValueId]) -> Result<(), CodegenError> {
         let callee = self.module.function(f).clone();
-        if matches!(callee.derivative, Derivative::None | Derivative::Zero) {
+        if callee.backward.is_none() && matches!(callee.derivative, Derivative::None | Derivative::Zero) {
             return Ok(());
         }
         let g = self.adj_value(v);
