@@ -223,7 +223,8 @@ enum Step {
     Tanh(usize),
     /// `a > b ? a * b : a + b` written as an `if`.
     Branch(usize, usize),
-    /// `t = a; for n times: t = 0.7 t + 0.3 sin(t b)` (with `[MaxIters]`).
+    /// `t = a; for n times: t = 0.7 t + 0.3 h(t, b)` with `h(a, b) = sin(a
+    /// b)` a differentiable function (with `[MaxIters]`).
     Loop(usize, usize, usize),
 }
 
@@ -275,7 +276,7 @@ impl RandomProgram {
                 ),
                 Step::Loop(a, b, n) => format!(
                     "    float {t} = {0};\n    [MaxIters(4)]\n    for (int i{k} = 0; i{k} < {n}; i{k}++)\n        \
-                     {t} = {t} * 0.7 + sin({t} * {1}) * 0.3;\n",
+                     {t} = {t} * 0.7 + h({t}, {1}) * 0.3;\n",
                     name(a),
                     name(b)
                 ),
@@ -338,6 +339,7 @@ impl RandomProgram {
             "//TEST(compute, vulkan):COMPARE_COMPUTE_EX:-vk -compute -shaderobj -output-using-type\n\
              //TEST_INPUT:ubuffer(data=[0 0 0], stride=4):out,name=outputBuffer\n\
              RWStructuredBuffer<float> outputBuffer;\n\n\
+             [Differentiable]\nfloat h(float a, float b) {{ return sin(a * b); }}\n\n\
              [Differentiable]\nfloat f(float x0, float x1, float x2)\n{{\n{}}}\n\n\
              [numthreads(1, 1, 1)]\nvoid computeMain(uint3 tid : SV_DispatchThreadID)\n{{\n\
              \x20   var a = diffPair({:.6});\n    var b = diffPair({:.6});\n    var c = diffPair({:.6});\n\

@@ -1610,6 +1610,13 @@ impl Rev<'_> {
             return Ok(());
         }
         let g = self.adj_value(v);
+        if let (Some(g), false) = (g, self.loop_stack.is_empty()) {
+            // Consumed (see `transpose`).
+            let var = self.adj[&v];
+            let t = self.b.ty(g);
+            let z = self.emit().zero(t);
+            self.store(var, z);
+        }
         let any_diff_arg = callee
             .params
             .iter()
