@@ -87,6 +87,19 @@ pub fn validate(module: naga::Module) -> Result<Validated, CodegenError> {
 
 /// The target code of a validated module, for the entry point `entry`.
 pub fn write(v: &Validated, target: Target, entry: &str) -> Result<crate::Output, CodegenError> {
+    // A backend that panics on a module naga validated (a backend bug) is
+    // an error, not a crash.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write_unchecked(v, target, entry))).unwrap_or_else(|p| {
+        let what = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(CodegenError { range: None, message: format!("the {target:?} writer failed on this module: {what}") })
+    })
+}
+
+fn write_unchecked(v: &Validated, target: Target, entry: &str) -> Result<crate::Output, CodegenError> {
     let fail = |what: &str, e: &dyn std::fmt::Display| CodegenError { range: None, message: format!("{what}: {e}") };
     let stage = naga::ShaderStage::Compute;
     Ok(match target {
@@ -890,7 +903,10 @@ impl Scopes {
                 Node::Loop { body, continuing, break_if } => {
                     let b = self.child(scope);
                     self.walk(func, body, b);
-                    let c = self.child(b);
+                    // The continuing part does not see the body's values:
+                    // WGSL would allow it, but naga's GLSL writer emits the
+                    // continuing part before the body.
+                    let c = self.child(scope);
                     self.walk(func, continuing, c);
                     if let Some((cond, _)) = break_if {
                         self.uses.push((*cond, c));
