@@ -133,15 +133,7 @@ fn generate_derivative(
     }
     .map_err(|message| vec![CodegenError { range: None, message }])?;
     let first_generated = module.functions.len();
-    autodiff::fwd::run(&mut module, &mut requests).map_err(|e| vec![e])?;
-    let pending = requests.pending();
-    check(&module, &pending)?;
-    mem2reg::run(&mut module);
-    dce::run(&mut module);
-    autodiff::rev::run(&mut module, &mut requests).map_err(|e| vec![e])?;
-    check(&module, &[])?;
-    mem2reg::run(&mut module);
-    dce::run(&mut module);
+    differentiate(&mut module, &mut requests)?;
     Ok((module, derivative, first_generated, requests))
 }
 
@@ -196,22 +188,41 @@ fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::M
     mem2reg::run(&mut module);
     dce::run(&mut module);
     check(&module, &pending)?;
-    autodiff::fwd::run(&mut module, &mut requests).map_err(|e| vec![e])?;
-    let pending = requests.pending();
-    check(&module, &pending)?;
-    mem2reg::run(&mut module);
-    dce::run(&mut module);
-    check(&module, &pending)?;
-    autodiff::rev::run(&mut module, &mut requests).map_err(|e| vec![e])?;
-    check(&module, &[])?;
-    mem2reg::run(&mut module);
-    dce::run(&mut module);
-    check(&module, &[])?;
+    differentiate(&mut module, &mut requests)?;
     autodiff::pairs::run(&mut module);
     check(&module, &[])?;
     layout::run(&mut module);
     check(&module, &[])?;
     Ok(module)
+}
+
+/// Transcribe every requested derivative: forward mode, then reverse mode,
+/// again until none remains (a forward derivative of a backward one waits
+/// for reverse mode), validating and cleaning up after each pass.
+fn differentiate(module: &mut ir::Module, requests: &mut autodiff::Requests) -> Result<(), Vec<CodegenError>> {
+    loop {
+        let before = requests.pending();
+        autodiff::fwd::run(module, requests).map_err(|e| vec![e])?;
+        let pending = requests.pending();
+        check(module, &pending)?;
+        mem2reg::run(module);
+        dce::run(module);
+        autodiff::rev::run(module, requests).map_err(|e| vec![e])?;
+        let pending = requests.pending();
+        check(module, &pending)?;
+        mem2reg::run(module);
+        dce::run(module);
+        check(module, &pending)?;
+        if pending.is_empty() {
+            return Ok(());
+        }
+        if pending == before {
+            return Err(vec![CodegenError {
+                range: None,
+                message: "internal: derivatives that never get a body".into(),
+            }]);
+        }
+    }
 }
 
 /// Run the IR validator (on all but the `pending` derivatives); its

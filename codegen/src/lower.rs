@@ -2422,11 +2422,9 @@ impl FnLower<'_, '_> {
         modes: &[bool],
         args: &[ExprId],
     ) -> R<ValueId> {
-        // (Modes from the innermost operator out: a `fwd_diff` of a
-        // `bwd_diff`, or a `bwd_diff` of one, is not generated yet.)
-        if modes.iter().filter(|forward| !**forward).count() > 1 || modes.iter().skip_while(|f| **f).any(|f| *f) {
-            return self
-                .error("`fwd_diff(bwd_diff(f))` and `bwd_diff(bwd_diff(f))` are not supported by code generation yet");
+        // (Modes from the innermost operator out.)
+        if modes.iter().filter(|forward| !**forward).count() > 1 {
+            return self.error("`bwd_diff(bwd_diff(f))` is not supported by code generation yet");
         }
         let db = self.db();
         let mut operand = callee;

@@ -44,7 +44,15 @@ use crate::CodegenError;
 /// Transcribe every requested derivative, and those they request in
 /// turn, until none remain.
 pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenError> {
+    // Derivatives of functions not transcribed yet (`fwd_diff(bwd_diff(f))`:
+    // the backward derivative comes from reverse mode) wait for a later
+    // round.
+    let mut waiting = Vec::new();
     while let Some((primal, derivative)) = requests.pop() {
+        if module.function(primal).blocks.is_empty() {
+            waiting.push((primal, derivative));
+            continue;
+        }
         let src = module.function(primal).clone();
         let target = std::mem::replace(
             &mut module.functions[derivative.index()],
@@ -64,6 +72,9 @@ pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenEr
         let result = t.function();
         module.functions[derivative.index()] = t.b.finish();
         result?;
+    }
+    for w in waiting {
+        requests.defer(w);
     }
     Ok(())
 }

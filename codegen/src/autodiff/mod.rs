@@ -58,6 +58,11 @@ impl Requests {
         self.queue.pop_front()
     }
 
+    /// Put back a forward derivative whose primal is not transcribed yet.
+    pub fn defer(&mut self, request: (FuncId, FuncId)) {
+        self.queue.push_back(request);
+    }
+
     /// The derivatives declared but not transcribed yet.
     pub fn pending(&self) -> Vec<FuncId> {
         self.queue.iter().chain(&self.backward_queue).map(|&(_, d)| d).collect()

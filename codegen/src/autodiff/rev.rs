@@ -124,6 +124,8 @@ pub fn backward_derivative(module: &mut Module, requests: &mut Requests, f: Func
     let void = module.types.intern(Type::Void);
     let mut b = FunctionBuilder::new(format!("s_bwd_{}", primal.name), void, primal.span);
     b.func.params = params;
+    // A derivative is differentiable again (`fwd_diff(bwd_diff(f))`).
+    b.func.derivative = Derivative::Transcribe;
     let d = FuncId(module.functions.len() as u32);
     module.functions.push(b.finish());
     requests.backward.insert(f, d);
@@ -166,6 +168,7 @@ pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenEr
             rev_index: HashMap::new(),
             saved_bytes: (0, 0),
             saves: Vec::new(),
+            pre_call: HashMap::new(),
         };
         let result = t.function();
         t.prune_saves();
@@ -231,6 +234,9 @@ struct Rev<'a> {
     saved_bytes: (u32, u32),
     /// Every save: its storage and its size in bytes per thread.
     saves: Vec<(ValueId, u32)>,
+    /// For calls with `inout` arguments: the value each pointed to before
+    /// the call, by (call, argument).
+    pre_call: HashMap<(ValueId, usize), Saved>,
 }
 
 /// A primal value saved for the backward part: in a variable, or (inside
@@ -842,6 +848,18 @@ impl Rev<'_> {
             let ValueKind::Inst(op) = &value.kind else { continue };
             let mut op = op.clone();
             let operands: HashMap<ValueId, ValueId> = op.operands().into_iter().map(|o| (o, self.use_of(o))).collect();
+            if let Op::Call(f, args) = &op {
+                // What `inout` arguments hold before the call: the primal
+                // inputs of the callee's backward derivative.
+                let dirs: Vec<ParamDir> = self.module.function(*f).params.iter().map(|p| p.dir).collect();
+                for (k, (&a, dir)) in args.iter().zip(dirs).enumerate() {
+                    if dir == ParamDir::InOut {
+                        let before = self.load(operands[&a]);
+                        let saved = self.save(before);
+                        self.pre_call.insert((v, k), saved);
+                    }
+                }
+            }
             op.map_operands(|o| operands[&o]);
             let new = self.inst(op, value.ty);
             self.map[v.index()] = Some(new);
@@ -1617,17 +1635,11 @@ impl Rev<'_> {
             let z = self.emit().zero(t);
             self.store(var, z);
         }
-        let any_diff_arg = callee
-            .params
-            .iter()
-            .zip(args)
-            .any(|(p, &a)| p.dir == ParamDir::In && !p.no_diff && self.differential(self.src_ty(a)).is_some());
-        if callee.params.iter().any(|p| p.dir != ParamDir::In) {
-            return Err(self.error(format!(
-                "`bwd_diff` through a call of `{}`, which has `out`/`inout` parameters, is not supported yet",
-                callee.name
-            )));
-        }
+        let any_diff_arg = callee.params.iter().zip(args).any(|(p, &a)| {
+            let t = self.src_ty(a);
+            let value = self.module.types.pointee(t).map(|(t, _)| t).unwrap_or(t);
+            !p.no_diff && self.differential(value).is_some()
+        });
         if g.is_none() && !any_diff_arg {
             return Ok(());
         }
@@ -1635,10 +1647,13 @@ impl Rev<'_> {
         let (_, param_map, ret_diff) = backward_signature(&mut self.module.types, &callee);
         let bwd_params = self.module.function(bwd).params.clone();
         let mut call_args = vec![None; bwd_params.len()];
+        // (argument, pair variable, derivative type, whether the argument
+        // is an `inout` pointer whose adjoint storage takes the result).
         let mut pairs = Vec::new();
         for (k, (&a, pm)) in args.iter().zip(&param_map).enumerate() {
-            match *pm {
-                ParamMap::Pair(i) => {
+            let dir = callee.params[k].dir;
+            match (*pm, dir) {
+                (ParamMap::Pair(i), ParamDir::In) => {
                     let (pair_ty, _) = self.module.types.pointee(bwd_params[i].ty).expect("a pair pointer");
                     let Type::DifferentialPair { diff, .. } = *self.module.types.get(pair_ty) else {
                         unreachable!("a pair")
@@ -1649,12 +1664,49 @@ impl Rev<'_> {
                     let var = self.var(pair_ty, None);
                     self.store(var, init);
                     call_args[i] = Some(var);
-                    pairs.push((a, var, diff));
+                    pairs.push((a, var, diff, false));
                 }
-                ParamMap::Value(i) => call_args[i] = Some(self.primal(a)),
-                ParamMap::OutGrad(_) | ParamMap::Dropped => {
-                    return Err(self.error(format!("internal: argument {k} of `{}`", callee.name)))
+                (ParamMap::Pair(i), _) => {
+                    // `inout`: the value before the call, and the adjoint
+                    // of the value after it (taken from the argument's
+                    // storage).
+                    let (pair_ty, _) = self.module.types.pointee(bwd_params[i].ty).expect("a pair pointer");
+                    let Type::DifferentialPair { diff, .. } = *self.module.types.get(pair_ty) else {
+                        unreachable!("a pair")
+                    };
+                    let saved = self.pre_call[&(v, k)];
+                    let p = self.restore(saved);
+                    let d = match self.adj_ptr(a) {
+                        Some(ap) => self.load(ap),
+                        None => self.emit().zero(diff),
+                    };
+                    let init = self.inst(Op::Construct(vec![p, d]), pair_ty);
+                    let var = self.var(pair_ty, None);
+                    self.store(var, init);
+                    call_args[i] = Some(var);
+                    pairs.push((a, var, diff, true));
                 }
+                (ParamMap::OutGrad(i), _) => {
+                    // The adjoint of what the call wrote; what was there
+                    // before is overwritten (its adjoint is zero).
+                    let d = bwd_params[i].ty;
+                    let g = match self.adj_ptr(a) {
+                        Some(ap) => {
+                            let g = self.load(ap);
+                            let z = self.emit().zero(d);
+                            self.store(ap, z);
+                            g
+                        }
+                        None => self.emit().zero(d),
+                    };
+                    call_args[i] = Some(g);
+                }
+                (ParamMap::Value(i), ParamDir::In) => call_args[i] = Some(self.primal(a)),
+                (ParamMap::Value(i), _) => {
+                    let saved = self.pre_call[&(v, k)];
+                    call_args[i] = Some(self.restore(saved));
+                }
+                (ParamMap::Dropped, _) => {}
             }
         }
         if let Some(d) = ret_diff {
@@ -1667,10 +1719,18 @@ impl Rev<'_> {
         let call_args: Vec<ValueId> = call_args.into_iter().map(|a| a.expect("every argument")).collect();
         let void = self.module.types.intern(Type::Void);
         self.inst(Op::Call(bwd, call_args), void);
-        for (a, var, diff) in pairs {
+        for (a, var, diff, inout) in pairs {
             let pair = self.load(var);
             let d = self.inst(Op::Extract(pair, 1), diff);
-            self.add_adj(a, d)?;
+            if inout {
+                // The adjoint of the value before the call replaces that
+                // of the value after it.
+                if let Some(ap) = self.adj_ptr(a) {
+                    self.store(ap, d);
+                }
+            } else {
+                self.add_adj(a, d)?;
+            }
         }
         Ok(())
     }
