@@ -1453,13 +1453,7 @@ impl FnLower<'_, '_> {
     /// `for`/`while`: the header tests the condition; the continue block
     /// runs the step.
     fn for_loop(&mut self, cond: Option<ExprId>, step: Option<ExprId>, body: Option<StmtId>) -> R<()> {
-        let (header, body_block, cont, brk) =
-            (self.b.new_block(), self.b.new_block(), self.b.new_block(), self.b.new_block());
-        self.terminate(Terminator::Loop { header, brk, cont, args: Vec::new() });
-        if let Some(n) = self.pending_max_iters.take() {
-            self.b.func.max_iters.push((header, n));
-        }
-        self.cur = Some(header);
+        let (header, body_block, brk, cont) = self.enter_loop(true);
         match cond {
             Some(c) => {
                 let c = self.condition(c)?;
@@ -1471,12 +1465,7 @@ impl FnLower<'_, '_> {
             None => self.branch(body_block, Vec::new()),
         }
         self.cur = Some(body_block);
-        self.push_target(brk, Some(cont));
-        if let Some(st) = body {
-            self.stmt(st)?;
-        }
-        self.targets.pop();
-        self.branch(cont, Vec::new());
+        self.loop_body(brk, cont, body)?;
         if self.has_preds(cont) {
             self.cur = Some(cont);
             if let Some(st) = step {
@@ -1489,21 +1478,37 @@ impl FnLower<'_, '_> {
         Ok(())
     }
 
-    /// `do … while`: the continue block tests the condition, branching
-    /// back to the header or out.
-    fn do_while(&mut self, cond: Option<ExprId>, body: Option<StmtId>) -> R<()> {
-        let (header, cont, brk) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+    /// Start a loop: its header (where lowering continues), a body block
+    /// if asked for, break and continue blocks, with the bound of
+    /// `[MaxIters]` recorded.
+    fn enter_loop(&mut self, with_body: bool) -> (BlockId, BlockId, BlockId, BlockId) {
+        let header = self.b.new_block();
+        let body = if with_body { self.b.new_block() } else { header };
+        let (cont, brk) = (self.b.new_block(), self.b.new_block());
         self.terminate(Terminator::Loop { header, brk, cont, args: Vec::new() });
         if let Some(n) = self.pending_max_iters.take() {
             self.b.func.max_iters.push((header, n));
         }
         self.cur = Some(header);
+        (header, body, brk, cont)
+    }
+
+    /// A loop's body, falling through to the continue block.
+    fn loop_body(&mut self, brk: BlockId, cont: BlockId, body: Option<StmtId>) -> R<()> {
         self.push_target(brk, Some(cont));
         if let Some(st) = body {
             self.stmt(st)?;
         }
         self.targets.pop();
         self.branch(cont, Vec::new());
+        Ok(())
+    }
+
+    /// `do … while`: the continue block tests the condition, branching
+    /// back to the header or out.
+    fn do_while(&mut self, cond: Option<ExprId>, body: Option<StmtId>) -> R<()> {
+        let (header, _, brk, cont) = self.enter_loop(false);
+        self.loop_body(brk, cont, body)?;
         if self.has_preds(cont) {
             self.cur = Some(cont);
             // The test is the loop's continuing part, which must stay one

@@ -547,19 +547,7 @@ impl Rev<'_> {
                 }
                 Node::Switch { value, cases, default } => {
                     let v = self.use_of(*value);
-                    let brk = self.b.new_block();
-                    let mut labels = Vec::new();
-                    let mut bodies = Vec::new();
-                    for (values, body) in cases {
-                        let start = self.b.new_block();
-                        labels.extend(values.iter().map(|&k| (k, start)));
-                        bodies.push((start, body));
-                    }
-                    let default_start = self.b.new_block();
-                    bodies.push((default_start, default));
-                    let block = self.block();
-                    self.b
-                        .terminate(block, Terminator::Switch { value: v, cases: labels, default: default_start, brk });
+                    let (bodies, brk) = self.open_switch(v, cases, default);
                     self.depth += 1;
                     self.exits.push(Exit::Switch);
                     for (start, body) in bodies {
@@ -614,6 +602,29 @@ impl Rev<'_> {
             }
         }
         Ok(())
+    }
+
+    /// End the current block with a `switch` on `v` over the cases'
+    /// regions: each region's first block, and the break block.
+    fn open_switch<'n>(
+        &mut self,
+        v: ValueId,
+        cases: &'n [(Vec<i64>, Vec<Node>)],
+        default: &'n [Node],
+    ) -> (Vec<(BlockId, &'n [Node])>, BlockId) {
+        let brk = self.b.new_block();
+        let mut labels = Vec::new();
+        let mut bodies = Vec::new();
+        for (values, body) in cases {
+            let start = self.b.new_block();
+            labels.extend(values.iter().map(|&k| (k, start)));
+            bodies.push((start, body.as_slice()));
+        }
+        let default_start = self.b.new_block();
+        bodies.push((default_start, default));
+        let block = self.block();
+        self.b.terminate(block, Terminator::Switch { value: v, cases: labels, default: default_start, brk });
+        (bodies, brk)
     }
 
     fn bool_ty(&mut self) -> TypeId {
@@ -1136,19 +1147,7 @@ impl Rev<'_> {
                 }
                 Node::Switch { value, cases, default } => {
                     let v = self.primal(*value);
-                    let brk = self.b.new_block();
-                    let mut labels = Vec::new();
-                    let mut bodies = Vec::new();
-                    for (values, body) in cases {
-                        let start = self.b.new_block();
-                        labels.extend(values.iter().map(|&k| (k, start)));
-                        bodies.push((start, body));
-                    }
-                    let default_start = self.b.new_block();
-                    bodies.push((default_start, default));
-                    let block = self.block();
-                    self.b
-                        .terminate(block, Terminator::Switch { value: v, cases: labels, default: default_start, brk });
+                    let (bodies, brk) = self.open_switch(v, cases, default);
                     for (start, body) in bodies {
                         self.cur = Some(start);
                         self.reverse_seq(body)?;
