@@ -141,7 +141,7 @@ fn derivative_source(db: &dyn Db, def: slang_analysis::hir::DefId, forward: bool
     let (module, derivative, first_generated, requests) = generate_derivative(db, def, forward)?;
     // The derivative first, then the other derivatives it needed; for
     // backward ones, what their primal part saves for the backward part.
-    let prefix = if forward { "s_fwd_" } else { "s_bwd_" };
+    let prefixes: &[&str] = if forward { &["s_fwd_"] } else { &["s_primal_ctx_", "s_bwd_"] };
     let context = |id: usize| match requests.context.get(&ir::FuncId(id as u32)) {
         Some(&(bytes, values)) => format!(
             "// {}: {bytes} bytes per thread saved for the backward pass ({values} values)\n",
@@ -152,7 +152,7 @@ fn derivative_source(db: &dyn Db, def: slang_analysis::hir::DefId, forward: bool
     let mut out = context(derivative.index());
     out.push_str(&print::print_function_as_slang(&module, module.function(derivative)));
     for (i, f) in module.functions.iter().enumerate().skip(first_generated) {
-        if i != derivative.index() && f.name.starts_with(prefix) {
+        if i != derivative.index() && prefixes.iter().any(|p| f.name.starts_with(p)) {
             out.push('\n');
             out.push_str(&context(i));
             out.push_str(&print::print_function_as_slang(&module, f));

@@ -236,6 +236,7 @@ impl SlangPrinter<'_> {
                 match self.module.types.get(pointee) {
                     Type::Struct { fields, .. } => format!("{}.{}", self.expr(*p), fields[*i as usize].0),
                     Type::Vector(..) => format!("{}.{}", self.expr(*p), swizzle_text(&[*i as u8])),
+                    Type::DifferentialPair { .. } => format!("{}.{}", self.expr(*p), if *i == 0 { "p" } else { "d" }),
                     _ => format!("{}[{i}]", self.expr(*p)),
                 }
             }

@@ -142,6 +142,7 @@ pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenEr
             &mut module.functions[derivative.index()],
             FunctionBuilder::new(String::new(), TypeId(0), None).finish(),
         );
+        let active = activity(&src, module);
         let mut t = Rev {
             module: &mut *module,
             requests: &mut *requests,
@@ -169,15 +170,140 @@ pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenEr
             saved_bytes: (0, 0),
             saves: Vec::new(),
             pre_call: HashMap::new(),
+            rev_start: None,
+            active,
         };
         let result = t.function();
         t.prune_saves();
         let saved = t.saved_bytes;
+        let saves: Vec<ValueId> = t.saves.iter().map(|s| s.0).collect();
+        let (rev_start, ret_var) = (t.rev_start, t.ret_var);
         module.functions[derivative.index()] = t.b.finish();
         result?;
+        let rev_start = rev_start.expect("a transcribed backward derivative");
+        extract(module, &src, derivative, &saves, rev_start, ret_var);
         requests.context.insert(derivative, saved);
     }
     Ok(())
+}
+
+/// Split the transcribed `s_bwd_f` into `s_primal_ctx_f`, which runs the
+/// primal part and fills an intermediate-context struct with what it
+/// saves (returning `f`'s result), and `s_bwd_prop_f`, which runs the
+/// backward part from that context; `s_bwd_f` then calls one and the
+/// other. Both take `s_bwd_f`'s parameters (the primal part reads only the
+/// pairs' primal values).
+fn extract(
+    module: &mut Module,
+    src: &Function,
+    derivative: FuncId,
+    saves: &[ValueId],
+    rev_start: BlockId,
+    ret_var: Option<ValueId>,
+) {
+    let whole = module.functions[derivative.index()].clone();
+    // The context: one field per saved value (or array of them).
+    let mut fields: Vec<(String, TypeId)> = saves
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let t = module.types.pointee(whole.value(v).ty).expect("a variable").0;
+            (format!("s{i}"), t)
+        })
+        .collect();
+    if fields.is_empty() {
+        let int = module.types.intern(Type::Scalar(slang_analysis::ty::Scalar::Int32));
+        fields.push(("_dummy".into(), int));
+    }
+    let ctx_ty =
+        module.types.intern(Type::Struct { name: format!("{}_Intermediates", src.name), fields: fields.clone() });
+    // The context is differentiable (in its float parts), so that
+    // `fwd_diff(bwd_diff(f))` carries the saved values' tangents.
+    let mut diff_fields = Vec::new();
+    let mut map = Vec::new();
+    for (name, t) in &fields {
+        match module.types.differential(*t) {
+            Some(d) => {
+                map.push(Some(diff_fields.len() as u32));
+                diff_fields.push((name.clone(), d));
+            }
+            None => map.push(None),
+        }
+    }
+    if !diff_fields.is_empty() {
+        let d = module
+            .types
+            .intern(Type::Struct { name: format!("{}_Intermediates_Differential", src.name), fields: diff_fields });
+        module.types.set_struct_diff(ctx_ty, crate::ir::StructDiff { ty: d, fields: map });
+    }
+    let ctx_ptr = module.types.intern(Type::Ptr(ctx_ty, AddressSpace::Function));
+    let void = module.types.intern(Type::Void);
+    let span = whole.span;
+    let field_ptr = |module: &mut Module, v: ValueId| {
+        let t = module.types.pointee(whole.value(v).ty).expect("a variable").0;
+        module.types.intern(Type::Ptr(t, AddressSpace::Function))
+    };
+    let clear = |f: &mut Function, range: std::ops::Range<usize>| {
+        for b in range {
+            f.blocks[b].insts.clear();
+            f.blocks[b].params.clear();
+            f.blocks[b].term = Terminator::Unreachable;
+        }
+    };
+    let n_blocks = whole.blocks.len();
+    let ctx_param =
+        |name: &str, dir: ParamDir, ty: TypeId| Param { name: name.into(), dir, ty, builtin: None, no_diff: false };
+
+    // The primal-context function.
+    let mut p = FunctionBuilder { func: whole.clone() };
+    p.func.name = format!("s_primal_ctx_{}", src.name);
+    p.func.ret = src.ret;
+    p.func.params.push(ctx_param("ctx", ParamDir::Out, ctx_ptr));
+    let ctx_out = p.add_block_param(PROLOGUE, ctx_ptr, span);
+    for (i, &v) in saves.iter().enumerate() {
+        let _ = field_ptr(module, v);
+        p.func.values[v.index()].kind = ValueKind::Inst(Op::FieldAddr(ctx_out, i as u32));
+    }
+    p.func.blocks[rev_start.index()].insts.clear();
+    let result = ret_var.map(|r| p.inst(rev_start, Op::Load(r), src.ret, span));
+    p.terminate(rev_start, Terminator::Return(result));
+    clear(&mut p.func, rev_start.index() + 1..n_blocks);
+    let primal_fn = FuncId(module.functions.len() as u32);
+    module.functions.push(p.finish());
+
+    // The backward-propagation function.
+    let mut q = FunctionBuilder { func: whole.clone() };
+    q.func.name = format!("s_bwd_prop_{}", src.name);
+    q.func.params.push(ctx_param("ctx", ParamDir::In, ctx_ty));
+    let ctx_in = q.add_block_param(PROLOGUE, ctx_ty, span);
+    let local = q.inst(PROLOGUE, Op::Var, ctx_ptr, span);
+    let init = q.inst(PROLOGUE, Op::Store { ptr: local, value: ctx_in }, void, span);
+    // (First in the prologue: the saved values' places are in it.)
+    let insts = &mut q.func.blocks[PROLOGUE.index()].insts;
+    insts.retain(|&i| i != local && i != init);
+    insts.splice(0..0, [local, init]);
+    for (i, &v) in saves.iter().enumerate() {
+        q.func.values[v.index()].kind = ValueKind::Inst(Op::FieldAddr(local, i as u32));
+    }
+    q.terminate(PROLOGUE, Terminator::Branch { target: rev_start, args: Vec::new() });
+    clear(&mut q.func, 1..rev_start.index());
+    let prop_fn = FuncId(module.functions.len() as u32);
+    module.functions.push(q.finish());
+
+    // `s_bwd_f` calls one, then the other.
+    let mut w = FunctionBuilder::new(whole.name.clone(), void, span);
+    w.func.params = whole.params.clone();
+    w.func.derivative = whole.derivative;
+    let entry = w.new_block();
+    let params: Vec<ValueId> = whole.params.iter().map(|p| w.add_block_param(entry, p.ty, span)).collect();
+    let ctx = w.inst(entry, Op::Var, ctx_ptr, span);
+    let args: Vec<ValueId> = params.iter().copied().chain([ctx]).collect();
+    w.inst(entry, Op::Call(primal_fn, args), src.ret, span);
+    let c = w.inst(entry, Op::Load(ctx), ctx_ty, span);
+    let args: Vec<ValueId> = params.iter().copied().chain([c]).collect();
+    w.inst(entry, Op::Call(prop_fn, args), void, span);
+    w.terminate(entry, Terminator::Return(None));
+    module.functions[derivative.index()] = w.finish();
 }
 
 const PROLOGUE: BlockId = BlockId(0);
@@ -237,6 +363,11 @@ struct Rev<'a> {
     /// For calls with `inout` arguments: the value each pointed to before
     /// the call, by (call, argument).
     pre_call: HashMap<(ValueId, usize), Saved>,
+    /// The first block of the backward part.
+    rev_start: Option<BlockId>,
+    /// Values that depend on a differentiable input (activity analysis):
+    /// only these get adjoints.
+    active: Vec<bool>,
 }
 
 /// A primal value saved for the backward part: in a variable, or (inside
@@ -408,9 +539,15 @@ impl Rev<'_> {
         let main = self.b.new_block();
         self.cur = Some(main);
         self.primal_seq(&tree)?;
-        if self.cur.is_none() {
+        let Some(end) = self.cur else {
             return Err(self.error("`bwd_diff` of a function that never returns"));
-        }
+        };
+        // The backward part starts in a block of its own (where the
+        // functions are split).
+        let rev_start = self.b.new_block();
+        self.b.terminate(end, Terminator::Branch { target: rev_start, args: Vec::new() });
+        self.cur = Some(rev_start);
+        self.rev_start = Some(rev_start);
         // The backward part, seeded with the result's derivative at the
         // `return` that ran.
         if !self.zero {
@@ -477,11 +614,8 @@ impl Rev<'_> {
                 self.b.func.blocks[b].insts.retain(|i| !gone.contains(i));
             }
         }
-        self.saved_bytes = self
-            .saves
-            .iter()
-            .filter(|s| !unread.contains(&s.0))
-            .fold((0u32, 0u32), |(bytes, n), s| (bytes.saturating_add(s.1), n + 1));
+        self.saves.retain(|s| !unread.contains(&s.0));
+        self.saved_bytes = self.saves.iter().fold((0u32, 0u32), |(bytes, n), s| (bytes.saturating_add(s.1), n + 1));
     }
 
     /// A pointer to part `index` (0: primal, 1: derivative) of the pair
@@ -842,7 +976,10 @@ impl Rev<'_> {
 
     fn primal_block(&mut self, b: BlockId) -> Result<(), CodegenError> {
         let block = self.src.block(b).clone();
-        let keep = self.depth > 0 || !self.loop_stack.is_empty();
+        // Everything the backward part reads comes from the context (the
+        // backward-propagation function does not see the primal part's
+        // values); what it does not read is dropped afterwards.
+        let keep = true;
         if b != Function::ENTRY {
             for &p in &block.params {
                 let var = self.param_var(p);
@@ -923,6 +1060,9 @@ impl Rev<'_> {
 
     /// `adj[v] += g`.
     fn add_adj(&mut self, v: ValueId, g: ValueId) -> Result<(), CodegenError> {
+        if !self.active[v.index()] {
+            return Ok(());
+        }
         let Some(a) = self.adj_var(v) else { return Ok(()) };
         self.accumulate(a, g)
     }
@@ -1412,13 +1552,18 @@ impl Rev<'_> {
                 is_diff[i.index()] = op.operands().iter().any(|o| is_diff[o.index()]);
             }
         }
-        // Replay the primal instructions.
+        // Replay the primal instructions (reading only the primal operands
+        // the rule uses, so that nothing else needs saving).
+        let used: std::collections::HashSet<ValueId> =
+            insts.iter().filter_map(|&i| sb.func.op(i)).flat_map(|op| op.operands()).collect();
         let mut pmap: HashMap<ValueId, ValueId> = HashMap::new();
         for (k, &o) in operands.iter().enumerate() {
-            let p = self.primal(o);
-            pmap.insert(pp[k], p);
+            if used.contains(&pp[k]) {
+                let p = self.primal(o);
+                pmap.insert(pp[k], p);
+            }
         }
-        if insts.iter().any(|&i| sb.func.op(i).is_some_and(|op| op.operands().contains(&rp))) {
+        if used.contains(&rp) {
             let r = self.primal(v);
             pmap.insert(rp, r);
         }
@@ -1551,7 +1696,7 @@ impl Rev<'_> {
     /// Whether value `v` of `f` can carry a derivative (an instruction or
     /// parameter of a differentiable type).
     fn adj_var_possible(&mut self, v: ValueId) -> bool {
-        self.differential(self.src_ty(v)).is_some()
+        self.active[v.index()] && self.differential(self.src_ty(v)).is_some()
     }
 
     /// A value of type `t` that is `a` at part `k` and zero elsewhere.
@@ -1732,6 +1877,110 @@ impl Rev<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Activity analysis: the values of `f` that depend on a differentiable
+/// input (a parameter that is not `no_diff`, through instructions, local
+/// memory, calls and block parameters). Others carry no derivative, so
+/// the backward part neither propagates into them nor saves what their
+/// derivative rules would read. Calls of functions with a user-written
+/// backward derivative are active whatever their arguments. Buffers
+/// (`Global`) are inactive memory.
+fn activity(f: &Function, module: &mut Module) -> Vec<bool> {
+    let custom: std::collections::HashSet<FuncId> = (0..module.functions.len())
+        .map(|i| FuncId(i as u32))
+        .filter(|&g| module.function(g).backward.is_some())
+        .collect();
+    let types = &mut module.types;
+    let mut active = vec![false; f.values.len()];
+    let base = |mut p: ValueId| loop {
+        match f.op(p) {
+            Some(Op::FieldAddr(b, _)) | Some(Op::ElementAddr(b, _)) => p = *b,
+            _ => return p,
+        }
+    };
+    let mut active_mem: std::collections::HashSet<ValueId> = std::collections::HashSet::new();
+    if let Some(entry) = f.blocks.first() {
+        for (p, &v) in f.params.iter().zip(&entry.params) {
+            let value = types.pointee(p.ty).map(|(t, _)| t).unwrap_or(p.ty);
+            let differentiable = !p.no_diff && types.differential(value).is_some();
+            match p.dir {
+                ParamDir::In => active[v.index()] = differentiable,
+                ParamDir::InOut => {
+                    if differentiable {
+                        active_mem.insert(v);
+                    }
+                }
+                ParamDir::Out => {}
+            }
+        }
+    }
+    loop {
+        let mut changed = false;
+        let set = |v: ValueId, active: &mut Vec<bool>, changed: &mut bool| {
+            if !active[v.index()] {
+                active[v.index()] = true;
+                *changed = true;
+            }
+        };
+        for block in &f.blocks {
+            for &i in &block.insts {
+                let Some(op) = f.op(i) else { continue };
+                match op {
+                    Op::Const(_) | Op::Var | Op::Global(_) | Op::Detach(_) | Op::Barrier(_) => {}
+                    Op::FieldAddr(..) | Op::ElementAddr(..) | Op::ArrayLength(_) => {}
+                    Op::Load(p) => {
+                        let b = base(*p);
+                        let is_buffer = matches!(f.op(b), Some(Op::Global(_)));
+                        if !is_buffer && active_mem.contains(&b) {
+                            set(i, &mut active, &mut changed);
+                        }
+                    }
+                    Op::Store { ptr, value } => {
+                        if active[value.index()] && active_mem.insert(base(*ptr)) {
+                            changed = true;
+                        }
+                    }
+                    Op::Call(g, args) => {
+                        // (A user-written backward derivative may produce
+                        // derivatives from nothing: one that reads a
+                        // parameter buffer, say.)
+                        let any = custom.contains(g)
+                            || args.iter().any(|a| active[a.index()] || active_mem.contains(&base(*a)));
+                        if any {
+                            set(i, &mut active, &mut changed);
+                            // What the callee writes through pointers.
+                            for a in args {
+                                if types.pointee(f.value(*a).ty).is_some() && active_mem.insert(base(*a)) {
+                                    changed = true;
+                                }
+                            }
+                        }
+                    }
+                    op => {
+                        if op.operands().iter().any(|o| active[o.index()]) {
+                            set(i, &mut active, &mut changed);
+                        }
+                    }
+                }
+            }
+            let edges: Vec<(BlockId, &Vec<ValueId>)> = match &block.term {
+                Terminator::Branch { target, args } => vec![(*target, args)],
+                Terminator::Loop { header, args, .. } => vec![(*header, args)],
+                _ => Vec::new(),
+            };
+            for (target, args) in edges {
+                for (&p, a) in f.block(target).params.iter().zip(args) {
+                    if active[a.index()] {
+                        set(p, &mut active, &mut changed);
+                    }
+                }
+            }
+        }
+        if !changed {
+            return active;
+        }
     }
 }
 
