@@ -755,6 +755,9 @@ pub struct Function {
     /// `[BackwardDerivative(g)]` / `[BackwardDerivativeOf(f)]`: `g` is the
     /// backward derivative.
     pub backward: Option<FuncId>,
+    /// `[PreferRecompute]`: a caller's backward derivative recomputes this
+    /// function's primal instead of keeping its context.
+    pub prefer_recompute: bool,
 }
 
 impl Function {
@@ -894,6 +897,7 @@ impl FunctionBuilder {
             ret_no_diff: false,
             max_iters: Vec::new(),
             backward: None,
+            prefer_recompute: false,
         };
         FunctionBuilder { func }
     }

@@ -733,6 +733,8 @@ impl<'db> ModuleLowerer<'db> {
         self.module.functions[id.index()].derivative = derivative;
         let backward = self.backward_source(&inst)?;
         self.module.functions[id.index()].backward = backward;
+        self.module.functions[id.index()].prefer_recompute =
+            item_of(db, def).is_some_and(|i| i.has_attr("PreferRecompute"));
         Ok(id)
     }
 

@@ -611,3 +611,33 @@ void accumulate(inout float acc, float x, out int count)
     "#]]
     .assert_eq(&print::print_function_as_slang(&module, f));
 }
+
+/// Reverse mode keeps a callee's intermediate context inside the caller's
+/// (its primal-context function runs in the caller's primal part, its
+/// backward-propagation function in the backward part), unless the callee
+/// is `[PreferRecompute]`: then the caller's backward part calls the
+/// callee's whole backward derivative, which recomputes its primal.
+#[test]
+fn callee_contexts_nest_unless_prefer_recompute() {
+    let source = |attr: &str| {
+        format!(
+            "[Differentiable]{attr}\nfloat sq(float x) {{ return x * x * sin(x); }}\n\
+             [Differentiable]\nfloat outer(float x) {{ return sq(x * 2.0) + x; }}\n"
+        )
+    };
+    let backward = |src: &str| {
+        let mut db = RootDatabase::new();
+        let file = db.set_file("/test.slang", src);
+        let def = slang_analysis::autodiff::functions_named(&db, file, "outer")[0];
+        slang_codegen::backward_derivative_source(&db, def).unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    let nested = backward(&source(""));
+    assert!(nested.contains("sq_Intermediates"), "{nested}");
+    assert!(nested.contains("s_primal_ctx_sq("), "{nested}");
+    assert!(nested.contains("s_bwd_prop_sq("), "{nested}");
+    let recomputed = backward(&source("\n[PreferRecompute]"));
+    let prop = recomputed.split("void s_bwd_prop_outer").nth(1).expect("the backward-propagation function");
+    let prop = prop.split("\n}\n").next().expect("its body");
+    assert!(prop.contains("s_bwd_sq("), "{recomputed}");
+    assert!(!prop.contains("s_bwd_prop_sq("), "{recomputed}");
+}

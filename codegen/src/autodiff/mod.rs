@@ -50,6 +50,12 @@ pub struct Requests {
     /// What each transcribed backward derivative saves from its primal
     /// part for its backward part: bytes per thread and values.
     pub context: HashMap<FuncId, (u32, u32)>,
+    /// The primal-context and backward-propagation halves of each
+    /// transcribed backward derivative.
+    pub(crate) extracted: HashMap<FuncId, rev::Extracted>,
+    /// Primal functions whose backward derivative is being transcribed
+    /// (on demand, for a caller): their calls are not nested again.
+    pub(crate) in_progress: Vec<FuncId>,
 }
 
 impl Requests {

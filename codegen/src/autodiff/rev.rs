@@ -137,53 +137,69 @@ pub fn backward_derivative(module: &mut Module, requests: &mut Requests, f: Func
 /// request in turn.
 pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenError> {
     while let Some((primal, derivative)) = requests.backward_queue.pop_front() {
-        let src = module.function(primal).clone();
-        let target = std::mem::replace(
-            &mut module.functions[derivative.index()],
-            FunctionBuilder::new(String::new(), TypeId(0), None).finish(),
-        );
-        let active = activity(&src, module);
-        let mut t = Rev {
-            module: &mut *module,
-            requests: &mut *requests,
-            zero: src.derivative == Derivative::Zero,
-            src: &src,
-            b: FunctionBuilder { func: target },
-            cur: None,
-            map: vec![None; src.values.len()],
-            pvar: vec![None; src.values.len()],
-            ckpt: vec![None; src.values.len()],
-            param_vars: HashMap::new(),
-            adj: HashMap::new(),
-            adj_mem: HashMap::new(),
-            depth: 0,
-            span: src.span,
-            ret_var: None,
-            returned: None,
-            ret_adj: None,
-            splits: HashMap::new(),
-            loops: Vec::new(),
-            loop_of_node: HashMap::new(),
-            loop_stack: Vec::new(),
-            exits: Vec::new(),
-            rev_index: HashMap::new(),
-            saved_bytes: (0, 0),
-            saves: Vec::new(),
-            pre_call: HashMap::new(),
-            rev_start: None,
-            active,
-        };
-        let result = t.function();
-        t.prune_saves();
-        let saved = t.saved_bytes;
-        let saves: Vec<ValueId> = t.saves.iter().map(|s| s.0).collect();
-        let (rev_start, ret_var) = (t.rev_start, t.ret_var);
-        module.functions[derivative.index()] = t.b.finish();
-        result?;
-        let rev_start = rev_start.expect("a transcribed backward derivative");
-        extract(module, &src, derivative, &saves, rev_start, ret_var);
-        requests.context.insert(derivative, saved);
+        transcribe(module, requests, primal, derivative)?;
     }
+    Ok(())
+}
+
+/// Transcribe the backward derivative `derivative` of `primal` now (also
+/// on demand, when a caller's primal part needs the callee's
+/// primal-context function).
+fn transcribe(
+    module: &mut Module,
+    requests: &mut Requests,
+    primal: FuncId,
+    derivative: FuncId,
+) -> Result<(), CodegenError> {
+    requests.backward_queue.retain(|&(_, d)| d != derivative);
+    let src = module.function(primal).clone();
+    let target = std::mem::replace(
+        &mut module.functions[derivative.index()],
+        FunctionBuilder::new(String::new(), TypeId(0), None).finish(),
+    );
+    let active = activity(&src, module);
+    let mut t = Rev {
+        module: &mut *module,
+        requests: &mut *requests,
+        zero: src.derivative == Derivative::Zero,
+        src: &src,
+        b: FunctionBuilder { func: target },
+        cur: None,
+        map: vec![None; src.values.len()],
+        pvar: vec![None; src.values.len()],
+        ckpt: vec![None; src.values.len()],
+        param_vars: HashMap::new(),
+        adj: HashMap::new(),
+        adj_mem: HashMap::new(),
+        depth: 0,
+        span: src.span,
+        ret_var: None,
+        returned: None,
+        ret_adj: None,
+        splits: HashMap::new(),
+        loops: Vec::new(),
+        loop_of_node: HashMap::new(),
+        loop_stack: Vec::new(),
+        exits: Vec::new(),
+        rev_index: HashMap::new(),
+        saved_bytes: (0, 0),
+        saves: Vec::new(),
+        pre_call: HashMap::new(),
+        rev_start: None,
+        active,
+        call_ctx: HashMap::new(),
+    };
+    let result = t.function();
+    t.prune_saves();
+    let saved = t.saved_bytes;
+    let saves: Vec<ValueId> = t.saves.iter().map(|s| s.0).collect();
+    let (rev_start, ret_var) = (t.rev_start, t.ret_var);
+    module.functions[derivative.index()] = t.b.finish();
+    result?;
+    let rev_start = rev_start.expect("a transcribed backward derivative");
+    let split = extract(module, &src, derivative, &saves, rev_start, ret_var);
+    requests.extracted.insert(derivative, split);
+    requests.context.insert(derivative, saved);
     Ok(())
 }
 
@@ -200,7 +216,7 @@ fn extract(
     saves: &[ValueId],
     rev_start: BlockId,
     ret_var: Option<ValueId>,
-) {
+) -> Extracted {
     let whole = module.functions[derivative.index()].clone();
     // The context: one field per saved value (or array of them).
     let mut fields: Vec<(String, TypeId)> = saves
@@ -304,6 +320,15 @@ fn extract(
     w.inst(entry, Op::Call(prop_fn, args), void, span);
     w.terminate(entry, Terminator::Return(None));
     module.functions[derivative.index()] = w.finish();
+    Extracted { primal: primal_fn, prop: prop_fn, context: ctx_ty }
+}
+
+/// The two halves of a backward derivative and its context type.
+#[derive(Debug, Clone, Copy)]
+pub struct Extracted {
+    pub primal: FuncId,
+    pub prop: FuncId,
+    pub context: TypeId,
 }
 
 const PROLOGUE: BlockId = BlockId(0);
@@ -368,6 +393,9 @@ struct Rev<'a> {
     /// Values that depend on a differentiable input (activity analysis):
     /// only these get adjoints.
     active: Vec<bool>,
+    /// Calls whose callee's primal-context function ran in the primal
+    /// part: the callee's halves and where its context is saved.
+    call_ctx: HashMap<ValueId, (Extracted, Saved)>,
 }
 
 /// A primal value saved for the backward part: in a variable, or (inside
@@ -996,6 +1024,20 @@ impl Rev<'_> {
             let ValueKind::Inst(op) = &value.kind else { continue };
             let mut op = op.clone();
             let operands: HashMap<ValueId, ValueId> = op.operands().into_iter().map(|o| (o, self.use_of(o))).collect();
+            if let (Op::Call(f, args), true) = (&op, self.active[v.index()]) {
+                if let Some(new) = self.primal_call_with_context(v, *f, args, &operands, value.ty)? {
+                    self.map[v.index()] = Some(new);
+                    if self.depth > 0 {
+                        let var = self.var(value.ty, None);
+                        self.store(var, new);
+                        self.pvar[v.index()] = Some(var);
+                    }
+                    if keep && !matches!(self.module.types.get(value.ty), Type::Void) {
+                        self.ckpt[v.index()] = Some(self.save(new));
+                    }
+                    continue;
+                }
+            }
             if let Op::Call(f, args) = &op {
                 // What `inout` arguments hold before the call: the primal
                 // inputs of the callee's backward derivative.
@@ -1024,6 +1066,71 @@ impl Rev<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A call of a differentiable function in the primal part, made as a
+    /// call of its primal-context function (transcribed now if need be),
+    /// whose context is saved for the backward part (`None`: a plain call
+    /// — a `[PreferRecompute]` callee, one with a user-written backward
+    /// derivative or `out`/`inout` parameters, whose backward derivative
+    /// recomputes its primal).
+    fn primal_call_with_context(
+        &mut self,
+        v: ValueId,
+        f: FuncId,
+        args: &[ValueId],
+        operands: &HashMap<ValueId, ValueId>,
+        ret: TypeId,
+    ) -> Result<Option<ValueId>, CodegenError> {
+        let callee = self.module.function(f).clone();
+        if callee.derivative != Derivative::Transcribe
+            || callee.backward.is_some()
+            || callee.prefer_recompute
+            || callee.params.iter().any(|p| p.dir != ParamDir::In)
+            || self.requests.in_progress.contains(&f)
+        {
+            return Ok(None);
+        }
+        let bwd = backward_derivative(self.module, self.requests, f).map_err(|m| self.error(m))?;
+        if !self.requests.extracted.contains_key(&bwd) {
+            self.requests.in_progress.push(f);
+            let done = transcribe(self.module, self.requests, f, bwd);
+            self.requests.in_progress.retain(|&g| g != f);
+            done?;
+        }
+        let ext = self.requests.extracted[&bwd];
+        let (_, param_map, ret_diff) = backward_signature(&mut self.module.types, &callee);
+        let params = self.module.function(ext.primal).params.clone();
+        let mut call_args = vec![None; params.len()];
+        for (&a, pm) in args.iter().zip(&param_map) {
+            match *pm {
+                ParamMap::Pair(i) => {
+                    let (pair_ty, _) = self.module.types.pointee(params[i].ty).expect("a pair pointer");
+                    let Type::DifferentialPair { diff, .. } = *self.module.types.get(pair_ty) else {
+                        unreachable!("a pair")
+                    };
+                    let z = self.emit().zero(diff);
+                    let init = self.inst(Op::Construct(vec![operands[&a], z]), pair_ty);
+                    let var = self.var(pair_ty, None);
+                    self.store(var, init);
+                    call_args[i] = Some(var);
+                }
+                ParamMap::Value(i) => call_args[i] = Some(operands[&a]),
+                ParamMap::OutGrad(_) | ParamMap::Dropped => return Ok(None),
+            }
+        }
+        if let Some(d) = ret_diff {
+            let z = self.emit().zero(d);
+            call_args[params.len() - 2] = Some(z);
+        }
+        let ctx = self.var(ext.context, None);
+        *call_args.last_mut().expect("the context") = Some(ctx);
+        let call_args: Vec<ValueId> = call_args.into_iter().map(|a| a.expect("every argument")).collect();
+        let r = self.inst(Op::Call(ext.primal, call_args), ret);
+        let c = self.load(ctx);
+        let saved = self.save(c);
+        self.call_ctx.insert(v, (ext, saved));
+        Ok(Some(r))
     }
 
     /// The primal value of `v` where the backward part is being emitted.
@@ -1787,9 +1894,18 @@ impl Rev<'_> {
         if g.is_none() && !any_diff_arg {
             return Ok(());
         }
-        let bwd = backward_derivative(self.module, self.requests, f).map_err(|m| self.error(m))?;
+        // With the callee's context saved in the primal part: its
+        // backward-propagation function, with the context last.
+        let nested = self.call_ctx.get(&v).copied();
+        let bwd = match nested {
+            Some((ext, _)) => ext.prop,
+            None => backward_derivative(self.module, self.requests, f).map_err(|m| self.error(m))?,
+        };
         let (_, param_map, ret_diff) = backward_signature(&mut self.module.types, &callee);
-        let bwd_params = self.module.function(bwd).params.clone();
+        let mut bwd_params = self.module.function(bwd).params.clone();
+        if nested.is_some() {
+            bwd_params.pop();
+        }
         let mut call_args = vec![None; bwd_params.len()];
         // (argument, pair variable, derivative type, whether the argument
         // is an `inout` pointer whose adjoint storage takes the result).
@@ -1860,7 +1976,10 @@ impl Rev<'_> {
             };
             *call_args.last_mut().expect("the result's derivative") = Some(g);
         }
-        let call_args: Vec<ValueId> = call_args.into_iter().map(|a| a.expect("every argument")).collect();
+        let mut call_args: Vec<ValueId> = call_args.into_iter().map(|a| a.expect("every argument")).collect();
+        if let Some((_, saved)) = nested {
+            call_args.push(self.restore(saved));
+        }
         let void = self.module.types.intern(Type::Void);
         self.inst(Op::Call(bwd, call_args), void);
         for (a, var, diff, inout) in pairs {
