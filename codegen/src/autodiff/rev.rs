@@ -108,13 +108,15 @@ pub fn backward_derivative(module: &mut Module, requests: &mut Requests, f: Func
     }
     match module.function(f).derivative {
         Derivative::None => return Err(format!("`{}` is not differentiable", module.function(f).name)),
-        Derivative::Custom(_) | Derivative::Substitute(_) => {
+        // `[PrimalSubstitute(s)]`: derivatives are those of `s`.
+        Derivative::Substitute(s) if s != f => return backward_derivative(module, requests, s),
+        Derivative::Custom(_) => {
             return Err(format!(
-                "`bwd_diff` of `{}`, which has a custom forward derivative or primal substitute, is not supported yet",
+                "`bwd_diff` of `{}`, which has only a custom forward derivative, is not supported yet",
                 module.function(f).name
             ))
         }
-        Derivative::Transcribe | Derivative::Zero => {}
+        Derivative::Transcribe | Derivative::Zero | Derivative::Substitute(_) => {}
     }
     if let Some(&d) = requests.backward.get(&f) {
         return Ok(d);
