@@ -257,10 +257,6 @@ fn extract(
     let ctx_ptr = module.types.intern(Type::Ptr(ctx_ty, AddressSpace::Function));
     let void = module.types.intern(Type::Void);
     let span = whole.span;
-    let field_ptr = |module: &mut Module, v: ValueId| {
-        let t = module.types.pointee(whole.value(v).ty).expect("a variable").0;
-        module.types.intern(Type::Ptr(t, AddressSpace::Function))
-    };
     let clear = |f: &mut Function, range: std::ops::Range<usize>| {
         for b in range {
             f.blocks[b].insts.clear();
@@ -279,7 +275,6 @@ fn extract(
     p.func.params.push(ctx_param("ctx", ParamDir::Out, ctx_ptr));
     let ctx_out = p.add_block_param(PROLOGUE, ctx_ptr, span);
     for (i, &v) in saves.iter().enumerate() {
-        let _ = field_ptr(module, v);
         p.func.values[v.index()].kind = ValueKind::Inst(Op::FieldAddr(ctx_out, i as u32));
     }
     p.func.blocks[rev_start.index()].insts.clear();
