@@ -46,18 +46,21 @@ pub fn run(args: CompileArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let Some(entry) = args.entry.clone().or_else(|| slang_analysis::ide::entry_points(&db, file).into_iter().next())
+    // The process ends after this command: the database (the whole core
+    // module's trees and queries) is left to the operating system rather
+    // than freed piece by piece.
+    let db = &*Box::leak(Box::new(db));
+    let Some(entry) = args.entry.clone().or_else(|| slang_analysis::ide::entry_points(db, file).into_iter().next())
     else {
         eprintln!("error: {}: no entry point (give one with --entry)", args.file.display());
         return ExitCode::from(1);
     };
     let name = args.file.display().to_string();
-    let text = file.text(&db);
+    let text = file.text(db);
     let result = if args.ir {
-        slang_codegen::lower_entry_point(&db, file, &entry)
-            .map(|m| Output::Text(slang_codegen::print::print_module(&m)))
+        slang_codegen::lower_entry_point(db, file, &entry).map(|m| Output::Text(slang_codegen::print::print_module(&m)))
     } else {
-        slang_codegen::compile(&db, file, &entry, target)
+        slang_codegen::compile(db, file, &entry, target)
     };
     let out = match result {
         Ok(out) => out,
