@@ -188,6 +188,19 @@ fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::M
     mem2reg::run(&mut module);
     dce::run(&mut module);
     check(&module, &pending)?;
+    if std::env::var_os("SLANG_ANALYZER_NORMALIZE_CFG").is_some() {
+        // For testing the control-flow normalization of reverse mode on
+        // its own: every function is replaced by its normalized form.
+        for i in 0..module.functions.len() {
+            if !pending.contains(&ir::FuncId(i as u32)) {
+                autodiff::rev::normalize(&mut module, ir::FuncId(i as u32)).map_err(|e| vec![e])?;
+            }
+        }
+        check(&module, &pending)?;
+        mem2reg::run(&mut module);
+        dce::run(&mut module);
+        check(&module, &pending)?;
+    }
     differentiate(&mut module, &mut requests)?;
     autodiff::pairs::run(&mut module);
     check(&module, &[])?;

@@ -641,3 +641,211 @@ fn callee_contexts_nest_unless_prefer_recompute() {
     assert!(prop.contains("s_bwd_sq("), "{recomputed}");
     assert!(!prop.contains("s_bwd_prop_sq("), "{recomputed}");
 }
+
+/// The control-flow normalization of reverse mode, before and after, on a
+/// function with an early return, a `continue` and a `break`: exits become
+/// flags, the rest of each region runs under "no exit yet", the loop
+/// leaves at the end of an iteration. (That it computes the same is
+/// checked on every compute test: `normalized_control_flow_computes_the_same`
+/// in tests/runner.rs.)
+#[test]
+fn control_flow_normalization_before_and_after() {
+    let src = r#"
+float f(float x, int n)
+{
+    if (x < 0.0)
+        return 0.0;
+    float s = 0.0;
+    for (int i = 0; i < n; i++)
+    {
+        if (i == 1)
+            continue;
+        s += x;
+        if (s > 10.0)
+            break;
+    }
+    return s;
+}
+"#;
+    let mut db = RootDatabase::new();
+    let file = db.set_file("/test.slang", src);
+    let mut module = slang_codegen::lower_function(&db, file, "f").unwrap_or_else(|e| panic!("{e:?}"));
+    let f = slang_codegen::ir::FuncId(module.functions.iter().position(|g| g.name == "f").unwrap() as u32);
+    let before = print::print_function_as_slang(&module, module.function(f));
+    slang_codegen::autodiff::rev::normalize(&mut module, f).unwrap();
+    slang_codegen::mem2reg::run(&mut module);
+    slang_codegen::dce::run(&mut module);
+    slang_codegen::validate::validate_module(&module).unwrap();
+    let after = print::print_function_as_slang(&module, module.function(f));
+    assert!(before.contains("return 0.0;") && before.contains("break;"), "{before}");
+    // One `return`, at the end; the only `break` leaves the loop at the
+    // end of an iteration.
+    assert_eq!(after.matches("return").count(), 1, "{after}");
+    assert!(after.trim_end().trim_end_matches('}').trim_end().ends_with(';'), "{after}");
+    assert_eq!(after.matches("break;").count(), 1, "{after}");
+    expect![[r#"
+        float f(float x, int n)
+        {
+            bool _168;
+            float _233;
+            float _232;
+            int _170;
+            int _171;
+            float _172;
+            bool _176;
+            float _196;
+            float _226;
+            bool _175;
+            float _225;
+            bool _191;
+            float _194;
+            float _224;
+            bool _182;
+            float _198;
+            bool _192;
+            float _197;
+            float _228;
+            bool _185;
+            float _231;
+            float _199;
+            int _215;
+            float _216;
+            bool _9 = x < 0.0;
+            if (_9)
+            {
+                _168 = true;
+                _233 = 0.0;
+            }
+            else
+            {
+                _168 = false;
+                _233 = 0.0;
+            }
+            bool _20 = !_168;
+            if (_20)
+            {
+                _170 = 0;
+                _171 = 0;
+                _172 = 0.0;
+                _176 = false;
+                _196 = 0.0;
+                _226 = 0.0;
+                for (;;)
+                {
+                    int _54 = _170 + 1;
+                    bool _61 = _171 < n;
+                    if (_61)
+                    {
+                        _175 = _176;
+                        _225 = _226;
+                    }
+                    else
+                    {
+                        _175 = true;
+                        _225 = _172;
+                    }
+                    bool _76 = _168 || _175;
+                    bool _78 = _76 || false;
+                    bool _79 = !_78;
+                    if (_79)
+                    {
+                        bool _87 = _171 == 1;
+                        if (_87)
+                        {
+                            _182 = true;
+                            _198 = _172;
+                        }
+                        else
+                        {
+                            _182 = false;
+                            _198 = _196;
+                        }
+                        bool _102 = _168 || _175;
+                        bool _104 = _102 || _182;
+                        bool _105 = !_104;
+                        if (_105)
+                        {
+                            float _107 = _172 + x;
+                            bool _119 = _107 > 10.0;
+                            if (_119)
+                            {
+                                _185 = true;
+                                _231 = _107;
+                            }
+                            else
+                            {
+                                _185 = _175;
+                                _231 = _225;
+                            }
+                            bool _131 = _168 || _185;
+                            bool _133 = _131 || _182;
+                            bool _134 = !_133;
+                            if (_134)
+                            {
+                                _199 = _107;
+                            }
+                            else
+                            {
+                                _199 = _198;
+                            }
+                            _192 = _185;
+                            _197 = _199;
+                            _228 = _231;
+                        }
+                        else
+                        {
+                            _192 = _175;
+                            _197 = _198;
+                            _228 = _225;
+                        }
+                        _191 = _192;
+                        _194 = _197;
+                        _224 = _228;
+                    }
+                    else
+                    {
+                        _191 = _175;
+                        _194 = _196;
+                        _224 = _225;
+                    }
+                    bool _139 = _168 || _191;
+                    bool _140 = !_139;
+                    if (_140)
+                    {
+                        int _149 = _171 + 1;
+                        _215 = _149;
+                        _216 = _194;
+                    }
+                    else
+                    {
+                        _215 = _171;
+                        _216 = _172;
+                    }
+                    bool _160 = _168 || _191;
+                    if (_160)
+                    {
+                        break;
+                    }
+                    else
+                    {
+                        continue;
+                    }
+                    // continue:
+                    _170 = _54;
+                    _171 = _215;
+                    _172 = _216;
+                    _176 = _191;
+                    _196 = _194;
+                    _226 = _224;
+                }
+                _232 = _224;
+            }
+            else
+            {
+                _232 = _233;
+            }
+            return _232;
+        }
+    "#]]
+    .assert_eq(&after);
+}

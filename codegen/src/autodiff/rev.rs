@@ -190,6 +190,7 @@ fn transcribe(
         rev_start: None,
         active,
         call_ctx: HashMap::new(),
+        normalize_only: false,
     };
     let result = t.function();
     t.prune_saves();
@@ -202,6 +203,65 @@ fn transcribe(
     let split = extract(module, &src, derivative, &saves, rev_start, ret_var);
     requests.extracted.insert(derivative, split);
     requests.context.insert(derivative, saved);
+    Ok(())
+}
+
+/// Replace `f`'s body by its normalized form — the control flow reverse
+/// mode copies as its primal part: `return`, `break` and `continue`
+/// become flags guarding the rest of each region, every loop exits at
+/// the end of an iteration, block parameters become variables. It
+/// computes what `f` computes (tests run every compute test through it);
+/// it exists so the normalization can be tested on its own.
+pub fn normalize(module: &mut Module, f: FuncId) -> Result<(), CodegenError> {
+    let src = module.function(f).clone();
+    if src.blocks.is_empty() {
+        return Ok(());
+    }
+    let mut target = FunctionBuilder::new(src.name.clone(), src.ret, src.span).finish();
+    target.params = src.params.clone();
+    target.entry_point = src.entry_point;
+    target.derivative = src.derivative;
+    target.backward = src.backward;
+    target.prefer_recompute = src.prefer_recompute;
+    target.ret_no_diff = src.ret_no_diff;
+    let mut requests = Requests::default();
+    let active = vec![false; src.values.len()];
+    let mut t = Rev {
+        module: &mut *module,
+        requests: &mut requests,
+        zero: true,
+        src: &src,
+        b: FunctionBuilder { func: target },
+        cur: None,
+        map: vec![None; src.values.len()],
+        pvar: vec![None; src.values.len()],
+        ckpt: vec![None; src.values.len()],
+        param_vars: HashMap::new(),
+        adj: HashMap::new(),
+        adj_mem: HashMap::new(),
+        depth: 0,
+        span: src.span,
+        ret_var: None,
+        returned: None,
+        ret_adj: None,
+        splits: HashMap::new(),
+        loops: Vec::new(),
+        loop_of_node: HashMap::new(),
+        loop_stack: Vec::new(),
+        exits: Vec::new(),
+        rev_index: HashMap::new(),
+        saved_bytes: (0, 0),
+        saves: Vec::new(),
+        pre_call: HashMap::new(),
+        rev_start: None,
+        active,
+        call_ctx: HashMap::new(),
+        normalize_only: true,
+    };
+    let result = t.normalized();
+    let func = t.b.finish();
+    result?;
+    module.functions[f.index()] = func;
     Ok(())
 }
 
@@ -393,6 +453,9 @@ struct Rev<'a> {
     /// Calls whose callee's primal-context function ran in the primal
     /// part: the callee's halves and where its context is saved.
     call_ctx: HashMap<ValueId, (Extracted, Saved)>,
+    /// Only normalize the control flow ([`normalize`]): no saves, no
+    /// backward part.
+    normalize_only: bool,
 }
 
 /// A primal value saved for the backward part: in a variable, or (inside
@@ -423,7 +486,8 @@ struct LoopInfo {
 
 #[derive(Clone, Copy, PartialEq)]
 enum Exit {
-    Switch,
+    /// A `switch`, and the flag its `break`s set.
+    Switch(ValueId),
     Loop(usize),
 }
 
@@ -643,6 +707,33 @@ impl Rev<'_> {
         self.saved_bytes = self.saves.iter().fold((0u32, 0u32), |(bytes, n), s| (bytes.saturating_add(s.1), n + 1));
     }
 
+    /// The normalized primal part alone, returning `f`'s result.
+    fn normalized(&mut self) -> Result<(), CodegenError> {
+        let tree = structure(self.src).map_err(|e| self.error(format!("internal: {e}")))?;
+        let prologue = self.b.new_block();
+        debug_assert_eq!(prologue, PROLOGUE);
+        let src_params = self.src.blocks[0].params.clone();
+        for &p in &src_params {
+            let t = self.src_ty(p);
+            self.map[p.index()] = Some(self.b.add_block_param(PROLOGUE, t, self.span));
+        }
+        if !matches!(self.module.types.get(self.src.ret), Type::Void) {
+            let rt = self.src.ret;
+            self.ret_var = Some(self.var(rt, None));
+        }
+        let bool_ty = self.bool_ty();
+        let no = self.b.inst(PROLOGUE, Op::Const(crate::ir::Const::Bool(false)), bool_ty, self.span);
+        self.returned = Some(self.var(bool_ty, Some(no)));
+        let main = self.b.new_block();
+        self.cur = Some(main);
+        self.primal_seq(&tree)?;
+        let Some(end) = self.cur else { return Err(self.error("a function that never returns")) };
+        let result = self.ret_var.map(|r| self.b.inst(end, Op::Load(r), self.src.ret, self.span));
+        self.b.terminate(end, Terminator::Return(result));
+        self.b.terminate(PROLOGUE, Terminator::Branch { target: main, args: Vec::new() });
+        Ok(())
+    }
+
     /// A pointer to part `index` (0: primal, 1: derivative) of the pair
     /// `pair` points to.
     fn pair_part(&mut self, pair: ValueId, index: u32) -> ValueId {
@@ -708,16 +799,17 @@ impl Rev<'_> {
                     let v = self.use_of(*value);
                     let (bodies, brk) = self.open_switch(v, cases, default);
                     self.depth += 1;
-                    self.exits.push(Exit::Switch);
+                    // `break` sets a flag; the rest of the case after a
+                    // node with a `break` inside is guarded by it, and every
+                    // case ends at the break block.
+                    let bool_ty = self.bool_ty();
+                    let no = self.b.inst(PROLOGUE, Op::Const(crate::ir::Const::Bool(false)), bool_ty, self.span);
+                    let flag = self.var(bool_ty, Some(no));
+                    self.exits.push(Exit::Switch(flag));
                     for (start, body) in bodies {
-                        // A `break` ends each case; one inside a branch of
-                        // the case is not supported.
-                        if body[..body.len().saturating_sub(1)].iter().any(has_switch_break) {
-                            return Err(self.error(
-                                "a `break` inside a branch of a `switch` case is not supported by `bwd_diff` yet",
-                            ));
-                        }
                         self.cur = Some(start);
+                        let f = self.inst(Op::Const(crate::ir::Const::Bool(false)), bool_ty);
+                        self.store(flag, f);
                         self.primal_seq(body)?;
                         if let Some(end) = self.cur {
                             self.b.terminate(end, Terminator::Branch { target: brk, args: Vec::new() });
@@ -727,13 +819,13 @@ impl Rev<'_> {
                     self.depth -= 1;
                     self.cur = Some(brk);
                 }
-                Node::Break => match self.exits.last() {
+                Node::Break => match self.exits.last().copied() {
                     Some(Exit::Loop(l)) => {
-                        let flag = self.loops[*l].broke;
+                        let flag = self.loops[l].broke;
                         self.set_flag(flag);
                     }
-                    // The end of a `switch` case.
-                    _ => return Ok(()),
+                    Some(Exit::Switch(flag)) => self.set_flag(flag),
+                    None => return Err(self.error("internal: `break` outside a loop or switch")),
                 },
                 Node::Continue => {
                     let Some(Exit::Loop(l)) = self.exits.last() else {
@@ -801,6 +893,10 @@ impl Rev<'_> {
         let t = self.bool_ty();
         let returned = self.returned.expect("the return flag");
         let mut any = self.load(returned);
+        if let Some(Exit::Switch(flag)) = self.exits.last().copied() {
+            let f = self.load(flag);
+            any = self.inst(Op::Binary(BinaryOp::Or, any, f), t);
+        }
         if let Some(Exit::Loop(l)) = self.exits.iter().rev().find(|e| matches!(e, Exit::Loop(_))).copied() {
             for flag in [self.loops[l].broke, self.loops[l].continued] {
                 let f = self.load(flag);
@@ -827,7 +923,8 @@ impl Rev<'_> {
         }) else {
             return Err(self.error("internal: a loop without a header"));
         };
-        let Some(n) = self.src.max_iters.iter().find(|(h, _)| *h == header_block).map(|m| m.1) else {
+        let bound = self.src.max_iters.iter().find(|(h, _)| *h == header_block).map(|m| m.1);
+        let Some(n) = bound.or(self.normalize_only.then_some(0)) else {
             return Err(self.error(
                 "this loop needs `[MaxIters(n)]` (or a literal bound) for `bwd_diff` to size what it saves per iteration",
             ));
@@ -863,6 +960,10 @@ impl Rev<'_> {
         let (header, brk, cont) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
         let block = self.block();
         self.b.terminate(block, Terminator::Loop { header, brk, cont, args: Vec::new() });
+        if let Some(n) = bound {
+            // (The normalized copy keeps the bound.)
+            self.b.func.max_iters.push((header, n));
+        }
         self.cur = Some(header);
         self.loop_stack.push(l);
         self.exits.push(Exit::Loop(l));
@@ -922,6 +1023,9 @@ impl Rev<'_> {
 
     /// Save a value of the primal copy for the backward part.
     fn save(&mut self, v: ValueId) -> Saved {
+        if self.normalize_only {
+            return Saved { var: v, lp: None };
+        }
         let t = self.b.ty(v);
         let copies = self.loop_stack.last().map(|&l| self.loops[l].cap).unwrap_or(1);
         let size = crate::layout::size_of(&self.module.types, t, crate::layout::Rules::Std430);
@@ -1021,7 +1125,7 @@ impl Rev<'_> {
             let ValueKind::Inst(op) = &value.kind else { continue };
             let mut op = op.clone();
             let operands: HashMap<ValueId, ValueId> = op.operands().into_iter().map(|o| (o, self.use_of(o))).collect();
-            if let (Op::Call(f, args), true) = (&op, self.active[v.index()]) {
+            if let (Op::Call(f, args), true) = (&op, self.active[v.index()] && !self.normalize_only) {
                 if let Some(new) = self.primal_call_with_context(v, *f, args, &operands, value.ty)? {
                     self.map[v.index()] = Some(new);
                     if self.depth > 0 {
@@ -1035,7 +1139,7 @@ impl Rev<'_> {
                     continue;
                 }
             }
-            if let Op::Call(f, args) = &op {
+            if let (Op::Call(f, args), false) = (&op, self.normalize_only) {
                 // What `inout` arguments hold before the call: the primal
                 // inputs of the callee's backward derivative.
                 let dirs: Vec<ParamDir> = self.module.function(*f).params.iter().map(|p| p.dir).collect();
@@ -2121,16 +2225,6 @@ fn has_exit(node: &Node) -> bool {
         }
     }
     walk(node, false, false)
-}
-
-/// Whether a `switch`'s `break` is inside `node` (not in a nested loop or
-/// `switch`).
-fn has_switch_break(node: &Node) -> bool {
-    match node {
-        Node::Break => true,
-        Node::If { then, els, .. } => then.iter().any(has_switch_break) || els.iter().any(has_switch_break),
-        _ => false,
-    }
 }
 
 /// Where a pair parameter's derivative comes from at the end.
