@@ -160,38 +160,8 @@ fn transcribe(
         FunctionBuilder::new(String::new(), TypeId(0), None).finish(),
     );
     let active = activity(&src, module);
-    let mut t = Rev {
-        module: &mut *module,
-        requests: &mut *requests,
-        zero: src.derivative == Derivative::Zero,
-        src: &src,
-        b: FunctionBuilder { func: target },
-        cur: None,
-        map: vec![None; src.values.len()],
-        pvar: vec![None; src.values.len()],
-        ckpt: vec![None; src.values.len()],
-        param_vars: HashMap::new(),
-        adj: HashMap::new(),
-        adj_mem: HashMap::new(),
-        depth: 0,
-        span: src.span,
-        ret_var: None,
-        returned: None,
-        ret_adj: None,
-        splits: HashMap::new(),
-        loops: Vec::new(),
-        loop_of_node: HashMap::new(),
-        loop_stack: Vec::new(),
-        exits: Vec::new(),
-        rev_index: HashMap::new(),
-        saved_bytes: (0, 0),
-        saves: Vec::new(),
-        pre_call: HashMap::new(),
-        rev_start: None,
-        active,
-        call_ctx: HashMap::new(),
-        normalize_only: false,
-    };
+    let zero = src.derivative == Derivative::Zero;
+    let mut t = Rev::new(module, requests, &src, target, active, zero, false);
     let result = t.function();
     t.prune_saves();
     let saved = t.saved_bytes;
@@ -226,38 +196,7 @@ pub fn normalize(module: &mut Module, f: FuncId) -> Result<(), CodegenError> {
     target.ret_no_diff = src.ret_no_diff;
     let mut requests = Requests::default();
     let active = vec![false; src.values.len()];
-    let mut t = Rev {
-        module: &mut *module,
-        requests: &mut requests,
-        zero: true,
-        src: &src,
-        b: FunctionBuilder { func: target },
-        cur: None,
-        map: vec![None; src.values.len()],
-        pvar: vec![None; src.values.len()],
-        ckpt: vec![None; src.values.len()],
-        param_vars: HashMap::new(),
-        adj: HashMap::new(),
-        adj_mem: HashMap::new(),
-        depth: 0,
-        span: src.span,
-        ret_var: None,
-        returned: None,
-        ret_adj: None,
-        splits: HashMap::new(),
-        loops: Vec::new(),
-        loop_of_node: HashMap::new(),
-        loop_stack: Vec::new(),
-        exits: Vec::new(),
-        rev_index: HashMap::new(),
-        saved_bytes: (0, 0),
-        saves: Vec::new(),
-        pre_call: HashMap::new(),
-        rev_start: None,
-        active,
-        call_ctx: HashMap::new(),
-        normalize_only: true,
-    };
+    let mut t = Rev::new(module, &mut requests, &src, target, active, true, true);
     let result = t.normalized();
     let func = t.b.finish();
     result?;
@@ -491,7 +430,51 @@ enum Exit {
     Loop(usize),
 }
 
-impl Rev<'_> {
+impl<'a> Rev<'a> {
+    fn new(
+        module: &'a mut Module,
+        requests: &'a mut Requests,
+        src: &'a Function,
+        target: Function,
+        active: Vec<bool>,
+        zero: bool,
+        normalize_only: bool,
+    ) -> Rev<'a> {
+        let n = src.values.len();
+        Rev {
+            module,
+            requests,
+            zero,
+            src,
+            b: FunctionBuilder { func: target },
+            cur: None,
+            map: vec![None; n],
+            pvar: vec![None; n],
+            ckpt: vec![None; n],
+            param_vars: HashMap::new(),
+            adj: HashMap::new(),
+            adj_mem: HashMap::new(),
+            depth: 0,
+            span: src.span,
+            ret_var: None,
+            returned: None,
+            ret_adj: None,
+            splits: HashMap::new(),
+            loops: Vec::new(),
+            loop_of_node: HashMap::new(),
+            loop_stack: Vec::new(),
+            exits: Vec::new(),
+            rev_index: HashMap::new(),
+            saved_bytes: (0, 0),
+            saves: Vec::new(),
+            pre_call: HashMap::new(),
+            rev_start: None,
+            active,
+            call_ctx: HashMap::new(),
+            normalize_only,
+        }
+    }
+
     fn error(&self, message: impl Into<String>) -> CodegenError {
         CodegenError { range: self.span.or(self.src.span), message: message.into() }
     }
