@@ -2545,47 +2545,15 @@ impl FnLower<'_, '_> {
         Ok(self.m.intrinsic_function(i, params, ret))
     }
 
-    /// `a + b` for differentials (`T.dadd`): component-wise, through
-    /// arrays and struct fields.
-    fn differential_add(&mut self, a: ValueId, b: ValueId, ty: TypeId) -> R<ValueId> {
-        self.differential_combine(a, b, ty, BinaryOp::Add)
-    }
-
-    /// `s * d` for a differential `d` (`T.dmul`).
-    fn differential_scale(&mut self, s: ValueId, d: ValueId, ty: TypeId) -> R<ValueId> {
-        self.differential_combine(s, d, ty, BinaryOp::Mul)
-    }
-
-    /// `a op b` through the parts of `ty`; for `Mul`, `a` is a scalar
-    /// applied to every part of `b`.
-    fn differential_combine(&mut self, a: ValueId, b: ValueId, ty: TypeId, op: BinaryOp) -> R<ValueId> {
-        let parts = |this: &mut Self, parts: Vec<TypeId>| -> R<ValueId> {
-            let mut out = Vec::new();
-            for (k, pt) in parts.into_iter().enumerate() {
-                let pb = this.emit(Op::Extract(b, k as u32), pt);
-                let pa = if op == BinaryOp::Add { this.emit(Op::Extract(a, k as u32), pt) } else { a };
-                out.push(this.differential_combine(pa, pb, pt, op)?);
-            }
-            Ok(this.emit(Op::Construct(out), ty))
-        };
-        match self.ty(ty).clone() {
-            Type::Array(e, n) => parts(self, vec![e; n as usize]),
-            Type::Struct { fields, .. } => parts(self, fields.iter().map(|f| f.1).collect()),
-            Type::Scalar(_) | Type::Vector(..) | Type::Matrix { .. } => {
-                let a = if op == BinaryOp::Mul {
-                    let st = self.t(Type::Scalar(self.m.module.types.scalar_of(ty).unwrap_or(Scalar::Float)));
-                    let s = self.coerce(a, st)?;
-                    if st == ty {
-                        s
-                    } else {
-                        self.emit(Op::Splat(s), ty)
-                    }
-                } else {
-                    a
-                };
-                Ok(self.emit(Op::Binary(op, a, b), ty))
-            }
-            _ => self.error(format!("`{}` is not a differential type", self.show(ty))),
+    /// `a + b` (`T.dadd`) or `a * b` for a scalar `a` (`T.dmul`) on
+    /// differentials of type `ty`.
+    fn differential_combine(&mut self, op: BinaryOp, a: ValueId, b: ValueId, ty: TypeId) -> R<ValueId> {
+        let block = self.block();
+        let mut e =
+            crate::autodiff::rules::Emit { types: &mut self.m.module.types, b: &mut self.b, block, span: self.span };
+        match e.combine(op, a, b, ty) {
+            Some(v) => Ok(v),
+            None => self.error(format!("`{}` is not a differential type", self.show(ty))),
         }
     }
 
@@ -2611,10 +2579,10 @@ impl FnLower<'_, '_> {
                 let y = self.expr_expecting(*b, d)?;
                 if name == "dadd" {
                     let x = self.expr_expecting(*a, d)?;
-                    self.differential_add(x, y, d)
+                    self.differential_combine(BinaryOp::Add, x, y, d)
                 } else {
                     let s = self.expr(*a)?;
-                    self.differential_scale(s, y, d)
+                    self.differential_combine(BinaryOp::Mul, s, y, d)
                 }
             }
             (Ty::Adt { name: n, .. }, "getPrimal" | "getDifferential", []) if n == "DifferentialPair" => {

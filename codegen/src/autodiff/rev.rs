@@ -1289,45 +1289,9 @@ impl<'a> Rev<'a> {
 
     /// `a + b` for differentials of type `t`.
     fn dadd(&mut self, a: ValueId, b: ValueId, t: TypeId) -> Result<ValueId, CodegenError> {
-        match self.module.types.get(t).clone() {
-            Type::Scalar(_) | Type::Vector(..) | Type::Matrix { .. } => {
-                Ok(self.inst(Op::Binary(BinaryOp::Add, a, b), t))
-            }
-            Type::Array(e, n) => {
-                let parts = (0..n)
-                    .map(|i| {
-                        let x = self.inst(Op::Extract(a, i), e);
-                        let y = self.inst(Op::Extract(b, i), e);
-                        self.dadd(x, y, e)
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(self.inst(Op::Construct(parts), t))
-            }
-            Type::Struct { fields, .. } => {
-                let parts = fields
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| {
-                        let x = self.inst(Op::Extract(a, i as u32), f.1);
-                        let y = self.inst(Op::Extract(b, i as u32), f.1);
-                        self.dadd(x, y, f.1)
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(self.inst(Op::Construct(parts), t))
-            }
-            Type::DifferentialPair { .. } => {
-                let (p, d) = match self.module.types.get(t) {
-                    Type::DifferentialPair { primal, diff } => (*primal, *diff),
-                    _ => unreachable!(),
-                };
-                let (ap, bp) = (self.inst(Op::Extract(a, 0), p), self.inst(Op::Extract(b, 0), p));
-                let (ad, bd) = (self.inst(Op::Extract(a, 1), d), self.inst(Op::Extract(b, 1), d));
-                let x = self.dadd(ap, bp, p)?;
-                let y = self.dadd(ad, bd, d)?;
-                Ok(self.inst(Op::Construct(vec![x, y]), t))
-            }
-            _ => Err(self.error("internal: adding values that are not differentials")),
-        }
+        self.emit()
+            .combine(BinaryOp::Add, a, b, t)
+            .ok_or_else(|| self.error("internal: adding values that are not differentials"))
     }
 
     /// The sum of the components of a vector or matrix.

@@ -154,6 +154,39 @@ impl Emit<'_> {
     }
 }
 
+impl Emit<'_> {
+    /// `a + b` for differentials of type `ty` (`T.dadd`), or, for `Mul`,
+    /// the scalar `a` times every part of `b` (`T.dmul`): component-wise,
+    /// through arrays, struct fields and pairs. `None` for a type that is
+    /// not a differential.
+    pub fn combine(&mut self, op: BinaryOp, a: ValueId, b: ValueId, ty: TypeId) -> Option<ValueId> {
+        let parts: Vec<TypeId> = match self.types.get(ty).clone() {
+            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix { scalar: s, .. } => {
+                let a = match op {
+                    BinaryOp::Mul => {
+                        let st = self.types.intern(Type::Scalar(s));
+                        let a = if self.ty(a) == st { a } else { self.inst(Op::Convert(a), st) };
+                        self.shape(a, ty)
+                    }
+                    _ => a,
+                };
+                return Some(self.inst(Op::Binary(op, a, b), ty));
+            }
+            Type::Array(e, n) => vec![e; n as usize],
+            Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
+            Type::DifferentialPair { primal, diff } => vec![primal, diff],
+            Type::Void | Type::RuntimeArray(_) | Type::Ptr(..) => return None,
+        };
+        let mut out = Vec::new();
+        for (k, pt) in parts.into_iter().enumerate() {
+            let pb = self.inst(Op::Extract(b, k as u32), pt);
+            let pa = if op == BinaryOp::Mul { a } else { self.inst(Op::Extract(a, k as u32), pt) };
+            out.push(self.combine(op, pa, pb, pt)?);
+        }
+        Some(self.inst(Op::Construct(out), ty))
+    }
+}
+
 /// The differential of `a op b` (`ty`: the result's type).
 pub fn binary(
     e: &mut Emit,
