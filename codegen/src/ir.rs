@@ -758,6 +758,14 @@ pub struct Function {
     /// `[PreferRecompute]`: a caller's backward derivative recomputes this
     /// function's primal instead of keeping its context.
     pub prefer_recompute: bool,
+    /// `[PreferCheckpoint]`: its backward derivative saves every primal
+    /// value its backward part reads instead of recomputing the cheap
+    /// ones.
+    pub prefer_checkpoint: bool,
+    /// Loops marked `[ForceUnroll]` (by header block), the loop's source
+    /// range, and whether an iteration bound was written
+    /// (`[ForceUnroll(n)]`): [`crate::unroll`] unrolls them.
+    pub force_unroll: Vec<(BlockId, Option<TextRange>, bool)>,
 }
 
 impl Function {
@@ -898,6 +906,8 @@ impl FunctionBuilder {
             max_iters: Vec::new(),
             backward: None,
             prefer_recompute: false,
+            prefer_checkpoint: false,
+            force_unroll: Vec::new(),
         };
         FunctionBuilder { func }
     }

@@ -1,6 +1,7 @@
 //! Code generation for Slang: typed HIR bodies are lowered to an SSA IR
 //! with structured control flow ([`ir`]), checked ([`validate`]), turned
-//! into SSA form ([`mem2reg`], [`dce`]), differentiated ([`autodiff`]),
+//! into SSA form ([`mem2reg`], [`dce`]), `[ForceUnroll]` loops unrolled
+//! ([`unroll`]), differentiated ([`autodiff`]),
 //! given the buffers' memory layout ([`layout`]), and written through naga to WGSL, SPIR-V, GLSL, HLSL and MSL
 //! ([`naga_out`]).
 //!
@@ -17,6 +18,7 @@ pub mod mem2reg;
 pub mod naga_out;
 pub mod print;
 pub mod structure;
+pub mod unroll;
 pub mod validate;
 
 use slang_analysis::{Db, Severity, SourceFile, TextRange};
@@ -127,6 +129,9 @@ fn generate_derivative(
     check(&module, &requests.pending())?;
     mem2reg::run(&mut module);
     dce::run(&mut module);
+    unroll::run(&mut module)?;
+    dce::run(&mut module);
+    check(&module, &requests.pending())?;
     let derivative = match forward {
         true => autodiff::forward_derivative(&mut module, &mut requests, root),
         false => autodiff::rev::backward_derivative(&mut module, &mut requests, root),
@@ -186,6 +191,10 @@ fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::M
     let pending = requests.pending();
     check(&module, &pending)?;
     mem2reg::run(&mut module);
+    dce::run(&mut module);
+    check(&module, &pending)?;
+    // `[ForceUnroll]` loops, before differentiation.
+    unroll::run(&mut module)?;
     dce::run(&mut module);
     check(&module, &pending)?;
     if std::env::var_os("SLANG_ANALYZER_NORMALIZE_CFG").is_some() {

@@ -735,6 +735,8 @@ impl<'db> ModuleLowerer<'db> {
         self.module.functions[id.index()].backward = backward;
         self.module.functions[id.index()].prefer_recompute =
             item_of(db, def).is_some_and(|i| i.has_attr("PreferRecompute"));
+        self.module.functions[id.index()].prefer_checkpoint =
+            item_of(db, def).is_some_and(|i| i.has_attr("PreferCheckpoint"));
         Ok(id)
     }
 
@@ -853,6 +855,7 @@ impl<'db> ModuleLowerer<'db> {
             no_diff: false,
             pending_label: None,
             pending_max_iters: None,
+            pending_unroll: None,
             eager_logic: false,
         };
         let result = lower.function();
@@ -903,6 +906,9 @@ struct FnLower<'a, 'db> {
     pending_label: Option<String>,
     /// The iteration bound of the loop about to be lowered.
     pending_max_iters: Option<u32>,
+    /// The loop about to be lowered is `[ForceUnroll]`: its range, and
+    /// whether a bound was written.
+    pending_unroll: Option<(Option<TextRange>, bool)>,
     /// Lowering a `do … while` test: `&&` and `||` evaluate both sides.
     eager_logic: bool,
 }
@@ -1273,6 +1279,21 @@ impl FnLower<'_, '_> {
         u32::try_from((bound - start).abs() + 1).ok()
     }
 
+    /// `[ForceUnroll]` on loop statement `s`: the statement's range, and
+    /// whether an iteration bound is written (`[ForceUnroll(n)]`).
+    fn force_unroll(&self, s: StmtId) -> Option<(Option<TextRange>, bool)> {
+        let node = self.stmt_node(s)?;
+        let mut holder = node.parent();
+        while let Some(h) = holder.clone().filter(|h| matches!(h.kind(), SyntaxKind::LABELED_STMT)) {
+            holder = h.parent();
+        }
+        let holder = holder.filter(|h| h.kind() == SyntaxKind::ATTRIBUTED_STMT)?;
+        let a =
+            holder.children().filter_map(ast::Attribute::cast).find(|a| a.name().as_deref() == Some("ForceUnroll"))?;
+        let bounded = a.args().next().is_some();
+        Some((stmt_range(self.db(), self.def, s), bounded))
+    }
+
     /// Enter a loop or switch (taking the label written before it).
     fn push_target(&mut self, brk: BlockId, cont: Option<BlockId>) {
         let label = self.pending_label.take();
@@ -1382,6 +1403,7 @@ impl FnLower<'_, '_> {
                     self.stmt(i)?;
                 }
                 self.pending_max_iters = self.loop_bound(s, init, cond);
+                self.pending_unroll = self.force_unroll(s);
                 if kind == Some(SyntaxKind::DO_WHILE_STMT) {
                     self.do_while(cond, body)?;
                 } else {
@@ -1490,6 +1512,9 @@ impl FnLower<'_, '_> {
         self.terminate(Terminator::Loop { header, brk, cont, args: Vec::new() });
         if let Some(n) = self.pending_max_iters.take() {
             self.b.func.max_iters.push((header, n));
+        }
+        if let Some((range, bounded)) = self.pending_unroll.take() {
+            self.b.func.force_unroll.push((header, range, bounded));
         }
         self.cur = Some(header);
         (header, body, brk, cont)

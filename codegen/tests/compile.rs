@@ -849,3 +849,152 @@ float f(float x, int n)
     "#]]
     .assert_eq(&after);
 }
+
+/// `[ForceUnroll]` as an IR-to-IR pass, before and after: a loop whose
+/// count the pass finds from `static const` bounds becomes that many
+/// copies of its body, one after the other, with no loop left; the
+/// value after the loop is the last copy's.
+#[test]
+fn force_unroll_before_and_after() {
+    let src = r#"
+static const int N = 3;
+float f(float x)
+{
+    float s = 1.0;
+    for (int i = 0; i < N; i++)
+    {
+        if (s > 4.0)
+            s = s * 0.5;
+        s = s * x + float(i);
+    }
+    return s;
+}
+"#;
+    let mut db = RootDatabase::new();
+    let file = db.set_file("/test.slang", src);
+    let mut module = slang_codegen::lower_function(&db, file, "f").unwrap_or_else(|e| panic!("{e:?}"));
+    let id = module.functions.iter().position(|g| g.name == "f").unwrap();
+    let before = print::print_function_as_slang(&module, &module.functions[id]);
+    assert!(before.contains("for (;;)"), "{before}");
+    // Mark the loop as `[ForceUnroll]` would.
+    let f = &mut module.functions[id];
+    let header = f
+        .blocks
+        .iter()
+        .find_map(|b| match b.term {
+            slang_codegen::ir::Terminator::Loop { header, .. } => Some(header),
+            _ => None,
+        })
+        .expect("a loop");
+    f.force_unroll.push((header, None, false));
+    slang_codegen::unroll::unroll_function(f, &module.types).unwrap();
+    slang_codegen::dce::run(&mut module);
+    slang_codegen::validate::validate_module(&module).unwrap();
+    let after = print::print_function_as_slang(&module, &module.functions[id]);
+    assert!(!after.contains("for (;;)"), "{after}");
+    assert_eq!(after.matches("if (").count(), 3, "{after}");
+    expect![[r#"
+        float f(float x)
+        {
+            float _47;
+            float _61;
+            float _75;
+            bool _42 = 1.0 > 4.0;
+            if (_42)
+            {
+                float _46 = 1.0 * 0.5;
+                _47 = _46;
+            }
+            else
+            {
+                _47 = 1.0;
+            }
+            float _48 = _47 * x;
+            float _49 = float(0);
+            float _50 = _48 + _49;
+            int _44 = 0 + 1;
+            bool _56 = _50 > 4.0;
+            if (_56)
+            {
+                float _60 = _50 * 0.5;
+                _61 = _60;
+            }
+            else
+            {
+                _61 = _50;
+            }
+            float _62 = _61 * x;
+            float _63 = float(_44);
+            float _64 = _62 + _63;
+            int _58 = _44 + 1;
+            bool _70 = _64 > 4.0;
+            if (_70)
+            {
+                float _74 = _64 * 0.5;
+                _75 = _74;
+            }
+            else
+            {
+                _75 = _64;
+            }
+            float _76 = _75 * x;
+            float _77 = float(_58);
+            float _78 = _76 + _77;
+            return _78;
+        }
+    "#]]
+    .assert_eq(&after);
+}
+
+/// A `[ForceUnroll]` loop whose count is not a compile-time constant is an
+/// error at the loop (as in the reference compiler), unless a bound is
+/// written.
+#[test]
+fn force_unroll_needs_a_constant_count() {
+    let src = |attr: &str| {
+        format!(
+            "RWStructuredBuffer<float> o;\nuniform int n;\n[numthreads(1,1,1)]\nvoid main() {{ float s = 0; {attr}\n    for (int i = 0; i < n; i++) s += 1.0; o[0] = s; }}\n"
+        )
+    };
+    let mut db = RootDatabase::new();
+    let text = src("[ForceUnroll]");
+    let file = db.set_file("/test.slang", &text);
+    let errors = lower_entry_point(&db, file, "main").expect_err("not unrollable");
+    assert!(errors[0].message.contains("loop unrolling failed"), "{errors:?}");
+    let range = errors[0].range.expect("a range");
+    assert!(text[usize::from(range.start())..].starts_with("for (int i = 0; i < n"), "{errors:?}");
+    let file = db.set_file("/test.slang", &src("[ForceUnroll(8)]"));
+    lower_entry_point(&db, file, "main").unwrap_or_else(|e| panic!("{e:?}"));
+}
+
+/// What reverse mode saves for the backward part: cheap values are
+/// recomputed from what their iteration (or the function's inputs) gave,
+/// unless the function is `[PreferCheckpoint]`; unrolling the inner loop of
+/// the paper's long-loop example leaves only the outer loop's state saved.
+#[test]
+fn recomputation_and_unrolling_shrink_the_context() {
+    let size = |src: &str, name: &str| {
+        let mut db = RootDatabase::new();
+        let file = db.set_file("/test.slang", src);
+        let def = slang_analysis::autodiff::functions_named(&db, file, name)[0];
+        slang_codegen::backward_context_size(&db, def).unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    // sin(x*x)*x: everything the backward part needs (x*x, sin and cos of
+    // it, x) comes from the input again: nothing is saved; checkpointed:
+    // x*x and sin(x*x), two floats.
+    let straight = "float f(float x) { float a = x * x; return sin(a) * x; }";
+    assert_eq!(size(&format!("[Differentiable]\n{straight}"), "f"), (0, 0));
+    assert_eq!(size(&format!("[Differentiable][PreferCheckpoint]\n{straight}"), "f"), (8, 2));
+    let taylor = |inner: &str| {
+        format!(
+            "static const int N = 17;\nstatic const int U = 4;\n[Differentiable]\nfloat t(float x)\n{{\n    float sum = 0;\n    float term = x;\n    [MaxIters(4)]\n    for (int i = 1; i < N; i += U)\n    {{\n        {inner}\n        for (int k = 0; k < U; k++)\n        {{\n            int j = i + k;\n            sum += term;\n            term *= -x * x / ((2.0 * j) * (2.0 * j + 1.0));\n        }}\n    }}\n    return sum;\n}}\n"
+        )
+    };
+    let (unrolled, _) = size(&taylor("[ForceUnroll]"), "t");
+    let (looped, _) = size(&taylor("[MaxIters(4)]"), "t");
+    // Per outer iteration (5 slots) the unrolled form keeps the counter,
+    // `term`, and a few flags; the loop keeps values per inner iteration
+    // too (5 × 5 slots).
+    assert!(unrolled * 3 < looped, "unrolled {unrolled} B, looped {looped} B");
+    assert!(unrolled <= 5 * 4 * 5, "unrolled {unrolled} B");
+}

@@ -193,6 +193,7 @@ pub fn normalize(module: &mut Module, f: FuncId) -> Result<(), CodegenError> {
     target.derivative = src.derivative;
     target.backward = src.backward;
     target.prefer_recompute = src.prefer_recompute;
+    target.prefer_checkpoint = src.prefer_checkpoint;
     target.ret_no_diff = src.ret_no_diff;
     let mut requests = Requests::default();
     let active = vec![false; src.values.len()];
@@ -395,6 +396,9 @@ struct Rev<'a> {
     /// Only normalize the control flow ([`normalize`]): no saves, no
     /// backward part.
     normalize_only: bool,
+    /// Values recomputed in the backward part (rather than read from the
+    /// context), and the block they were recomputed in.
+    recomputed: HashMap<ValueId, (BlockId, ValueId)>,
 }
 
 /// A primal value saved for the backward part: in a variable, or (inside
@@ -472,6 +476,7 @@ impl<'a> Rev<'a> {
             active,
             call_ctx: HashMap::new(),
             normalize_only,
+            recomputed: HashMap::new(),
         }
     }
 
@@ -1224,10 +1229,58 @@ impl<'a> Rev<'a> {
             let c = *c;
             return self.inst(Op::Const(c), self.src_ty(v));
         }
+        if self.recomputable(v) {
+            let here = self.block();
+            if let Some(&(b, r)) = self.recomputed.get(&v) {
+                if b == here {
+                    return r;
+                }
+            }
+            let mut op = self.src.op(v).expect("an instruction").clone();
+            let operands: HashMap<ValueId, ValueId> = op.operands().into_iter().map(|o| (o, self.primal(o))).collect();
+            op.map_operands(|o| operands[&o]);
+            let r = self.inst(op, self.src_ty(v));
+            self.recomputed.insert(v, (here, r));
+            return r;
+        }
         if let Some(saved) = self.ckpt[v.index()] {
             return self.restore(saved);
         }
         self.mapped(v)
+    }
+
+    /// Whether the backward part recomputes `v` from its operands rather
+    /// than reading it from the context: arithmetic, unless the function
+    /// is `[PreferCheckpoint]` or `v` comes from another loop level than
+    /// the code being emitted (values of a loop are recomputed in its
+    /// reversed iterations from what the iteration saved; values from
+    /// outside a loop are saved once rather than recomputed per
+    /// iteration). Loads, calls and block parameters (the state carried
+    /// by loops and merges) are saved.
+    fn recomputable(&self, v: ValueId) -> bool {
+        if self.normalize_only || self.src.prefer_checkpoint {
+            return false;
+        }
+        let Some(saved) = self.ckpt[v.index()] else { return false };
+        if saved.lp != self.loop_stack.last().copied() {
+            return false;
+        }
+        matches!(
+            self.src.op(v),
+            Some(
+                Op::Unary(..)
+                    | Op::Binary(..)
+                    | Op::Construct(_)
+                    | Op::Splat(_)
+                    | Op::Extract(..)
+                    | Op::ExtractDynamic(..)
+                    | Op::Swizzle(..)
+                    | Op::Convert(_)
+                    | Op::Select(..)
+                    | Op::Intrinsic(..)
+                    | Op::Detach(_)
+            )
+        )
     }
 
     // ---- adjoints -----------------------------------------------------------

@@ -1,0 +1,472 @@
+//! `[ForceUnroll]`: loops unrolled before differentiation, so that reverse
+//! mode treats their iterations as straight-line code (nothing saved per
+//! iteration; what the backward part needs of them is recomputed from
+//! the values saved for the enclosing code).
+//!
+//! Runs on SSA form. The iteration count is found as the reference
+//! compiler finds it: by evaluating the loop's exit test, iteration after
+//! iteration, from the constant initial values of the loop state
+//! (constants, `static const` values, and the counters of enclosing loops
+//! unrolled before, since loops are unrolled outermost first). A loop
+//! whose count is known is replaced by that many copies of its body, one
+//! after the other, then the exit test's block once more (where the
+//! values live that the code after the loop reads).
+//!
+//! Only loops whose single exit is the test at the top (`for`, `while`)
+//! and that have no `continue` are unrolled; others stay loops, bounded
+//! by their iteration count. A count that cannot be found is an error,
+//! unless a bound is written (`[ForceUnroll(n)]`), which then bounds the
+//! loop.
+
+use std::collections::HashMap;
+
+use slang_analysis::ty::Scalar;
+
+use crate::ir::{BinaryOp, BlockId, Const, Function, Module, Op, Terminator, Type, Types, UnaryOp, ValueId, ValueKind};
+use crate::CodegenError;
+
+/// The most iterations a loop is unrolled to.
+pub const MAX_UNROLL: u32 = 1024;
+
+/// Unroll the `[ForceUnroll]` loops of every function.
+pub fn run(module: &mut Module) -> Result<(), Vec<CodegenError>> {
+    let mut errors = Vec::new();
+    for f in &mut module.functions {
+        if let Err(e) = unroll_function(f, &module.types) {
+            errors.push(e);
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Unroll the `[ForceUnroll]` loops of `f`, outermost first.
+pub fn unroll_function(f: &mut Function, types: &Types) -> Result<(), CodegenError> {
+    while let Some((pre, header)) = next_loop(f) {
+        let (_, range, bounded) = f.force_unroll.iter().find(|u| u.0 == header).copied().expect("a marked loop");
+        f.force_unroll.retain(|u| u.0 != header);
+        let Some(shape) = shape_of(f, pre) else {
+            continue;
+        };
+        match trip_count(f, types, &shape) {
+            Some(n) if n <= MAX_UNROLL => unroll(f, &shape, n),
+            Some(n) if !bounded => {
+                return Err(CodegenError {
+                    range,
+                    message: format!(
+                        "loop unrolling failed: this `[ForceUnroll]` loop runs {n} times, more than the {MAX_UNROLL} it can be unrolled to"
+                    ),
+                })
+            }
+            None if !bounded => {
+                return Err(CodegenError {
+                    range,
+                    message: "loop unrolling failed: the number of iterations of this `[ForceUnroll]` loop is not a compile-time constant (write `[ForceUnroll(n)]` or `[MaxIters(n)]` to bound it instead)".into(),
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The first `[ForceUnroll]` loop in reverse post-order (an outer loop
+/// comes before the loops inside it): the block entering it, its header.
+fn next_loop(f: &Function) -> Option<(BlockId, BlockId)> {
+    f.reverse_post_order().into_iter().find_map(|b| match f.block(b).term {
+        Terminator::Loop { header, .. } if f.force_unroll.iter().any(|u| u.0 == header) => Some((b, header)),
+        _ => None,
+    })
+}
+
+/// A loop of the form unrolling handles.
+struct Shape {
+    pre: BlockId,
+    header: BlockId,
+    cont: BlockId,
+    brk: BlockId,
+    /// The header's test: true to run the body.
+    cond: ValueId,
+    /// The body's first block (the test's merge).
+    body: BlockId,
+    /// The blocks of the loop copied per iteration: every block from the
+    /// header to the back edge, but not the exit test's two arms.
+    blocks: Vec<BlockId>,
+    init: Vec<ValueId>,
+    /// The arguments of the back edge.
+    next: Vec<ValueId>,
+}
+
+fn shape_of(f: &Function, pre: BlockId) -> Option<Shape> {
+    let Terminator::Loop { header, brk, cont, ref args } = f.block(pre).term else { return None };
+    let Terminator::If { cond, then, els, merge } = f.block(header).term else { return None };
+    let jumps_to = |b: BlockId, to: BlockId| {
+        let block = f.block(b);
+        block.insts.is_empty()
+            && block.params.is_empty()
+            && matches!(&block.term, Terminator::Branch { target, args } if *target == to && args.is_empty())
+    };
+    let go_ok = |b: BlockId| b == merge || jumps_to(b, merge);
+    // The test's "stay" arm goes on to the body, the other leaves.
+    if !(go_ok(then) && jumps_to(els, brk)) {
+        return None;
+    }
+    let preds = f.predecessors();
+    // The only way out is the test; the only way to the back edge is the
+    // end of the body (no `continue`).
+    if preds[brk.index()] != [els] || !f.block(brk).params.is_empty() || preds[cont.index()].len() != 1 {
+        return None;
+    }
+    let Terminator::Branch { target, args: ref next } = f.block(cont).term else { return None };
+    if target != header {
+        return None;
+    }
+    let mut arms = vec![els];
+    if then != merge {
+        arms.push(then);
+    }
+    // The loop's blocks: reachable from the header without leaving
+    // through the exit, including blocks structured constructs name but
+    // control never reaches (a merge after two returns).
+    let mut seen = vec![false; f.blocks.len()];
+    let mut blocks = Vec::new();
+    let mut stack = vec![header];
+    seen[brk.index()] = true;
+    for &a in &arms {
+        seen[a.index()] = true;
+    }
+    seen[header.index()] = true;
+    while let Some(b) = stack.pop() {
+        blocks.push(b);
+        let mut next_blocks = f.block(b).term.successors();
+        match f.block(b).term {
+            Terminator::If { merge, .. } => next_blocks.push(merge),
+            Terminator::Loop { brk, cont, .. } => next_blocks.extend([brk, cont]),
+            Terminator::Switch { brk, .. } => next_blocks.push(brk),
+            _ => {}
+        }
+        for s in next_blocks {
+            if !seen[s.index()] {
+                seen[s.index()] = true;
+                stack.push(s);
+            }
+        }
+    }
+    blocks.sort();
+    Some(Shape { pre, header, cont, brk, cond, body: merge, blocks, init: args.clone(), next: next.clone() })
+}
+
+/// How many times the body runs: the header's test evaluated from the
+/// loop state's initial values (`None`: not a constant).
+fn trip_count(f: &Function, types: &Types, shape: &Shape) -> Option<u32> {
+    let params = f.block(shape.header).params.clone();
+    let mut state: Vec<Option<Const>> = shape.init.iter().map(|&v| eval(f, types, v, &HashMap::new(), 0)).collect();
+    for n in 0..=MAX_UNROLL {
+        let env: HashMap<ValueId, Option<Const>> = params.iter().copied().zip(state.iter().copied()).collect();
+        match eval(f, types, shape.cond, &env, 0)? {
+            Const::Bool(false) => return Some(n),
+            Const::Bool(true) => {}
+            _ => return None,
+        }
+        state = shape.next.iter().map(|&v| eval(f, types, v, &env, 0)).collect();
+    }
+    Some(MAX_UNROLL + 1)
+}
+
+/// The constant value of `v` given the values of some block parameters
+/// (`None` in `env`: not a constant).
+fn eval(f: &Function, types: &Types, v: ValueId, env: &HashMap<ValueId, Option<Const>>, depth: u32) -> Option<Const> {
+    if depth > 64 {
+        return None;
+    }
+    if let Some(c) = env.get(&v) {
+        return *c;
+    }
+    let scalar = || match types.get(f.value(v).ty) {
+        Type::Scalar(s) => Some(*s),
+        _ => None,
+    };
+    let go = |o: ValueId| eval(f, types, o, env, depth + 1);
+    match &f.value(v).kind {
+        ValueKind::Param { block, index } => {
+            // A parameter of a block entered from one place only (the
+            // state of a copy of an unrolled loop): the value passed.
+            let preds: Vec<BlockId> =
+                f.block_ids().filter(|&b| f.block(b).term.successors().contains(block)).take(2).collect();
+            match preds.as_slice() {
+                [p] => match &f.block(*p).term {
+                    Terminator::Branch { args, .. } => go(*args.get(*index as usize)?),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        ValueKind::Inst(op) => match op {
+            Op::Const(c) => Some(*c),
+            Op::Convert(a) => convert(go(*a)?, scalar()?),
+            Op::Unary(u, a) => match (u, go(*a)?) {
+                (UnaryOp::Neg, Const::Int(i)) => Some(Const::Int(i.wrapping_neg())),
+                (UnaryOp::Neg, Const::Float(x)) => Some(Const::Float(-x)),
+                (UnaryOp::Not, Const::Bool(b)) => Some(Const::Bool(!b)),
+                (UnaryOp::BitNot, Const::Int(i)) => convert(Const::Int(!i), scalar()?),
+                _ => None,
+            },
+            Op::Binary(op, a, b) => {
+                let (a, b) = (go(*a)?, go(*b)?);
+                let r = binary(*op, a, b)?;
+                match r {
+                    Const::Bool(_) => Some(r),
+                    _ => convert(r, scalar()?),
+                }
+            }
+            Op::Select(c, a, b) => match go(*c)? {
+                Const::Bool(true) => go(*a),
+                Const::Bool(false) => go(*b),
+                _ => None,
+            },
+            _ => None,
+        },
+    }
+}
+
+fn binary(op: BinaryOp, a: Const, b: Const) -> Option<Const> {
+    use BinaryOp::*;
+    Some(match (a, b) {
+        (Const::Int(x), Const::Int(y)) => match op {
+            Add => Const::Int(x.wrapping_add(y)),
+            Sub => Const::Int(x.wrapping_sub(y)),
+            Mul => Const::Int(x.wrapping_mul(y)),
+            Div => Const::Int(x.checked_div(y)?),
+            Rem => Const::Int(x.checked_rem(y)?),
+            Eq => Const::Bool(x == y),
+            Ne => Const::Bool(x != y),
+            Lt => Const::Bool(x < y),
+            Le => Const::Bool(x <= y),
+            Gt => Const::Bool(x > y),
+            Ge => Const::Bool(x >= y),
+            BitAnd => Const::Int(x & y),
+            BitOr => Const::Int(x | y),
+            BitXor => Const::Int(x ^ y),
+            Shl => Const::Int(x.checked_shl(u32::try_from(y).ok()?)?),
+            Shr => Const::Int(x.checked_shr(u32::try_from(y).ok()?)?),
+            And | Or => return None,
+        },
+        (Const::Float(x), Const::Float(y)) => match op {
+            Add => Const::Float(x + y),
+            Sub => Const::Float(x - y),
+            Mul => Const::Float(x * y),
+            Div => Const::Float(x / y),
+            Eq => Const::Bool(x == y),
+            Ne => Const::Bool(x != y),
+            Lt => Const::Bool(x < y),
+            Le => Const::Bool(x <= y),
+            Gt => Const::Bool(x > y),
+            Ge => Const::Bool(x >= y),
+            _ => return None,
+        },
+        (Const::Bool(x), Const::Bool(y)) => match op {
+            And | BitAnd => Const::Bool(x && y),
+            Or | BitOr => Const::Bool(x || y),
+            Eq => Const::Bool(x == y),
+            Ne | BitXor => Const::Bool(x != y),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// `c` as a value of scalar type `s` (integers wrap to their width).
+fn convert(c: Const, s: Scalar) -> Option<Const> {
+    let int = |i: i64| -> i64 {
+        match s {
+            Scalar::Int8 => i as i8 as i64,
+            Scalar::Int16 => i as i16 as i64,
+            Scalar::Int32 => i as i32 as i64,
+            Scalar::UInt8 => i as u8 as i64,
+            Scalar::UInt16 => i as u16 as i64,
+            Scalar::UInt32 => i as u32 as i64,
+            _ => i,
+        }
+    };
+    Some(match (c, s) {
+        (Const::Bool(b), Scalar::Bool) => Const::Bool(b),
+        (Const::Int(i), Scalar::Bool) => Const::Bool(i != 0),
+        (Const::Float(x), Scalar::Bool) => Const::Bool(x != 0.0),
+        (Const::Bool(b), s) if !s.is_float() => Const::Int(b as i64),
+        (Const::Int(i), s) if !s.is_float() => Const::Int(int(i)),
+        (Const::Float(x), s) if !s.is_float() => Const::Int(int(x as i64)),
+        (Const::Bool(b), _) => Const::Float(b as i64 as f64),
+        (Const::Int(i), _) => Const::Float(i as f64),
+        (Const::Float(x), _) => Const::Float(x),
+    })
+}
+
+/// Replace the loop by `n` copies of its blocks, each copy's back edge
+/// entering the next copy's header, and a last copy of the header alone
+/// that goes on after the loop.
+fn unroll(f: &mut Function, shape: &Shape, n: u32) {
+    let header_values: Vec<ValueId> = {
+        let h = f.block(shape.header);
+        h.params.iter().chain(&h.insts).copied().collect()
+    };
+    let mut first_header = None;
+    let mut headers = Vec::new();
+    // The back edge of the previous copy, waiting for the next header.
+    let mut pending_back_edge: Option<BlockId> = None;
+    for k in 0..=n {
+        let last = k == n;
+        let blocks: Vec<BlockId> = if last { vec![shape.header] } else { shape.blocks.clone() };
+        let (bmap, vmap) = clone_blocks(f, &blocks);
+        let h = bmap[&shape.header];
+        first_header.get_or_insert(h);
+        headers.push(h);
+        if let Some(prev) = pending_back_edge.take() {
+            if let Terminator::Branch { target, .. } = &mut f.blocks[prev.index()].term {
+                *target = h;
+            }
+        }
+        if last {
+            f.blocks[h.index()].term = Terminator::Branch { target: shape.brk, args: Vec::new() };
+            // The code after the loop reads the loop state of the last
+            // test.
+            let map_out = |v: ValueId| if header_values.contains(&v) { vmap.get(&v).copied().unwrap_or(v) } else { v };
+            // (The copies read their own renamed values, and the original
+            // blocks are cleared below: renaming everywhere is safe.)
+            for b in 0..f.blocks.len() {
+                for i in f.blocks[b].insts.clone() {
+                    if let ValueKind::Inst(op) = &mut f.values[i.index()].kind {
+                        op.map_operands(map_out);
+                    }
+                }
+                f.blocks[b].term.map_operands(map_out);
+            }
+        } else {
+            f.blocks[h.index()].term = Terminator::Branch { target: bmap[&shape.body], args: Vec::new() };
+            pending_back_edge = Some(bmap[&shape.cont]);
+        }
+        // Loops inside the copy keep their bounds and marks.
+        for (&from, &to) in &bmap {
+            if from == shape.header {
+                continue;
+            }
+            if let Some(&(_, m)) = f.max_iters.iter().find(|m| m.0 == from) {
+                f.max_iters.push((to, m));
+            }
+            if let Some(&(_, r, b)) = f.force_unroll.iter().find(|u| u.0 == from) {
+                f.force_unroll.push((to, r, b));
+            }
+        }
+    }
+    let args = shape.init.clone();
+    f.blocks[shape.pre.index()].term = Terminator::Branch { target: first_header.expect("a header"), args };
+    // Each copy's header is entered from one place: its parameters are
+    // the values passed (so that reverse mode sees the copies as one
+    // straight-line computation, recomputable from the loop's inputs).
+    for h in headers {
+        forward_params(f, h);
+    }
+    // The original loop is gone.
+    let mut dead = shape.blocks.clone();
+    if let Terminator::If { then, els, .. } = f.block(shape.header).term {
+        dead.extend([then, els].into_iter().filter(|&b| b != shape.body));
+    }
+    for b in dead {
+        f.max_iters.retain(|m| m.0 != b);
+        f.force_unroll.retain(|u| u.0 != b);
+        let block = &mut f.blocks[b.index()];
+        block.params.clear();
+        block.insts.clear();
+        block.term = Terminator::Unreachable;
+    }
+}
+
+/// Replace the parameters of block `b`, entered by one `Branch`, by the
+/// arguments passed.
+fn forward_params(f: &mut Function, b: BlockId) {
+    if f.block(b).params.is_empty() {
+        return;
+    }
+    let preds: Vec<BlockId> = f.block_ids().filter(|&p| f.block(p).term.successors().contains(&b)).collect();
+    let [p] = preds.as_slice() else { return };
+    let Terminator::Branch { args, .. } = &mut f.blocks[p.index()].term else { return };
+    let args = std::mem::take(args);
+    let params = std::mem::take(&mut f.blocks[b.index()].params);
+    let subst: HashMap<ValueId, ValueId> = params.into_iter().zip(args).collect();
+    let rename = |v: ValueId| subst.get(&v).copied().unwrap_or(v);
+    for block in 0..f.blocks.len() {
+        for i in f.blocks[block].insts.clone() {
+            if let ValueKind::Inst(op) = &mut f.values[i.index()].kind {
+                op.map_operands(rename);
+            }
+        }
+        f.blocks[block].term.map_operands(rename);
+    }
+}
+
+/// Copies of `blocks` with fresh blocks and values; operands defined in
+/// them are renamed, others kept; jumps to blocks outside stay.
+fn clone_blocks(f: &mut Function, blocks: &[BlockId]) -> (HashMap<BlockId, BlockId>, HashMap<ValueId, ValueId>) {
+    let mut bmap = HashMap::new();
+    let mut vmap = HashMap::new();
+    for &b in blocks {
+        let nb = BlockId(f.blocks.len() as u32);
+        f.blocks.push(crate::ir::Block { params: Vec::new(), insts: Vec::new(), term: Terminator::Unreachable });
+        bmap.insert(b, nb);
+    }
+    for &b in blocks {
+        let nb = bmap[&b];
+        let block = f.block(b).clone();
+        for &p in &block.params {
+            let mut value = f.value(p).clone();
+            if let ValueKind::Param { block, .. } = &mut value.kind {
+                *block = nb;
+            }
+            let nv = ValueId(f.values.len() as u32);
+            f.values.push(value);
+            f.blocks[nb.index()].params.push(nv);
+            vmap.insert(p, nv);
+        }
+        for &i in &block.insts {
+            let nv = ValueId(f.values.len() as u32);
+            f.values.push(f.value(i).clone());
+            f.blocks[nb.index()].insts.push(nv);
+            vmap.insert(i, nv);
+        }
+    }
+    let rename = |v: ValueId| vmap.get(&v).copied().unwrap_or(v);
+    let rename_block = |b: BlockId| bmap.get(&b).copied().unwrap_or(b);
+    for &b in blocks {
+        let nb = bmap[&b];
+        for i in f.blocks[nb.index()].insts.clone() {
+            if let ValueKind::Inst(op) = &mut f.values[i.index()].kind {
+                op.map_operands(rename);
+            }
+        }
+        let mut term = f.block(b).term.clone();
+        term.map_operands(rename);
+        term = match term {
+            Terminator::Branch { target, args } => Terminator::Branch { target: rename_block(target), args },
+            Terminator::If { cond, then, els, merge } => {
+                Terminator::If { cond, then: rename_block(then), els: rename_block(els), merge: rename_block(merge) }
+            }
+            Terminator::Loop { header, brk, cont, args } => Terminator::Loop {
+                header: rename_block(header),
+                brk: rename_block(brk),
+                cont: rename_block(cont),
+                args,
+            },
+            Terminator::Switch { value, cases, default, brk } => Terminator::Switch {
+                value,
+                cases: cases.into_iter().map(|(c, t)| (c, rename_block(t))).collect(),
+                default: rename_block(default),
+                brk: rename_block(brk),
+            },
+            t @ (Terminator::Return(_) | Terminator::Unreachable) => t,
+        };
+        f.blocks[nb.index()].term = term;
+    }
+    (bmap, vmap)
+}
