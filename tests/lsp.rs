@@ -66,6 +66,42 @@ fn diagnostics_are_pushed_after_edits_and_cleared() {
     c.shutdown();
 }
 
+/// A client that pulls diagnostics gets them by pulling only (pushing as
+/// well makes editors such as Neovim show each twice), and is asked to
+/// pull again when the compile worker's diagnostics change.
+#[test]
+fn clients_that_pull_diagnostics_are_not_pushed_them() {
+    let mut c = Client::start_with(json!({
+        "textDocument": {"diagnostic": {"dynamicRegistration": false}},
+        "workspace": {"diagnostic": {"refreshSupport": true}}
+    }));
+    let uri = "file:///tmp/slang-analyzer-test/pull.slang";
+    let text = "RWStructuredBuffer<float> result;\nTexture2D<float> tex;\n[numthreads(1, 1, 1)]\nvoid computeMain()\n{\n    result[0] = tex.Load(int3(0, 0, 0)) + y;\n}\n";
+    c.open(uri, text);
+    let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}}));
+    let items = pulled["result"]["items"].as_array().cloned().unwrap_or_default();
+    assert_eq!(items.len(), 1, "{pulled}");
+    assert_eq!(items[0]["code"], "unresolved-name");
+    // Fixed: the compile worker now finds what it cannot compile, and asks
+    // for a pull.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 5, "character": 42}, "end": {"line": 5, "character": 43}}, "text": "1.0"}]}),
+    );
+    c.wait_for(&|v| v["method"] == "workspace/diagnostic/refresh");
+    let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}}));
+    let items = pulled["result"]["items"].as_array().cloned().unwrap_or_default();
+    assert_eq!(items.len(), 1, "{pulled}");
+    assert_eq!(items[0]["source"], "slang-analyzer (codegen)");
+    assert!(
+        !c.backlog.iter().any(|m| m["method"] == "textDocument/publishDiagnostics"),
+        "pushed as well: {:#?}",
+        c.backlog
+    );
+    c.shutdown();
+}
+
 #[test]
 fn hover_shows_derivative_signatures_and_transformed_calls() {
     let mut c = Client::start();
@@ -375,6 +411,36 @@ fn settings_macros_and_search_paths() {
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(d[0]["code"], "unresolved-name", "{d:?}");
     assert_eq!(d[0]["range"]["start"]["line"], 4);
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&ws);
+}
+
+/// Requests made while the workspace is being indexed are answered: the
+/// indexer's writes are not edits of the document, so the request is run
+/// again on a fresh snapshot instead of failing with "content modified".
+#[test]
+fn requests_during_indexing_are_answered() {
+    let ws = temp_workspace("index-race");
+    for i in 0..300 {
+        let body: String = (0..20).map(|k| format!("float f{i}_{k}(float x) {{ return x * {k}.0; }}\n")).collect();
+        std::fs::write(ws.join(format!("m{i}.slang")), body).unwrap();
+    }
+    let mut c = Client::start_in(json!({}), Some(ws.to_str().unwrap()), Value::Null);
+    let uri = format!("file://{}/main.slang", ws.display());
+    c.open(&uri, "[Differentiable]\nfloat sq(float x) { return x * x; }\n");
+    let ids: Vec<i64> = (0..40)
+        .map(|_| {
+            c.send_request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 7}}),
+            )
+        })
+        .collect();
+    for id in ids {
+        let r = c.response(id);
+        assert!(r.get("error").is_none(), "{r}");
+        assert!(r["result"]["contents"]["value"].as_str().unwrap_or("").contains("sq"), "{r}");
+    }
     c.shutdown();
     let _ = std::fs::remove_dir_all(&ws);
 }

@@ -15,7 +15,7 @@ pub struct Client {
     rx: Receiver<Value>,
     next_id: i64,
     /// Messages received while waiting for something else.
-    backlog: Vec<Value>,
+    pub backlog: Vec<Value>,
     /// The server's answer to `initialize`.
     pub initialize_result: Value,
     /// What the client answers to `workspace/configuration` (the `slang`

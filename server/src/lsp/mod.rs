@@ -49,6 +49,11 @@ struct ClientFlags {
     configuration: bool,
     work_done_progress: bool,
     watch_files: bool,
+    /// The client pulls diagnostics (`textDocument/diagnostic`): they are
+    /// not pushed as well (editors would show them twice).
+    pull_diagnostics: bool,
+    /// The client can be told to pull again (`workspace/diagnostic/refresh`).
+    diagnostic_refresh: bool,
 }
 
 struct State {
@@ -193,35 +198,50 @@ impl State {
 }
 
 /// Runs `f` on a snapshot on the blocking pool: cancelled by edits
-/// (content modified), panics answered as internal errors.
+/// (content modified), panics answered as internal errors. A snapshot
+/// cancelled by a write that is not an edit (workspace indexing, settings)
+/// is taken again: the client's request is still valid.
 async fn on_snapshot<T: Send + 'static>(
     state: &Arc<State>,
     uri: &Uri,
-    f: impl FnOnce(&RootDatabase, SourceFile, &str, Encoding) -> T + Send + 'static,
+    f: impl Fn(&RootDatabase, SourceFile, &str, Encoding) -> T + Send + Sync + 'static,
 ) -> Result<Option<T>> {
-    let Some((db, file, text)) = state.snapshot(uri) else { return Ok(None) };
-    let encoding = state.encoding();
-    let task = tokio::task::spawn_blocking(move || {
-        std::panic::catch_unwind(AssertUnwindSafe(|| {
-            slang_analysis::Cancelled::catch(AssertUnwindSafe(|| f(&db, file, &text, encoding)))
-        }))
-    });
+    let f = Arc::new(f);
     let internal = |what: String| {
         let mut e = Error::internal_error();
         e.message = format!("slang-analyzer: internal error: {what}").into();
         e
     };
-    match task.await {
-        Ok(Ok(Ok(v))) => Ok(Some(v)),
-        Ok(Ok(Err(_cancelled))) => Err(Error::content_modified()),
-        Ok(Err(panic)) => Err(internal(
-            panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default(),
-        )),
-        Err(e) => Err(internal(e.to_string())),
+    let mut attempts = 0;
+    loop {
+        let edits = state.generation.load(Ordering::SeqCst);
+        let Some((db, file, text)) = state.snapshot(uri) else { return Ok(None) };
+        let encoding = state.encoding();
+        let g = f.clone();
+        let task = tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                slang_analysis::Cancelled::catch(AssertUnwindSafe(|| g(&db, file, &text, encoding)))
+            }))
+        });
+        match task.await {
+            Ok(Ok(Ok(v))) => return Ok(Some(v)),
+            Ok(Ok(Err(_cancelled))) => {
+                attempts += 1;
+                if state.generation.load(Ordering::SeqCst) != edits || attempts >= 20 {
+                    return Err(Error::content_modified());
+                }
+            }
+            Ok(Err(panic)) => {
+                return Err(internal(
+                    panic
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default(),
+                ))
+            }
+            Err(e) => return Err(internal(e.to_string())),
+        }
     }
 }
 
@@ -305,12 +325,16 @@ impl Backend {
             if current(&state).map(|c| c.0) != Some(generation) {
                 return;
             }
-            let Ok(Some(diags)) = all_diagnostics(&state, &uri).await else { return };
-            let Some((g, version)) = current(&state) else { return };
-            if g != generation {
-                return;
+            let pull = state.flags().pull_diagnostics;
+            let Some((_, version)) = current(&state) else { return };
+            if !pull {
+                let Ok(Some(diags)) = all_diagnostics(&state, &uri).await else { return };
+                let Some((g, version)) = current(&state) else { return };
+                if g != generation {
+                    return;
+                }
+                client.publish_diagnostics(uri.clone(), diags, Some(version)).await;
             }
-            client.publish_diagnostics(uri.clone(), diags, Some(version)).await;
             // Then, once edits have settled, the compile worker.
             tokio::time::sleep(COMPILE_SETTLE).await;
             if current(&state).map(|c| c.0) != Some(generation) {
@@ -339,6 +363,14 @@ impl Backend {
                 let old = all.insert(uri.clone(), compiled);
                 old.as_ref() != all.get(&uri)
             };
+            if changed && pull {
+                // The client pulls: ask it to, now that the worker's
+                // diagnostics changed.
+                if state.flags().diagnostic_refresh {
+                    let _ = client.workspace_diagnostic_refresh().await;
+                }
+                return;
+            }
             if changed && current(&state).map(|c| c.0) == Some(generation) {
                 if let Ok(Some(diags)) = all_diagnostics(&state, &uri).await {
                     client.publish_diagnostics(uri, diags, Some(version)).await;
@@ -614,7 +646,7 @@ impl Backend {
         let entry = params.entry_point.clone();
         let t = target.clone();
         let r = on_snapshot(&self.state, &params.text_document.uri, move |db, file, _, _| {
-            let entry = match entry {
+            let entry = match entry.clone() {
                 Some(e) => e,
                 None => ide::entry_points(db, file)
                     .into_iter()
@@ -703,6 +735,8 @@ impl LanguageServer for Backend {
                 .and_then(|w| w.did_change_watched_files.as_ref())
                 .and_then(|d| d.dynamic_registration)
                 .unwrap_or(false),
+            pull_diagnostics: caps.text_document.as_ref().is_some_and(|t| t.diagnostic.is_some()),
+            diagnostic_refresh: ws.and_then(|w| w.diagnostic.as_ref()).and_then(|d| d.refresh_support).unwrap_or(false),
         });
         let mut roots: Vec<PathBuf> = params
             .workspace_folders
