@@ -64,6 +64,10 @@ fn err<T>(range: Option<TextRange>, message: impl Into<String>) -> R<T> {
 pub(crate) struct Instance {
     def: DefId,
     args: Vec<(String, Ty)>,
+    /// Buffer parameters bound to the global buffers the call passes (by
+    /// parameter index): functions are specialized per buffer, as the
+    /// reference compiler does, since buffers are not values on the GPU.
+    resources: Vec<(u32, GlobalId)>,
 }
 
 impl Instance {
@@ -72,7 +76,7 @@ impl Instance {
         let mut args: Vec<(String, Ty)> =
             generic_param_names(db, def).into_iter().filter_map(|n| bindings.get(&n).map(|t| (n, t.clone()))).collect();
         args.sort_by(|a, b| a.0.cmp(&b.0));
-        Instance { def, args }
+        Instance { def, args, resources: Vec::new() }
     }
 
     fn bindings(&self) -> HashMap<String, Ty> {
@@ -169,6 +173,9 @@ pub(crate) struct ModuleLowerer<'db> {
     funcs: HashMap<Instance, FuncId>,
     /// Declared functions whose bodies are still to lower.
     queue: Vec<(Instance, FuncId)>,
+    /// The parameters (by index) of functions specialized to global
+    /// buffers, which calls do not pass.
+    buffer_args: HashMap<FuncId, Vec<u32>>,
     globals: HashMap<DefId, GlobalId>,
     /// Structs by declaration and generic arguments.
     structs: HashMap<(DefId, Vec<Ty>), TypeId>,
@@ -204,6 +211,7 @@ impl<'db> ModuleLowerer<'db> {
             module: Module::default(),
             funcs: HashMap::new(),
             queue: Vec::new(),
+            buffer_args: HashMap::new(),
             globals: HashMap::new(),
             structs: HashMap::new(),
             requests: Requests::default(),
@@ -659,6 +667,9 @@ impl<'db> ModuleLowerer<'db> {
             params.push(Param { name: "this".into(), dir, ty, builtin: None, no_diff });
         }
         for (i, p) in sig.params.iter().enumerate() {
+            if inst.resources.iter().any(|r| r.0 == i as u32) {
+                continue;
+            }
             let prange = syntax_params.get(i).map(|p| p.syntax().text_range()).or(at);
             let is_uniform = syntax_params
                 .get(i)
@@ -712,6 +723,9 @@ impl<'db> ModuleLowerer<'db> {
                 name = format!("{name}_{}", mangle(a));
             }
         }
+        for &(_, g) in &inst.resources {
+            name = format!("{name}_{}", self.module.global(g).name);
+        }
         let mut b = FunctionBuilder::new(name, ret, at);
         b.func.params = params;
         b.func.ret_no_diff = hir::decl_syntax(db, def)
@@ -722,6 +736,9 @@ impl<'db> ModuleLowerer<'db> {
         let id = FuncId(self.module.functions.len() as u32);
         self.module.functions.push(b.finish());
         self.funcs.insert(inst.clone(), id);
+        if !inst.resources.is_empty() {
+            self.buffer_args.insert(id, inst.resources.iter().map(|r| r.0).collect());
+        }
         if !uniforms.is_empty() {
             let names = uniforms.iter().map(|u| u.0.clone()).collect();
             let g = self.entry_point_uniforms(def.file(db), uniforms);
@@ -857,6 +874,11 @@ impl<'db> ModuleLowerer<'db> {
             pending_max_iters: None,
             pending_unroll: None,
             eager_logic: false,
+            resource_params: inst
+                .resources
+                .iter()
+                .filter_map(|&(i, g)| Some((fn_sig(db, def).params.get(i as usize)?.name.clone()?, g)))
+                .collect(),
         };
         let result = lower.function();
         let func = lower.b.finish();
@@ -911,6 +933,8 @@ struct FnLower<'a, 'db> {
     pending_unroll: Option<(Option<TextRange>, bool)>,
     /// Lowering a `do … while` test: `&&` and `||` evaluate both sides.
     eager_logic: bool,
+    /// Buffer parameters and the global buffers they stand for.
+    resource_params: Vec<(String, GlobalId)>,
 }
 
 /// An argument of a call.
@@ -1171,6 +1195,12 @@ impl FnLower<'_, '_> {
                 ParamDir::Out | ParamDir::InOut => v,
             };
             self.scopes.last_mut().unwrap().push(Local { name: p.name.clone(), ptr });
+        }
+        for (name, g) in self.resource_params.clone() {
+            let global = self.m.module.global(g).clone();
+            let p = self.t(Type::Ptr(global.ty, global.space));
+            let ptr = self.emit(Op::Global(g), p);
+            self.scopes.last_mut().unwrap().push(Local { name, ptr });
         }
         self.entry_point_uniforms()?;
         if self.is_init {
@@ -1869,7 +1899,11 @@ impl FnLower<'_, '_> {
     fn rooted_in_local(&self, e: ExprId) -> bool {
         match self.body.expr(e) {
             Expr::Path(segs, false) if segs.len() == 1 => {
-                self.scopes.iter().flatten().any(|l| l.name == segs[0].name) || self.this_field(&segs[0].name).is_some()
+                // (A buffer parameter names a global buffer.)
+                match self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| l.name == segs[0].name) {
+                    Some(l) => !matches!(self.b.func.op(l.ptr), Some(Op::Global(_))),
+                    None => self.this_field(&segs[0].name).is_some(),
+                }
             }
             Expr::This => self.this_ptr().is_some(),
             Expr::Member { receiver, .. } => self.rooted_in_local(*receiver),
@@ -2309,6 +2343,7 @@ impl FnLower<'_, '_> {
                 };
                 let explicit = segs.last().map(|s| s.args.clone()).unwrap_or_default();
                 let f = self.instance_of(def, &owner, &explicit, args, 0)?;
+                let expr_args = self.without_buffer_args(f, expr_args);
                 let mut all = Vec::new();
                 if is_instance_method(self.db(), def) {
                     match self.this_ptr() {
@@ -2338,6 +2373,7 @@ impl FnLower<'_, '_> {
                     t => (t, is_instance_method(self.db(), def).then_some(CallArg::Expr(receiver))),
                 };
                 let f = self.instance_of(def, &owner, &generic_args, args, 0)?;
+                let expr_args = self.without_buffer_args(f, expr_args);
                 let all: Vec<CallArg> = this.into_iter().chain(expr_args).collect();
                 self.call_function(f, &all)
             }
@@ -2396,8 +2432,42 @@ impl FnLower<'_, '_> {
                 .collect();
             bindings.extend(call_bindings(db, def, &arg_tys, &explicit));
         }
-        let inst = Instance::new(db, def, &bindings);
+        let mut inst = Instance::new(db, def, &bindings);
+        let mut ctx = DeclCtx::specialized(db, def, &bindings);
+        for (i, p) in fn_sig(db, def).params.iter().enumerate() {
+            if globals::resource_of(&ctx.resolve(&p.ty)).is_none() {
+                continue;
+            }
+            let Some(&arg) = args.get(i) else { continue };
+            let global = match self.place(arg)? {
+                Some(v) => match self.b.func.op(v) {
+                    Some(Op::Global(g)) => Some(*g),
+                    _ => None,
+                },
+                None => None,
+            };
+            match global {
+                Some(g) => inst.resources.push((i as u32, g)),
+                None => {
+                    let at = self.expr_span(arg).or(self.span);
+                    return err(
+                        at,
+                        "a buffer passed to a function must name a global buffer (or a parameter that does)",
+                    );
+                }
+            }
+        }
         self.m.declare_function(inst, false)
+    }
+
+    /// The arguments of a call of `f` without those bound to buffers.
+    fn without_buffer_args(&self, f: FuncId, args: Vec<CallArg>) -> Vec<CallArg> {
+        match self.m.buffer_args.get(&f) {
+            Some(dropped) => {
+                args.into_iter().enumerate().filter(|(i, _)| !dropped.contains(&(*i as u32))).map(|(_, a)| a).collect()
+            }
+            None => args,
+        }
     }
 
     /// The `__init` a constructor call `T(args)` of a struct with
@@ -2502,6 +2572,9 @@ impl FnLower<'_, '_> {
         } else {
             self.instance_of(def, &owner, &explicit, primal_args, modes.len())?
         };
+        // Buffer arguments are bound in the primal, not passed.
+        let dropped = self.m.buffer_args.get(&f).cloned().unwrap_or_default();
+        let offset = args.len() - primal_args.len();
         for &forward in modes {
             let ModuleLowerer { module, requests, .. } = &mut *self.m;
             f = match forward {
@@ -2527,7 +2600,12 @@ impl FnLower<'_, '_> {
             };
             all.push(CallArg::Value(v));
         }
-        all.extend(args.iter().map(|&a| CallArg::Expr(a)));
+        all.extend(
+            args.iter()
+                .enumerate()
+                .filter(|&(j, _)| j < offset || !dropped.contains(&((j - offset) as u32)))
+                .map(|(_, &a)| CallArg::Expr(a)),
+        );
         self.call_function(f, &all)
     }
 
@@ -2609,6 +2687,16 @@ impl FnLower<'_, '_> {
                     let s = self.expr(*a)?;
                     self.differential_combine(BinaryOp::Mul, s, y, d)
                 }
+            }
+            // `T.Differential(…)`: the synthesized differential's
+            // memberwise constructor.
+            (Ty::TypeValue(t), "Differential", args) => {
+                let at = self.span;
+                let t = self.m.lower_ty(&t, at)?;
+                let Some(d) = self.m.module.types.differential(t) else {
+                    return self.error(format!("`{}` is not differentiable", self.show(t)));
+                };
+                self.construct(d, args)
             }
             (Ty::Adt { name: n, .. }, "getPrimal" | "getDifferential", []) if n == "DifferentialPair" => {
                 let pair = self.expr(receiver)?;

@@ -32,13 +32,13 @@ pub(super) struct ParamLayout {
 
 /// The buffer types, by the name of the resource type.
 #[derive(Clone, Copy)]
-enum Resource {
+pub(super) enum Resource {
     Structured { writable: bool },
     ByteAddress { writable: bool },
     Constant,
 }
 
-fn resource_of(ty: &Ty) -> Option<(Resource, Option<&Ty>)> {
+pub(super) fn resource_of(ty: &Ty) -> Option<(Resource, Option<&Ty>)> {
     let Ty::Adt { name, args, .. } = ty else { return None };
     Some(match name.as_str() {
         "RWStructuredBuffer" => (Resource::Structured { writable: true }, args.first()),
