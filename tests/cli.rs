@@ -290,3 +290,42 @@ fn derive_prints_the_generated_forward_derivative() {
     assert!(text.contains("DifferentialPair<float3> s_fwd_shade(DifferentialPair<Material> m"), "{text}");
     assert!(text.contains("return"), "{text}");
 }
+
+/// `--stdio` (which LSP clients such as vscode-languageclient add) starts
+/// the language server, alone or after `lsp`.
+#[test]
+fn stdio_flag_starts_the_language_server() {
+    use std::io::{BufRead, Read, Write};
+    for args in [&["--stdio"][..], &["lsp", "--stdio"]] {
+        let mut child = bin()
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start the server");
+        let mut stdin = child.stdin.take().unwrap();
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#;
+        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        stdin.flush().unwrap();
+        // The first message: the initialize response (a server that
+        // rejected the flag would have exited, closing stdout).
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut len = 0usize;
+        loop {
+            let mut line = String::new();
+            assert!(out.read_line(&mut line).unwrap() > 0, "{args:?}: the server exited");
+            match line.trim().strip_prefix("Content-Length:") {
+                Some(n) => len = n.trim().parse().unwrap(),
+                None if line.trim().is_empty() => break,
+                None => {}
+            }
+        }
+        let mut reply = vec![0; len];
+        out.read_exact(&mut reply).unwrap();
+        let reply = String::from_utf8_lossy(&reply);
+        assert!(reply.contains(r#""name":"slang-analyzer""#), "{args:?}: {reply}");
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}

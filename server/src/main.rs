@@ -31,6 +31,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Serve LSP over stdin/stdout (the default; accepted because LSP
+    /// clients such as vscode-languageclient pass it).
+    #[arg(long, global = true)]
+    stdio: bool,
 }
 
 #[derive(Subcommand)]
