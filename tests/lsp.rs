@@ -38,6 +38,8 @@ float use(DifferentialPair<Light> pl, float3 n)
 #[test]
 fn diagnostics_are_pushed_after_edits_and_cleared() {
     let mut c = Client::start();
+    // (Pull is offered only to clients that pull: the others are pushed.)
+    assert!(c.initialize_result["capabilities"].get("diagnosticProvider").is_none());
     let uri = "file:///tmp/slang-analyzer-test/diag.slang";
     let text = "float f(float x)\n{\n    return y;\n}\n";
     c.open(uri, text);
@@ -75,6 +77,7 @@ fn clients_that_pull_diagnostics_are_not_pushed_them() {
         "textDocument": {"diagnostic": {"dynamicRegistration": false}},
         "workspace": {"diagnostic": {"refreshSupport": true}}
     }));
+    assert_eq!(c.initialize_result["capabilities"]["diagnosticProvider"]["identifier"], "slang-analyzer");
     let uri = "file:///tmp/slang-analyzer-test/pull.slang";
     let text = "RWStructuredBuffer<float> result;\nTexture2D<float> tex;\n[numthreads(1, 1, 1)]\nvoid computeMain()\n{\n    result[0] = tex.Load(int3(0, 0, 0)) + y;\n}\n";
     c.open(uri, text);

@@ -237,8 +237,8 @@ fn check(api: &str) {
     let wgsl = text(c, "text");
     assert!(wgsl.contains("@compute @workgroup_size(1, 1, 1)") && wgsl.contains("fn fitRoughness("), "{wgsl}");
 
-    // A deliberate error typed in: its diagnostic on its line, once (the
-    // server pushes; the client must not pull the same ones again).
+    // A deliberate error typed in: its diagnostic on its line, once (pushed
+    // only: the plugin does not declare pulling).
     let line = r["error_line"].as_u64().unwrap();
     let diags = r["diagnostics"].as_array().unwrap();
     let undefined: Vec<&Value> =

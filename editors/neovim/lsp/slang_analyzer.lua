@@ -43,10 +43,12 @@ return {
   },
   before_init = function(params, config)
     params.initializationOptions = config.settings
-  end,
-  on_init = function(client)
-    -- The server pushes diagnostics (the code generator's follow later);
-    -- pulling them as well would show each one twice.
-    client.server_capabilities.diagnosticProvider = nil
+    -- Diagnostics pushed rather than pulled: the server pushes them 10 ms
+    -- after an edit, and the code generator's after 300 ms of quiet, to
+    -- clients that do not pull; Neovim's pulled diagnostics also outlive
+    -- a restarted client.
+    if params.capabilities and params.capabilities.textDocument then
+      params.capabilities.textDocument.diagnostic = nil
+    end
   end,
 }

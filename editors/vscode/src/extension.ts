@@ -11,7 +11,6 @@ import {
   State,
   TextDocumentIdentifier,
   Position,
-  vsdiag,
 } from 'vscode-languageclient/node';
 import { resolveServer, ServerNotFound } from './server';
 import { derivativeUri, GeneratedDocuments, SCHEME } from './generated';
@@ -171,12 +170,6 @@ async function start(): Promise<void> {
     },
     outputChannel: output,
     traceOutputChannel: traceOutput,
-    middleware: {
-      // The server pushes diagnostics (and the compile worker's later) and
-      // also answers pulls with the same list; VS Code would show both
-      // collections, so the pulled one stays empty.
-      provideDiagnostics: () => ({ kind: vsdiag.DocumentDiagnosticReportKind.full, items: [] }),
-    },
   };
   const c = new LanguageClient('slang', 'Slang Language Server', serverOptions, clientOptions);
   client = c;

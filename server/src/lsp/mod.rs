@@ -129,14 +129,15 @@ impl State {
     }
 
     /// A snapshot of the database and the document's file and text.
-    fn snapshot(&self, uri: &Uri) -> Option<(RootDatabase, SourceFile, Arc<String>)> {
-        let (file, text) = {
+    /// (And the document's generation.)
+    fn snapshot(&self, uri: &Uri) -> Option<(RootDatabase, SourceFile, Arc<String>, u64)> {
+        let (file, text, generation) = {
             let docs = self.docs.lock().unwrap();
             let d = docs.get(uri)?;
-            (d.file, d.text.clone())
+            (d.file, d.text.clone(), d.generation)
         };
         let db = self.db.lock().unwrap().clone();
-        Some((db, file, text))
+        Some((db, file, text, generation))
     }
 
     fn flags(&self) -> ClientFlags {
@@ -169,6 +170,26 @@ impl State {
         self.docs.lock().unwrap().keys().any(|u| uri_path(u) == path)
     }
 
+    /// Reads files from disk into the database (those not open), in one
+    /// write: requests running meanwhile are cancelled (and re-run) once,
+    /// not once per file.
+    fn load_many_from_disk(&self, paths: &[PathBuf]) {
+        let texts: Vec<(String, String)> = paths
+            .iter()
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .zip(paths)
+            .filter(|(key, _)| !self.is_open(key))
+            .filter_map(|(key, p)| Some((key, crate::cli_check::read_text(p).ok()?)))
+            .collect();
+        let mut db = self.db.lock().unwrap();
+        for (key, text) in texts {
+            // (Opened meanwhile: the editor's text wins.)
+            if !self.is_open(&key) {
+                db.set_file(&key, &text);
+            }
+        }
+    }
+
     /// Reads a file from disk into the database (unless it is open).
     fn load_from_disk(&self, path: &std::path::Path) {
         let key = path.to_string_lossy().replace('\\', "/");
@@ -197,10 +218,10 @@ impl State {
     }
 }
 
-/// Runs `f` on a snapshot on the blocking pool: cancelled by edits
-/// (content modified), panics answered as internal errors. A snapshot
-/// cancelled by a write that is not an edit (workspace indexing, settings)
-/// is taken again: the client's request is still valid.
+/// Runs `f` on a snapshot on the blocking pool: cancelled by edits of the
+/// document (content modified), panics answered as internal errors. A
+/// snapshot cancelled by another write (workspace indexing, settings,
+/// other documents) is taken again: the client's request is still valid.
 async fn on_snapshot<T: Send + 'static>(
     state: &Arc<State>,
     uri: &Uri,
@@ -214,8 +235,7 @@ async fn on_snapshot<T: Send + 'static>(
     };
     let mut attempts = 0;
     loop {
-        let edits = state.generation.load(Ordering::SeqCst);
-        let Some((db, file, text)) = state.snapshot(uri) else { return Ok(None) };
+        let Some((db, file, text, edits)) = state.snapshot(uri) else { return Ok(None) };
         let encoding = state.encoding();
         let g = f.clone();
         let task = tokio::task::spawn_blocking(move || {
@@ -227,7 +247,8 @@ async fn on_snapshot<T: Send + 'static>(
             Ok(Ok(Ok(v))) => return Ok(Some(v)),
             Ok(Ok(Err(_cancelled))) => {
                 attempts += 1;
-                if state.generation.load(Ordering::SeqCst) != edits || attempts >= 20 {
+                let now = state.docs.lock().unwrap().get(uri).map(|d| d.generation);
+                if now != Some(edits) || attempts >= 20 {
                     return Err(Error::content_modified());
                 }
             }
@@ -527,12 +548,7 @@ impl Backend {
         for (i, chunk) in files.chunks(64).enumerate() {
             let state = self.state.clone();
             let chunk = chunk.to_vec();
-            let _ = tokio::task::spawn_blocking(move || {
-                for f in &chunk {
-                    state.load_from_disk(f);
-                }
-            })
-            .await;
+            let _ = tokio::task::spawn_blocking(move || state.load_many_from_disk(&chunk)).await;
             if let Some(p) = &progress {
                 let done = ((i + 1) * 64).min(files.len());
                 p.report_with_message(format!("{done}/{}", files.len()), (done * 100 / total) as u32).await;
@@ -816,12 +832,17 @@ impl LanguageServer for Backend {
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
-                diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
-                    identifier: Some("slang-analyzer".to_string()),
-                    inter_file_dependencies: true,
-                    workspace_diagnostics: false,
-                    ..Default::default()
-                })),
+                // Offered to clients that pull (they are not pushed
+                // diagnostics); the others are pushed them (and may still
+                // ask with `textDocument/diagnostic`).
+                diagnostic_provider: self.state.flags().pull_diagnostics.then(|| {
+                    DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                        identifier: Some("slang-analyzer".to_string()),
+                        inter_file_dependencies: true,
+                        workspace_diagnostics: false,
+                        ..Default::default()
+                    })
+                }),
                 ..Default::default()
             },
         })
