@@ -182,6 +182,29 @@ fn normalized_control_flow_computes_the_same() {
     assert!(stdout.lines().last().is_some_and(|l| l.ends_with(" passed, 0 failed")), "{stdout}");
 }
 
+/// Reverse mode's extraction on its own: with `SLANG_ANALYZER_NO_EXTRACT`,
+/// backward derivatives stay the single functions transcription makes
+/// (primal part, then backward part; callees called whole instead of
+/// through nested contexts), and every autodiff compute test still
+/// computes its expected values — so splitting them into
+/// `s_primal_ctx_f` and `s_bwd_prop_f` (as normally done) is checked
+/// against the same results.
+#[test]
+fn unextracted_backward_derivatives_compute_the_same() {
+    if std::env::var_os("SLANG_ANALYZER_NO_GPU").is_some_and(|v| v == "1") {
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_slang-analyzer"))
+        .args(["test", "../tests/compute/autodiff"])
+        .env("SLANG_ANALYZER_NO_EXTRACT", "1")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run slang-analyzer test");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.lines().last().is_some_and(|l| l.ends_with(" passed, 0 failed")), "{stdout}");
+}
+
 /// Reverse mode against finite differences: random straight-line,
 /// branching and looping programs of three inputs are differentiated with `bwd_diff`
 /// on the GPU; the gradient is compared with central differences of the

@@ -114,6 +114,58 @@ pub fn backward_context_size(db: &dyn Db, def: slang_analysis::hir::DefId) -> Re
     Ok(requests.context.get(&derivative).copied().unwrap_or((0, 0)))
 }
 
+/// The IR of `def`'s backward derivative after each pass of reverse mode,
+/// as `(pass, IR)`: the primal in SSA form (`[ForceUnroll]` loops
+/// unrolled), its control flow normalized (`rev::normalize`, shown on its
+/// own: transcription copies the primal the same way), the transcribed
+/// single function `s_bwd_f` (primal part saving what the backward part
+/// reads, then the backward part: linearized, transposed, reversed by
+/// regions), and the extracted `s_primal_ctx_f`, `s_bwd_prop_f` and the
+/// `s_bwd_f` that calls them.
+pub fn backward_derivative_passes(
+    db: &dyn Db,
+    def: slang_analysis::hir::DefId,
+) -> Result<Vec<(&'static str, String)>, Vec<CodegenError>> {
+    let file = def.file(db);
+    file_errors(db, file)?;
+    let mut lowerer = lower::ModuleLowerer::new(db);
+    let root = lowerer.lower_root(def, false)?;
+    let (mut module, mut requests) = (lowerer.module, lowerer.requests);
+    check(&module, &requests.pending())?;
+    mem2reg::run(&mut module);
+    dce::run(&mut module);
+    unroll::run(&mut module)?;
+    dce::run(&mut module);
+    check(&module, &requests.pending())?;
+    let internal = |message: String| vec![CodegenError { range: None, message }];
+    let mut out = vec![("primal", print::print_function(&module.types, &module, module.function(root)))];
+    let mut normalized = module.clone();
+    autodiff::rev::normalize(&mut normalized, root).map_err(|e| vec![e])?;
+    mem2reg::run(&mut normalized);
+    dce::run(&mut normalized);
+    check(&normalized, &requests.pending())?;
+    out.push(("normalize", print::print_function(&normalized.types, &normalized, normalized.function(root))));
+    let derivative = autodiff::rev::backward_derivative(&mut module, &mut requests, root).map_err(internal)?;
+    let combined = autodiff::rev::transcribe(&mut module, &mut requests, root, derivative).map_err(|e| vec![e])?;
+    check(&module, &requests.pending())?;
+    let (bytes, values) = requests.context.get(&derivative).copied().unwrap_or((0, 0));
+    let transcribed = format!(
+        "// saves {bytes} bytes per thread ({values} values)\n{}",
+        print::print_function(&module.types, &module, module.function(derivative))
+    );
+    out.push(("transcribe", transcribed));
+    let split = autodiff::rev::extract(&mut module, &combined);
+    requests.extracted.insert(derivative, split);
+    check(&module, &requests.pending())?;
+    let extracted = [split.primal, split.prop, derivative]
+        .iter()
+        .map(|&f| print::print_function(&module.types, &module, module.function(f)))
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push(("extract", extracted));
+    Ok(out)
+}
+
 /// The module with `def`'s derivative generated: the module, the
 /// derivative, the first function generated for it, the requests.
 fn generate_derivative(
@@ -188,6 +240,9 @@ fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::M
     let mut lowerer = lower::ModuleLowerer::new(db);
     lowerer.lower_root(def, entry)?;
     let (mut module, mut requests) = (lowerer.module, lowerer.requests);
+    // For testing the extraction of reverse mode on its own: backward
+    // derivatives stay single functions.
+    requests.no_extract = std::env::var_os("SLANG_ANALYZER_NO_EXTRACT").is_some();
     let pending = requests.pending();
     check(&module, &pending)?;
     mem2reg::run(&mut module);

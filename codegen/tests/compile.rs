@@ -998,3 +998,53 @@ fn recomputation_and_unrolling_shrink_the_context() {
     assert!(unrolled * 3 < looped, "unrolled {unrolled} B, looped {looped} B");
     assert!(unrolled <= 5 * 4 * 5, "unrolled {unrolled} B");
 }
+
+/// Reverse mode pass by pass (`backward_derivative_passes`, also
+/// `slang-analyzer derive --passes`): the primal, its normalized control
+/// flow, the transcribed single function (primal part saving what the
+/// backward part reads, then the backward part), and the extracted halves
+/// with the wrapper calling them. Each stage's IR validates (the function
+/// checks), and `tests/runner.rs` runs the autodiff compute tests with and
+/// without the extraction.
+#[test]
+fn reverse_mode_passes_before_and_after() {
+    let src = r#"
+[Differentiable]
+float f(float x, float y)
+{
+    float s = x * y;
+    if (s > 1.0)
+        s = sin(s);
+    return s * x;
+}
+"#;
+    let mut db = RootDatabase::new();
+    let file = db.set_file("/test.slang", src);
+    let def = slang_analysis::autodiff::functions_named(&db, file, "f")[0];
+    let passes = slang_codegen::backward_derivative_passes(&db, def).unwrap_or_else(|e| panic!("{e:?}"));
+    let names: Vec<&str> = passes.iter().map(|p| p.0).collect();
+    assert_eq!(names, ["primal", "normalize", "transcribe", "extract"]);
+    let ir = |name: &str| passes.iter().find(|p| p.0 == name).unwrap().1.clone();
+    // The primal: one `if` merging `s` into a block parameter.
+    assert!(ir("primal").contains("sin(") && ir("primal").contains("if "), "{}", ir("primal"));
+    // Transcribed: one function, `s_bwd_f`, computing the primal (sin)
+    // and then the backward part (its derivative cos, the adjoint of the
+    // result `dResult` read); the value `s` saved in the branch and read by
+    // the backward part is the one save: 4 bytes.
+    let t = ir("transcribe");
+    assert!(t.starts_with("// saves 4 bytes per thread (1 values)\nfunc s_bwd_f("), "{t}");
+    let (primal_part, backward_part) = t.split_at(t.find("cos(").expect("the backward part"));
+    assert!(primal_part.contains("sin("), "{t}");
+    assert!(backward_part.contains("add") && !backward_part.contains("sin("), "{t}");
+    assert_eq!(t.matches("\nfunc ").count(), 1, "{t}");
+    // Extracted: the primal-context function (writing the context), the
+    // backward-propagation function (reading it), the wrapper.
+    let e = ir("extract");
+    let funcs: Vec<&str> = e.lines().filter(|l| l.starts_with("func ")).map(|l| l.split('(').next().unwrap()).collect();
+    assert_eq!(funcs, ["func s_primal_ctx_f", "func s_bwd_prop_f", "func s_bwd_f"], "{e}");
+    let wrapper = e.split("func s_bwd_f").nth(1).unwrap();
+    assert!(wrapper.contains("call s_primal_ctx_f(") && wrapper.contains("call s_bwd_prop_f("), "{e}");
+    let primal_ctx = e.split("func s_bwd_prop_f").next().unwrap();
+    assert!(primal_ctx.contains("sin(") && !primal_ctx.contains("cos("), "{e}");
+    assert!(primal_ctx.contains("f_Intermediates"), "{e}");
+}

@@ -35,6 +35,12 @@ pub struct DeriveArgs {
     /// the code generator).
     #[arg(long)]
     pub code: bool,
+    /// Print the IR of the backward derivative after each reverse-mode
+    /// pass: primal (SSA, `[ForceUnroll]` loops unrolled), normalize,
+    /// transcribe (one function: primal part, then backward part), extract
+    /// (`s_primal_ctx_f`, `s_bwd_prop_f`, `s_bwd_f`).
+    #[arg(long)]
+    pub passes: bool,
     #[command(flatten)]
     pub frontend: FrontendArgs,
     /// The Slang file that declares the function.
@@ -131,6 +137,21 @@ pub fn run(args: DeriveArgs) -> ExitCode {
                     for e in errors {
                         let _ = writeln!(out, "// no generated {} code: {}", mode.operator(), e.message);
                     }
+                }
+            }
+        }
+        if args.passes && !args.json && d.allows(Mode::Backward) {
+            match slang_codegen::backward_derivative_passes(&db, def) {
+                Ok(passes) => {
+                    for (pass, ir) in passes {
+                        let _ = writeln!(out, "\n// ---- after {pass} ----\n{ir}");
+                    }
+                }
+                Err(errors) => {
+                    for e in errors {
+                        let _ = writeln!(out, "// no reverse-mode passes: {}", e.message);
+                    }
+                    failed = true;
                 }
             }
         }

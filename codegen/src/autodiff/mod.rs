@@ -56,6 +56,10 @@ pub struct Requests {
     /// Primal functions whose backward derivative is being transcribed
     /// (on demand, for a caller): their calls are not nested again.
     pub(crate) in_progress: Vec<FuncId>,
+    /// Leave backward derivatives in their transcribed, single-function
+    /// form (no [`rev::extract`]; callers call them whole rather than
+    /// nesting contexts): a test hook, `SLANG_ANALYZER_NO_EXTRACT`.
+    pub no_extract: bool,
 }
 
 impl Requests {

@@ -136,23 +136,56 @@ pub fn backward_derivative(module: &mut Module, requests: &mut Requests, f: Func
 }
 
 /// Transcribe every requested backward derivative, and those they
-/// request in turn.
+/// request in turn: each is transcribed ([`transcribe`]) and then split
+/// into its primal-context and backward-propagation halves ([`extract`]).
 pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenError> {
     while let Some((primal, derivative)) = requests.backward_queue.pop_front() {
-        transcribe(module, requests, primal, derivative)?;
+        transcribe_and_extract(module, requests, primal, derivative)?;
     }
     Ok(())
 }
 
-/// Transcribe the backward derivative `derivative` of `primal` now (also
-/// on demand, when a caller's primal part needs the callee's
-/// primal-context function).
-fn transcribe(
+/// [`transcribe`], then [`extract`] (also on demand, when a caller's
+/// primal part needs the callee's primal-context function).
+fn transcribe_and_extract(
     module: &mut Module,
     requests: &mut Requests,
     primal: FuncId,
     derivative: FuncId,
 ) -> Result<(), CodegenError> {
+    let combined = transcribe(module, requests, primal, derivative)?;
+    if !requests.no_extract {
+        let split = extract(module, &combined);
+        requests.extracted.insert(derivative, split);
+    }
+    Ok(())
+}
+
+/// A transcribed backward derivative before [`extract`]: one function
+/// (`s_bwd_f` itself, runnable as it is) whose primal part saves values
+/// into variables of its prologue and whose backward part, from block
+/// `rev_start` on, reads them.
+pub struct Combined {
+    pub primal: FuncId,
+    pub derivative: FuncId,
+    /// The variables (or arrays, in loops) holding the saved values.
+    pub saves: Vec<ValueId>,
+    pub rev_start: BlockId,
+    /// Where the primal part leaves `f`'s result.
+    pub ret_var: Option<ValueId>,
+}
+
+/// Transcribe the backward derivative `derivative` of `primal` into one
+/// function: normalization of the copied primal, per-instruction
+/// linearization and transposition, checkpointing or recomputation of the
+/// primal values the backward part reads (unread saves dropped, the rest
+/// counted in `requests.context`).
+pub fn transcribe(
+    module: &mut Module,
+    requests: &mut Requests,
+    primal: FuncId,
+    derivative: FuncId,
+) -> Result<Combined, CodegenError> {
     requests.backward_queue.retain(|&(_, d)| d != derivative);
     let src = module.function(primal).clone();
     let target = std::mem::replace(
@@ -170,10 +203,8 @@ fn transcribe(
     module.functions[derivative.index()] = t.b.finish();
     result?;
     let rev_start = rev_start.expect("a transcribed backward derivative");
-    let split = extract(module, &src, derivative, &saves, rev_start, ret_var);
-    requests.extracted.insert(derivative, split);
     requests.context.insert(derivative, saved);
-    Ok(())
+    Ok(Combined { primal, derivative, saves, rev_start, ret_var })
 }
 
 /// Replace `f`'s body by its normalized form — the control flow reverse
@@ -211,14 +242,9 @@ pub fn normalize(module: &mut Module, f: FuncId) -> Result<(), CodegenError> {
 /// backward part from that context; `s_bwd_f` then calls one and the
 /// other. Both take `s_bwd_f`'s parameters (the primal part reads only the
 /// pairs' primal values).
-fn extract(
-    module: &mut Module,
-    src: &Function,
-    derivative: FuncId,
-    saves: &[ValueId],
-    rev_start: BlockId,
-    ret_var: Option<ValueId>,
-) -> Extracted {
+pub fn extract(module: &mut Module, combined: &Combined) -> Extracted {
+    let Combined { primal, derivative, ref saves, rev_start, ret_var } = *combined;
+    let src = module.function(primal).clone();
     let whole = module.functions[derivative.index()].clone();
     // The context: one field per saved value (or array of them).
     let mut fields: Vec<(String, TypeId)> = saves
@@ -1177,13 +1203,14 @@ impl<'a> Rev<'a> {
             || callee.prefer_recompute
             || callee.params.iter().any(|p| p.dir != ParamDir::In)
             || self.requests.in_progress.contains(&f)
+            || self.requests.no_extract
         {
             return Ok(None);
         }
         let bwd = backward_derivative(self.module, self.requests, f).map_err(|m| self.error(m))?;
         if !self.requests.extracted.contains_key(&bwd) {
             self.requests.in_progress.push(f);
-            let done = transcribe(self.module, self.requests, f, bwd);
+            let done = transcribe_and_extract(self.module, self.requests, f, bwd);
             self.requests.in_progress.retain(|&g| g != f);
             done?;
         }
