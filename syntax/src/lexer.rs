@@ -65,6 +65,7 @@ fn is_hard_keyword(kind: SyntaxKind, word: &str) -> bool {
             | CONST_KW
             | CONSTEXPR_KW
             | CONSTREF_KW
+            | UNDERSCORE_CONSTREF_KW
             | UNIFORM_KW
             | GROUPSHARED_KW
             | NO_DIFF_KW

@@ -220,6 +220,7 @@ syntax_kinds! {
         "inout" => INOUT_KW,
         "constref" => CONSTREF_KW,
         "__ref" => UNDERSCORE_REF_KW,
+        "__constref" => UNDERSCORE_CONSTREF_KW,
         "uniform" => UNIFORM_KW,
         "varying" => VARYING_KW,
         "groupshared" => GROUPSHARED_KW,

@@ -685,7 +685,12 @@ fn generic_param(p: &mut Parser<'_>) {
     if p.at(TYPENAME_KW) && is_word(p, p.pos() + 1) {
         p.bump(TYPENAME_KW);
     }
-    if p.at(IDENT) && is_word(p, p.pos() + 1) {
+    // (The type may be qualified: `<linalg.MatrixUse Use>`.)
+    let mut k = p.pos();
+    while p.raw_kind(k) == IDENT && matches!(p.raw_kind(k + 1), DOT | COLON2) {
+        k += 2;
+    }
+    if p.at(IDENT) && p.raw_kind(k) == IDENT && is_word(p, k + 1) {
         // Old-style value parameter: `<int N>`.
         types::type_(p);
         name(p);
