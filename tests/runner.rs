@@ -168,12 +168,18 @@ fn reference_compiler_agrees_with_the_expected_values() {
 /// still compute their expected values.
 #[test]
 fn normalized_control_flow_computes_the_same() {
+    suite_passes_with("../tests/compute", "SLANG_ANALYZER_NORMALIZE_CFG");
+}
+
+/// The compute tests of `folder` all pass with the environment variable
+/// `hook` (a test hook of the code generator) set.
+fn suite_passes_with(folder: &str, hook: &str) {
     if std::env::var_os("SLANG_ANALYZER_NO_GPU").is_some_and(|v| v == "1") {
         return;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_slang-analyzer"))
-        .args(["test", "../tests/compute"])
-        .env("SLANG_ANALYZER_NORMALIZE_CFG", "1")
+        .args(["test", folder])
+        .env(hook, "1")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("run slang-analyzer test");
@@ -191,18 +197,7 @@ fn normalized_control_flow_computes_the_same() {
 /// against the same results.
 #[test]
 fn unextracted_backward_derivatives_compute_the_same() {
-    if std::env::var_os("SLANG_ANALYZER_NO_GPU").is_some_and(|v| v == "1") {
-        return;
-    }
-    let out = Command::new(env!("CARGO_BIN_EXE_slang-analyzer"))
-        .args(["test", "../tests/compute/autodiff"])
-        .env("SLANG_ANALYZER_NO_EXTRACT", "1")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run slang-analyzer test");
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{stdout}");
-    assert!(stdout.lines().last().is_some_and(|l| l.ends_with(" passed, 0 failed")), "{stdout}");
+    suite_passes_with("../tests/compute/autodiff", "SLANG_ANALYZER_NO_EXTRACT");
 }
 
 /// Reverse mode against finite differences: random straight-line,

@@ -126,17 +126,7 @@ pub fn backward_derivative_passes(
     db: &dyn Db,
     def: slang_analysis::hir::DefId,
 ) -> Result<Vec<(&'static str, String)>, Vec<CodegenError>> {
-    let file = def.file(db);
-    file_errors(db, file)?;
-    let mut lowerer = lower::ModuleLowerer::new(db);
-    let root = lowerer.lower_root(def, false)?;
-    let (mut module, mut requests) = (lowerer.module, lowerer.requests);
-    check(&module, &requests.pending())?;
-    mem2reg::run(&mut module);
-    dce::run(&mut module);
-    unroll::run(&mut module)?;
-    dce::run(&mut module);
-    check(&module, &requests.pending())?;
+    let (mut module, mut requests, root) = lower_to_differentiate(db, def)?;
     let internal = |message: String| vec![CodegenError { range: None, message }];
     let mut out = vec![("primal", print::print_function(&module.types, &module, module.function(root)))];
     let mut normalized = module.clone();
@@ -166,6 +156,27 @@ pub fn backward_derivative_passes(
     Ok(out)
 }
 
+/// `def` and what it calls, in SSA form with `[ForceUnroll]` loops
+/// unrolled, ready for differentiation: the module, the requests made
+/// while lowering, `def`'s function.
+fn lower_to_differentiate(
+    db: &dyn Db,
+    def: slang_analysis::hir::DefId,
+) -> Result<(ir::Module, autodiff::Requests, ir::FuncId), Vec<CodegenError>> {
+    let file = def.file(db);
+    file_errors(db, file)?;
+    let mut lowerer = lower::ModuleLowerer::new(db);
+    let root = lowerer.lower_root(def, false)?;
+    let (mut module, requests) = (lowerer.module, lowerer.requests);
+    check(&module, &requests.pending())?;
+    mem2reg::run(&mut module);
+    dce::run(&mut module);
+    unroll::run(&mut module)?;
+    dce::run(&mut module);
+    check(&module, &requests.pending())?;
+    Ok((module, requests, root))
+}
+
 /// The module with `def`'s derivative generated: the module, the
 /// derivative, the first function generated for it, the requests.
 fn generate_derivative(
@@ -173,17 +184,7 @@ fn generate_derivative(
     def: slang_analysis::hir::DefId,
     forward: bool,
 ) -> Result<(ir::Module, ir::FuncId, usize, autodiff::Requests), Vec<CodegenError>> {
-    let file = def.file(db);
-    file_errors(db, file)?;
-    let mut lowerer = lower::ModuleLowerer::new(db);
-    let root = lowerer.lower_root(def, false)?;
-    let (mut module, mut requests) = (lowerer.module, lowerer.requests);
-    check(&module, &requests.pending())?;
-    mem2reg::run(&mut module);
-    dce::run(&mut module);
-    unroll::run(&mut module)?;
-    dce::run(&mut module);
-    check(&module, &requests.pending())?;
+    let (mut module, mut requests, root) = lower_to_differentiate(db, def)?;
     let derivative = match forward {
         true => autodiff::forward_derivative(&mut module, &mut requests, root),
         false => autodiff::rev::backward_derivative(&mut module, &mut requests, root),

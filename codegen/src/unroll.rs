@@ -241,12 +241,7 @@ fn binary(op: BinaryOp, a: Const, b: Const) -> Option<Const> {
             Mul => Const::Int(x.wrapping_mul(y)),
             Div => Const::Int(x.checked_div(y)?),
             Rem => Const::Int(x.checked_rem(y)?),
-            Eq => Const::Bool(x == y),
-            Ne => Const::Bool(x != y),
-            Lt => Const::Bool(x < y),
-            Le => Const::Bool(x <= y),
-            Gt => Const::Bool(x > y),
-            Ge => Const::Bool(x >= y),
+            Eq | Ne | Lt | Le | Gt | Ge => Const::Bool(compare(op, x.partial_cmp(&y))?),
             BitAnd => Const::Int(x & y),
             BitOr => Const::Int(x | y),
             BitXor => Const::Int(x ^ y),
@@ -259,12 +254,7 @@ fn binary(op: BinaryOp, a: Const, b: Const) -> Option<Const> {
             Sub => Const::Float(x - y),
             Mul => Const::Float(x * y),
             Div => Const::Float(x / y),
-            Eq => Const::Bool(x == y),
-            Ne => Const::Bool(x != y),
-            Lt => Const::Bool(x < y),
-            Le => Const::Bool(x <= y),
-            Gt => Const::Bool(x > y),
-            Ge => Const::Bool(x >= y),
+            Eq | Ne | Lt | Le | Gt | Ge => Const::Bool(compare(op, x.partial_cmp(&y))?),
             _ => return None,
         },
         (Const::Bool(x), Const::Bool(y)) => match op {
@@ -274,6 +264,23 @@ fn binary(op: BinaryOp, a: Const, b: Const) -> Option<Const> {
             Ne | BitXor => Const::Bool(x != y),
             _ => return None,
         },
+        _ => return None,
+    })
+}
+
+/// A comparison's result from the operands' order (`None`: unordered,
+/// a NaN — only `!=` holds).
+fn compare(op: BinaryOp, order: Option<std::cmp::Ordering>) -> Option<bool> {
+    use std::cmp::Ordering::*;
+    Some(match (op, order) {
+        (BinaryOp::Ne, None) => true,
+        (_, None) => false,
+        (BinaryOp::Eq, Some(o)) => o == Equal,
+        (BinaryOp::Ne, Some(o)) => o != Equal,
+        (BinaryOp::Lt, Some(o)) => o == Less,
+        (BinaryOp::Le, Some(o)) => o != Greater,
+        (BinaryOp::Gt, Some(o)) => o == Greater,
+        (BinaryOp::Ge, Some(o)) => o != Less,
         _ => return None,
     })
 }
