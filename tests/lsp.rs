@@ -105,6 +105,24 @@ fn clients_that_pull_diagnostics_are_not_pushed_them() {
     c.shutdown();
 }
 
+/// What stops reverse mode reaches the editor through the compile worker:
+/// a `[ForceUnroll]` loop whose count is not a compile-time constant, at
+/// the loop.
+#[test]
+fn reverse_mode_errors_reach_the_editor() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/unroll.slang";
+    let text = "RWStructuredBuffer<float> result;\nuniform int n;\n[Differentiable]\nfloat f(float x)\n{\n    float s = x;\n    [ForceUnroll]\n    for (int i = 0; i < n; i++)\n        s = s * x;\n    return s;\n}\n[numthreads(1, 1, 1)]\nvoid computeMain()\n{\n    var p = diffPair(2.0, 0.0);\n    bwd_diff(f)(p, 1.0);\n    result[0] = p.d;\n}\n";
+    c.open(uri, text);
+    assert_eq!(c.diagnostics(uri, 1), Vec::<Value>::new());
+    let d = c.diagnostics(uri, 1);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["source"], "slang-analyzer (codegen)");
+    assert!(d[0]["message"].as_str().unwrap().contains("loop unrolling failed"), "{d:?}");
+    assert_eq!(d[0]["range"]["start"], json!({"line": 7, "character": 4}), "{d:?}");
+    c.shutdown();
+}
+
 #[test]
 fn hover_shows_derivative_signatures_and_transformed_calls() {
     let mut c = Client::start();
