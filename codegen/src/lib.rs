@@ -86,13 +86,41 @@ pub fn compile(db: &dyn Db, file: SourceFile, entry: &str, target: Target) -> Re
 /// The IR of the compute entry point `entry` and everything it calls,
 /// validated and in SSA form.
 pub fn lower_entry_point(db: &dyn Db, file: SourceFile, entry: &str) -> Result<ir::Module, Vec<CodegenError>> {
-    lower(db, file, entry, true)
+    lower(db, file, entry, true, &Options::default())
+}
+
+/// [`lower_entry_point`] with options (what a test file's `TEST_INPUT`
+/// lines give, such as type conformances).
+pub fn lower_entry_point_with(
+    db: &dyn Db,
+    file: SourceFile,
+    entry: &str,
+    options: &Options,
+) -> Result<ir::Module, Vec<CodegenError>> {
+    lower(db, file, entry, true, options)
+}
+
+/// Options of code generation.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Type conformances, `Type:Interface = id` (slangc's `-conformance`):
+    /// the id `createDynamicObject<Interface>(id, …)` names `Type` by.
+    /// Without them, ids are the conforming types' declaration order.
+    pub conformances: Vec<Conformance>,
+}
+
+/// One type conformance: `ty` conforms to `interface` under `id`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conformance {
+    pub ty: String,
+    pub interface: String,
+    pub id: u32,
 }
 
 /// The IR of the function `name` (not an entry point) and everything it
 /// calls, validated and in SSA form.
 pub fn lower_function(db: &dyn Db, file: SourceFile, name: &str) -> Result<ir::Module, Vec<CodegenError>> {
-    lower(db, file, name, false)
+    lower(db, file, name, false, &Options::default())
 }
 
 /// The generated forward derivative of `def` (and those it needed), as
@@ -233,12 +261,19 @@ fn file_errors(db: &dyn Db, file: SourceFile) -> Result<(), Vec<CodegenError>> {
     }
 }
 
-fn lower(db: &dyn Db, file: SourceFile, name: &str, entry: bool) -> Result<ir::Module, Vec<CodegenError>> {
+fn lower(
+    db: &dyn Db,
+    file: SourceFile,
+    name: &str,
+    entry: bool,
+    options: &Options,
+) -> Result<ir::Module, Vec<CodegenError>> {
     file_errors(db, file)?;
     let Some(def) = lower::function_named(db, file, name) else {
         return Err(vec![CodegenError { range: None, message: format!("no function named `{name}`") }]);
     };
     let mut lowerer = lower::ModuleLowerer::new(db);
+    lowerer.conformances = options.conformances.clone();
     lowerer.lower_root(def, entry)?;
     let (mut module, mut requests) = (lowerer.module, lowerer.requests);
     // For testing the extraction of reverse mode on its own: backward

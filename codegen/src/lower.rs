@@ -202,6 +202,9 @@ pub(crate) struct ModuleLowerer<'db> {
     existentials_in_progress: Vec<DefId>,
     /// Dynamic-dispatch functions, by interface requirement.
     dispatchers: HashMap<DefId, FuncId>,
+    /// Type conformances given with the program (`createDynamicObject`'s
+    /// ids).
+    pub conformances: Vec<crate::Conformance>,
 }
 
 impl<'db> ModuleLowerer<'db> {
@@ -221,6 +224,7 @@ impl<'db> ModuleLowerer<'db> {
             entry_uniforms: HashMap::new(),
             root_file: None,
             existentials: HashMap::new(),
+            conformances: Vec::new(),
             existential_variants: HashMap::new(),
             existentials_in_progress: Vec::new(),
             dispatchers: HashMap::new(),
@@ -2333,6 +2337,9 @@ impl FnLower<'_, '_> {
                 let name = segs.last().map(|s| s.name.clone()).unwrap_or_default();
                 let user = user_defs(&defs);
                 if user.is_empty() {
+                    if name == "createDynamicObject" {
+                        return self.create_dynamic_object(e, args);
+                    }
                     return self.intrinsic(e, &name, args);
                 }
                 let def = self.pick_overload(&user, args, &name)?;
@@ -2380,6 +2387,140 @@ impl FnLower<'_, '_> {
             (Expr::Member { receiver, name, .. }, _) => self.method_call(e, receiver, &name, args),
             _ => self.error("this call is not supported by code generation yet"),
         }
+    }
+
+    /// `createDynamicObject<I>(id, value)`: a value of interface `I` whose
+    /// type is the one conforming under `id` (the program's type
+    /// conformances, or else declaration order) and whose data are the
+    /// bits of `value`, word by word (as the reference compiler packs
+    /// them).
+    fn create_dynamic_object(&mut self, e: ExprId, args: &[ExprId]) -> R<ValueId> {
+        let [id, value] = args else { return self.error("`createDynamicObject` takes a type id and a value") };
+        let t = self.expr_ty(e)?;
+        let Some((iface, variants)) =
+            self.m.existentials.iter().find(|(_, x)| x.0 == t).map(|(&i, x)| (i, x.1.clone()))
+        else {
+            return self.error("`createDynamicObject` makes a value of an interface type");
+        };
+        let db = self.m.db;
+        let name_of = |d: DefId| item_of(db, d).and_then(|i| i.name.clone()).unwrap_or_default();
+        let iname = name_of(iface);
+        let int = self.t(Type::Scalar(Scalar::Int32));
+        let bool_ty = self.bool_ty();
+        let idv = self.expr(*id)?;
+        let idv = self.coerce(idv, int)?;
+        let conformances: Vec<(usize, u32)> = self
+            .m
+            .conformances
+            .iter()
+            .filter(|c| c.interface == iname)
+            .filter_map(|c| Some((variants.iter().position(|v| name_of(v.0) == c.ty)?, c.id)))
+            .collect();
+        let tag = if conformances.is_empty() {
+            idv
+        } else {
+            let mut tag = self.konst(Const::Int(0), int);
+            for (k, cid) in conformances {
+                let c = self.konst(Const::Int(cid.into()), int);
+                let is = self.emit(Op::Binary(BinaryOp::Eq, idv, c), bool_ty);
+                let kv = self.konst(Const::Int(k as i64), int);
+                tag = self.emit(Op::Select(is, kv, tag), int);
+            }
+            tag
+        };
+        let v = self.expr(*value)?;
+        let mut words = Vec::new();
+        self.words_of(v, &mut words)?;
+        let mut parts = vec![tag];
+        for (_, vt) in variants {
+            let mut next = 0;
+            parts.push(self.from_words(vt, &words, &mut next)?);
+        }
+        Ok(self.emit(Op::Construct(parts), t))
+    }
+
+    /// The 32-bit words of `v` (as `uint`s), scalars in order.
+    fn words_of(&mut self, v: ValueId, out: &mut Vec<ValueId>) -> R<()> {
+        let uint = self.t(Type::Scalar(Scalar::UInt32));
+        match self.ty(self.ty_of(v)).clone() {
+            Type::Scalar(Scalar::Float) => out.push(self.emit(Op::Intrinsic(Intrinsic::AsUint, vec![v]), uint)),
+            Type::Scalar(Scalar::Int32 | Scalar::UInt32) => out.push(self.coerce(v, uint)?),
+            Type::Scalar(Scalar::Bool) => {
+                let (one, zero) = (self.konst(Const::Int(1), uint), self.konst(Const::Int(0), uint));
+                out.push(self.emit(Op::Select(v, one, zero), uint));
+            }
+            Type::Vector(s, n) => {
+                let st = self.t(Type::Scalar(s));
+                for i in 0..n {
+                    let x = self.emit(Op::Extract(v, i.into()), st);
+                    self.words_of(x, out)?;
+                }
+            }
+            Type::Matrix { scalar, cols, rows } => {
+                let row = self.t(Type::Vector(scalar, cols));
+                for i in 0..rows {
+                    let x = self.emit(Op::Extract(v, i.into()), row);
+                    self.words_of(x, out)?;
+                }
+            }
+            Type::Array(et, n) => {
+                for i in 0..n {
+                    let x = self.emit(Op::Extract(v, i), et);
+                    self.words_of(x, out)?;
+                }
+            }
+            Type::Struct { fields, .. } => {
+                for (i, (_, ft)) in fields.iter().enumerate() {
+                    let x = self.emit(Op::Extract(v, i as u32), *ft);
+                    self.words_of(x, out)?;
+                }
+            }
+            other => return self.error(format!("`createDynamicObject` cannot pack a `{other:?}` value")),
+        }
+        Ok(())
+    }
+
+    /// A value of type `t` from `words` (from `*next` on; zero past the
+    /// end).
+    fn from_words(&mut self, t: TypeId, words: &[ValueId], next: &mut usize) -> R<ValueId> {
+        let uint = self.t(Type::Scalar(Scalar::UInt32));
+        Ok(match self.ty(t).clone() {
+            Type::Scalar(s) => {
+                let w = match words.get(*next) {
+                    Some(&w) => w,
+                    None => self.konst(Const::Int(0), uint),
+                };
+                *next += 1;
+                match s {
+                    Scalar::Float => self.emit(Op::Intrinsic(Intrinsic::AsFloat, vec![w]), t),
+                    Scalar::Int32 | Scalar::UInt32 => self.coerce(w, t)?,
+                    Scalar::Bool => {
+                        let zero = self.konst(Const::Int(0), uint);
+                        self.emit(Op::Binary(BinaryOp::Ne, w, zero), t)
+                    }
+                    _ => return self.error(format!("`createDynamicObject` cannot unpack a `{}`", self.show(t))),
+                }
+            }
+            Type::Vector(s, n) => {
+                let st = self.t(Type::Scalar(s));
+                let parts = (0..n).map(|_| self.from_words(st, words, next)).collect::<R<Vec<_>>>()?;
+                self.emit(Op::Construct(parts), t)
+            }
+            Type::Matrix { scalar, cols, rows } => {
+                let row = self.t(Type::Vector(scalar, cols));
+                let parts = (0..rows).map(|_| self.from_words(row, words, next)).collect::<R<Vec<_>>>()?;
+                self.emit(Op::Construct(parts), t)
+            }
+            Type::Array(et, n) => {
+                let parts = (0..n).map(|_| self.from_words(et, words, next)).collect::<R<Vec<_>>>()?;
+                self.emit(Op::Construct(parts), t)
+            }
+            Type::Struct { fields, .. } => {
+                let parts = fields.iter().map(|(_, ft)| self.from_words(*ft, words, next)).collect::<R<Vec<_>>>()?;
+                self.emit(Op::Construct(parts), t)
+            }
+            _ => return self.error(format!("`createDynamicObject` cannot unpack a `{}`", self.show(t))),
+        })
     }
 
     /// The instance of `def` a call makes: the generic arguments of its

@@ -79,22 +79,26 @@ fn run_source(
     }
     let test = choose_test_line(&file.tests)?;
     let mut inputs = Vec::new();
+    let mut conformances = Vec::new();
     for input in &file.inputs {
         match input {
             Input::Buffer(b) => inputs.push((b, false)),
             Input::Uniform(b) => inputs.push((b, true)),
-            // Conformances name the types dynamic dispatch may meet. Our
-            // code generator finds them in the program itself (every
-            // conforming struct, tagged in declaration order), and
-            // slangc's command line has no way to take them.
-            Input::TypeConformance { .. } => {}
+            // The ids `createDynamicObject` names conforming types by
+            // (our code generator otherwise tags the conforming structs
+            // in declaration order; slangc needs them for any dynamic
+            // dispatch).
+            Input::TypeConformance { ty, interface, id } => {
+                conformances.push(slang_codegen::Conformance { ty: ty.clone(), interface: interface.clone(), id: *id })
+            }
             Input::Unsupported { line, reason } => return Err(fail(format!("line {line}: {reason}"))),
         }
     }
     let groups = test.dispatch().map_err(|e| fail(format!("line {}: {e}", test.line)))?;
     let entry = test.entry();
     let program =
-        Program::compile(&settings.compiler, path, &entry, &settings.frontend, &test.compiler_args()).map_err(fail)?;
+        Program::compile(&settings.compiler, path, &entry, &settings.frontend, &test.compiler_args(), &conformances)
+            .map_err(fail)?;
 
     // Bind each input to the global of its name; `out` buffers are read
     // back (an `out` buffer the program does not use keeps its data).

@@ -67,14 +67,22 @@ impl Program {
         entry: &str,
         frontend: &FrontendArgs,
         extra_args: &[String],
+        conformances: &[slang_codegen::Conformance],
     ) -> Result<Program, String> {
         match compiler {
             Compiler::Ours => {
                 let mut frontend = frontend.clone();
                 frontend.defines.extend(extra_args.iter().filter_map(|a| a.strip_prefix("-D")).map(str::to_string));
-                compile_ours(path, entry, &frontend)
+                compile_ours(path, entry, &frontend, conformances)
             }
-            Compiler::Slangc(slangc) => compile_slangc(slangc, path, entry, frontend, extra_args),
+            Compiler::Slangc(slangc) => {
+                let mut args = extra_args.to_vec();
+                for c in conformances {
+                    args.push("-conformance".into());
+                    args.push(format!("{}:{}={}", c.ty, c.interface, c.id));
+                }
+                compile_slangc(slangc, path, entry, frontend, &args)
+            }
         }
     }
 
@@ -222,7 +230,12 @@ fn demangle(name: &str) -> &str {
     }
 }
 
-fn compile_ours(path: &Path, entry: &str, frontend: &FrontendArgs) -> Result<Program, String> {
+fn compile_ours(
+    path: &Path,
+    entry: &str,
+    frontend: &FrontendArgs,
+    conformances: &[slang_codegen::Conformance],
+) -> Result<Program, String> {
     let (db, file) = crate::cli_check::load_single(path, frontend)?;
     let text = file.text(&db);
     let describe = |errors: Vec<slang_codegen::CodegenError>| -> String {
@@ -240,7 +253,8 @@ fn compile_ours(path: &Path, entry: &str, frontend: &FrontendArgs) -> Result<Pro
         let more = if errors.len() > 3 { format!(" (and {} more)", errors.len() - 3) } else { String::new() };
         format!("code generation: {}{more}", shown.join("; "))
     };
-    let ir = slang_codegen::lower_entry_point(&db, file, entry).map_err(describe)?;
+    let options = slang_codegen::Options { conformances: conformances.to_vec() };
+    let ir = slang_codegen::lower_entry_point_with(&db, file, entry, &options).map_err(describe)?;
     let module = slang_codegen::naga_out::build(&ir).map_err(|e| describe(vec![e]))?;
     let validated = slang_codegen::naga_out::validate(module).map_err(|e| describe(vec![e]))?;
     let wgsl = match slang_codegen::naga_out::write(&validated, slang_codegen::Target::Wgsl, entry) {
