@@ -2434,7 +2434,7 @@ impl FnLower<'_, '_> {
         let mut parts = vec![tag];
         for (_, vt) in variants {
             let mut next = 0;
-            parts.push(self.from_words(vt, &words, &mut next)?);
+            parts.push(self.value_from_words(vt, &words, &mut next)?);
         }
         Ok(self.emit(Op::Construct(parts), t))
     }
@@ -2482,7 +2482,7 @@ impl FnLower<'_, '_> {
 
     /// A value of type `t` from `words` (from `*next` on; zero past the
     /// end).
-    fn from_words(&mut self, t: TypeId, words: &[ValueId], next: &mut usize) -> R<ValueId> {
+    fn value_from_words(&mut self, t: TypeId, words: &[ValueId], next: &mut usize) -> R<ValueId> {
         let uint = self.t(Type::Scalar(Scalar::UInt32));
         Ok(match self.ty(t).clone() {
             Type::Scalar(s) => {
@@ -2503,20 +2503,21 @@ impl FnLower<'_, '_> {
             }
             Type::Vector(s, n) => {
                 let st = self.t(Type::Scalar(s));
-                let parts = (0..n).map(|_| self.from_words(st, words, next)).collect::<R<Vec<_>>>()?;
+                let parts = (0..n).map(|_| self.value_from_words(st, words, next)).collect::<R<Vec<_>>>()?;
                 self.emit(Op::Construct(parts), t)
             }
             Type::Matrix { scalar, cols, rows } => {
                 let row = self.t(Type::Vector(scalar, cols));
-                let parts = (0..rows).map(|_| self.from_words(row, words, next)).collect::<R<Vec<_>>>()?;
+                let parts = (0..rows).map(|_| self.value_from_words(row, words, next)).collect::<R<Vec<_>>>()?;
                 self.emit(Op::Construct(parts), t)
             }
             Type::Array(et, n) => {
-                let parts = (0..n).map(|_| self.from_words(et, words, next)).collect::<R<Vec<_>>>()?;
+                let parts = (0..n).map(|_| self.value_from_words(et, words, next)).collect::<R<Vec<_>>>()?;
                 self.emit(Op::Construct(parts), t)
             }
             Type::Struct { fields, .. } => {
-                let parts = fields.iter().map(|(_, ft)| self.from_words(*ft, words, next)).collect::<R<Vec<_>>>()?;
+                let parts =
+                    fields.iter().map(|(_, ft)| self.value_from_words(*ft, words, next)).collect::<R<Vec<_>>>()?;
                 self.emit(Op::Construct(parts), t)
             }
             _ => return self.error(format!("`createDynamicObject` cannot unpack a `{}`", self.show(t))),
