@@ -243,6 +243,11 @@ fn reverse_mode_matches_finite_differences_on_random_programs() {
         checked += 1;
     }
     assert_eq!(checked, 32);
+    // Both kinds of loop were differentiated.
+    let loops = |unrolled: bool| {
+        expected.iter().flat_map(|e| &e.1.steps).filter(|s| matches!(s, Step::Loop(.., u) if *u == unrolled)).count()
+    };
+    assert!(loops(true) > 0 && loops(false) > 0, "{} unrolled, {} kept", loops(true), loops(false));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -278,8 +283,9 @@ enum Step {
     /// `a > b ? a * b : a + b` written as an `if`.
     Branch(usize, usize),
     /// `t = a; for n times: t = 0.7 t + 0.3 h(t, b)` with `h(a, b) = sin(a
-    /// b)` a differentiable function (with `[MaxIters]`).
-    Loop(usize, usize, usize),
+    /// b)` a differentiable function (with `[MaxIters]`, or `[ForceUnroll]`:
+    /// unrolled, its iterations recomputed by the backward part).
+    Loop(usize, usize, usize, bool),
 }
 
 struct RandomProgram {
@@ -305,7 +311,7 @@ impl RandomProgram {
                 8 => Step::Lerp(a, b),
                 9 => Step::Tanh(a),
                 10 => Step::Branch(a, b),
-                _ => Step::Loop(a, b, 1 + rng.below(4)),
+                _ => Step::Loop(a, b, 1 + rng.below(4), rng.below(2) == 0),
             });
         }
         let mut body = String::new();
@@ -328,11 +334,12 @@ impl RandomProgram {
                     name(a),
                     name(b)
                 ),
-                Step::Loop(a, b, n) => format!(
-                    "    float {t} = {0};\n    [MaxIters(4)]\n    for (int i{k} = 0; i{k} < {n}; i{k}++)\n        \
+                Step::Loop(a, b, n, unroll) => format!(
+                    "    float {t} = {0};\n    {2}\n    for (int i{k} = 0; i{k} < {n}; i{k}++)\n        \
                      {t} = {t} * 0.7 + h({t}, {1}) * 0.3;\n",
                     name(a),
-                    name(b)
+                    name(b),
+                    if unroll { "[ForceUnroll]" } else { "[MaxIters(4)]" }
                 ),
             };
             body.push_str(&line);
@@ -362,7 +369,7 @@ impl RandomProgram {
                         v[a] + v[b]
                     }
                 }
-                Step::Loop(a, b, n) => {
+                Step::Loop(a, b, n, _) => {
                     let mut t = v[a];
                     for _ in 0..n {
                         t = t * 0.7 + (t * v[b]).sin() * 0.3;
