@@ -582,3 +582,26 @@ fn vscode_extension_end_to_end_in_code_server() {
     assert!(size > 10_000, "no screenshot at {}", screenshot.display());
     eprintln!("screenshot: {}", screenshot.display());
 }
+
+/// How the extension finds the server (`src/server.ts`: the setting, the
+/// bundled binary, `PATH`, and the message when there is none), run with
+/// node on the real source (`test/server.test.mjs`, bundled with esbuild).
+#[test]
+fn server_binary_is_found_as_documented() {
+    if !ext().join("node_modules/esbuild").is_dir() {
+        let msg = "the server-resolution test needs the extension's npm dependencies: run editors/vscode/test/setup.sh";
+        if std::env::var_os("CI").is_some() {
+            panic!("{msg}");
+        }
+        let _ = writeln!(std::io::stderr(), "\n*** SKIPPED server_binary_is_found_as_documented: {msg} ***\n");
+        return;
+    }
+    let out = Command::new("node")
+        .arg("test/server.test.mjs")
+        .current_dir(ext())
+        .output()
+        .expect("cannot run node");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("server resolution: 5 checks passed"), "{stdout}");
+}
