@@ -596,11 +596,7 @@ fn server_binary_is_found_as_documented() {
         let _ = writeln!(std::io::stderr(), "\n*** SKIPPED server_binary_is_found_as_documented: {msg} ***\n");
         return;
     }
-    let out = Command::new("node")
-        .arg("test/server.test.mjs")
-        .current_dir(ext())
-        .output()
-        .expect("cannot run node");
+    let out = Command::new("node").arg("test/server.test.mjs").current_dir(ext()).output().expect("cannot run node");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("server resolution: 5 checks passed"), "{stdout}");
