@@ -425,6 +425,12 @@ impl LowerBody {
                 let root = self.block(&block);
                 self.body.root = Some(root);
             }
+        } else if let Some(init) = ast::Declarator::cast(node.clone()).and_then(|d| d.initializer()) {
+            // A global variable's body is its initial value (code
+            // generation evaluates those that are not constants).
+            let e = self.expr(init.clone());
+            let root = self.alloc_stmt(Stmt::Expr(e), init.syntax());
+            self.body.root = Some(root);
         }
     }
 

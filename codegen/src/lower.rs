@@ -205,6 +205,10 @@ pub(crate) struct ModuleLowerer<'db> {
     /// Type conformances given with the program (`createDynamicObject`'s
     /// ids).
     pub conformances: Vec<crate::Conformance>,
+    /// `static` globals whose initial value is not a constant, and the
+    /// function computing it (run when the entry point starts, in this
+    /// order: a global's initializer comes after those it reads).
+    dynamic_inits: Vec<(GlobalId, FuncId)>,
 }
 
 impl<'db> ModuleLowerer<'db> {
@@ -225,6 +229,7 @@ impl<'db> ModuleLowerer<'db> {
             root_file: None,
             existentials: HashMap::new(),
             conformances: Vec::new(),
+            dynamic_inits: Vec::new(),
             existential_variants: HashMap::new(),
             existentials_in_progress: Vec::new(),
             dispatchers: HashMap::new(),
@@ -242,11 +247,73 @@ impl<'db> ModuleLowerer<'db> {
                 errors.push(e);
             }
         }
-        if errors.is_empty() {
-            Ok(root)
-        } else {
-            Err(errors)
+        if !errors.is_empty() {
+            return Err(errors);
         }
+        // The `static` globals computed at the start (of the root: the
+        // entry point, or the function compiled alone).
+        let f = &mut self.module.functions[root.index()];
+        let mut insts = Vec::new();
+        for &(g, init) in &self.dynamic_inits {
+            let global = &self.module.globals[g.index()];
+            let ptr = self.module.types.intern(Type::Ptr(global.ty, global.space));
+            let void = self.module.types.intern(Type::Void);
+            let mut b = FunctionBuilder {
+                func: std::mem::replace(f, FunctionBuilder::new(String::new(), void, None).finish()),
+            };
+            let value = b.inst(crate::ir::Function::ENTRY, Op::Call(init, Vec::new()), global.ty, global.span);
+            let p = b.inst(crate::ir::Function::ENTRY, Op::Global(g), ptr, global.span);
+            let store = b.inst(crate::ir::Function::ENTRY, Op::Store { ptr: p, value }, void, global.span);
+            *f = b.finish();
+            insts.extend([value, p, store]);
+        }
+        let entry = &mut f.blocks[crate::ir::Function::ENTRY.index()].insts;
+        entry.retain(|i| !insts.contains(i));
+        entry.splice(0..0, insts);
+        Ok(root)
+    }
+
+    /// The function computing the initial value (of type `t`) of the
+    /// global variable `def`.
+    fn initializer_function(&mut self, def: DefId, t: TypeId, at: Option<TextRange>) -> R<FuncId> {
+        let db = self.db;
+        let body = body(db, def).clone();
+        let Some(Stmt::Expr(e)) = body.root.map(|r| body.stmt(r).clone()) else {
+            return err(at, "a `static` global without an initial value");
+        };
+        let name = item_of(db, def).and_then(|i| i.name.clone()).unwrap_or_default();
+        let id = FuncId(self.module.functions.len() as u32);
+        self.module.functions.push(FunctionBuilder::new(format!("init_{name}"), t, at).finish());
+        let placeholder = std::mem::replace(
+            &mut self.module.functions[id.index()],
+            FunctionBuilder::new(String::new(), TypeId(0), None).finish(),
+        );
+        let mut lower = FnLower {
+            ctx: DeclCtx::for_def(db, def),
+            is_init: false,
+            m: self,
+            def,
+            file: def.file(db),
+            body,
+            inferred: infer::infer(db, def).clone(),
+            b: FunctionBuilder { func: placeholder },
+            cur: None,
+            scopes: vec![Vec::new()],
+            targets: Vec::new(),
+            span: at,
+            no_diff: false,
+            pending_label: None,
+            pending_max_iters: None,
+            pending_unroll: None,
+            eager_logic: false,
+            resource_params: Vec::new(),
+        };
+        let entry = lower.b.new_block();
+        lower.cur = Some(entry);
+        let result = lower.expr_expecting(e, t).map(|v| lower.terminate(Terminator::Return(Some(v))));
+        let func = lower.b.finish();
+        self.module.functions[id.index()] = func;
+        result.map(|_| id)
     }
 
     fn intern(&mut self, t: Type) -> TypeId {

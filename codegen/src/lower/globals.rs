@@ -132,7 +132,25 @@ impl ModuleLowerer<'_> {
             let t = self.lower_ty(&ty, at)?;
             let (space, init) = if is_static {
                 let init = def_node(db, def).and_then(ast::Declarator::cast).and_then(|d| d.initializer());
-                (AddressSpace::Private, init.map(|e| self.const_value(&e, t)).transpose()?)
+                match init.map(|e| self.const_value(&e, t)).transpose() {
+                    Ok(init) => (AddressSpace::Private, init),
+                    // Not a constant (`normalize(…)`, `2.0 * PI`): computed
+                    // when the entry point starts.
+                    Err(_) => {
+                        let g = self.add_global(Global {
+                            name,
+                            ty: t,
+                            space: AddressSpace::Private,
+                            binding: None,
+                            init: None,
+                            span,
+                        });
+                        self.globals.insert(def, g);
+                        let f = self.initializer_function(def, t, at)?;
+                        self.dynamic_inits.push((g, f));
+                        return Ok((g, None));
+                    }
+                }
             } else {
                 (AddressSpace::Workgroup, None)
             };
@@ -235,7 +253,15 @@ impl ModuleLowerer<'_> {
         let at = Some(e.syntax().text_range());
         let parts: Vec<ast::Expr> = match e {
             ast::Expr::InitList(l) => l.elements().collect(),
-            ast::Expr::CallExpr(c) => c.args().collect(),
+            // A constructor (`float3(…)`), not a function call
+            // (`sqrt(4.0)`, computed when the entry point starts).
+            ast::Expr::CallExpr(c)
+                if c.callee()
+                    .is_some_and(|f| f.syntax().text().to_string().trim() == self.module.types.display(ty)) =>
+            {
+                c.args().collect()
+            }
+            ast::Expr::CallExpr(_) => return err(at, "a `static` global's initial value must be a constant"),
             ast::Expr::ParenExpr(p) => match p.expr() {
                 Some(inner) => return self.const_value(&inner, ty),
                 None => Vec::new(),
