@@ -424,6 +424,10 @@ intrinsics! {
     AsFloat = "asfloat" / 1,
     AsInt = "asint" / 1,
     AsUint = "asuint" / 1,
+    CountBits = "countbits" / 1,
+    FirstBitHigh = "firstbithigh" / 1,
+    FirstBitLow = "firstbitlow" / 1,
+    ReverseBits = "reversebits" / 1,
 }
 
 /// What a [`Op::Barrier`] waits for, besides every thread of the group

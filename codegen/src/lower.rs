@@ -3096,6 +3096,48 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// `isnan`, `isinf`, `isfinite` (element-wise; written with
+    /// comparisons, as WGSL has no such functions).
+    fn float_tests(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
+        let ([x], "isnan" | "isinf" | "isfinite") = (args, name) else { return Ok(None) };
+        let result = self.expr_ty(e)?;
+        let v = self.expr(*x)?;
+        let vt = self.ty_of(v);
+        let ft = match self.m.module.types.scalar_of(vt) {
+            Some(s) if s.is_float() => vt,
+            _ => self.with_scalar(vt, Scalar::Float),
+        };
+        let v = self.coerce(v, ft)?;
+        let bt = self.with_scalar(ft, Scalar::Bool);
+        // On the bits (a comparison `x != x` may be folded away by drivers
+        // that assume no NaN): exponent all ones, and a zero (infinity) or
+        // non-zero (NaN) fraction.
+        let ut = self.with_scalar(ft, Scalar::UInt32);
+        let bits = self.emit(Op::Intrinsic(Intrinsic::AsUint, vec![v]), ut);
+        let uconst = |this: &mut Self, k: i64| {
+            let st = this.t(Type::Scalar(Scalar::UInt32));
+            let c = this.konst(Const::Int(k), st);
+            if st == ut {
+                c
+            } else {
+                this.emit(Op::Splat(c), ut)
+            }
+        };
+        let (mask, exp) = (uconst(self, 0x7fff_ffff), uconst(self, 0x7f80_0000));
+        let r = match name {
+            "isnan" | "isinf" => {
+                let m = self.emit(Op::Binary(BinaryOp::BitAnd, bits, mask), ut);
+                let op = if name == "isnan" { BinaryOp::Gt } else { BinaryOp::Eq };
+                self.emit(Op::Binary(op, m, exp), bt)
+            }
+            _ => {
+                let m = self.emit(Op::Binary(BinaryOp::BitAnd, bits, exp), ut);
+                self.emit(Op::Binary(BinaryOp::Ne, m, exp), bt)
+            }
+        };
+        Ok(Some(self.coerce(r, result)?))
+    }
+
     /// Built-in functions written with the ones the backends have (so
     /// their derivatives follow from the parts'): `log10`, `exp10`, `rcp`,
     /// `degrees`, `radians`, `fma`, `fmin`/`fmax`, `asinh`/`acosh`/`atanh`,
@@ -3106,7 +3148,7 @@ impl FnLower<'_, '_> {
         let arity = match name {
             "log10" | "exp10" | "rcp" | "degrees" | "radians" | "asinh" | "acosh" | "atanh" | "sinpi" | "cospi"
             | "tanpi" => 1,
-            "fmin" | "fmax" => 2,
+            "fmin" | "fmax" | "ldexp" => 2,
             "fma" => 3,
             _ => return Ok(None),
         };
@@ -3140,6 +3182,11 @@ impl FnLower<'_, '_> {
             "degrees" => scaled(self, 180.0 / pi, x),
             "radians" => scaled(self, pi / 180.0, x),
             "fma" => self.emit(Op::Intrinsic(I::Mad, a), t),
+            // `x * 2^e`
+            "ldexp" => {
+                let p = self.emit(Op::Intrinsic(I::Exp2, vec![a[1]]), t);
+                self.emit(Op::Binary(Mul, x, p), t)
+            }
             "fmin" => self.emit(Op::Intrinsic(I::Min, a), t),
             "fmax" => self.emit(Op::Intrinsic(I::Max, a), t),
             "asinh" | "acosh" => {
@@ -3190,6 +3237,9 @@ impl FnLower<'_, '_> {
         if let Some(v) = self.expanded_intrinsic(e, name, args)? {
             return Ok(v);
         }
+        if let Some(v) = self.float_tests(e, name, args)? {
+            return Ok(v);
+        }
         if matches!(name, "__realCast" | "__intCast") && args.len() == 1 {
             let result = self.expr_ty(e)?;
             return self.expr_expecting(args[0], result);
@@ -3233,6 +3283,13 @@ impl FnLower<'_, '_> {
             Intrinsic::Sign | Intrinsic::AsFloat | Intrinsic::AsInt | Intrinsic::AsUint => {
                 let a = self.ty_of(values[0]);
                 Some(a)
+            }
+            // Bit counts and scans: computed in the operand's integer type
+            // (naga's result type), then converted to the result's.
+            Intrinsic::CountBits | Intrinsic::FirstBitHigh | Intrinsic::FirstBitLow | Intrinsic::ReverseBits => {
+                let a = self.ty_of(values[0]);
+                let v = self.emit(Op::Intrinsic(i, vec![values[0]]), a);
+                return self.coerce(v, result);
             }
             Intrinsic::Mul => None,
             _ => Some(result),

@@ -826,6 +826,10 @@ impl<'a> FnBuilder<'a> {
             Intrinsic::Reflect => M::Reflect,
             Intrinsic::Transpose => M::Transpose,
             Intrinsic::Determinant => M::Determinant,
+            Intrinsic::CountBits => M::CountOneBits,
+            Intrinsic::FirstBitHigh => M::FirstLeadingBit,
+            Intrinsic::FirstBitLow => M::FirstTrailingBit,
+            Intrinsic::ReverseBits => M::ReverseBits,
         };
         naga::Expression::Math { fun, arg: args[0], arg1: args.get(1).copied(), arg2: args.get(2).copied(), arg3: None }
     }

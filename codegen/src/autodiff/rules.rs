@@ -474,7 +474,15 @@ pub fn intrinsic(
         I::Transpose => dx[0].map(|d| e.intrinsic(I::Transpose, vec![d], ty)),
         I::Determinant => determinant_derivative(e, x0, dx[0], ty)?,
         // Bit casts carry no derivative.
-        I::Any | I::All | I::AsFloat | I::AsInt | I::AsUint => None,
+        I::Any
+        | I::All
+        | I::AsFloat
+        | I::AsInt
+        | I::AsUint
+        | I::CountBits
+        | I::FirstBitHigh
+        | I::FirstBitLow
+        | I::ReverseBits => None,
     })
 }
 
