@@ -146,7 +146,9 @@ fn write_unchecked(v: &Validated, target: Target, entry: &str) -> Result<crate::
             crate::Output::Text(text)
         }
         Target::Msl => {
-            let options = naga::back::msl::Options::default();
+            // Metal 2.1 (macOS 10.14, iOS 12): `reverse_bits` and other
+            // built-ins need it.
+            let options = naga::back::msl::Options { lang_version: (2, 1), ..Default::default() };
             let pipeline = naga::back::msl::PipelineOptions {
                 entry_point: Some((stage, entry.to_string())),
                 ..Default::default()
