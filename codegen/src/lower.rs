@@ -1216,6 +1216,26 @@ impl FnLower<'_, '_> {
             (Type::Matrix { rows, cols, .. }, Type::Matrix { rows: r, cols: c, .. }) if rows == r && cols == c => {
                 Ok(self.emit(Op::Convert(v), to))
             }
+            // `(float3x3)m` of a `float4x4`: the upper-left part.
+            (Type::Matrix { scalar: s0, rows, cols }, Type::Matrix { scalar, rows: r, cols: c })
+                if r <= rows && c <= cols =>
+            {
+                let from_row = self.t(Type::Vector(s0, cols));
+                let row = self.t(Type::Vector(s0, c));
+                let parts = (0..r)
+                    .map(|i| {
+                        let x = self.emit(Op::Extract(v, i.into()), from_row);
+                        self.emit(Op::Swizzle(x, (0..c).collect()), row)
+                    })
+                    .collect();
+                let m = self.t(Type::Matrix { scalar: s0, rows: r, cols: c });
+                let m = self.emit(Op::Construct(parts), m);
+                if s0 == scalar {
+                    Ok(m)
+                } else {
+                    Ok(self.emit(Op::Convert(m), to))
+                }
+            }
             (_, Type::Struct { .. }) if self.m.existential_variants.get(&to).is_some_and(|vs| vs.contains(&from)) => {
                 // A concrete value as an interface-typed one: its tag and
                 // its variant's field set.
