@@ -1731,20 +1731,24 @@ impl FnLower<'_, '_> {
             }
         };
         self.terminate(Terminator::Switch { value: v, cases: labels, default, brk });
-        let n = bodies.len();
-        for (i, (block, stmts)) in bodies.into_iter().enumerate() {
-            self.cur = Some(block);
+        for (i, (block, _)) in bodies.iter().enumerate() {
+            self.cur = Some(*block);
             self.push_target(brk, None);
-            self.scopes.push(Vec::new());
-            for st in stmts {
-                self.stmt(st)?;
+            // A case that does not end (`break`, `return`…) falls into the
+            // next one: its statements are lowered again after this one's
+            // (structured targets such as WGSL have no fall-through).
+            for (_, stmts) in &bodies[i..] {
+                if self.cur.is_none() {
+                    break;
+                }
+                self.scopes.push(Vec::new());
+                for &st in stmts {
+                    self.stmt(st)?;
+                }
+                self.scopes.pop();
             }
-            self.scopes.pop();
             self.targets.pop();
             if self.cur.is_some() {
-                if i + 1 < n {
-                    return self.error("falling through from one case into the next is not supported yet");
-                }
                 self.branch(brk, Vec::new());
             }
         }
@@ -1753,10 +1757,16 @@ impl FnLower<'_, '_> {
         Ok(())
     }
 
-    fn case_value(&self, e: ExprId) -> R<i64> {
-        match self.expr_syntax(e).and_then(ast::Expr::cast).as_ref().and_then(hir::const_int) {
-            Some(v) => Ok(v),
-            None => err(self.expr_span(e), "case labels must be integer literals"),
+    /// A case label's value: an integer literal, or a constant the
+    /// lowering knows (an enum case, a `static const` integer).
+    fn case_value(&mut self, e: ExprId) -> R<i64> {
+        if let Some(v) = self.expr_syntax(e).and_then(ast::Expr::cast).as_ref().and_then(hir::const_int) {
+            return Ok(v);
+        }
+        let v = self.expr(e)?;
+        match self.b.func.op(v) {
+            Some(Op::Const(Const::Int(k))) => Ok(*k),
+            _ => err(self.expr_span(e), "case labels must be integer constants"),
         }
     }
 
@@ -1925,20 +1935,35 @@ impl FnLower<'_, '_> {
         let Some(item) = item_of(db, *def).filter(|i| i.kind == ItemKind::Enum) else { return Ok(None) };
         let mut next = 0i64;
         let mut found = None;
+        // The values of the cases before, which later ones may use
+        // (`C = A | B`).
+        let mut known: HashMap<String, i64> = HashMap::new();
+        let flags = item.has_attr("Flags");
+        if flags {
+            next = 1;
+        }
         for case in item.members.iter().filter(|m| m.kind == ItemKind::EnumCase) {
             let cdef = DefId::new(db, def.file(db), case.ast_index);
             let value = def_node(db, cdef).and_then(ast::EnumCase::cast).and_then(|c| c.value());
             if let Some(v) = value {
-                match hir::const_int(&v) {
+                match enum_value(&v, &known) {
                     Some(v) => next = v,
-                    None => return self.error("enum cases with non-literal values are not supported yet"),
+                    None => return self.error("enum case values must be integer constant expressions"),
                 }
+            }
+            if let Some(n) = &case.name {
+                known.insert(n.clone(), next);
             }
             if case.name.as_deref() == Some(name) {
                 found = Some(next);
                 break;
             }
-            next += 1;
+            // `[Flags]` enums number their cases 1, 2, 4, …
+            next = match (flags, next) {
+                (true, 0) => 1,
+                (true, v) => v.wrapping_shl(1),
+                (false, v) => v + 1,
+            };
         }
         let Some(v) = found else { return Ok(None) };
         let at = self.span;
@@ -3466,4 +3491,44 @@ pub(crate) fn function_named(db: &dyn Db, file: SourceFile, name: &str) -> Optio
     tree.walk()
         .find(|i| i.kind == ItemKind::Fn && i.name.as_deref() == Some(name))
         .map(|i| DefId::new(db, file, i.ast_index))
+}
+
+/// The value of an enum case's initializer: integer literals, earlier
+/// cases (`A`, `E.A`), and `+ - * / % << >> | & ^ ~` of them.
+fn enum_value(e: &ast::Expr, known: &HashMap<String, i64>) -> Option<i64> {
+    match e {
+        ast::Expr::Literal(_) => hir::const_int(e),
+        ast::Expr::ParenExpr(p) => enum_value(&p.expr()?, known),
+        ast::Expr::PrefixExpr(p) => {
+            let v = enum_value(&p.expr()?, known)?;
+            match p.op()?.kind() {
+                SyntaxKind::MINUS => Some(v.wrapping_neg()),
+                SyntaxKind::TILDE => Some(!v),
+                SyntaxKind::PLUS => Some(v),
+                _ => None,
+            }
+        }
+        ast::Expr::BinExpr(b) => {
+            let (l, r) = (enum_value(&b.lhs()?, known)?, enum_value(&b.rhs()?, known)?);
+            Some(match b.op_kind()? {
+                SyntaxKind::PLUS => l.wrapping_add(r),
+                SyntaxKind::MINUS => l.wrapping_sub(r),
+                SyntaxKind::STAR => l.wrapping_mul(r),
+                SyntaxKind::SLASH => l.checked_div(r)?,
+                SyntaxKind::PERCENT => l.checked_rem(r)?,
+                SyntaxKind::SHL => l.checked_shl(u32::try_from(r).ok()?)?,
+                SyntaxKind::SHR => l.checked_shr(u32::try_from(r).ok()?)?,
+                SyntaxKind::PIPE => l | r,
+                SyntaxKind::AMP => l & r,
+                SyntaxKind::CARET => l ^ r,
+                _ => return None,
+            })
+        }
+        // A case named alone or through its type (`A`, `E.A`, `E::A`).
+        _ => {
+            let text = e.syntax().text().to_string();
+            let last = text.rsplit(['.', ':']).next()?.trim();
+            known.get(last).copied()
+        }
+    }
 }
