@@ -62,3 +62,23 @@ fn derived_highlight_queries_have_as_many_patterns() {
     assert_eq!(count("grammar/queries/highlights.scm"), nvim, "run grammar/scripts/gen_queries.py");
     assert_eq!(count("editors/helix/runtime/queries/slang/highlights.scm"), nvim, "run grammar/scripts/gen_queries.py");
 }
+
+/// The editor query files that are copies of the standard ones (same
+/// capture names there) stay copies: a change to one is a change to all.
+#[test]
+fn copied_queries_stay_identical() {
+    let root = repo_root();
+    let copies = [
+        ("injections", "editors/neovim/queries/slang"),
+        ("injections", "editors/helix/runtime/queries/slang"),
+        ("folds", "editors/neovim/queries/slang"),
+        ("indents", "editors/neovim/queries/slang"),
+        ("textobjects", "editors/neovim/queries/slang"),
+        ("locals", "editors/helix/runtime/queries/slang"),
+    ];
+    for (name, dir) in copies {
+        let standard = read(&root.join(format!("grammar/queries/{name}.scm")));
+        let copy = read(&root.join(format!("{dir}/{name}.scm")));
+        assert!(standard == copy, "{dir}/{name}.scm differs from grammar/queries/{name}.scm: copy it over");
+    }
+}
