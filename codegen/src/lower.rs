@@ -3141,6 +3141,63 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// The built-ins with `out` parameters, written with others (so their
+    /// derivatives follow): `sincos(x, s, c)`, `modf(x, ip)` (the fraction,
+    /// with `x`'s sign; `ip = trunc(x)`), `frexp(x, e)` (`x = m 2^e` with
+    /// `0.5 <= |m| < 1`; 0 for 0).
+    fn out_param_builtin(&mut self, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
+        use BinaryOp::{Mul, Sub};
+        let (x, outs) = match (name, args) {
+            ("sincos", [x, s, c]) => (*x, vec![*s, *c]),
+            ("modf" | "frexp", [x, o]) => (*x, vec![*o]),
+            _ => return Ok(None),
+        };
+        let v = self.expr(x)?;
+        let t = self.ty_of(v);
+        let t = match self.m.module.types.scalar_of(t) {
+            Some(s) if s.is_float() => t,
+            _ => self.with_scalar(t, Scalar::Float),
+        };
+        let v = self.coerce(v, t)?;
+        let store = |this: &mut Self, target: ExprId, value: ValueId| -> R<()> {
+            let tt = this.expr_ty(target)?;
+            let value = this.coerce(value, tt)?;
+            this.assign_to(target, value)
+        };
+        Ok(Some(match name {
+            "sincos" => {
+                let sin = self.emit(Op::Intrinsic(Intrinsic::Sin, vec![v]), t);
+                let cos = self.emit(Op::Intrinsic(Intrinsic::Cos, vec![v]), t);
+                store(self, outs[0], sin)?;
+                store(self, outs[1], cos)?;
+                // (`void`: nothing reads the call's value.)
+                cos
+            }
+            "modf" => {
+                let ip = self.emit(Op::Intrinsic(Intrinsic::Trunc, vec![v]), t);
+                store(self, outs[0], ip)?;
+                self.emit(Op::Binary(Sub, v, ip), t)
+            }
+            _ => {
+                // e = floor(log2|x|) + 1, m = x 2^-e; x = 0 gives 0 and 0.
+                let abs = self.emit(Op::Intrinsic(Intrinsic::Abs, vec![v]), t);
+                let l = self.emit(Op::Intrinsic(Intrinsic::Log2, vec![abs]), t);
+                let f = self.emit(Op::Intrinsic(Intrinsic::Floor, vec![l]), t);
+                let one = self.float_like(1.0, t);
+                let e = self.emit(Op::Binary(BinaryOp::Add, f, one), t);
+                let zero = self.float_like(0.0, t);
+                let bt = self.with_scalar(t, Scalar::Bool);
+                let is_zero = self.emit(Op::Binary(BinaryOp::Eq, v, zero), bt);
+                let e = self.emit(Op::Select(is_zero, zero, e), t);
+                let ne = self.emit(Op::Unary(UnaryOp::Neg, e), t);
+                let p = self.emit(Op::Intrinsic(Intrinsic::Exp2, vec![ne]), t);
+                let m = self.emit(Op::Binary(Mul, v, p), t);
+                store(self, outs[0], e)?;
+                m
+            }
+        }))
+    }
+
     /// `isnan`, `isinf`, `isfinite` (element-wise; written with
     /// comparisons, as WGSL has no such functions).
     fn float_tests(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
@@ -3283,6 +3340,9 @@ impl FnLower<'_, '_> {
             return Ok(v);
         }
         if let Some(v) = self.float_tests(e, name, args)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.out_param_builtin(name, args)? {
             return Ok(v);
         }
         if matches!(name, "__realCast" | "__intCast") && args.len() == 1 {
