@@ -282,6 +282,10 @@ impl<'a> Graph<'a> {
             Expr::Member { receiver, .. } => {
                 self.expr(receiver);
                 self.edge(receiver.0 as usize, n);
+                // A property whose getter is not differentiable.
+                if matches!(self.facts.calls.get(&id), Some(CallKind::NotDifferentiable(_))) {
+                    self.stops[n] = true;
+                }
             }
             Expr::Index { base, index } => {
                 self.expr(base);

@@ -1230,6 +1230,39 @@ impl<'db> Infer<'_, 'db> {
         flow.produce
     }
 
+    /// Reading property `name` of a value of type `receiver` in a
+    /// differentiable function calls its getter: a getter that is not
+    /// differentiable stops derivatives like any such call (E41022 when a
+    /// derivative is lost).
+    fn check_property_derivative(&mut self, id: ExprId, receiver: &Ty, name: &str, t: &Ty) {
+        use crate::activity::CallKind;
+        use crate::autodiff::{fn_differentiability, type_diff, Differentiability, TypeDiff};
+        if !self.differentiable || self.no_diff_depth > 0 {
+            return;
+        }
+        let db = self.db();
+        // (The core module's properties — `DifferentialPair.p`/`.d` — are
+        // intrinsic.)
+        let Ty::Adt { def, .. } = receiver else { return };
+        if is_core(db, def.file(db)) {
+            return;
+        }
+        let Some(item) = item_of(db, *def) else { return };
+        let Some(m) = item.members.iter().find(|m| m.kind == ItemKind::Property && m.name.as_deref() == Some(name))
+        else {
+            return;
+        };
+        let property = DefId::new(db, def.file(db), m.ast_index);
+        if fn_differentiability(db, self.ctx.file, property) == Differentiability::Backward
+            || type_diff(db, self.ctx.file, t) != TypeDiff::Value
+            || self.module_has_item_macros()
+        {
+            return;
+        }
+        self.call_kinds.insert(id, CallKind::NotDifferentiable(Vec::new()));
+        self.lost_candidates.push((id, name.to_string()));
+    }
+
     /// What call `id` does with derivatives, for the data-flow analysis.
     fn record_call_kind(&mut self, id: ExprId, callee_ty: &Ty, n_args: usize) {
         use crate::activity::CallKind;
@@ -1610,6 +1643,7 @@ impl<'db> Infer<'_, 'db> {
                 if matches!(self.body.expr(receiver), Expr::This) {
                     self.warn_field_without_derivative(id, &name, &t);
                 }
+                self.check_property_derivative(id, &r, &name, &t);
                 t
             }
             Expr::Index { base, index } => {

@@ -347,10 +347,22 @@ impl Lower {
                 .map(|n| n.text().to_string().split_whitespace().collect::<String>()),
             _ => node.children().find(|c| c.kind() == NAME).map(|n| slang_syntax::ast::unsplice(&n.text().to_string())),
         };
-        let (visibility, is_static, attrs) = match ast::Item::cast(node.clone()) {
+        let (visibility, is_static, mut attrs) = match ast::Item::cast(node.clone()) {
             Some(item) => self.item_modifiers(&item),
             None => (Visibility::Default, false, Vec::new()),
         };
+        if kind == ItemKind::Property {
+            // A property's function is its getter: its attributes
+            // (`get` marked `[Differentiable]`) are the property's.
+            let getter = node
+                .children()
+                .filter(|c| c.kind() == ACCESSOR_LIST)
+                .flat_map(|l| l.children().filter(|a| a.kind() == ACCESSOR).collect::<Vec<_>>())
+                .find(|a| a.children_with_tokens().any(|t| t.kind() == GET_KW));
+            for attr in getter.iter().flat_map(|g| g.children().filter(|c| c.kind() == ATTRIBUTE)) {
+                attrs.extend(attr.children().filter(|c| c.kind() == PATH).map(|p| p.text().to_string()));
+            }
+        }
         let mut members = Vec::new();
         if kind == ItemKind::Enum {
             if let Some(body) = node.children().find(|c| c.kind() == ENUM_BODY) {

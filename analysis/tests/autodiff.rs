@@ -1044,3 +1044,42 @@ float plain(float x, int n)
         "#]],
     );
 }
+
+/// Reading a property calls its getter: in a differentiable function, a
+/// getter that is not differentiable loses the receiver's derivative when
+/// the result's is needed (slangc's E41022 on the same lines 8, 10 and 12,
+/// `no_diff` parameters and `detach` counting as carrying as for calls;
+/// not when the value is unused). A getter marked `[Differentiable]` is
+/// differentiable (slangc 2026.14 crashes on that one).
+#[test]
+fn property_getters_in_derivative_flow() {
+    check_diags(
+        r#"
+struct P : IDifferentiable
+{
+    float v;
+    property float plain { get { return v * v; } }
+}
+[Differentiable]
+float lost(P p) { return p.plain * 3.0; }
+[Differentiable]
+float constant(P p, no_diff P q) { return p.v + q.plain; }
+[Differentiable]
+float detached(P p) { return p.v + detach(p).plain; }
+[Differentiable]
+float unused(P p) { float k = p.plain; return p.v; }
+struct Q : IDifferentiable
+{
+    float v;
+    property float smooth { [Differentiable] get { return v * v; } }
+}
+[Differentiable]
+float kept(Q q) { return q.smooth * 3.0; }
+"#,
+        expect![[r#"
+            /main.slang:8:26: error[derivative-lost]: derivatives cannot flow through `plain`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff plain(…)` if none should
+            /main.slang:10:49: error[derivative-lost]: derivatives cannot flow through `plain`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff plain(…)` if none should
+            /main.slang:12:36: error[derivative-lost]: derivatives cannot flow through `plain`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff plain(…)` if none should
+        "#]],
+    );
+}
