@@ -196,11 +196,19 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                         .to_string(),
                     abs,
                 ),
-                InferDiagKind::DerivativeLost { name } => (
+                InferDiagKind::DerivativeLost { name, property: false } => (
                     "derivative-lost",
                     format!(
                         "derivatives cannot flow through `{name}`, which is not differentiable: mark it \
                          `[Differentiable]`, or write `no_diff {name}(…)` if none should"
+                    ),
+                    abs,
+                ),
+                InferDiagKind::DerivativeLost { name, property: true } => (
+                    "derivative-lost",
+                    format!(
+                        "derivatives cannot flow through the property `{name}`, whose getter is not \
+                         differentiable: mark its `get` `[Differentiable]`"
                     ),
                     abs,
                 ),

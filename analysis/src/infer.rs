@@ -698,6 +698,8 @@ pub enum InferDiagKind {
     /// outside `no_diff`.
     DerivativeLost {
         name: String,
+        /// A property read (its getter is the function), not a call.
+        property: bool,
     },
     /// A statement after `return`, `break` or `continue` (a warning).
     Unreachable,
@@ -938,7 +940,7 @@ struct Infer<'a, 'db> {
     call_kinds: HashMap<ExprId, crate::activity::CallKind>,
     /// Calls to non-differentiable functions in differentiable code,
     /// reported when the data-flow analysis says a derivative is lost.
-    lost_candidates: Vec<(ExprId, String)>,
+    lost_candidates: Vec<(ExprId, String, bool)>,
     /// Stores into locations without derivatives: (assignment, value,
     /// what the location is), reported when the value carries one.
     store_candidates: Vec<(ExprId, ExprId, String)>,
@@ -1215,10 +1217,11 @@ impl<'db> Infer<'_, 'db> {
             return_expected,
         };
         let flow = crate::activity::analyze(self.body, &facts);
-        for (call, name) in std::mem::take(&mut self.lost_candidates) {
+        for (call, name, property) in std::mem::take(&mut self.lost_candidates) {
             let i = call.0 as usize;
             if flow.inputs_carry[i] && flow.expect[i] {
-                self.diags.push(InferDiag { at: DiagAt::Expr(call), kind: InferDiagKind::DerivativeLost { name } });
+                self.diags
+                    .push(InferDiag { at: DiagAt::Expr(call), kind: InferDiagKind::DerivativeLost { name, property } });
             }
         }
         for (assign, value, into) in std::mem::take(&mut self.store_candidates) {
@@ -1260,7 +1263,7 @@ impl<'db> Infer<'_, 'db> {
             return;
         }
         self.call_kinds.insert(id, CallKind::NotDifferentiable(Vec::new()));
-        self.lost_candidates.push((id, name.to_string()));
+        self.lost_candidates.push((id, name.to_string(), true));
     }
 
     /// What call `id` does with derivatives, for the data-flow analysis.
@@ -2004,7 +2007,7 @@ impl<'db> Infer<'_, 'db> {
             Expr::Member { name, .. } => name.clone(),
             _ => return,
         };
-        self.lost_candidates.push((id, name));
+        self.lost_candidates.push((id, name, false));
     }
 
     /// A field of a non-differentiable `this` carrying a differentiable

@@ -1077,9 +1077,9 @@ struct Q : IDifferentiable
 float kept(Q q) { return q.smooth * 3.0; }
 "#,
         expect![[r#"
-            /main.slang:8:26: error[derivative-lost]: derivatives cannot flow through `plain`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff plain(…)` if none should
-            /main.slang:10:49: error[derivative-lost]: derivatives cannot flow through `plain`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff plain(…)` if none should
-            /main.slang:12:36: error[derivative-lost]: derivatives cannot flow through `plain`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff plain(…)` if none should
+            /main.slang:8:26: error[derivative-lost]: derivatives cannot flow through the property `plain`, whose getter is not differentiable: mark its `get` `[Differentiable]`
+            /main.slang:10:49: error[derivative-lost]: derivatives cannot flow through the property `plain`, whose getter is not differentiable: mark its `get` `[Differentiable]`
+            /main.slang:12:36: error[derivative-lost]: derivatives cannot flow through the property `plain`, whose getter is not differentiable: mark its `get` `[Differentiable]`
         "#]],
     );
 }
