@@ -476,3 +476,33 @@ float h() { return 2.0; }
         "#]],
     );
 }
+
+#[test]
+fn mark_a_property_getter_differentiable() {
+    let text = r#"
+struct P : IDifferentiable
+{
+    float v;
+    property float sq { get { return v * v; } }
+}
+[Differentiable]
+float f(P p) { return p.s$0q * 3.0; }
+"#;
+    check(
+        text,
+        "getter",
+        expect![[r#"
+        QuickFix: Mark the getter of `sq` `[Differentiable]`
+        --- /main.slang
+
+        struct P : IDifferentiable
+        {
+            float v;
+            property float sq { [Differentiable] get { return v * v; } }
+        }
+        [Differentiable]
+        float f(P p) { return p.sq * 3.0; }
+        --- diagnostics after
+    "#]],
+    );
+}

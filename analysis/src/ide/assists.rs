@@ -148,6 +148,30 @@ fn quick_fixes(db: &dyn Db, file: SourceFile, root: &SyntaxNode, code: &str, ran
                 mark_differentiable(db, file, name.text_range().start(), out);
             }
         }
+        "derivative-lost" if node.kind() == K::MEMBER_EXPR => {
+            // A property read: mark its getter.
+            let Some(name) =
+                node.descendants_with_tokens().filter_map(|e| e.into_token()).filter(|t| t.kind() == K::IDENT).last()
+            else {
+                return;
+            };
+            for def in definitions_at(db, file, name.text_range().start()) {
+                let Definition::Item(def) = def else { continue };
+                let Some(item) = item_of(db, def).filter(|i| i.kind == ItemKind::Property) else { continue };
+                let Some(getter) = def_node(db, def).and_then(|n| {
+                    n.descendants()
+                        .find(|a| a.kind() == K::ACCESSOR && a.children_with_tokens().any(|t| t.kind() == K::GET_KW))
+                }) else {
+                    continue;
+                };
+                let Some(get) = getter.children_with_tokens().find(|t| t.kind() == K::GET_KW) else { continue };
+                out.push(quick_fix(
+                    format!("Mark the getter of `{}` `[Differentiable]`", item.name.as_deref().unwrap_or("")),
+                    vec![insert(def.file(db), get.text_range().start(), "[Differentiable] ".to_string())],
+                ));
+                return;
+            }
+        }
         "derivative-lost" if node.kind() == K::BIN_EXPR => {
             let Some(value) = node.children().last() else { return };
             let r = value.text_range();
