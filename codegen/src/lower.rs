@@ -252,22 +252,23 @@ impl<'db> ModuleLowerer<'db> {
         }
         // The `static` globals computed at the start (of the root: the
         // entry point, or the function compiled alone).
-        let f = &mut self.module.functions[root.index()];
+        use crate::ir::Function;
+        let void = self.intern(Type::Void);
+        let placeholder = FunctionBuilder::new(String::new(), void, None).finish();
+        let mut b = FunctionBuilder { func: std::mem::replace(&mut self.module.functions[root.index()], placeholder) };
         let mut insts = Vec::new();
         for &(g, init) in &self.dynamic_inits {
             let global = &self.module.globals[g.index()];
             let ptr = self.module.types.intern(Type::Ptr(global.ty, global.space));
-            let void = self.module.types.intern(Type::Void);
-            let mut b = FunctionBuilder {
-                func: std::mem::replace(f, FunctionBuilder::new(String::new(), void, None).finish()),
-            };
-            let value = b.inst(crate::ir::Function::ENTRY, Op::Call(init, Vec::new()), global.ty, global.span);
-            let p = b.inst(crate::ir::Function::ENTRY, Op::Global(g), ptr, global.span);
-            let store = b.inst(crate::ir::Function::ENTRY, Op::Store { ptr: p, value }, void, global.span);
-            *f = b.finish();
+            let value = b.inst(Function::ENTRY, Op::Call(init, Vec::new()), global.ty, global.span);
+            let p = b.inst(Function::ENTRY, Op::Global(g), ptr, global.span);
+            let store = b.inst(Function::ENTRY, Op::Store { ptr: p, value }, void, global.span);
             insts.extend([value, p, store]);
         }
-        let entry = &mut f.blocks[crate::ir::Function::ENTRY.index()].insts;
+        // (Appended above; moved to the start.)
+        let f = &mut self.module.functions[root.index()];
+        *f = b.finish();
+        let entry = &mut f.blocks[Function::ENTRY.index()].insts;
         entry.retain(|i| !insts.contains(i));
         entry.splice(0..0, insts);
         Ok(root)

@@ -194,52 +194,11 @@
 
 (this_type) @type.builtin
 
-((call_expression
-  function: (identifier) @type.builtin)
-  (#any-of? @type.builtin
-    "bool" "bool1" "bool2" "bool3" "bool4" "bool1x1" "bool1x2" "bool1x3" "bool1x4" "bool2x1"
-    "bool2x2" "bool2x3" "bool2x4" "bool3x1" "bool3x2" "bool3x3" "bool3x4" "bool4x1" "bool4x2"
-    "bool4x3" "bool4x4" "int" "int1" "int2" "int3" "int4" "int1x1" "int1x2" "int1x3" "int1x4"
-    "int2x1" "int2x2" "int2x3" "int2x4" "int3x1" "int3x2" "int3x3" "int3x4" "int4x1" "int4x2"
-    "int4x3" "int4x4" "uint" "uint1" "uint2" "uint3" "uint4" "uint1x1" "uint1x2" "uint1x3" "uint1x4"
-    "uint2x1" "uint2x2" "uint2x3" "uint2x4" "uint3x1" "uint3x2" "uint3x3" "uint3x4" "uint4x1"
-    "uint4x2" "uint4x3" "uint4x4" "half" "half1" "half2" "half3" "half4" "half1x1" "half1x2"
-    "half1x3" "half1x4" "half2x1" "half2x2" "half2x3" "half2x4" "half3x1" "half3x2" "half3x3"
-    "half3x4" "half4x1" "half4x2" "half4x3" "half4x4" "float" "float1" "float2" "float3" "float4"
-    "float1x1" "float1x2" "float1x3" "float1x4" "float2x1" "float2x2" "float2x3" "float2x4"
-    "float3x1" "float3x2" "float3x3" "float3x4" "float4x1" "float4x2" "float4x3" "float4x4" "double"
-    "double1" "double2" "double3" "double4" "double1x1" "double1x2" "double1x3" "double1x4"
-    "double2x1" "double2x2" "double2x3" "double2x4" "double3x1" "double3x2" "double3x3" "double3x4"
-    "double4x1" "double4x2" "double4x3" "double4x4" "min16float" "min16float1" "min16float2"
-    "min16float3" "min16float4" "min16float1x1" "min16float1x2" "min16float1x3" "min16float1x4"
-    "min16float2x1" "min16float2x2" "min16float2x3" "min16float2x4" "min16float3x1" "min16float3x2"
-    "min16float3x3" "min16float3x4" "min16float4x1" "min16float4x2" "min16float4x3" "min16float4x4"
-    "min16int" "min16int1" "min16int2" "min16int3" "min16int4" "min16int1x1" "min16int1x2"
-    "min16int1x3" "min16int1x4" "min16int2x1" "min16int2x2" "min16int2x3" "min16int2x4"
-    "min16int3x1" "min16int3x2" "min16int3x3" "min16int3x4" "min16int4x1" "min16int4x2"
-    "min16int4x3" "min16int4x4" "min16uint" "min16uint1" "min16uint2" "min16uint3" "min16uint4"
-    "min16uint1x1" "min16uint1x2" "min16uint1x3" "min16uint1x4" "min16uint2x1" "min16uint2x2"
-    "min16uint2x3" "min16uint2x4" "min16uint3x1" "min16uint3x2" "min16uint3x3" "min16uint3x4"
-    "min16uint4x1" "min16uint4x2" "min16uint4x3" "min16uint4x4" "int16_t" "int16_t1" "int16_t2"
-    "int16_t3" "int16_t4" "int16_t1x1" "int16_t1x2" "int16_t1x3" "int16_t1x4" "int16_t2x1"
-    "int16_t2x2" "int16_t2x3" "int16_t2x4" "int16_t3x1" "int16_t3x2" "int16_t3x3" "int16_t3x4"
-    "int16_t4x1" "int16_t4x2" "int16_t4x3" "int16_t4x4" "uint16_t" "uint16_t1" "uint16_t2"
-    "uint16_t3" "uint16_t4" "uint16_t1x1" "uint16_t1x2" "uint16_t1x3" "uint16_t1x4" "uint16_t2x1"
-    "uint16_t2x2" "uint16_t2x3" "uint16_t2x4" "uint16_t3x1" "uint16_t3x2" "uint16_t3x3"
-    "uint16_t3x4" "uint16_t4x1" "uint16_t4x2" "uint16_t4x3" "uint16_t4x4" "int64_t" "int64_t1"
-    "int64_t2" "int64_t3" "int64_t4" "int64_t1x1" "int64_t1x2" "int64_t1x3" "int64_t1x4"
-    "int64_t2x1" "int64_t2x2" "int64_t2x3" "int64_t2x4" "int64_t3x1" "int64_t3x2" "int64_t3x3"
-    "int64_t3x4" "int64_t4x1" "int64_t4x2" "int64_t4x3" "int64_t4x4" "uint64_t" "uint64_t1"
-    "uint64_t2" "uint64_t3" "uint64_t4" "uint64_t1x1" "uint64_t1x2" "uint64_t1x3" "uint64_t1x4"
-    "uint64_t2x1" "uint64_t2x2" "uint64_t2x3" "uint64_t2x4" "uint64_t3x1" "uint64_t3x2"
-    "uint64_t3x3" "uint64_t3x4" "uint64_t4x1" "uint64_t4x2" "uint64_t4x3" "uint64_t4x4" "float16_t"
-    "float16_t1" "float16_t2" "float16_t3" "float16_t4" "float16_t1x1" "float16_t1x2" "float16_t1x3"
-    "float16_t1x4" "float16_t2x1" "float16_t2x2" "float16_t2x3" "float16_t2x4" "float16_t3x1"
-    "float16_t3x2" "float16_t3x3" "float16_t3x4" "float16_t4x1" "float16_t4x2" "float16_t4x3"
-    "float16_t4x4" "void" "dword" "int8_t" "int32_t" "uint8_t" "uint32_t" "float32_t" "float64_t"
-    "vector" "matrix" "String" "NativeString"))
-
-((type_identifier) @type.builtin
+([
+  (type_identifier) @type.builtin
+  (call_expression
+    function: (identifier) @type.builtin)
+ ]
   (#any-of? @type.builtin
     "bool" "bool1" "bool2" "bool3" "bool4" "bool1x1" "bool1x2" "bool1x3" "bool1x4" "bool2x1"
     "bool2x2" "bool2x3" "bool2x4" "bool3x1" "bool3x2" "bool3x3" "bool3x4" "bool4x1" "bool4x2"
