@@ -2446,6 +2446,15 @@ impl<'db> Infer<'_, 'db> {
                     Ty::Unknown
                 }
             }
+            // `ConstantBuffer<T>`, `ParameterBlock<T>`: `T`'s members.
+            Ty::Adt { def, args, name: ty_name }
+                if matches!(ty_name.as_str(), "ConstantBuffer" | "ParameterBlock" | "TextureBuffer")
+                    && is_core(db, def.file(db))
+                    && !args.is_empty()
+                    && lookup_member(db, *def, args, name).is_none() =>
+            {
+                self.member(id, &args[0].clone(), name)
+            }
             Ty::Adt { def, args, name: ty_name } => match lookup_member(db, *def, args, name) {
                 found @ Some(Member::Field(_) | Member::Methods(_)) => {
                     self.check_access(id, *def, name);

@@ -170,6 +170,30 @@ void f(S s, float3 v3, float4x4 m)
     );
 }
 
+/// `ConstantBuffer<T>` and `ParameterBlock<T>` have `T`'s members (the
+/// reference compiler rejects the two mismatches the same way).
+#[test]
+fn members_through_buffer_wrappers() {
+    check_diags(
+        r#"
+struct P { float s; RWStructuredBuffer<float> o; }
+ParameterBlock<P> pb;
+ConstantBuffer<P> cb;
+void f()
+{
+    float bad1 = pb.o;
+    int2 bad2 = cb.s.xx.xxx;
+    float ok1 = pb.o[0] + pb.s + cb.s;
+    pb.o[1] = ok1;
+}
+"#,
+        expect![[r#"
+            /main.slang:7:18: error[type-mismatch]: mismatched types: expected `float`, found `RWStructuredBuffer<float>`
+            /main.slang:8:17: error[type-mismatch]: mismatched types: expected `int2`, found `float3`
+        "#]],
+    );
+}
+
 #[test]
 fn statements_the_reference_compiler_rejects() {
     check_diags(

@@ -209,6 +209,8 @@ pub(crate) struct ModuleLowerer<'db> {
     /// function computing it (run when the entry point starts, in this
     /// order: a global's initializer comes after those it reads).
     dynamic_inits: Vec<(GlobalId, FuncId)>,
+    /// Where each field of a `ParameterBlock` global lives, by block.
+    block_members: HashMap<DefId, HashMap<String, (GlobalId, Option<u32>)>>,
 }
 
 impl<'db> ModuleLowerer<'db> {
@@ -233,6 +235,7 @@ impl<'db> ModuleLowerer<'db> {
             existential_variants: HashMap::new(),
             existentials_in_progress: Vec::new(),
             dispatchers: HashMap::new(),
+            block_members: HashMap::new(),
         }
     }
 
@@ -2058,6 +2061,17 @@ impl FnLower<'_, '_> {
             }
             Expr::This => Ok(self.this_ptr()),
             Expr::Member { receiver, name, .. } => {
+                if let Some(def) = self.global_var(receiver) {
+                    if let Some((g, field)) = self.m.block_member(def, &name, self.span)? {
+                        let global = self.m.module.global(g).clone();
+                        let p = self.t(Type::Ptr(global.ty, global.space));
+                        let p = self.emit(Op::Global(g), p);
+                        return match field {
+                            Some(i) => Ok(Some(self.field_addr(p, i)?)),
+                            None => Ok(Some(p)),
+                        };
+                    }
+                }
                 let Some(base) = self.place(receiver)? else { return Ok(None) };
                 let (pt, _) = self.m.module.types.pointee(self.ty_of(base)).expect("a place is a pointer");
                 let index = match self.ty(pt) {
@@ -2084,6 +2098,22 @@ impl FnLower<'_, '_> {
             }
             _ => Ok(None),
         }
+    }
+
+    /// The global variable `e` names (not shadowed by a local or field).
+    fn global_var(&self, e: ExprId) -> Option<DefId> {
+        let Expr::Path(segs, false) = self.body.expr(e) else { return None };
+        let [seg] = segs.as_slice() else { return None };
+        if !seg.args.is_empty()
+            || self.scopes.iter().flat_map(|s| s.iter()).any(|l| l.name == seg.name)
+            || self.this_field(&seg.name).is_some()
+        {
+            return None;
+        }
+        let db = self.db();
+        let defs = global_scope(db, self.file).lookup(&seg.name).cloned().unwrap_or_default();
+        let d = defs.iter().find(|d| d.kind == ItemKind::Var)?;
+        Some(DefId::new(db, d.file, d.ast_index))
     }
 
     /// `r.name` of a value: a field, or a swizzle.

@@ -28,6 +28,17 @@ pub(super) struct ParamLayout {
     bindings: HashMap<DefId, (u32, u32)>,
     /// The binding after the last one given automatically.
     next: u32,
+    /// The descriptor set of each `ParameterBlock` (1, 2, … in declaration
+    /// order; set 0 holds the other parameters).
+    blocks: HashMap<DefId, u32>,
+}
+
+/// `ParameterBlock<T>`: its `T`.
+pub(super) fn param_block_of(ty: &Ty) -> Option<&Ty> {
+    match ty {
+        Ty::Adt { name, args, .. } if name == "ParameterBlock" => args.first(),
+        _ => None,
+    }
 }
 
 /// The buffer types, by the name of the resource type.
@@ -67,6 +78,7 @@ impl ModuleLowerer<'_> {
             let db = self.db;
             let mut uniforms = Vec::new();
             let mut params = Vec::new();
+            let mut blocks = HashMap::new();
             for item in &item_tree(db, file).items {
                 let def = DefId::new(db, file, item.ast_index);
                 match item.kind {
@@ -76,9 +88,14 @@ impl ModuleLowerer<'_> {
                             && !has_modifier(item, SyntaxKind::CONST_KW)
                             && !has_modifier(item, SyntaxKind::GROUPSHARED_KW) =>
                     {
+                        let ty = self.var_ty(def);
+                        if param_block_of(&ty).is_some() {
+                            blocks.insert(def, blocks.len() as u32 + 1);
+                            continue;
+                        }
                         // Resources of every kind take a binding (the
                         // ones not supported fail where they are used).
-                        let is_resource = match self.var_ty(def) {
+                        let is_resource = match ty {
                             Ty::Adt { def: d, .. } => slang_analysis::core_files(db).contains(&d.file(db)),
                             _ => false,
                         };
@@ -98,7 +115,7 @@ impl ModuleLowerer<'_> {
                 bindings.insert(def, binding);
             }
             let next = first + params.len() as u32;
-            self.param_layout = Some(ParamLayout { uniforms, bindings, next });
+            self.param_layout = Some(ParamLayout { uniforms, bindings, next, blocks });
         }
         self.param_layout.as_ref().expect("computed above")
     }
@@ -157,18 +174,7 @@ impl ModuleLowerer<'_> {
             Global { name, ty: t, space, binding: None, init, span }
         } else if let Some((resource, elem)) = resource_of(&ty) {
             let binding = self.param_layout(def.file(db)).bindings.get(&def).copied();
-            let (contents, space) = match (resource, elem) {
-                (Resource::Structured { writable }, Some(e)) => {
-                    let e = self.lower_ty(e, at)?;
-                    (self.intern(Type::RuntimeArray(e)), AddressSpace::Storage { writable })
-                }
-                (Resource::ByteAddress { writable }, _) => {
-                    let word = self.intern(Type::Scalar(Scalar::UInt32));
-                    (self.intern(Type::RuntimeArray(word)), AddressSpace::Storage { writable })
-                }
-                (Resource::Constant, Some(t)) => (self.lower_ty(t, at)?, AddressSpace::Uniform),
-                _ => return err(at, format!("global `{name}` of type `{ty}` is not supported by code generation yet")),
-            };
+            let (contents, space) = self.resource_contents(resource, elem, at)?;
             Global { name, ty: contents, space, binding, init: None, span }
         } else {
             let layout = self.param_layout(def.file(db));
@@ -182,6 +188,106 @@ impl ModuleLowerer<'_> {
         let g = self.add_global(global);
         self.globals.insert(def, g);
         Ok((g, None))
+    }
+
+    /// Where the field `field` of the `ParameterBlock` global `def` lives
+    /// (as the reference compiler lays blocks out for Vulkan): the block
+    /// has a descriptor set of its own; its fields of plain data are one
+    /// constant buffer, named as the block, at binding 0 (when there are
+    /// any), and each resource field is a parameter `<block>_<field>` at
+    /// the next binding. `None` when `def` is not a parameter block.
+    pub(super) fn block_member(
+        &mut self,
+        def: DefId,
+        field: &str,
+        at: Option<TextRange>,
+    ) -> R<Option<(GlobalId, Option<u32>)>> {
+        let db = self.db;
+        let Some(set) = self.param_layout(def.file(db)).blocks.get(&def).copied() else { return Ok(None) };
+        if !self.block_members.contains_key(&def) {
+            let ty = self.var_ty(def);
+            let Some(Ty::Adt { def: sdef, args, .. }) = param_block_of(&ty).cloned() else {
+                return err(at, format!("`ParameterBlock` of `{ty}` is not supported by code generation yet"));
+            };
+            let Some(item) = item_of(db, sdef).filter(|i| i.kind == ItemKind::Struct) else {
+                return err(at, format!("`ParameterBlock` of `{ty}` is not supported by code generation yet"));
+            };
+            let block = item_of(db, def).and_then(|i| i.name.clone()).unwrap_or_default();
+            let bindings: HashMap<String, Ty> =
+                item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+            let mut ctx = DeclCtx::specialized(db, sdef, &bindings);
+            let mut data = Vec::new();
+            let mut resources = Vec::new();
+            for m in item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static) {
+                let mdef = DefId::new(db, sdef.file(db), m.ast_index);
+                let fty = decl_type_ref(db, mdef).clone().map(|t| ctx.resolve(&t)).unwrap_or(Ty::Unknown);
+                let name = m.name.clone().unwrap_or_default();
+                let fat = self.def_range(mdef).or(at);
+                match resource_of(&fty) {
+                    Some(r) => resources.push((name, r.0, r.1.cloned(), fat)),
+                    None => {
+                        let t = self.lower_ty(&fty, fat)?;
+                        data.push((name, t));
+                    }
+                }
+            }
+            let span = self.def_range(def);
+            let mut places = HashMap::new();
+            if !data.is_empty() {
+                let sname = format!("{}_Block", item.name.clone().unwrap_or_default());
+                let sty = self.intern(Type::Struct { name: sname, fields: data.clone() });
+                let g = self.add_global(Global {
+                    name: block.clone(),
+                    ty: sty,
+                    space: AddressSpace::Uniform,
+                    binding: Some((set, 0)),
+                    init: None,
+                    span,
+                });
+                for (i, (name, _)) in data.iter().enumerate() {
+                    places.insert(name.clone(), (g, Some(i as u32)));
+                }
+            }
+            let first = u32::from(!data.is_empty());
+            for (k, (name, resource, elem, fat)) in resources.into_iter().enumerate() {
+                let (contents, space) = self.resource_contents(resource, elem.as_ref(), fat)?;
+                let g = self.add_global(Global {
+                    name: format!("{block}_{name}"),
+                    ty: contents,
+                    space,
+                    binding: Some((set, first + k as u32)),
+                    init: None,
+                    span: fat,
+                });
+                places.insert(name, (g, None));
+            }
+            self.block_members.insert(def, places);
+        }
+        match self.block_members[&def].get(field) {
+            Some(&place) => Ok(Some(place)),
+            None => err(at, format!("the parameter block has no field `{field}`")),
+        }
+    }
+
+    /// The contents and address space of a buffer of kind `resource`.
+    fn resource_contents(
+        &mut self,
+        resource: Resource,
+        elem: Option<&Ty>,
+        at: Option<TextRange>,
+    ) -> R<(TypeId, AddressSpace)> {
+        Ok(match (resource, elem) {
+            (Resource::Structured { writable }, Some(e)) => {
+                let e = self.lower_ty(e, at)?;
+                (self.intern(Type::RuntimeArray(e)), AddressSpace::Storage { writable })
+            }
+            (Resource::ByteAddress { writable }, _) => {
+                let word = self.intern(Type::Scalar(Scalar::UInt32));
+                (self.intern(Type::RuntimeArray(word)), AddressSpace::Storage { writable })
+            }
+            (Resource::Constant, Some(t)) => (self.lower_ty(t, at)?, AddressSpace::Uniform),
+            _ => return err(at, "a buffer without an element type"),
+        })
     }
 
     /// The constant buffer of a `cbuffer` block.

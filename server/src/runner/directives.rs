@@ -100,9 +100,22 @@ pub enum Input {
     Uniform(BufferInput),
     /// `type_conformance Type:Interface = id`.
     TypeConformance { ty: String, interface: String, id: u32 },
+    /// `set name = new Type{ v, v, … }`: a parameter block or struct given
+    /// field by field, in declaration order (`values[i]` for the `i`th
+    /// field).
+    Struct { line: usize, name: String, ty: String, values: Vec<FieldValue> },
     /// A form this runner cannot bind (textures, samplers, struct
     /// initialisers, dotted paths...), or malformed data; the text says why.
     Unsupported { line: usize, reason: String },
+}
+
+/// One value of a `new Type{ … }` input.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldValue {
+    /// `ubuffer(…)`: a storage buffer for a field of buffer type.
+    Buffer(BufferInput),
+    /// A number (or `cbuffer(…)`): data for a field of plain type.
+    Data(BufferInput),
 }
 
 /// The contents and target of a buffer input.
@@ -196,10 +209,11 @@ fn parse_input(body: &str, line: usize) -> Input {
             Some(v) => (true, v.trim_start()),
             None => (false, value),
         };
-        if path.contains('.') || path.contains('[') {
-            return unsupported(format!(
-                "`set {path} = ...`: inputs bound to fields of parameter blocks or structs are not supported yet"
-            ));
+        if path.contains('[') {
+            return unsupported(format!("`set {path} = ...`: inputs bound to array elements are not supported yet"));
+        }
+        if let Some(rest) = value.strip_prefix("new ") {
+            return struct_input(rest.trim(), path, line);
         }
         return match split_call(value) {
             Some((kind @ ("ubuffer" | "cbuffer" | "uniform"), opts, "")) => {
@@ -228,8 +242,8 @@ fn parse_input(body: &str, line: usize) -> Input {
     let Some(name) = name else {
         return unsupported(format!("`{kind}` input without `name=`: binding by position is not supported"));
     };
-    if name.contains('.') || name.contains('[') {
-        return unsupported(format!("`name={name}`: inputs bound to fields of parameter blocks are not supported yet"));
+    if name.contains('[') {
+        return unsupported(format!("`name={name}`: inputs bound to array elements are not supported yet"));
     }
     buffer_input(kind, opts, name, out, line)
 }
@@ -254,6 +268,49 @@ fn buffer_input(kind: &str, opts: &str, name: String, out: bool, line: usize) ->
         "ubuffer" => Input::Buffer(buffer),
         _ => Input::Uniform(buffer),
     }
+}
+
+/// `Type{ v, v, … }` (after `new`) for the parameter `name`: each value a
+/// `ubuffer(…)`/`cbuffer(…)` or a number.
+fn struct_input(text: &str, name: &str, line: usize) -> Input {
+    let unsupported = |reason: String| Input::Unsupported { line, reason };
+    let Some((ty, body)) = text.split_once('{') else {
+        return unsupported(format!("`new {text}`: expected `new Type{{ values }}`"));
+    };
+    let Some(body) = body.trim_end().strip_suffix('}') else {
+        return unsupported(format!("`new {text}`: expected `new Type{{ values }}`"));
+    };
+    let mut values = Vec::new();
+    for part in
+        split_options(body).into_iter().map(|(k, v)| if v.is_empty() { k.to_string() } else { format!("{k}={v}") })
+    {
+        let part = part.trim();
+        let value = match split_call(part) {
+            Some((kind @ ("ubuffer" | "cbuffer" | "uniform"), opts, "")) => {
+                match buffer_input(kind, opts, String::new(), false, line) {
+                    Input::Buffer(b) => FieldValue::Buffer(b),
+                    Input::Uniform(b) => FieldValue::Data(b),
+                    other => return other,
+                }
+            }
+            _ if part.starts_with("new ") || part.contains('{') => {
+                return unsupported(format!("`set {name} = new {text}`: nested `new` values are not supported yet"))
+            }
+            _ => match parse_data(&format!("[{part}]")) {
+                Ok(data) => FieldValue::Data(BufferInput {
+                    line,
+                    name: String::new(),
+                    out: false,
+                    data,
+                    stride: 0,
+                    count: None,
+                }),
+                Err(e) => return unsupported(format!("`set {name} = new {text}`: {e}")),
+            },
+        };
+        values.push(value);
+    }
+    Input::Struct { line, name: name.to_string(), ty: ty.trim().to_string(), values }
 }
 
 /// `Type:Interface = id` with an optional trailing `;`.
@@ -417,17 +474,33 @@ mod tests {
         let f = parse(
             "//TEST_INPUT: type_conformance Impl:IFoo = 3;\n\
              //TEST_INPUT: Texture2D(size=4, content = one):name t\n\
-             //TEST_INPUT: set params.grad = out ubuffer(data=[0], stride=4)\n\
+             //TEST_INPUT: set params.grad[0] = out ubuffer(data=[0], stride=4)\n\
              //TEST_INPUT:ubuffer(data=[1 x], stride=4):name=b\n\
-             //TEST_INPUT: set s = new S{1, 2}\n",
+             //TEST_INPUT: set s = new S{1, new T{2}}\n",
         );
         assert_eq!(f.inputs[0], Input::TypeConformance { ty: "Impl".into(), interface: "IFoo".into(), id: 3 });
-        for (i, needle) in [(1, "Texture2D"), (2, "params.grad"), (3, "`x`"), (4, "new S")] {
+        for (i, needle) in [(1, "Texture2D"), (2, "params.grad[0]"), (3, "`x`"), (4, "nested `new`")] {
             match &f.inputs[i] {
                 Input::Unsupported { reason, .. } => assert!(reason.contains(needle), "{reason}"),
                 other => panic!("{other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn parameter_block_inputs() {
+        let f = parse(
+            "//TEST_INPUT: set params.grad = out ubuffer(data=[0], stride=4)\n\
+             //TEST_INPUT:ubuffer(data=[1], stride=4):name=params.x\n\
+             //TEST_INPUT: set p = new P{ 2.5, ubuffer(data=[1 2], stride=4), -3 }\n",
+        );
+        assert!(matches!(&f.inputs[0], Input::Buffer(b) if b.name == "params.grad" && b.out));
+        assert!(matches!(&f.inputs[1], Input::Buffer(b) if b.name == "params.x" && !b.out));
+        let Input::Struct { name, ty, values, .. } = &f.inputs[2] else { panic!("{:?}", f.inputs[2]) };
+        assert_eq!((name.as_str(), ty.as_str(), values.len()), ("p", "P", 3));
+        assert!(matches!(&values[0], FieldValue::Data(d) if d.data == 2.5f32.to_le_bytes()));
+        assert!(matches!(&values[1], FieldValue::Buffer(b) if b.data.len() == 8 && b.stride == 4));
+        assert!(matches!(&values[2], FieldValue::Data(d) if d.data == (-3i32).to_le_bytes()));
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub mod program;
 
 use std::path::{Path, PathBuf};
 
-use directives::{Input, TestLine};
+use directives::{BufferInput, Input, TestLine};
 use gpu::{Binding, BufferKind, Dispatch, Gpu};
 use output::{ElementLayout, OutputFormat, ScalarType};
 use program::{Compiler, Program};
@@ -80,8 +80,33 @@ fn run_source(
     let test = choose_test_line(&file.tests)?;
     let mut inputs = Vec::new();
     let mut conformances = Vec::new();
+    // `set p = new T{ … }`: one input per field (`p.field`).
+    let mut expanded = Vec::new();
     for input in &file.inputs {
+        if let Input::Struct { line, name, ty, values } = input {
+            let fields = struct_fields(path, &settings.frontend, ty).map_err(|e| fail(format!("line {line}: {e}")))?;
+            if values.len() > fields.len() {
+                return Err(fail(format!(
+                    "line {line}: {} values for the {} fields of `{ty}`",
+                    values.len(),
+                    fields.len()
+                )));
+            }
+            for (value, field) in values.iter().zip(fields) {
+                expanded.push(match value {
+                    directives::FieldValue::Buffer(b) => {
+                        Input::Buffer(BufferInput { name: format!("{name}.{field}"), ..b.clone() })
+                    }
+                    directives::FieldValue::Data(b) => {
+                        Input::Uniform(BufferInput { name: format!("{name}.{field}"), ..b.clone() })
+                    }
+                });
+            }
+        }
+    }
+    for input in file.inputs.iter().chain(&expanded) {
         match input {
+            Input::Struct { .. } => {}
             Input::Buffer(b) => inputs.push((b, false)),
             Input::Uniform(b) => inputs.push((b, true)),
             // The ids `createDynamicObject` names conforming types by
@@ -158,7 +183,14 @@ fn run_source(
         bindings.push(Binding { group: global.group, binding: global.binding, kind, data, read_back: input.out });
     }
     for name in program.global_names() {
-        if !inputs.iter().any(|(i, _)| i.name == name) {
+        // A parameter block's buffer `p_field` or constant buffer `p` is
+        // given by inputs for `p.field`.
+        let given = |i: &BufferInput| {
+            i.name == name
+                || i.name.replace('.', "_") == name
+                || i.name.strip_prefix(&name).is_some_and(|r| r.starts_with('.'))
+        };
+        if !inputs.iter().any(|(i, _)| given(i)) {
             return Err(fail(format!("shader parameter `{name}` has no TEST_INPUT")));
         }
     }
@@ -204,6 +236,28 @@ fn run_source(
         Ok(()) => Outcome::Pass,
         Err(e) => Outcome::Fail(e),
     })
+}
+
+/// The names of the fields of the struct `ty` declared in the test file
+/// (or a module it imports), in declaration order.
+fn struct_fields(path: &Path, frontend: &FrontendArgs, ty: &str) -> Result<Vec<String>, String> {
+    let (db, _) = crate::cli_check::load_single(path, frontend)?;
+    for file in slang_analysis::Workspace::get(&db).files(&db).iter() {
+        let tree = slang_analysis::item_tree::item_tree(&db, *file);
+        let found = tree.walk().find(|i| {
+            matches!(i.kind, slang_analysis::ItemKind::Struct | slang_analysis::ItemKind::Class)
+                && i.name.as_deref() == Some(ty)
+        });
+        if let Some(item) = found {
+            return Ok(item
+                .members
+                .iter()
+                .filter(|m| m.kind == slang_analysis::ItemKind::Var && !m.is_static)
+                .filter_map(|m| m.name.clone())
+                .collect());
+        }
+    }
+    Err(format!("`new {ty}{{…}}`: no struct `{ty}` in the test"))
 }
 
 /// The first enabled compute line, preferring one meant for Vulkan-like

@@ -97,6 +97,26 @@ impl Program {
         let mut layouter = Layouter::default();
         layouter.update(self.module.to_ctx()).ok()?;
         let types = &self.module.types;
+        // `block.field`: the parameter `block_field` (a buffer in a
+        // parameter block), or the member `field` of the constant buffer
+        // `block`.
+        if let Some((block, field)) = name.rsplit_once('.') {
+            let flat = name.replace('.', "_");
+            let found = self.module.global_variables.iter().find(|(_, v)| self.names(v.name.as_deref(), &flat));
+            let (var, offset, ty) = match found {
+                Some((_, var)) => (var, 0, var.ty),
+                None => {
+                    let (_, var) = self.module.global_variables.iter().find(|(_, v)| {
+                        v.space == naga::AddressSpace::Uniform
+                            && self.names(v.name.as_deref(), &block.replace('.', "_"))
+                    })?;
+                    let naga::TypeInner::Struct { members, .. } = &types[var.ty].inner else { return None };
+                    let m = members.iter().find(|m| self.names(m.name.as_deref(), field))?;
+                    (var, m.offset, m.ty)
+                }
+            };
+            return self.buffer(var, offset, ty, &layouter);
+        }
         let (var, offset, ty) =
             match self.module.global_variables.iter().find(|(_, v)| self.names(v.name.as_deref(), name)) {
                 Some((_, var)) => (var, 0, var.ty),
@@ -112,6 +132,17 @@ impl Program {
                         _ => None,
                     })?,
             };
+        self.buffer(var, offset, ty, &layouter)
+    }
+
+    /// The buffer `var` (its part of type `ty` at `offset`).
+    fn buffer(
+        &self,
+        var: &naga::GlobalVariable,
+        offset: u32,
+        ty: naga::Handle<naga::Type>,
+        layouter: &Layouter,
+    ) -> Option<GlobalBuffer> {
         let binding = var.binding.as_ref()?;
         let (uniform, read_only) = match var.space {
             naga::AddressSpace::Storage { access } => (false, !access.contains(naga::StorageAccess::STORE)),
