@@ -223,6 +223,17 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                         member(&node),
                     )
                 }
+                InferDiagKind::NoDiffOnDifferentiable { name } => {
+                    severity = Severity::Warning;
+                    (
+                        "no-diff-no-effect",
+                        format!(
+                            "`no_diff` has no effect here: `{name}` is differentiable, so the derivative still \
+                             flows through the call; use `detach(…)` to stop it"
+                        ),
+                        abs,
+                    )
+                }
                 InferDiagKind::Unreachable => {
                     severity = Severity::Warning;
                     ("unreachable-code", "this code is never reached".to_string(), abs)

@@ -709,6 +709,11 @@ pub enum InferDiagKind {
         owner: String,
         name: String,
     },
+    /// `no_diff` on a call of a differentiable function (a warning: it
+    /// has no effect there; the derivative flows through the call).
+    NoDiffOnDifferentiable {
+        name: String,
+    },
     /// A local that is never used (a warning).
     UnusedVariable {
         name: String,
@@ -800,6 +805,7 @@ fn infer_in<'db>(db: &'db dyn Db, def: DefId, ctx: DeclCtx<'db>) -> InferenceRes
         violation: None,
         receiver: None,
         no_diff_depth: 0,
+        no_diff_call: None,
         discarded: None,
         call_kinds: HashMap::new(),
         lost_candidates: Vec::new(),
@@ -832,6 +838,49 @@ fn infer_in<'db>(db: &'db dyn Db, def: DefId, ctx: DeclCtx<'db>) -> InferenceRes
 
 /// Core functions the reference compiler does not differentiate (the
 /// rest are differentiable math, constructors, casts, `diffPair` …).
+/// Built-in functions with derivatives that are not zero.
+pub const CORE_DIFFERENTIABLE: [&str; 39] = [
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "exp",
+    "exp2",
+    "log",
+    "log2",
+    "log10",
+    "pow",
+    "sqrt",
+    "rsqrt",
+    "rcp",
+    "abs",
+    "min",
+    "max",
+    "clamp",
+    "lerp",
+    "dot",
+    "cross",
+    "length",
+    "distance",
+    "normalize",
+    "reflect",
+    "saturate",
+    "frac",
+    "fmod",
+    "mul",
+    "transpose",
+    "determinant",
+    "fma",
+    "mad",
+    "sincos",
+];
+
 const CORE_NOT_DIFFERENTIABLE: [&str; 13] = [
     "floor",
     "ceil",
@@ -931,6 +980,8 @@ struct Infer<'a, 'db> {
     receiver: Option<Ty>,
     /// Inside `no_diff(…)`.
     no_diff_depth: u32,
+    /// The operand of the innermost `no_diff(…)`, and that expression.
+    no_diff_call: Option<(ExprId, ExprId)>,
     /// The expression of the current expression statement (its value is
     /// not used).
     discarded: Option<ExprId>,
@@ -1776,7 +1827,9 @@ impl<'db> Infer<'_, 'db> {
                     self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::NoDiffOperand });
                 }
                 self.no_diff_depth += 1;
+                let saved = self.no_diff_call.replace((e, id));
                 let t = self.expr(e);
+                self.no_diff_call = saved;
                 self.no_diff_depth -= 1;
                 t
             }
@@ -1968,6 +2021,17 @@ impl<'db> Infer<'_, 'db> {
             let name = item_of(self.db(), self.def).and_then(|i| i.name.clone()).unwrap_or_default();
             self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::Recursion { name } });
         }
+        if let (true, Some((call, at))) = (self.differentiable, self.no_diff_call) {
+            if call == id && !defs.is_empty() && self.callee_differentiable(defs) {
+                let name = match self.body.expr(callee) {
+                    Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),
+                    Expr::Member { name, .. } => name.clone(),
+                    _ => String::new(),
+                };
+                self.diags
+                    .push(InferDiag { at: DiagAt::Expr(at), kind: InferDiagKind::NoDiffOnDifferentiable { name } });
+            }
+        }
         if !self.differentiable || self.no_diff_depth > 0 || self.discarded == Some(id) || defs.is_empty() {
             return;
         }
@@ -2008,6 +2072,26 @@ impl<'db> Infer<'_, 'db> {
             _ => return,
         };
         self.lost_candidates.push((id, name, false));
+    }
+
+    /// Whether a call of one of `defs` carries derivatives: a
+    /// differentiable user function or a differentiable built-in of a
+    /// differentiable type.
+    fn callee_differentiable(&self, defs: &[DefId]) -> bool {
+        use crate::autodiff::{fn_differentiability, type_diff, Differentiability, TypeDiff};
+        let db = self.db();
+        defs.iter().all(|&d| {
+            let sig = fn_sig(db, d);
+            let ret = DeclCtx::for_def(db, d).resolve(&sig.ret);
+            let returns_diff = type_diff(db, self.ctx.file, &ret) == TypeDiff::Value
+                || (is_core(db, d.file(db)) && matches!(ret, Ty::Param { .. }));
+            let differentiable = if is_core(db, d.file(db)) {
+                item_of(db, d).and_then(|i| i.name.clone()).is_some_and(|n| CORE_DIFFERENTIABLE.contains(&n.as_str()))
+            } else {
+                fn_differentiability(db, self.ctx.file, d) != Differentiability::No
+            };
+            returns_diff && differentiable
+        })
     }
 
     /// A field of a non-differentiable `this` carrying a differentiable

@@ -1083,3 +1083,34 @@ float kept(Q q) { return q.smooth * 3.0; }
         "#]],
     );
 }
+
+/// `no_diff` on a call of a differentiable function has no effect (the
+/// reference compiler differentiates through it without a word): a
+/// warning that says so and points to `detach`; none on calls of
+/// non-differentiable functions, on `no_diff` subscripts, or outside
+/// differentiable code.
+#[test]
+fn no_diff_on_a_differentiable_call() {
+    check_diags(
+        r#"
+[Differentiable] float sq(float x) { return x * x; }
+float plain(float x) { return x * 2.0; }
+RWStructuredBuffer<float> buf;
+[Differentiable]
+float f(float x)
+{
+    float a = no_diff(exp(x));
+    float b = no_diff sq(x);
+    float c = no_diff(plain(x));
+    float d = no_diff(floor(x));
+    float e = no_diff buf[0];
+    return a * b * c * d * e * x;
+}
+float g(float x) { return no_diff(exp(x)); }
+"#,
+        expect![[r#"
+            /main.slang:8:15: warning[no-diff-no-effect]: `no_diff` has no effect here: `exp` is differentiable, so the derivative still flows through the call; use `detach(…)` to stop it
+            /main.slang:9:15: warning[no-diff-no-effect]: `no_diff` has no effect here: `sq` is differentiable, so the derivative still flows through the call; use `detach(…)` to stop it
+        "#]],
+    );
+}

@@ -377,6 +377,14 @@ macro_rules! intrinsics {
     };
 }
 
+impl Intrinsic {
+    /// Whether a call carries derivatives (the built-ins the reference
+    /// compiler differentiates, with derivatives that are not zero).
+    pub fn differentiable(self) -> bool {
+        slang_analysis::infer::CORE_DIFFERENTIABLE.contains(&self.name())
+    }
+}
+
 intrinsics! {
     Sin = "sin" / 1,
     Cos = "cos" / 1,

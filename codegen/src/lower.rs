@@ -1905,6 +1905,20 @@ impl FnLower<'_, '_> {
                 let v = self.expr(inner);
                 self.no_diff = saved;
                 let v = v?;
+                // On a call of a differentiable function `no_diff` has no
+                // effect, as with the reference compiler (the analysis
+                // warns).
+                let differentiable = match self.b.func.op(v) {
+                    Some(Op::Call(f, _)) => {
+                        let g = self.m.module.function(*f);
+                        g.derivative != Derivative::None || g.backward.is_some()
+                    }
+                    Some(Op::Intrinsic(i, _)) => i.differentiable(),
+                    _ => false,
+                };
+                if differentiable {
+                    return Ok(v);
+                }
                 Ok(self.detach(v))
             }
             Expr::Missing => self.error("missing expression"),

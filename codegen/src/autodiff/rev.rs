@@ -110,13 +110,9 @@ pub fn backward_derivative(module: &mut Module, requests: &mut Requests, f: Func
         Derivative::None => return Err(format!("`{}` is not differentiable", module.function(f).name)),
         // `[PrimalSubstitute(s)]`: derivatives are those of `s`.
         Derivative::Substitute(s) if s != f => return backward_derivative(module, requests, s),
-        Derivative::Custom(_) => {
-            return Err(format!(
-                "`bwd_diff` of `{}`, which has only a custom forward derivative, is not supported yet",
-                module.function(f).name
-            ))
-        }
-        Derivative::Transcribe | Derivative::Zero | Derivative::Substitute(_) => {}
+        // A custom forward derivative only: the body is transcribed in
+        // reverse (as the reference compiler does).
+        Derivative::Custom(_) | Derivative::Transcribe | Derivative::Zero | Derivative::Substitute(_) => {}
     }
     if let Some(&d) = requests.backward.get(&f) {
         return Ok(d);
@@ -188,6 +184,12 @@ pub fn transcribe(
 ) -> Result<Combined, CodegenError> {
     requests.backward_queue.retain(|&(_, d)| d != derivative);
     let src = module.function(primal).clone();
+    if src.blocks.is_empty() {
+        return Err(CodegenError {
+            range: src.span,
+            message: format!("`bwd_diff` of `{}`, which has no body, needs a backward derivative", src.name),
+        });
+    }
     let target = std::mem::replace(
         &mut module.functions[derivative.index()],
         FunctionBuilder::new(String::new(), TypeId(0), None).finish(),
@@ -842,10 +844,12 @@ impl<'a> Rev<'a> {
                     None => return Err(self.error("internal: `break` outside a loop or switch")),
                 },
                 Node::Continue => {
-                    let Some(Exit::Loop(l)) = self.exits.last() else {
+                    // (Through any `switch` around it.)
+                    let Some(Exit::Loop(l)) = self.exits.iter().rev().find(|e| matches!(e, Exit::Loop(_))).copied()
+                    else {
                         return Err(self.error("internal: `continue` outside a loop"));
                     };
-                    let flag = self.loops[*l].continued;
+                    let flag = self.loops[l].continued;
                     self.set_flag(flag);
                 }
                 Node::Return(v) => {
@@ -1138,6 +1142,12 @@ impl<'a> Rev<'a> {
             self.span = value.span.or(self.src.span);
             let ValueKind::Inst(op) = &value.kind else { continue };
             let mut op = op.clone();
+            // `[PrimalSubstitute(s)]`: differentiated code computes `s`.
+            if let (Op::Call(f, _), false) = (&mut op, self.normalize_only) {
+                if let Derivative::Substitute(s) = self.module.function(*f).derivative {
+                    *f = s;
+                }
+            }
             let operands: HashMap<ValueId, ValueId> = op.operands().into_iter().map(|o| (o, self.use_of(o))).collect();
             if let (Op::Call(f, args), true) = (&op, self.active[v.index()] && !self.normalize_only) {
                 if let Some(new) = self.primal_call_with_context(v, *f, args, &operands, value.ty)? {
@@ -2135,10 +2145,31 @@ impl<'a> Rev<'a> {
 /// backward derivative are active whatever their arguments. Buffers
 /// (`Global`) are inactive memory.
 fn activity(f: &Function, module: &mut Module) -> Vec<bool> {
-    let custom: std::collections::HashSet<FuncId> = (0..module.functions.len())
+    // Functions whose derivatives may come from nothing: those with a
+    // user-written backward derivative (one that reads a parameter
+    // buffer, say), and differentiable functions calling them.
+    let mut custom: std::collections::HashSet<FuncId> = (0..module.functions.len())
         .map(|i| FuncId(i as u32))
         .filter(|&g| module.function(g).backward.is_some())
         .collect();
+    loop {
+        let before = custom.len();
+        for (i, g) in module.functions.iter().enumerate() {
+            let differentiable = matches!(g.derivative, Derivative::Transcribe | Derivative::Substitute(_));
+            if differentiable && !custom.contains(&FuncId(i as u32)) {
+                let calls_custom = g.blocks.iter().flat_map(|b| &b.insts).any(|&v| match g.op(v) {
+                    Some(Op::Call(h, _)) => custom.contains(h),
+                    _ => false,
+                });
+                if calls_custom {
+                    custom.insert(FuncId(i as u32));
+                }
+            }
+        }
+        if custom.len() == before {
+            break;
+        }
+    }
     let types = &mut module.types;
     let mut active = vec![false; f.values.len()];
     let base = |mut p: ValueId| loop {
