@@ -170,12 +170,17 @@ impl<'db> DeclCtx<'db> {
                         ctx.generics.insert(n.clone(), bound.unwrap_or(Ty::Param { def: gdef, name: n.clone() }));
                     }
                 }
-                if item.kind == ItemKind::Extension && item.generic_params.is_empty() {
-                    // Inside `extension S { … }`, `This` is `S`.
+                if item.kind == ItemKind::Extension {
+                    // Inside `extension S { … }`, `This` is `S`; inside
+                    // `extension<T> S<T> { … }`, `S<T>` (not in
+                    // `extension<T : I> T`, which extends any type).
                     let target =
                         crate::hir::decl_syntax(db, *d).and_then(ast::Extension::cast).and_then(|e| e.target());
                     if let Some(t) = target {
-                        ctx.this = ctx.resolve(&crate::hir::lower_type(Some(t)));
+                        let this = ctx.resolve(&crate::hir::lower_type(Some(t)));
+                        if item.generic_params.is_empty() || matches!(this, Ty::Adt { .. }) {
+                            ctx.this = this;
+                        }
                     }
                 }
                 if matches!(item.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Interface | ItemKind::Enum) {
@@ -466,6 +471,32 @@ impl ExtensionExt for ast::Extension {
     }
 }
 
+/// The methods named `name` that the extensions visible from `file` (not
+/// generic ones) add to the type `ty`.
+pub fn extension_methods(db: &dyn Db, file: SourceFile, ty: &Ty, name: &str) -> Vec<DefId> {
+    if !extension_member_names(db, file).as_ref().is_some_and(|names| names.contains(name)) {
+        return Vec::new();
+    }
+    let files: Vec<SourceFile> = crate::module_graph::module_of(db, file)
+        .iter()
+        .chain(crate::module_graph::imported_files(db, file))
+        .copied()
+        .collect();
+    let mut out = Vec::new();
+    for f in files {
+        let tree = item_tree(db, f);
+        for ext in tree.walk().filter(|i| i.kind == ItemKind::Extension && i.generic_params.is_empty()) {
+            let methods: Vec<&Item> =
+                ext.members.iter().filter(|m| m.kind == ItemKind::Fn && m.name.as_deref() == Some(name)).collect();
+            if methods.is_empty() || DeclCtx::for_def(db, DefId::new(db, f, ext.ast_index)).this != *ty {
+                continue;
+            }
+            out.extend(methods.into_iter().map(|m| DefId::new(db, f, m.ast_index)));
+        }
+    }
+    out
+}
+
 /// Look up `name` on the type `def<args>`.
 pub fn lookup_member(db: &dyn Db, def: DefId, args: &[Ty], name: &str) -> Option<Member> {
     let item = item_of(db, def)?;
@@ -504,20 +535,30 @@ pub fn lookup_member(db: &dyn Db, def: DefId, args: &[Ty], name: &str) -> Option
     if !is_core(db, def.file(db)) && matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
         let type_name = item.name.clone().unwrap_or_default();
         for f in crate::module_graph::module_of(db, def.file(db)).iter().copied() {
-            if !extension_targets(db, f).iter().any(|(t, generic)| !generic && *t == type_name) {
+            if !extension_targets(db, f).iter().any(|(t, _)| *t == type_name) {
                 continue;
             }
             let tree = item_tree(db, f);
             let map = crate::item_tree::item_source_map(db, f);
             let root = crate::parse(db, f).syntax_node();
-            for ext in tree.walk().filter(|i| i.kind == ItemKind::Extension && i.generic_params.is_empty()) {
+            for ext in tree.walk().filter(|i| i.kind == ItemKind::Extension) {
                 let target = map
                     .get(ext.ast_index as usize)
                     .and_then(|p| ast::Extension::cast(p.to_node(&root)))
                     .and_then(|e| e.target())
                     .map(|t| t.syntax().text().to_string())
                     .unwrap_or_default();
-                if target.trim() == type_name {
+                // `extension S`, `extension S<float>` of `S<float>`, or
+                // `extension<T> S<T>` of any `S<…>`.
+                let applies = target.trim() == type_name
+                    || (target.split('<').next().is_some_and(|b| b.trim() == type_name)
+                        && match DeclCtx::for_def(db, DefId::new(db, f, ext.ast_index)).this {
+                            Ty::Adt { def: d, args: a, .. } if d == def && a.len() == args.len() => {
+                                a.iter().zip(args).all(|(x, y)| matches!(x, Ty::Param { .. }) || x == y)
+                            }
+                            _ => false,
+                        });
+                if applies {
                     visit(&ext.members, f);
                 }
             }
@@ -2475,6 +2516,15 @@ impl<'db> Infer<'_, 'db> {
                         Ty::Unknown
                     }
                 },
+                // `float.f()`: a static method an extension adds.
+                t @ (Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..)) => {
+                    let methods = extension_methods(db, self.ctx.file, t, &seg.name);
+                    if methods.is_empty() {
+                        Ty::Unknown
+                    } else {
+                        Ty::Func(methods)
+                    }
+                }
                 _ => Ty::Unknown,
             },
             _ => Ty::Unknown,
@@ -2494,6 +2544,10 @@ impl<'db> Infer<'_, 'db> {
                     // Not swizzle letters: a method from an extension of a
                     // built-in type, perhaps.
                     None if !name.chars().all(|c| "xyzwrgba".contains(c)) => {
+                        let methods = extension_methods(db, self.ctx.file, receiver, name);
+                        if !methods.is_empty() {
+                            return Ty::Func(methods);
+                        }
                         if not_a_builtin_member(db, self.ctx.file, name) {
                             self.diags.push(InferDiag {
                                 at: DiagAt::Expr(id),

@@ -153,10 +153,20 @@ fn owner_struct(db: &dyn Db, def: DefId) -> Option<DefId> {
     }
 }
 
-/// Whether `def` is a method with a receiver (`this`).
+/// Whether `def` is a method with a receiver (`this`): of a struct, or
+/// added by an extension (of a struct or a built-in type).
 fn is_instance_method(db: &dyn Db, def: DefId) -> bool {
     item_of(db, def).is_some_and(|i| matches!(i.kind, ItemKind::Fn | ItemKind::Property) && !i.is_static)
-        && owner_struct(db, def).is_some()
+        && (owner_struct(db, def).is_some() || extension_of_builtin(db, def))
+}
+
+/// Whether `def` is declared in an extension of a built-in value type
+/// (`extension float { … }`).
+fn extension_of_builtin(db: &dyn Db, def: DefId) -> bool {
+    parent_of(db, def).is_some_and(|p| {
+        item_of(db, p).is_some_and(|i| i.kind == ItemKind::Extension)
+            && matches!(DeclCtx::for_def(db, p).this, Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..))
+    })
 }
 
 /// A readable identifier for a generic argument (`float3` → `float3`,
@@ -701,6 +711,7 @@ impl<'db> ModuleLowerer<'db> {
             owner != Some(p)
                 && item_of(db, p).is_some_and(|i| !matches!(i.kind, ItemKind::Namespace | ItemKind::Extension))
         }) || (owner.is_none()
+            && !extension_of_builtin(db, def)
             && parent_of(db, def).and_then(|p| item_of(db, p)).is_some_and(|i| i.kind == ItemKind::Extension))
         {
             return err(
@@ -713,6 +724,10 @@ impl<'db> ModuleLowerer<'db> {
         let mut ctx = DeclCtx::specialized(db, def, &inst.bindings());
         let this_ty = match owner {
             Some(_) => {
+                let this = ctx.this.clone();
+                Some(self.lower_ty(&this, at)?)
+            }
+            None if extension_of_builtin(db, def) => {
                 let this = ctx.this.clone();
                 Some(self.lower_ty(&this, at)?)
             }
@@ -2701,6 +2716,16 @@ impl FnLower<'_, '_> {
                 for (g, a) in names.iter().zip(owner_args) {
                     if let Some(n) = &g.name {
                         bindings.insert(n.clone(), a.clone());
+                    }
+                }
+                // `extension<U> S<U>`: `U` is the receiver's argument.
+                let parent =
+                    parent_of(db, def).filter(|&p| item_of(db, p).is_some_and(|i| i.kind == ItemKind::Extension));
+                if let Some(Ty::Adt { args: pattern, .. }) = parent.map(|p| DeclCtx::for_def(db, p).this) {
+                    for (p, a) in pattern.iter().zip(owner_args) {
+                        if let Ty::Param { name, .. } = p {
+                            bindings.insert(name.clone(), a.clone());
+                        }
                     }
                 }
             }
