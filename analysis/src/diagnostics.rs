@@ -223,6 +223,18 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                         member(&node),
                     )
                 }
+                InferDiagKind::DerivativeLostInGeneric { callee, param, generic } => {
+                    severity = Severity::Warning;
+                    (
+                        "derivative-lost-generic",
+                        format!(
+                            "the derivative of this argument is dropped: parameter `{param}` of `{callee}` has type \
+                             `{generic}`, which is not constrained to be `IDifferentiable`; add `IDifferentiable` to \
+                             `{generic}`'s constraints to differentiate through it"
+                        ),
+                        abs,
+                    )
+                }
                 InferDiagKind::NoDiffOnDifferentiable { name } => {
                     severity = Severity::Warning;
                     (

@@ -750,6 +750,14 @@ pub enum InferDiagKind {
         owner: String,
         name: String,
     },
+    /// An argument carrying a derivative passed to a parameter whose type
+    /// is a generic parameter that is not `IDifferentiable` (a warning:
+    /// the derivative is dropped).
+    DerivativeLostInGeneric {
+        callee: String,
+        param: String,
+        generic: String,
+    },
     /// `no_diff` on a call of a differentiable function (a warning: it
     /// has no effect there; the derivative flows through the call).
     NoDiffOnDifferentiable {
@@ -850,6 +858,8 @@ fn infer_in<'db>(db: &'db dyn Db, def: DefId, ctx: DeclCtx<'db>) -> InferenceRes
         discarded: None,
         call_kinds: HashMap::new(),
         lost_candidates: Vec::new(),
+        no_diff_candidates: Vec::new(),
+        generic_arg_candidates: Vec::new(),
         store_candidates: Vec::new(),
         this_fields: Default::default(),
         diff_operand_depth: 0,
@@ -1033,6 +1043,12 @@ struct Infer<'a, 'db> {
     /// Calls to non-differentiable functions in differentiable code,
     /// reported when the data-flow analysis says a derivative is lost.
     lost_candidates: Vec<(ExprId, String, bool)>,
+    /// Differentiable calls under `no_diff`: (call, `no_diff` expression,
+    /// callee).
+    no_diff_candidates: Vec<(ExprId, ExprId, String)>,
+    /// Arguments passed to parameters of non-differentiable generic type:
+    /// (argument, callee, parameter, generic parameter).
+    generic_arg_candidates: Vec<(ExprId, String, String, String)>,
     /// Stores into locations without derivatives: (assignment, value,
     /// what the location is), reported when the value carries one.
     store_candidates: Vec<(ExprId, ExprId, String)>,
@@ -1316,6 +1332,20 @@ impl<'db> Infer<'_, 'db> {
                     .push(InferDiag { at: DiagAt::Expr(call), kind: InferDiagKind::DerivativeLost { name, property } });
             }
         }
+        for (call, at, name) in std::mem::take(&mut self.no_diff_candidates) {
+            if flow.inputs_carry[call.0 as usize] {
+                self.diags
+                    .push(InferDiag { at: DiagAt::Expr(at), kind: InferDiagKind::NoDiffOnDifferentiable { name } });
+            }
+        }
+        for (arg, callee, param, generic) in std::mem::take(&mut self.generic_arg_candidates) {
+            if flow.produce[arg.0 as usize] {
+                self.diags.push(InferDiag {
+                    at: DiagAt::Expr(arg),
+                    kind: InferDiagKind::DerivativeLostInGeneric { callee, param, generic },
+                });
+            }
+        }
         for (assign, value, into) in std::mem::take(&mut self.store_candidates) {
             if flow.produce[value.0 as usize] {
                 self.diags
@@ -1323,6 +1353,47 @@ impl<'db> Infer<'_, 'db> {
             }
         }
         flow.produce
+    }
+
+    /// Arguments of a differentiable call whose parameter's type is a
+    /// generic parameter not constrained to be differentiable (`T : INorm`):
+    /// the derivative the argument carries is dropped there (the reference
+    /// compiler drops it without a word); reported if the data-flow
+    /// analysis finds one.
+    fn check_generic_arguments(&mut self, callee: ExprId, defs: &[DefId], args: &[ExprId], arg_tys: &[Ty]) {
+        use crate::autodiff::{fn_differentiability, type_diff, Differentiability, TypeDiff};
+        if !self.differentiable || self.no_diff_depth > 0 {
+            return;
+        }
+        let db = self.db();
+        let [def] = defs else { return };
+        if is_core(db, def.file(db)) || fn_differentiability(db, self.ctx.file, *def) == Differentiability::No {
+            return;
+        }
+        let sig = fn_sig(db, *def);
+        let mut ctx = DeclCtx::for_def(db, *def);
+        let callee_name = match self.body.expr(callee) {
+            Expr::Path(segs, _) => segs.last().map(|s| s.name.clone()).unwrap_or_default(),
+            Expr::Member { name, .. } => name.clone(),
+            _ => return,
+        };
+        for ((p, &a), at) in sig.params.iter().zip(args).zip(arg_tys) {
+            if p.no_diff {
+                continue;
+            }
+            let declared = ctx.resolve(&p.ty);
+            let Ty::Param { name: generic, .. } = &declared else { continue };
+            if type_diff(db, self.ctx.file, &declared) == TypeDiff::No
+                && type_diff(db, self.ctx.file, at) == TypeDiff::Value
+            {
+                self.generic_arg_candidates.push((
+                    a,
+                    callee_name.clone(),
+                    p.name.clone().unwrap_or_default(),
+                    generic.clone(),
+                ));
+            }
+        }
     }
 
     /// Reading property `name` of a value of type `receiver` in a
@@ -1728,6 +1799,7 @@ impl<'db> Infer<'_, 'db> {
                 let arg_tys: Vec<Ty> = args.iter().map(|&a| self.expr(a)).collect();
                 if let Ty::Func(defs) = &callee_ty {
                     self.check_derivative_flow(id, callee, defs, args.len());
+                    self.check_generic_arguments(callee, defs, &args, &arg_tys);
                 }
                 self.record_call_kind(id, &callee_ty, args.len());
                 self.call(id, callee, callee_ty, &arg_tys)
@@ -2069,8 +2141,7 @@ impl<'db> Infer<'_, 'db> {
                     Expr::Member { name, .. } => name.clone(),
                     _ => String::new(),
                 };
-                self.diags
-                    .push(InferDiag { at: DiagAt::Expr(at), kind: InferDiagKind::NoDiffOnDifferentiable { name } });
+                self.no_diff_candidates.push((id, at, name));
             }
         }
         if !self.differentiable || self.no_diff_depth > 0 || self.discarded == Some(id) || defs.is_empty() {

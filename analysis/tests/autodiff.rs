@@ -1114,3 +1114,33 @@ float g(float x) { return no_diff(exp(x)); }
         "#]],
     );
 }
+
+/// A differentiable value passed where the parameter's type is a generic
+/// parameter that is not `IDifferentiable` loses its derivative (the
+/// reference compiler computes 0 there without a word): a warning at the
+/// argument, none when the argument carries no derivative or the
+/// constraint makes `T` differentiable.
+#[test]
+fn derivative_lost_through_a_non_differentiable_generic() {
+    check_diags(
+        r#"
+interface INorm { [Differentiable] float norm2(); }
+interface IDiffNorm : IDifferentiable { [Differentiable] float norm2(); }
+struct Pt : INorm, IDiffNorm, IDifferentiable
+{
+    float x;
+    [Differentiable] float norm2() { return x * x; }
+}
+[Differentiable] float f<T : INorm>(T v) { return v.norm2(); }
+[Differentiable] float h<T : IDiffNorm>(T v) { return v.norm2(); }
+[Differentiable]
+float g(Pt a, no_diff Pt b)
+{
+    return f(a) + f(b) + h(a) + a.x;
+}
+"#,
+        expect![[r#"
+            /main.slang:14:14: warning[derivative-lost-generic]: the derivative of this argument is dropped: parameter `v` of `f` has type `T`, which is not constrained to be `IDifferentiable`; add `IDifferentiable` to `T`'s constraints to differentiate through it
+        "#]],
+    );
+}

@@ -160,6 +160,17 @@ fn is_instance_method(db: &dyn Db, def: DefId) -> bool {
         && (owner_struct(db, def).is_some() || extension_of_builtin(db, def))
 }
 
+/// Whether the declared type `t` of a parameter or result of `def` is a
+/// generic parameter whose constraints do not make it differentiable
+/// (`T : INorm`): its values carry no derivative even where `T` is bound
+/// to a differentiable type, as in the reference compiler.
+fn non_differentiable_generic(db: &dyn Db, def: DefId, t: &TypeRef) -> bool {
+    let unspecialized = DeclCtx::for_def(db, def).resolve(t);
+    matches!(unspecialized, Ty::Param { .. })
+        && slang_analysis::autodiff::type_diff(db, def.file(db), &unspecialized)
+            == slang_analysis::autodiff::TypeDiff::No
+}
+
 /// Whether `def` is declared in an extension of a built-in value type
 /// (`extension float { … }`).
 fn extension_of_builtin(db: &dyn Db, def: DefId) -> bool {
@@ -798,7 +809,8 @@ impl<'db> ModuleLowerer<'db> {
                 }
             };
             let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
-            params.push(Param { name, dir, ty, builtin: if entry { builtin } else { None }, no_diff: p.no_diff });
+            let no_diff = p.no_diff || non_differentiable_generic(db, def, &p.ty);
+            params.push(Param { name, dir, ty, builtin: if entry { builtin } else { None }, no_diff });
         }
         let mut name = match (is_init, item.as_ref().and_then(|i| i.name.clone())) {
             (true, _) => "init".to_string(),
@@ -819,7 +831,8 @@ impl<'db> ModuleLowerer<'db> {
         let mut b = FunctionBuilder::new(name, ret, at);
         b.func.params = params;
         b.func.ret_no_diff = hir::decl_syntax(db, def)
-            .is_some_and(|n| n.children_with_tokens().any(|e| e.kind() == SyntaxKind::NO_DIFF_KW));
+            .is_some_and(|n| n.children_with_tokens().any(|e| e.kind() == SyntaxKind::NO_DIFF_KW))
+            || non_differentiable_generic(db, def, &sig.ret);
         if entry {
             b.func.entry_point = Some(EntryPoint { workgroup_size: self.numthreads(def)? });
         }
