@@ -277,14 +277,31 @@ fn no_synthesized_differential(_: &dyn Db, _: salsa::Id, _: SourceFile, _: DefId
 /// broken code does: the cycle's fallback).
 #[salsa::tracked(returns(ref), cycle_result = no_synthesized_differential)]
 pub fn synthesized_differential(db: &dyn Db, file: SourceFile, def: DefId) -> Option<SynthesizedDifferential> {
+    if item_of(db, def).is_some_and(|i| !i.generic_params.is_empty()) {
+        return None;
+    }
+    synthesized_differential_of(db, file, def, &[])
+}
+
+/// [`synthesized_differential`] of the instance `def<args>` of a struct
+/// (generic or not).
+pub fn synthesized_differential_of(
+    db: &dyn Db,
+    file: SourceFile,
+    def: DefId,
+    args: &[Ty],
+) -> Option<SynthesizedDifferential> {
     let item = item_of(db, def)?;
     if !matches!(item.kind, ItemKind::Struct | ItemKind::Class)
         || item.members.iter().any(|m| m.name.as_deref() == Some("Differential"))
-        || !item.generic_params.is_empty()
+        || item.generic_params.len() != args.len()
+        || args.iter().any(|a| a.is_unknown())
     {
         return None;
     }
-    let this = Ty::Adt { def, name: item.name.clone().unwrap_or_default(), args: Vec::new() };
+    let bindings: std::collections::HashMap<String, Ty> =
+        item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+    let this = Ty::Adt { def, name: item.name.clone().unwrap_or_default(), args: args.to_vec() };
     if type_diff(db, file, &this) != TypeDiff::Value {
         return None;
     }
@@ -300,7 +317,7 @@ pub fn synthesized_differential(db: &dyn Db, file: SourceFile, def: DefId) -> Op
             });
         let ty = crate::infer::decl_type_ref(db, mdef)
             .clone()
-            .map(|t| DeclCtx::for_def(db, mdef).resolve(&t))
+            .map(|t| DeclCtx::specialized(db, mdef, &bindings).resolve(&t))
             .unwrap_or(Ty::Unknown);
         match (no_diff, type_diff(db, file, &ty)) {
             (true, _) | (false, TypeDiff::No | TypeDiff::Ptr) => all = false,

@@ -425,6 +425,12 @@ impl LowerBody {
                 let root = self.block(&block);
                 self.body.root = Some(root);
             }
+        } else if let Some(s) = ast::Subscript::cast(node.clone()) {
+            // So is a `__subscript`'s.
+            if let Some(block) = s.accessors().find(|a| a.kind() == Some(SyntaxKind::GET_KW)).and_then(|a| a.body()) {
+                let root = self.block(&block);
+                self.body.root = Some(root);
+            }
         } else if let Some(init) = ast::Declarator::cast(node.clone()).and_then(|d| d.initializer()) {
             // A global variable's body is its initial value (code
             // generation evaluates those that are not constants).

@@ -2702,8 +2702,8 @@ impl<'db> Infer<'_, 'db> {
             Ty::Param { def, name: pname } => self.generic_member(id, *def, pname, name),
             // A member of a synthesized `Differential`.
             Ty::Assoc(base, assoc) if assoc == "Differential" => {
-                let Ty::Adt { def, .. } = &**base else { return Ty::Unknown };
-                let Some(synth) = crate::autodiff::synthesized_differential(db, self.ctx.file, *def) else {
+                let Ty::Adt { def, args, .. } = &**base else { return Ty::Unknown };
+                let Some(synth) = crate::autodiff::synthesized_differential_of(db, self.ctx.file, *def, args) else {
                     return Ty::Unknown;
                 };
                 match synth.fields.iter().find(|(n, _)| n == name) {

@@ -351,9 +351,9 @@ impl Lower {
             Some(item) => self.item_modifiers(&item),
             None => (Visibility::Default, false, Vec::new()),
         };
-        if kind == ItemKind::Property {
-            // A property's function is its getter: its attributes
-            // (`get` marked `[Differentiable]`) are the property's.
+        if matches!(kind, ItemKind::Property | ItemKind::Subscript) {
+            // A property's (or `__subscript`'s) function is its getter: its
+            // attributes (`get` marked `[Differentiable]`) are the item's.
             let getter = node
                 .children()
                 .filter(|c| c.kind() == ACCESSOR_LIST)

@@ -436,6 +436,12 @@ intrinsics! {
     FirstBitHigh = "firstbithigh" / 1,
     FirstBitLow = "firstbitlow" / 1,
     ReverseBits = "reversebits" / 1,
+    Refract = "refract" / 3,
+    FaceForward = "faceforward" / 3,
+    // `f16tof32`'s work: the two halves of a `uint` as `float2`; and
+    // `f32tof16`'s: a `float2` as two halves in a `uint`.
+    Unpack2x16Float = "__unpack2x16float" / 1,
+    Pack2x16Float = "__pack2x16float" / 1,
 }
 
 /// What a [`Op::Barrier`] waits for, besides every thread of the group

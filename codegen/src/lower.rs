@@ -156,7 +156,8 @@ fn owner_struct(db: &dyn Db, def: DefId) -> Option<DefId> {
 /// Whether `def` is a method with a receiver (`this`): of a struct, or
 /// added by an extension (of a struct or a built-in type).
 fn is_instance_method(db: &dyn Db, def: DefId) -> bool {
-    item_of(db, def).is_some_and(|i| matches!(i.kind, ItemKind::Fn | ItemKind::Property) && !i.is_static)
+    item_of(db, def)
+        .is_some_and(|i| matches!(i.kind, ItemKind::Fn | ItemKind::Property | ItemKind::Subscript) && !i.is_static)
         && (owner_struct(db, def).is_some() || extension_of_builtin(db, def))
 }
 
@@ -1906,6 +1907,21 @@ impl FnLower<'_, '_> {
                 self.member_value(e, r, &name)
             }
             Expr::Index { base, index } => {
+                // `s[i]` of a struct with a `__subscript`: its getter.
+                let base_ty = self.inferred.expr_types.get(base.0 as usize).cloned().unwrap_or(Ty::Unknown);
+                if let Ty::Adt { def, .. } = &base_ty {
+                    let db = self.db();
+                    let sub = item_of(db, *def).and_then(|i| {
+                        i.members
+                            .iter()
+                            .find(|m| m.kind == ItemKind::Subscript)
+                            .map(|m| DefId::new(db, def.file(db), m.ast_index))
+                    });
+                    if let (Some(sub), false) = (sub, slang_analysis::core_files(db).contains(&def.file(db))) {
+                        let f = self.instance_of(sub, &base_ty, &[], &[index], 0)?;
+                        return self.call_function(f, &[CallArg::Expr(base), CallArg::Expr(index)]);
+                    }
+                }
                 if !self.rooted_in_local(e) {
                     if let Some(p) = self.place(e)? {
                         return Ok(self.load(p));
@@ -2246,6 +2262,23 @@ impl FnLower<'_, '_> {
         }
         // `v.zx = …`: one component at a time.
         if let Expr::Member { receiver, name, .. } = self.body.expr(target).clone() {
+            // `m._m01 = …`, `m._11_22 = …`: element by element.
+            if let (Some(elems), Some(base)) = (matrix_elements(&name), self.place(receiver)?) {
+                let (pt, _) = self.m.module.types.pointee(self.ty_of(base)).expect("a place is a pointer");
+                if let Type::Matrix { scalar, rows, cols } = *self.ty(pt) {
+                    if elems.iter().any(|&(r, c)| r >= rows || c >= cols) {
+                        return self.error(format!("bad matrix member `{name}`"));
+                    }
+                    let st = self.t(Type::Scalar(scalar));
+                    for (i, &(r, c)) in elems.iter().enumerate() {
+                        let part = if elems.len() == 1 { value } else { self.emit(Op::Extract(value, i as u32), st) };
+                        let row = self.field_addr(base, r as u32)?;
+                        let p = self.field_addr(row, c as u32)?;
+                        self.store(p, part);
+                    }
+                    return Ok(());
+                }
+            }
             if let (Some(comps), Some(base)) = (swizzle_components(&name), self.place(receiver)?) {
                 let st = self.m.module.types.scalar_of(self.ty_of(value)).map(|s| self.t(Type::Scalar(s)));
                 for (i, &c) in comps.iter().enumerate() {
@@ -3043,6 +3076,22 @@ impl FnLower<'_, '_> {
                 let (index, t) = if name == "getPrimal" { (0, primal) } else { (1, diff) };
                 Ok(self.emit(Op::Extract(pair, index), t))
             }
+            // `F.Value(…)`: constructing a type named through another
+            // (an associated type of a generic parameter, say).
+            (Ty::TypeValue(_), _, _) if matches!(self.body.expr(receiver), Expr::Path(..)) => {
+                let Expr::Path(mut segs, _) = self.body.expr(receiver).clone() else { unreachable!("a path") };
+                segs.push(hir::PathSegment { name: name.to_string(), args: Vec::new() });
+                match self.ctx.resolve(&TypeRef::Path(segs)) {
+                    Ty::Unknown | Ty::Assoc(..) | Ty::Param { .. } => {
+                        self.error(format!("`{name}` is not a type or method that code generation knows here"))
+                    }
+                    t => {
+                        let at = self.span;
+                        let t = self.m.lower_ty(&t, at)?;
+                        self.construct(t, args)
+                    }
+                }
+            }
             _ => match self.buffer_method(e, receiver, name, args)? {
                 Some(v) => Ok(v),
                 None => self.error("method calls are not supported by code generation yet"),
@@ -3428,6 +3477,44 @@ impl FnLower<'_, '_> {
         if let Some(v) = self.out_param_builtin(name, args)? {
             return Ok(v);
         }
+        if let ("f16tof32" | "f32tof16", [x]) = (name, args) {
+            let result = self.expr_ty(e)?;
+            let Some(s) = self.m.module.types.scalar_of(result) else { return self.error("a scalar or vector") };
+            let n = match *self.ty(result) {
+                Type::Vector(_, n) => n,
+                _ => 1,
+            };
+            let (uint, float2) = (self.t(Type::Scalar(Scalar::UInt32)), self.t(Type::Vector(Scalar::Float, 2)));
+            let fl = self.t(Type::Scalar(Scalar::Float));
+            let zero = self.konst(Const::Float(0.0), fl);
+            let (arg_ty, arg_scalar) = if name == "f16tof32" { (uint, Scalar::UInt32) } else { (fl, Scalar::Float) };
+            let _ = s;
+            let arg_ty = if n == 1 { arg_ty } else { self.t(Type::Vector(arg_scalar, n)) };
+            let v = self.expr_expecting(*x, arg_ty)?;
+            // Element by element.
+            let mut parts = Vec::new();
+            for k in 0..n {
+                let elem = if n == 1 {
+                    v
+                } else {
+                    self.emit(Op::Extract(v, k as u32), if name == "f16tof32" { uint } else { fl })
+                };
+                parts.push(if name == "f16tof32" {
+                    let pair = self.emit(Op::Intrinsic(Intrinsic::Unpack2x16Float, vec![elem]), float2);
+                    self.emit(Op::Extract(pair, 0), fl)
+                } else {
+                    let pair = self.emit(Op::Construct(vec![elem, zero]), float2);
+                    self.emit(Op::Intrinsic(Intrinsic::Pack2x16Float, vec![pair]), uint)
+                });
+            }
+            let v = if n == 1 {
+                parts[0]
+            } else {
+                let t = self.t(Type::Vector(if name == "f16tof32" { Scalar::Float } else { Scalar::UInt32 }, n));
+                self.emit(Op::Construct(parts), t)
+            };
+            return self.coerce(v, result);
+        }
         if matches!(name, "__realCast" | "__intCast") && args.len() == 1 {
             let result = self.expr_ty(e)?;
             return self.expr_expecting(args[0], result);
@@ -3480,6 +3567,15 @@ impl FnLower<'_, '_> {
                 return self.coerce(v, result);
             }
             Intrinsic::Mul => None,
+            // `refract(i, n, eta)`: a scalar `eta`.
+            Intrinsic::Refract => {
+                let s = self.m.module.types.scalar_of(result).unwrap_or(Scalar::Float);
+                let st = self.t(Type::Scalar(s));
+                values[2] = self.coerce(values[2], st)?;
+                values[0] = self.coerce(values[0], result)?;
+                values[1] = self.coerce(values[1], result)?;
+                None
+            }
             _ => Some(result),
         };
         match operand {

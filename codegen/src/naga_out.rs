@@ -68,8 +68,10 @@ pub fn build(ir: &Module) -> Result<naga::Module, CodegenError> {
 
 /// Validate with naga's validator; errors point at the Slang source.
 pub fn validate(module: naga::Module) -> Result<Validated, CodegenError> {
-    let mut validator =
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::SHADER_FLOAT16);
+    let mut validator = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::SHADER_FLOAT16 | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32,
+    );
     match validator.validate(&module) {
         Ok(info) => Ok(Validated { module, info }),
         Err(e) => {
@@ -832,6 +834,10 @@ impl<'a> FnBuilder<'a> {
             Intrinsic::FirstBitHigh => M::FirstLeadingBit,
             Intrinsic::FirstBitLow => M::FirstTrailingBit,
             Intrinsic::ReverseBits => M::ReverseBits,
+            Intrinsic::Refract => M::Refract,
+            Intrinsic::FaceForward => M::FaceForward,
+            Intrinsic::Unpack2x16Float => M::Unpack2x16float,
+            Intrinsic::Pack2x16Float => M::Pack2x16float,
         };
         naga::Expression::Math { fun, arg: args[0], arg1: args.get(1).copied(), arg2: args.get(2).copied(), arg3: None }
     }

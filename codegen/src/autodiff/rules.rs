@@ -482,7 +482,12 @@ pub fn intrinsic(
         | I::CountBits
         | I::FirstBitHigh
         | I::FirstBitLow
-        | I::ReverseBits => None,
+        | I::ReverseBits
+        | I::Unpack2x16Float
+        | I::Pack2x16Float => None,
+        // Not differentiable (as in the reference compiler: calls need
+        // `no_diff` in differentiable code).
+        I::Refract | I::FaceForward => None,
     })
 }
 
