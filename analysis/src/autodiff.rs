@@ -1026,8 +1026,25 @@ fn for_is_bounded(db: &dyn Db, file: SourceFile, lp: &slang_syntax::SyntaxNode) 
         return false;
     }
     let operands: Vec<_> = cond.children().collect();
-    operands.iter().any(|o| match o.kind() {
+    operands.iter().any(|o| is_constant_expr(db, file, lp, o))
+}
+
+/// Whether `o` (in loop `lp`) is a constant the compiler can evaluate:
+/// literals, `const` globals and locals, generic value parameters, and
+/// arithmetic of them.
+fn is_constant_expr(
+    db: &dyn Db,
+    file: SourceFile,
+    lp: &slang_syntax::SyntaxNode,
+    o: &slang_syntax::SyntaxNode,
+) -> bool {
+    use slang_syntax::SyntaxKind as K;
+    match o.kind() {
         K::LITERAL => true,
+        K::PAREN_EXPR | K::BIN_EXPR | K::PREFIX_EXPR => {
+            let parts: Vec<_> = o.children().collect();
+            !parts.is_empty() && parts.iter().all(|p| is_constant_expr(db, file, lp, p))
+        }
         K::PATH_EXPR => {
             let name = o.text().to_string();
             let name = name.trim();
@@ -1046,10 +1063,22 @@ fn for_is_bounded(db: &dyn Db, file: SourceFile, lp: &slang_syntax::SyntaxNode) 
                     .filter(|c| c.kind() == K::GENERIC_PARAM_LIST)
                     .any(|l| l.descendants().filter(|n| n.kind() == K::NAME).any(|n| n.text() == name))
             });
-            global_const || generic_value
+            // A `const` local of the function.
+            let local_const = {
+                let body = lp.ancestors().find(|a| a.kind() == K::FN);
+                body.is_some_and(|b| {
+                    b.descendants().filter(|n| n.kind() == K::VAR_DECL).any(|d| {
+                        d.children_with_tokens().any(|t| t.kind() == K::CONST_KW)
+                            && d.descendants()
+                                .filter(|n| n.kind() == K::NAME)
+                                .any(|n| n.text() == name && n.text_range().end() <= lp.text_range().start())
+                    })
+                })
+            };
+            global_const || generic_value || local_const
         }
         _ => false,
-    })
+    }
 }
 
 /// The `Differential` descriptions (see [`hover_facts`]) of the user

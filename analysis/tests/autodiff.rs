@@ -1144,3 +1144,36 @@ float g(Pt a, no_diff Pt b)
         "#]],
     );
 }
+
+/// Bounds the reference compiler evaluates: `static const` globals, `const`
+/// locals declared before the loop, and arithmetic of constants (slangc
+/// accepts all but the last two loops, whose bounds are a parameter and a
+/// local that is not `const`).
+#[test]
+fn constant_loop_bounds() {
+    check_diags(
+        r#"
+static const int N = 3;
+static const uint U = 2;
+[Differentiable]
+float f(float x, int n)
+{
+    float r = x;
+    const int M = 4;
+    for (int i = 0; i < N; i++) { r = r * x; }
+    for (uint i = 0; i < U; i++) { r = r * x; }
+    for (int i = 0; i < M; i++) { r = r * x; }
+    for (int i = 0; i < N * 2; i++) { r = r + x; }
+    for (int i = 0; i < (2 * 2); i++) { r = r + x; }
+    for (int i = 0; i < n + 1; i++) { r = r + x; }
+    int k = 3;
+    for (int i = 0; i < k; i++) { r = r + x; }
+    return r;
+}
+"#,
+        expect![[r#"
+            /main.slang:14:5: error[unbounded-loop]: this loop in the differentiable function `f` has no iteration bound the compiler can see: add `[MaxIters(n)]` (or `[ForceUnroll]`) before it
+            /main.slang:16:5: error[unbounded-loop]: this loop in the differentiable function `f` has no iteration bound the compiler can see: add `[MaxIters(n)]` (or `[ForceUnroll]`) before it
+        "#]],
+    );
+}

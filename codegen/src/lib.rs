@@ -200,6 +200,7 @@ fn lower_to_differentiate(
     mem2reg::run(&mut module);
     dce::run(&mut module);
     unroll::run(&mut module)?;
+    unroll::infer_bounds(&mut module);
     dce::run(&mut module);
     check(&module, &requests.pending())?;
     Ok((module, requests, root))
@@ -284,8 +285,10 @@ fn lower(
     mem2reg::run(&mut module);
     dce::run(&mut module);
     check(&module, &pending)?;
-    // `[ForceUnroll]` loops, before differentiation.
+    // `[ForceUnroll]` loops, before differentiation; the others bounded
+    // by their constant iteration counts.
     unroll::run(&mut module)?;
+    unroll::infer_bounds(&mut module);
     dce::run(&mut module);
     check(&module, &pending)?;
     if std::env::var_os("SLANG_ANALYZER_NORMALIZE_CFG").is_some() {

@@ -73,6 +73,30 @@ pub fn unroll_function(f: &mut Function, types: &Types) -> Result<(), CodegenErr
     Ok(())
 }
 
+/// Bound the loops that have no written bound (`[MaxIters(n)]`, a literal
+/// test) by their iteration count when the exit test's count from the
+/// constant initial state is known (`i < N` for a `static const N`, say):
+/// reverse mode sizes what it saves per iteration by it, as the reference
+/// compiler does. Exits other than the test only end a loop sooner.
+pub fn infer_bounds(module: &mut Module) {
+    let types = &module.types;
+    for f in &mut module.functions {
+        let loops: Vec<(BlockId, BlockId)> = (0..f.blocks.len())
+            .map(|i| BlockId(i as u32))
+            .filter_map(|b| match f.block(b).term {
+                Terminator::Loop { header, .. } if !f.max_iters.iter().any(|m| m.0 == header) => Some((b, header)),
+                _ => None,
+            })
+            .collect();
+        for (pre, header) in loops {
+            let count = shape_with(f, pre, true).and_then(|shape| trip_count(f, types, &shape));
+            if let Some(n) = count.filter(|&n| n <= MAX_UNROLL) {
+                f.max_iters.push((header, n));
+            }
+        }
+    }
+}
+
 /// The first `[ForceUnroll]` loop in reverse post-order (an outer loop
 /// comes before the loops inside it): the block entering it, its header.
 fn next_loop(f: &Function) -> Option<(BlockId, BlockId)> {
@@ -101,6 +125,12 @@ struct Shape {
 }
 
 fn shape_of(f: &Function, pre: BlockId) -> Option<Shape> {
+    shape_with(f, pre, false)
+}
+
+/// [`shape_of`], also for loops with other exits (`break`, `return`) when
+/// `other_exits`: the test's count is then an upper bound.
+fn shape_with(f: &Function, pre: BlockId, other_exits: bool) -> Option<Shape> {
     let Terminator::Loop { header, brk, cont, ref args } = f.block(pre).term else { return None };
     let Terminator::If { cond, then, els, merge } = f.block(header).term else { return None };
     let jumps_to = |b: BlockId, to: BlockId| {
@@ -117,7 +147,10 @@ fn shape_of(f: &Function, pre: BlockId) -> Option<Shape> {
     let preds = f.predecessors();
     // The only way out is the test; the only way to the back edge is the
     // end of the body (no `continue`).
-    if preds[brk.index()] != [els] || !f.block(brk).params.is_empty() || preds[cont.index()].len() != 1 {
+    if (preds[brk.index()] != [els] && !other_exits)
+        || !f.block(brk).params.is_empty()
+        || preds[cont.index()].len() != 1
+    {
         return None;
     }
     let Terminator::Branch { target, args: ref next } = f.block(cont).term else { return None };
