@@ -1852,10 +1852,59 @@ impl FnLower<'_, '_> {
         for (i, &pt) in parts.iter().enumerate() {
             values.push(match items.get(i) {
                 Some(&item) => self.expr_expecting(item, pt)?,
-                None => self.zero(pt)?,
+                // A field's default value (`float gain = 2.0;`), else zero.
+                None => match self.field_default(ty, i, pt)? {
+                    Some(v) => v,
+                    None => self.zero(pt)?,
+                },
             });
         }
         Ok(self.emit(Op::Construct(values), ty))
+    }
+
+    /// The default value written on field `i` of the struct type `ty`
+    /// (`struct S { float gain = 2.0; }`), if any.
+    fn field_default(&mut self, ty: TypeId, i: usize, field_ty: TypeId) -> R<Option<ValueId>> {
+        let Some((def, _)) = self.m.structs.iter().find(|(_, &t)| t == ty).map(|(k, _)| k.clone()) else {
+            return Ok(None);
+        };
+        let db = self.db();
+        let Some(item) = item_of(db, def) else { return Ok(None) };
+        let Some(m) = item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static).nth(i) else {
+            return Ok(None);
+        };
+        let mdef = DefId::new(db, def.file(db), m.ast_index);
+        let Some(init) = def_node(db, mdef).and_then(ast::Declarator::cast).and_then(|d| d.initializer()) else {
+            return Ok(None);
+        };
+        let value = match self.m.const_value(&init, field_ty) {
+            Ok(v) => v,
+            Err(_) => {
+                return err(
+                    Some(init.syntax().text_range()),
+                    "a field's default value that is not a constant is not supported by code generation yet",
+                )
+            }
+        };
+        Ok(Some(self.const_to_value(&value, field_ty)))
+    }
+
+    /// A constant as a value of type `ty`.
+    fn const_to_value(&mut self, v: &crate::ir::ConstValue, ty: TypeId) -> ValueId {
+        match v {
+            crate::ir::ConstValue::Scalar(c) => self.konst(*c, ty),
+            crate::ir::ConstValue::Composite(parts) => {
+                let types: Vec<TypeId> = match self.ty(ty).clone() {
+                    Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
+                    Type::Array(e, n) => vec![e; n as usize],
+                    Type::Vector(s, n) => vec![self.t(Type::Scalar(s)); n as usize],
+                    Type::Matrix { scalar, cols, rows } => vec![self.t(Type::Vector(scalar, cols)); rows as usize],
+                    _ => vec![ty; parts.len()],
+                };
+                let values: Vec<ValueId> = parts.iter().zip(types).map(|(p, t)| self.const_to_value(p, t)).collect();
+                self.emit(Op::Construct(values), ty)
+            }
+        }
     }
 
     fn expr(&mut self, e: ExprId) -> R<ValueId> {

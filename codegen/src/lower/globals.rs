@@ -355,7 +355,7 @@ impl ModuleLowerer<'_> {
 
     /// The constant initial value of a `static` global of type `ty`:
     /// literals, initializer lists and constructor calls of them.
-    fn const_value(&mut self, e: &ast::Expr, ty: TypeId) -> R<ConstValue> {
+    pub(super) fn const_value(&mut self, e: &ast::Expr, ty: TypeId) -> R<ConstValue> {
         let at = Some(e.syntax().text_range());
         let parts: Vec<ast::Expr> = match e {
             ast::Expr::InitList(l) => l.elements().collect(),
