@@ -2141,6 +2141,25 @@ impl FnLower<'_, '_> {
 
     /// A pointer to what `e` names, when it names storage.
     fn place(&mut self, e: ExprId) -> R<Option<ValueId>> {
+        let is_local_or_field = match self.body.expr(e) {
+            Expr::Path(segs, false) if segs.len() == 1 => {
+                let name = segs[0].name.clone();
+                self.scopes.iter().flatten().any(|l| l.name == name) || self.this_field(&name).is_some()
+            }
+            _ => false,
+        };
+        if !is_local_or_field {
+            if let Some(def) = self.static_var(e) {
+                let (g, field) = self.m.global_place(def, self.span)?;
+                let global = self.m.module.global(g).clone();
+                let p = self.t(Type::Ptr(global.ty, global.space));
+                let p = self.emit(Op::Global(g), p);
+                return match field {
+                    Some(i) => Ok(Some(self.field_addr(p, i)?)),
+                    None => Ok(Some(p)),
+                };
+            }
+        }
         match self.body.expr(e).clone() {
             Expr::Path(segs, false) if segs.len() == 1 && segs[0].args.is_empty() => {
                 let name = &segs[0].name;
@@ -2204,6 +2223,47 @@ impl FnLower<'_, '_> {
                 Ok(Some(self.emit(Op::ElementAddr(b, i), p)))
             }
             _ => Ok(None),
+        }
+    }
+
+    /// The `static` member or namespaced global `e` names: `S::K`, `S.K`,
+    /// `ns::G`, `ns::S::K`, or `K` inside a method of `S`.
+    fn static_var(&mut self, e: ExprId) -> Option<DefId> {
+        let db = self.db();
+        let static_member = |db: &dyn Db, owner: &Ty, name: &str| -> Option<DefId> {
+            let Ty::Adt { def, .. } = owner else { return None };
+            let item = item_of(db, *def)?;
+            let m = item
+                .members
+                .iter()
+                .find(|m| m.kind == ItemKind::Var && m.is_static && m.name.as_deref() == Some(name))?;
+            Some(DefId::new(db, def.file(db), m.ast_index))
+        };
+        match self.body.expr(e).clone() {
+            Expr::Path(segs, _) if segs.len() == 1 => {
+                let name = &segs[0].name;
+                if self.scopes.iter().flatten().any(|l| &l.name == name) {
+                    return None;
+                }
+                static_member(db, &self.ctx.this.clone(), name)
+            }
+            Expr::Path(segs, _) => {
+                let (last, prefix) = segs.split_last()?;
+                let owner = self.ctx.resolve(&TypeRef::Path(prefix.to_vec()));
+                let db = self.db();
+                if let Some(d) = static_member(db, &owner, &last.name) {
+                    return Some(d);
+                }
+                let ns = prefix.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
+                let scope = global_scope(db, self.file);
+                let d = scope.namespace(&ns)?.get(&last.name)?.iter().find(|d| d.kind == ItemKind::Var)?;
+                Some(DefId::new(db, d.file, d.ast_index))
+            }
+            Expr::Member { receiver, name, .. } => match self.inferred.expr_types.get(receiver.0 as usize) {
+                Some(Ty::TypeValue(t)) => static_member(db, &t.clone(), &name),
+                _ => None,
+            },
+            _ => None,
         }
     }
 
