@@ -1880,6 +1880,11 @@ impl<'db> Infer<'_, 'db> {
             }
             Expr::Prefix { op, expr } => {
                 let t = self.expr(expr);
+                if matches!(op, SyntaxKind::MINUS | SyntaxKind::BANG | SyntaxKind::TILDE) {
+                    if let Some(r) = self.user_unary_operator(id, op, &t) {
+                        return r;
+                    }
+                }
                 match op {
                     SyntaxKind::BANG => {
                         if t.is_numeric() {
@@ -2428,6 +2433,7 @@ impl<'db> Infer<'_, 'db> {
             }
             return Ty::Unknown;
         }
+        self.check_operator_derivative(id, &name, &fns);
         // The return type, if every overload that accepts the operands
         // agrees on it.
         let rets: Vec<Ty> =
@@ -2436,6 +2442,49 @@ impl<'db> Infer<'_, 'db> {
             Some(first) if rets.iter().all(|t| t == first) => first.clone(),
             _ => Ty::Unknown,
         }
+    }
+
+    /// A user-defined operator in a differentiable function: a call like
+    /// any other, so one that is not differentiable loses derivatives
+    /// (slangc's E41022).
+    fn check_operator_derivative(&mut self, id: ExprId, name: &str, fns: &[DefId]) {
+        use crate::autodiff::{fn_differentiability, Differentiability};
+        if !self.differentiable || self.no_diff_depth > 0 || fns.is_empty() {
+            return;
+        }
+        let db = self.db();
+        if fns.iter().all(|&f| fn_differentiability(db, self.ctx.file, f) == Differentiability::No) {
+            self.lost_candidates.push((id, name.to_string(), false));
+        }
+    }
+
+    /// `-s`, `!s`, `~s` of a user struct: its `operator-` (a free function
+    /// of one parameter, or a method without one).
+    fn user_unary_operator(&mut self, id: ExprId, op: SyntaxKind, t: &Ty) -> Option<Ty> {
+        let db = self.db();
+        let Ty::Adt { def, args, .. } = t else { return None };
+        if is_core(db, def.file(db))
+            || !item_of(db, *def).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class))
+        {
+            return None;
+        }
+        let name = format!("operator{}", op.static_text().unwrap_or("?"));
+        let mut fns: Vec<DefId> = global_scope(db, self.ctx.file)
+            .lookup(&name)
+            .into_iter()
+            .flatten()
+            .filter(|d| d.kind == ItemKind::Fn && !is_core(db, d.file))
+            .map(|d| DefId::new(db, d.file, d.ast_index))
+            .filter(|&d| fn_sig(db, d).params.len() == 1)
+            .collect();
+        if let Some(Member::Methods(m)) = lookup_member(db, *def, args, &name) {
+            fns.extend(m.into_iter().filter(|&d| fn_sig(db, d).params.is_empty()));
+        }
+        if fns.is_empty() {
+            return None;
+        }
+        self.check_operator_derivative(id, &name, &fns);
+        Some(t.clone())
     }
 
     fn no_static_member(&mut self, id: ExprId, owner: String, name: &str) {
@@ -3273,7 +3322,7 @@ pub fn accessible(db: &dyn Db, from: DefId, member: DefId, vis: Visibility) -> b
 /// Whether a type still mentions unbound generic parameters.
 fn ty_is_open(t: &Ty) -> bool {
     match t {
-        Ty::Param { .. } | Ty::Assoc(..) | Ty::Const(_) => true,
+        Ty::Param { .. } | Ty::Assoc(..) => true,
         Ty::Array(e, _) | Ty::Pointer(e) => ty_is_open(e),
         Ty::Adt { args, .. } => args.iter().any(ty_is_open),
         Ty::Tuple(items) => items.iter().any(ty_is_open),

@@ -1177,3 +1177,26 @@ float f(float x, int n)
         "#]],
     );
 }
+
+/// User-defined operators are calls: one that is not differentiable loses
+/// the derivative (slangc's E41022 on the same lines); differentiable ones
+/// and operators outside differentiable code are fine.
+#[test]
+fn non_differentiable_user_operators() {
+    check_diags(
+        r#"
+struct S : IDifferentiable { float v; };
+S operator+(S a, S b) { S r; r.v = a.v + b.v; return r; }
+S operator-(S a) { S r; r.v = -a.v; return r; }
+[Differentiable] S operator*(S a, S b) { S r; r.v = a.v * b.v; return r; }
+[Differentiable] float f(S a) { S b = a + a; return b.v; }
+[Differentiable] float g(S a) { S b = -a; return b.v; }
+[Differentiable] float h(S a) { S b = a * a; return b.v; }
+float k(S a) { S b = -(a + a); return b.v; }
+"#,
+        expect![[r#"
+            /main.slang:6:39: error[derivative-lost]: derivatives cannot flow through `operator+`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff operator+(…)` if none should
+            /main.slang:7:39: error[derivative-lost]: derivatives cannot flow through `operator-`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff operator-(…)` if none should
+        "#]],
+    );
+}

@@ -733,3 +733,19 @@ float f(int n)
         "#]],
     );
 }
+
+/// A struct with a generic value parameter is a type like any other:
+/// `diffPair` of one, its fields and its `Differential`.
+#[test]
+fn value_generic_structs() {
+    let net = "struct Net<let N : int> : IDifferentiable { float w[N]; };\n";
+    check_type(
+        &format!("{net}void g() {{ Net<2> net; let dp = $0diffPair(net); }}"),
+        expect!["DifferentialPair<Net<2>>"],
+    );
+    check_type(&format!("{net}void g() {{ Net<2> net; let dp = $0net.w; }}"), expect!["float[2]"]);
+    check_type(
+        &format!("{net}void g() {{ Net<3> net; let dp = diffPair(net); let w = $0dp.d.w; }}"),
+        expect!["float[3]"],
+    );
+}

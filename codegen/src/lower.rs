@@ -2558,6 +2558,46 @@ impl FnLower<'_, '_> {
         self.error(format!("no `{name}` for these operands"))
     }
 
+    /// A unary `operator op` of a user struct (a free function of one
+    /// parameter, or a method without one).
+    fn user_unary_operator(&mut self, k: SyntaxKind, operand: ExprId) -> R<Option<ValueId>> {
+        let db = self.db();
+        let t = self.inferred.expr_types.get(operand.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let core = slang_analysis::core_files(db);
+        let Ty::Adt { def: owner, .. } = &t else { return Ok(None) };
+        if core.contains(&owner.file(db))
+            || !item_of(db, *owner).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class))
+        {
+            return Ok(None);
+        }
+        let name = format!("operator{}", k.static_text().unwrap_or("?"));
+        let free: Vec<DefId> = global_scope(db, self.file)
+            .lookup(&name)
+            .into_iter()
+            .flatten()
+            .filter(|d| d.kind == ItemKind::Fn && !core.contains(&d.file))
+            .map(|d| DefId::new(db, d.file, d.ast_index))
+            .filter(|&d| fn_sig(db, d).params.len() == 1)
+            .collect();
+        if !free.is_empty() {
+            let def = self.pick_overload(&free, &[operand], &name)?;
+            let f = self.instance_of(def, &Ty::Unknown, &[], &[operand], 0)?;
+            return self.call_function(f, &[CallArg::Expr(operand)]).map(Some);
+        }
+        let methods: Vec<DefId> = item_of(db, *owner)
+            .iter()
+            .flat_map(|i| i.members.iter())
+            .filter(|m| m.kind == ItemKind::Fn && m.name.as_deref() == Some(name.as_str()))
+            .map(|m| DefId::new(db, owner.file(db), m.ast_index))
+            .filter(|&d| fn_sig(db, d).params.is_empty())
+            .collect();
+        if let Some(&def) = methods.first() {
+            let f = self.instance_of(def, &t, &[], &[], 0)?;
+            return self.call_function(f, &[CallArg::Expr(operand)]).map(Some);
+        }
+        self.error(format!("no `{name}` for this operand"))
+    }
+
     /// Scalar `a && b` / `a || b`: `b` runs only when needed.
     fn short_circuit(&mut self, and: bool, lhs: ExprId, rhs: ExprId) -> R<ValueId> {
         let a = self.condition(lhs)?;
@@ -2602,6 +2642,11 @@ impl FnLower<'_, '_> {
     }
 
     fn prefix(&mut self, e: ExprId, op: SyntaxKind, inner: ExprId) -> R<ValueId> {
+        if matches!(op, SyntaxKind::MINUS | SyntaxKind::PLUS | SyntaxKind::BANG | SyntaxKind::TILDE) {
+            if let Some(v) = self.user_unary_operator(op, inner)? {
+                return Ok(v);
+            }
+        }
         match op {
             SyntaxKind::PLUS2 | SyntaxKind::MINUS2 => self.inc_dec(inner, op == SyntaxKind::PLUS2, true),
             SyntaxKind::PLUS => self.expr(inner),
