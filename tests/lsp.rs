@@ -786,6 +786,24 @@ fn the_compile_worker_reports_and_compile_requests_return_target_code() {
     c.shutdown();
 }
 
+/// The compile worker compiles what the preprocessor makes of the file:
+/// macro uses expanded, no codegen diagnostic, and the target code has
+/// the expansion.
+#[test]
+fn the_compile_worker_expands_macros() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/macros.slang";
+    let text = "#define K 3.5\n#define SQ(x) ((x) * (x))\nRWStructuredBuffer<float> result;\n[numthreads(1, 1, 1)]\nvoid computeMain(uint3 id : SV_DispatchThreadID)\n{\n    result[id.x] = SQ(K);\n}\n";
+    c.open(uri, text);
+    assert_eq!(c.diagnostics(uri, 1), Vec::<Value>::new());
+    let r = c.request("slang-analyzer/compile", json!({"textDocument": {"uri": uri}, "target": "wgsl"}));
+    let wgsl = r["result"]["text"].as_str().unwrap_or_else(|| panic!("{r}"));
+    assert!(wgsl.contains("3.5"), "{wgsl}");
+    // After the worker ran: still nothing to report.
+    assert_eq!(c.diagnostics(uri, 1), Vec::<Value>::new());
+    c.shutdown();
+}
+
 #[test]
 fn cancelled_and_raced_requests_are_answered_and_the_server_goes_on() {
     let mut c = Client::start();

@@ -125,6 +125,28 @@ impl RootDatabase {
         true
     }
 
+    /// For code generation: when `file` uses macros, a database like this
+    /// one (same files, search paths and defines) in which `file`'s macro
+    /// uses are expanded ([`slang_syntax::macro_expand`]), and the file in
+    /// it; `None` when there is nothing to expand.
+    pub fn with_macros_expanded(&self, file: SourceFile) -> Option<(RootDatabase, SourceFile)> {
+        let ws = Workspace::get(self);
+        let defines = ws.defines(self).clone();
+        let options = slang_syntax::ParseOptions { defines: defines.clone() };
+        let expanded = slang_syntax::macro_expand::expand_macros(file.text(self), &options)?;
+        let mut db = RootDatabase::new();
+        db.set_defines(defines);
+        db.set_search_paths(ws.search_paths(self).clone());
+        let core = CoreModule::get(self).files(self).len();
+        for &f in ws.files(self).iter().skip(core) {
+            if f != file {
+                db.set_file(f.path(self), f.text(self));
+            }
+        }
+        let copy = db.set_file(file.path(self), &expanded);
+        Some((db, copy))
+    }
+
     pub fn file_by_path(&self, path: &str) -> Option<SourceFile> {
         Workspace::get(self).files(self).iter().copied().find(|f| f.path(self) == path)
     }

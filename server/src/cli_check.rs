@@ -55,6 +55,13 @@ pub fn load_single(path: &Path, frontend: &FrontendArgs) -> Result<(RootDatabase
     Ok((db, file))
 }
 
+/// [`load_single`] for code generation: the file's macro uses expanded
+/// (see `RootDatabase::with_macros_expanded`).
+pub fn load_for_codegen(path: &Path, frontend: &FrontendArgs) -> Result<(RootDatabase, SourceFile), String> {
+    let (db, file) = load_single(path, frontend)?;
+    Ok(db.with_macros_expanded(file).unwrap_or((db, file)))
+}
+
 /// Add the files that the workspace's files import and that exist on disk,
 /// until nothing new is found.
 pub fn load_imports(db: &mut RootDatabase) {

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use slang_codegen::{Output, Target};
 
-use crate::cli_check::{load_single, render, severity_name};
+use crate::cli_check::{load_for_codegen, render, severity_name};
 use crate::FrontendArgs;
 
 #[derive(clap::Args, Debug)]
@@ -39,7 +39,7 @@ pub fn run(args: CompileArgs) -> ExitCode {
         eprintln!("error: unknown target `{}` (wgsl, spirv, glsl, hlsl or msl)", args.target);
         return ExitCode::from(2);
     };
-    let (db, file) = match load_single(&args.file, &args.frontend) {
+    let (db, file) = match load_for_codegen(&args.file, &args.frontend) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("error: {e}");

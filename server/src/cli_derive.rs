@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use serde_json::json;
 use slang_analysis::autodiff::{derivative_signature, fn_differentiability, functions_named, Mode};
 
-use crate::cli_check::load_single;
+use crate::cli_check::load_for_codegen;
 use crate::FrontendArgs;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -49,7 +49,7 @@ pub struct DeriveArgs {
 }
 
 pub fn run(args: DeriveArgs) -> ExitCode {
-    let (db, file) = match load_single(&args.file, &args.frontend) {
+    let (db, file) = match load_for_codegen(&args.file, &args.frontend) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("error: {e}");

@@ -21,6 +21,7 @@ pub mod ast;
 pub mod folding;
 pub mod format;
 pub mod lexer;
+pub mod macro_expand;
 mod parser;
 pub mod preprocessor;
 mod reparse;

@@ -35,6 +35,12 @@ pub struct Codegen;
 
 impl Generator for Codegen {
     fn check(&self, db: &RootDatabase, file: SourceFile) -> Vec<Diagnostic> {
+        // Code generation compiles what the preprocessor makes of the file.
+        let expanded = db.with_macros_expanded(file);
+        let (db, file) = match &expanded {
+            Some((d, f)) => (d, *f),
+            None => (db, file),
+        };
         let mut out = Vec::new();
         for entry in slang_analysis::ide::entry_points(db, file) {
             let Err(errors) = slang_codegen::compile(db, file, &entry, slang_codegen::Target::Wgsl) else { continue };
@@ -55,6 +61,11 @@ impl Generator for Codegen {
     }
 
     fn derivative(&self, db: &RootDatabase, def: DefId, mode: Mode) -> Result<String, String> {
+        let expanded = db.with_macros_expanded(def.file(db));
+        let (db, def) = match &expanded {
+            Some((d, f)) => (d, DefId::new(d, *f, def.ast_index(db))),
+            None => (db, def),
+        };
         match mode {
             Mode::Forward => slang_codegen::forward_derivative_source(db, def)
                 .map_err(|errors| errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ")),
@@ -65,6 +76,11 @@ impl Generator for Codegen {
 
     fn compile(&self, db: &RootDatabase, file: SourceFile, entry: &str, target: &str) -> Result<String, String> {
         let t = slang_codegen::Target::from_name(target).ok_or_else(|| format!("unknown target `{target}`"))?;
+        let expanded = db.with_macros_expanded(file);
+        let (db, file) = match &expanded {
+            Some((d, f)) => (d, *f),
+            None => (db, file),
+        };
         match slang_codegen::compile(db, file, entry, t) {
             Ok(slang_codegen::Output::Text(text)) => Ok(text),
             Ok(slang_codegen::Output::Binary(words)) => {

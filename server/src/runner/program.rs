@@ -267,7 +267,7 @@ fn compile_ours(
     frontend: &FrontendArgs,
     conformances: &[slang_codegen::Conformance],
 ) -> Result<Program, String> {
-    let (db, file) = crate::cli_check::load_single(path, frontend)?;
+    let (db, file) = crate::cli_check::load_for_codegen(path, frontend)?;
     let text = file.text(&db);
     let describe = |errors: Vec<slang_codegen::CodegenError>| -> String {
         let shown: Vec<String> = errors
