@@ -3669,7 +3669,7 @@ impl FnLower<'_, '_> {
             };
             return self.coerce(v, result);
         }
-        if matches!(name, "__realCast" | "__intCast") && args.len() == 1 {
+        if matches!(name, "__realCast" | "__intCast" | "__slang_noop_cast") && args.len() == 1 {
             let result = self.expr_ty(e)?;
             return self.expr_expecting(args[0], result);
         }
