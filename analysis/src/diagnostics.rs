@@ -196,6 +196,18 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                         .to_string(),
                     abs,
                 ),
+                InferDiagKind::DerivativeLost { name, property: false } if name.ends_with(".__init") => {
+                    let ty = name.trim_end_matches(".__init");
+                    (
+                        "derivative-lost",
+                        format!(
+                            "derivatives cannot flow through this `{ty}` constructor, whose `__init` is not \
+                             differentiable: mark the `__init` `[Differentiable]`, or write `no_diff {ty}(…)` if \
+                             none should"
+                        ),
+                        abs,
+                    )
+                }
                 InferDiagKind::DerivativeLost { name, property: false } => (
                     "derivative-lost",
                     format!(

@@ -1801,6 +1801,34 @@ impl<'db> Infer<'_, 'db> {
                     self.check_derivative_flow(id, callee, defs, args.len());
                     self.check_generic_arguments(callee, defs, &args, &arg_tys);
                 }
+                // A constructor call runs an `__init`: a call like any
+                // other (slangc's E41022 when it is not differentiable).
+                if let Ty::TypeValue(t) = &callee_ty {
+                    if let Ty::Adt { def, args: targs, .. } = &**t {
+                        let db = self.db();
+                        if is_plain_user_struct(db, *def, targs) {
+                            let inits: Vec<DefId> = item_of(db, *def)
+                                .iter()
+                                .flat_map(|i| i.members.iter())
+                                .filter(|m| m.kind == ItemKind::Init)
+                                .map(|m| DefId::new(db, def.file(db), m.ast_index))
+                                .filter(|&d| fn_sig(db, d).params.len() == args.len())
+                                .collect();
+                            use crate::autodiff::{fn_differentiability, type_diff, Differentiability, TypeDiff};
+                            let lost = !inits.is_empty()
+                                && self.differentiable
+                                && self.no_diff_depth == 0
+                                && inits
+                                    .iter()
+                                    .all(|&d| fn_differentiability(db, self.ctx.file, d) == Differentiability::No)
+                                && type_diff(db, self.ctx.file, t) == TypeDiff::Value;
+                            if lost {
+                                let name = item_of(db, *def).and_then(|i| i.name.clone()).unwrap_or_default();
+                                self.lost_candidates.push((id, format!("{name}.__init"), false));
+                            }
+                        }
+                    }
+                }
                 self.record_call_kind(id, &callee_ty, args.len());
                 self.call(id, callee, callee_ty, &arg_tys)
             }

@@ -1200,3 +1200,22 @@ float k(S a) { S b = -(a + a); return b.v; }
         "#]],
     );
 }
+
+/// A constructor call runs the struct's `__init`: one that is not
+/// differentiable loses the derivative (slangc's E41022 on the same line);
+/// a `[Differentiable]` one does not.
+#[test]
+fn non_differentiable_init() {
+    check_diags(
+        r#"
+struct C : IDifferentiable { float a; __init(float x) { a = x; } };
+struct D : IDifferentiable { float a; [Differentiable] __init(float x) { a = x; } };
+[Differentiable] float f(float x) { C c = C(x * 2.0); return c.a; }
+[Differentiable] float g(float x) { D d = D(x * 2.0); return d.a; }
+[Differentiable] float h(float x) { C c = C(2.0); return c.a * x; }
+"#,
+        expect![[r#"
+            /main.slang:4:43: error[derivative-lost]: derivatives cannot flow through this `C` constructor, whose `__init` is not differentiable: mark the `__init` `[Differentiable]`, or write `no_diff C(…)` if none should
+        "#]],
+    );
+}
