@@ -1142,14 +1142,18 @@ impl<'a> Rev<'a> {
             self.span = value.span.or(self.src.span);
             let ValueKind::Inst(op) = &value.kind else { continue };
             let mut op = op.clone();
-            // `[PrimalSubstitute(s)]`: differentiated code computes `s`.
+            // `[PrimalSubstitute(s)]`: differentiated code computes `s` (a
+            // plain call: the backward part calls the derivative of the
+            // original callee, its own if it has one).
+            let mut substituted = false;
             if let (Op::Call(f, _), false) = (&mut op, self.normalize_only) {
                 if let Derivative::Substitute(s) = self.module.function(*f).derivative {
+                    substituted = s != *f;
                     *f = s;
                 }
             }
             let operands: HashMap<ValueId, ValueId> = op.operands().into_iter().map(|o| (o, self.use_of(o))).collect();
-            if let (Op::Call(f, args), true) = (&op, self.active[v.index()] && !self.normalize_only) {
+            if let (Op::Call(f, args), true) = (&op, self.active[v.index()] && !self.normalize_only && !substituted) {
                 if let Some(new) = self.primal_call_with_context(v, *f, args, &operands, value.ty)? {
                     self.map[v.index()] = Some(new);
                     if self.depth > 0 {
