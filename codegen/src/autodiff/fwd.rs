@@ -394,7 +394,12 @@ impl Transcriber<'_> {
                 };
                 (p, d)
             }
-            Op::Detach(a) => (self.p(*a), None),
+            // The primal computation keeps the `detach`: a derivative of
+            // this derivative (higher order) sees it too.
+            Op::Detach(a) => {
+                let pa = self.p(*a);
+                (self.inst(Op::Detach(pa), ty), None)
+            }
         };
         self.primal[v.index()] = Some(p);
         self.diff[v.index()] = d;
