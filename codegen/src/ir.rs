@@ -145,6 +145,9 @@ pub struct Types {
     types: Vec<Type>,
     ids: HashMap<Type, TypeId>,
     struct_diffs: HashMap<TypeId, StructDiff>,
+    /// `IDifferentiablePtrType` structs: their `DifferentialPtrPair<T>`
+    /// (a struct of `p: T` and `d: T.Differential`).
+    ptr_pairs: HashMap<TypeId, TypeId>,
 }
 
 impl Types {
@@ -206,6 +209,19 @@ impl Types {
     /// Record the `Differential` of the struct `ty`.
     pub fn set_struct_diff(&mut self, ty: TypeId, diff: StructDiff) {
         self.struct_diffs.insert(ty, diff);
+    }
+
+    /// Make `pair` the `DifferentialPtrPair<T>` of the pointer-like
+    /// differentiable type `ty`.
+    pub fn set_ptr_pair(&mut self, ty: TypeId, pair: TypeId) {
+        self.ptr_pairs.insert(ty, pair);
+    }
+
+    /// The `DifferentialPtrPair<T>` of an `IDifferentiablePtrType` struct:
+    /// such a value is passed to derivatives with its derivative location
+    /// (an input in both modes).
+    pub fn ptr_pair(&self, ty: TypeId) -> Option<TypeId> {
+        self.ptr_pairs.get(&ty).copied()
     }
 
     /// The `Differential` of a differentiable struct.

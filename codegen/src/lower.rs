@@ -381,6 +381,17 @@ impl<'db> ModuleLowerer<'db> {
             }
             Ty::Array(_, None) => return err(at, "arrays without a known size are not supported here"),
             Ty::Adt { def, args, name }
+                if name == "DifferentialPtrPair"
+                    && args.len() == 1
+                    && slang_analysis::core_files(self.db).contains(&def.file(self.db)) =>
+            {
+                let primal = self.lower_ty(&args[0], at)?;
+                match self.module.types.ptr_pair(primal) {
+                    Some(t) => t,
+                    None => return err(at, format!("`{}` is not an `IDifferentiablePtrType`", args[0])),
+                }
+            }
+            Ty::Adt { def, args, name }
                 if name == "DifferentialPair"
                     && args.len() == 1
                     && slang_analysis::core_files(self.db).contains(&def.file(self.db)) =>
@@ -632,6 +643,9 @@ impl<'db> ModuleLowerer<'db> {
         let file = def.file(db);
         let field_items: Vec<&slang_analysis::item_tree::Item> =
             item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static).collect();
+        let this_ty = Ty::Adt { def, args: args.to_vec(), name: item.name.clone().unwrap_or_default() };
+        let ptr_like =
+            slang_analysis::autodiff::type_diff(db, file, &this_ty) == slang_analysis::autodiff::TypeDiff::Ptr;
         if let Some(m) = item.members.iter().find(|m| m.name.as_deref() == Some("Differential")) {
             let mdef = DefId::new(db, file, m.ast_index);
             let bindings: HashMap<String, Ty> =
@@ -644,6 +658,16 @@ impl<'db> ModuleLowerer<'db> {
                 },
             };
             let Ok(d) = self.lower_ty(&ty, None) else { return };
+            if ptr_like {
+                // `IDifferentiablePtrType`: not a differentiable value;
+                // derivatives take it with its derivative location.
+                let pair = self.intern(Type::Struct {
+                    name: format!("DiffPtrPair_{name}"),
+                    fields: vec![("p".into(), t), ("d".into(), d)],
+                });
+                self.module.types.set_ptr_pair(t, pair);
+                return;
+            }
             if d == t {
                 let identity = (0..fields.len() as u32).map(Some).collect();
                 self.module.types.set_struct_diff(t, StructDiff { ty: t, fields: identity });

@@ -66,6 +66,7 @@ pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenEr
             b: FunctionBuilder { func: target },
             primal: vec![None; src.values.len()],
             diff: vec![None; src.values.len()],
+            ptr_diffs: std::collections::HashMap::new(),
             block: BlockId(0),
             span: src.span,
         };
@@ -90,6 +91,8 @@ struct Transcriber<'a> {
     primal: Vec<Option<ValueId>>,
     /// `D[v]`.
     diff: Vec<Option<ValueId>>,
+    /// The derivative location of each `IDifferentiablePtrType` parameter.
+    ptr_diffs: std::collections::HashMap<ValueId, ValueId>,
     /// The block being appended to.
     block: BlockId,
     span: Option<slang_analysis::TextRange>,
@@ -204,6 +207,17 @@ impl Transcriber<'_> {
                 Some((t, space)) => (t, Some(space)),
                 None => (param.ty, None),
             };
+            if ptr_space.is_none() && self.module.types.ptr_pair(src_param.ty) == Some(param.ty) {
+                // A pointer-like value and its derivative location.
+                let d_ty = match self.module.types.get(param.ty) {
+                    Type::Struct { fields, .. } => fields[1].1,
+                    _ => unreachable!("a pointer pair is a struct"),
+                };
+                self.primal[v.index()] = Some(self.inst(Op::Extract(np, 0), src_param.ty));
+                let d = self.inst(Op::Extract(np, 1), d_ty);
+                self.ptr_diffs.insert(v, d);
+                continue;
+            }
             let Type::DifferentialPair { primal, diff } = *self.module.types.get(pointee) else {
                 unreachable!("derivative parameters differ from the primal's only by pairs")
             };
@@ -464,6 +478,12 @@ impl Transcriber<'_> {
             let src_ty = self.src_ty(a);
             if param.ty == src_ty {
                 values.push(self.p(a));
+                continue;
+            }
+            if param.dir == ParamDir::In && self.module.types.ptr_pair(src_ty) == Some(param.ty) {
+                let pa = self.p(a);
+                let da = self.ptr_diffs.get(&a).copied().unwrap_or(pa);
+                values.push(self.inst(Op::Construct(vec![pa, da]), param.ty));
                 continue;
             }
             match param.dir {

@@ -123,7 +123,14 @@ fn forward_signature(types: &mut Types, params: &[Param], ret: TypeId, ret_no_di
                     (t, Some(space))
                 }
             };
-            let pair = if p.no_diff { None } else { types.pair(value) };
+            let pair = if p.no_diff {
+                None
+            } else if p.dir == ParamDir::In && types.pair(value).is_none() {
+                // `IDifferentiablePtrType`: with its derivative location.
+                types.ptr_pair(value)
+            } else {
+                types.pair(value)
+            };
             let ty = match (pair, space) {
                 (None, _) => p.ty,
                 (Some(pair), None) => pair,

@@ -61,6 +61,9 @@ enum ParamMap {
     OutGrad(usize),
     /// A non-differentiable `out`.
     Dropped,
+    /// `DifferentialPtrPair<T>` (an `IDifferentiablePtrType` value and its
+    /// derivative location, both inputs).
+    PtrPair(usize),
 }
 
 /// The parameters of a backward derivative and where each primal
@@ -87,6 +90,11 @@ fn backward_signature(types: &mut crate::ir::Types, f: &Function) -> (Vec<Param>
                 params.push(Param { dir: ParamDir::In, ty: d, ..p.clone() });
             }
             (ParamDir::Out, None) => map.push(ParamMap::Dropped),
+            (ParamDir::In, None) if !p.no_diff && types.ptr_pair(value).is_some() => {
+                let pair = types.ptr_pair(value).expect("checked");
+                map.push(ParamMap::PtrPair(params.len()));
+                params.push(Param { dir: ParamDir::In, ty: pair, ..p.clone() });
+            }
             (ParamDir::In | ParamDir::InOut, None) => {
                 map.push(ParamMap::Value(params.len()));
                 params.push(Param { dir: ParamDir::In, ty: value, ..p.clone() });
@@ -427,6 +435,9 @@ struct Rev<'a> {
     /// Values recomputed in the backward part (rather than read from the
     /// context), and the block they were recomputed in.
     recomputed: HashMap<ValueId, (BlockId, ValueId)>,
+    /// The `DifferentialPtrPair` parameter of each `IDifferentiablePtrType`
+    /// parameter of `f`.
+    ptr_pairs: HashMap<ValueId, ValueId>,
 }
 
 /// A primal value saved for the backward part: in a variable, or (inside
@@ -505,6 +516,7 @@ impl<'a> Rev<'a> {
             call_ctx: HashMap::new(),
             normalize_only,
             recomputed: HashMap::new(),
+            ptr_pairs: HashMap::new(),
         }
     }
 
@@ -626,6 +638,12 @@ impl<'a> Rev<'a> {
                     let (t, _) = self.module.types.pointee(sty).expect("out parameters are pointers");
                     let local = self.var(t, None);
                     self.map[sp.index()] = Some(local);
+                }
+                (ParamMap::PtrPair(k), _) => {
+                    let pair = bwd_params[k];
+                    let value = self.inst(Op::Extract(pair, 0), sty);
+                    self.map[sp.index()] = Some(value);
+                    self.ptr_pairs.insert(sp, pair);
                 }
             }
         }
@@ -1246,6 +1264,7 @@ impl<'a> Rev<'a> {
                     call_args[i] = Some(var);
                 }
                 ParamMap::Value(i) => call_args[i] = Some(operands[&a]),
+                ParamMap::PtrPair(i) => call_args[i] = Some(self.ptr_pair_arg(a, operands[&a])),
                 ParamMap::OutGrad(_) | ParamMap::Dropped => return Ok(None),
             }
         }
@@ -1261,6 +1280,18 @@ impl<'a> Rev<'a> {
         let saved = self.save(c);
         self.call_ctx.insert(v, (ext, saved));
         Ok(Some(r))
+    }
+
+    /// The `DifferentialPtrPair` to pass for `f`'s value `a` (primal `v`):
+    /// the pair `f` was given for it, or (a pointer-like value made inside
+    /// `f`) the value as its own derivative location.
+    fn ptr_pair_arg(&mut self, a: ValueId, v: ValueId) -> ValueId {
+        if let Some(&pair) = self.ptr_pairs.get(&a) {
+            return pair;
+        }
+        let t = self.b.ty(v);
+        let pair = self.module.types.ptr_pair(t).expect("a pointer-like differentiable type");
+        self.inst(Op::Construct(vec![v, v]), pair)
     }
 
     /// The primal value of `v` where the backward part is being emitted.
@@ -2104,6 +2135,10 @@ impl<'a> Rev<'a> {
                     call_args[i] = Some(g);
                 }
                 (ParamMap::Value(i), ParamDir::In) => call_args[i] = Some(self.primal(a)),
+                (ParamMap::PtrPair(i), _) => {
+                    let v = self.primal(a);
+                    call_args[i] = Some(self.ptr_pair_arg(a, v));
+                }
                 (ParamMap::Value(i), _) => {
                     let saved = self.pre_call[&(v, k)];
                     call_args[i] = Some(self.restore(saved));
