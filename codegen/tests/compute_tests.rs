@@ -55,8 +55,14 @@ fn all_compute_tests_validate_for_every_target() {
         let mut db = RootDatabase::new();
         db.set_defines(defines);
         let file = db.set_file(&path.to_string_lossy(), &text);
+        // What the preprocessor makes of the file, as the CLI compiles.
+        let expanded = db.with_macros_expanded(file);
+        let (db, file) = match &expanded {
+            Some((d, f)) => (d, *f),
+            None => (&db, file),
+        };
         for target in TARGETS {
-            if let Err(errors) = compile(&db, file, entry, target) {
+            if let Err(errors) = compile(db, file, entry, target) {
                 let messages: Vec<String> = errors.iter().map(|e| e.message.clone()).collect();
                 failures.push(format!("{} ({target:?}): {}", path.display(), messages.join("; ")));
             }
