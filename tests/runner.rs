@@ -92,8 +92,8 @@ fn unsupported_inputs_fail_with_a_reason() {
     assert_eq!(status, Some(1), "{stdout}");
     let expect = [
         (
-            "unsupported_parameter_block.slang",
-            "of type `ParameterBlock<Params>` is not supported by code generation yet",
+            "unsupported_buffer_in_struct.slang",
+            "values of type `RWStructuredBuffer<float>` are not supported by code generation yet",
         ),
         ("unsupported_texture.slang", "line 3: TEST_INPUT `Texture2D`"),
         ("missing_expected.slang", "no expected output"),
