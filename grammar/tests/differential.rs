@@ -12,11 +12,18 @@ use common::{files_with_extension, parse, read, repo_root};
 
 /// Files where the two parsers disagree, with the reason. The test fails if
 /// one of them starts to agree, so that the list stays accurate.
-const EXCEPTIONS: &[(&str, &str)] = &[(
-    "tests/corpus/realworld/misc/engine_macro_layer.slang",
-    "`BEGIN_COMPUTE_PASS(...)` is a macro whose body opens a function body that `END_PASS` closes; \
-     the Rust parser knows this from the `#define`, tree-sitter only sees a call followed by statements",
-)];
+const EXCEPTIONS: &[(&str, &str)] = &[
+    (
+        "tests/corpus/realworld/misc/engine_macro_layer.slang",
+        "`BEGIN_COMPUTE_PASS(...)` is a macro whose body opens a function body that `END_PASS` closes; \
+         the Rust parser knows this from the `#define`, tree-sitter only sees a call followed by statements",
+    ),
+    (
+        "tests/compute/macros.slang",
+        "`float FIELD(0);` declares a field whose name a pasting macro makes; the Rust parser knows `FIELD` \
+         is a function-like macro from the `#define`, tree-sitter sees a method with a literal for a parameter",
+    ),
+];
 
 fn folder_of(rel: &str) -> String {
     let parts: Vec<&str> = rel.split('/').collect();
