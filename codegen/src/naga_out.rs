@@ -695,6 +695,18 @@ impl<'a> FnBuilder<'a> {
                     E::Access { base, index }
                 }
             }
+            // naga negates no matrices: times -1.
+            Op::Unary(UnaryOp::Neg, a) if matches!(ir_ty, Type::Matrix { .. }) => {
+                let m = self.use_value(*a, block)?;
+                let minus_one = match ir_ty {
+                    Type::Matrix { scalar: slang_analysis::ty::Scalar::Half, .. } => {
+                        naga::Literal::F16(half::f16::from_f32(-1.0))
+                    }
+                    _ => naga::Literal::F32(-1.0),
+                };
+                let k = self.expr(E::Literal(minus_one), span, block);
+                E::Binary { op: naga::BinaryOperator::Multiply, left: m, right: k }
+            }
             Op::Unary(u, a) => E::Unary {
                 op: match u {
                     UnaryOp::Neg => naga::UnaryOperator::Negate,
