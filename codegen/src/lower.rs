@@ -2521,7 +2521,7 @@ impl FnLower<'_, '_> {
                 }
             }
             HirBinary::Arith(k) | HirBinary::Compare(k) | HirBinary::Bit(k) | HirBinary::Shift(k) => {
-                if let Some(v) = self.user_operator(k, lhs, rhs)? {
+                if let Some(v) = self.user_operator(k, &[lhs, rhs])? {
                     return Ok(v);
                 }
                 let Some(op) = binary_op(k) else { return self.error("unsupported operator") };
@@ -2537,10 +2537,11 @@ impl FnLower<'_, '_> {
     }
 
     /// `a op b` with a user struct operand: a call of the user's
-    /// `operator op` (a free function, or a method of the left operand).
-    fn user_operator(&mut self, k: SyntaxKind, lhs: ExprId, rhs: ExprId) -> R<Option<ValueId>> {
+    /// `operator op` of user structs, binary or unary (`operands`): a free
+    /// function taking them all, or a method of the first taking the rest.
+    fn user_operator(&mut self, k: SyntaxKind, operands: &[ExprId]) -> R<Option<ValueId>> {
         let db = self.db();
-        let tys: Vec<Ty> = [lhs, rhs]
+        let tys: Vec<Ty> = operands
             .iter()
             .map(|a| self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown))
             .collect();
@@ -2553,18 +2554,19 @@ impl FnLower<'_, '_> {
             return Ok(None);
         }
         let name = format!("operator{}", k.static_text().unwrap_or("?"));
+        let all: Vec<CallArg> = operands.iter().map(|&o| CallArg::Expr(o)).collect();
         let free: Vec<DefId> = global_scope(db, self.file)
             .lookup(&name)
             .into_iter()
             .flatten()
             .filter(|d| d.kind == ItemKind::Fn && !core.contains(&d.file))
             .map(|d| DefId::new(db, d.file, d.ast_index))
-            .filter(|&d| fn_sig(db, d).params.len() == 2)
+            .filter(|&d| fn_sig(db, d).params.len() == operands.len())
             .collect();
         if !free.is_empty() {
-            let def = self.pick_overload(&free, &[lhs, rhs], &name)?;
-            let f = self.instance_of(def, &Ty::Unknown, &[], &[lhs, rhs], 0)?;
-            return self.call_function(f, &[CallArg::Expr(lhs), CallArg::Expr(rhs)]).map(Some);
+            let def = self.pick_overload(&free, operands, &name)?;
+            let f = self.instance_of(def, &Ty::Unknown, &[], operands, 0)?;
+            return self.call_function(f, &all).map(Some);
         }
         if let Ty::Adt { def: owner, .. } = &tys[0] {
             let methods: Vec<DefId> = item_of(db, *owner)
@@ -2572,54 +2574,15 @@ impl FnLower<'_, '_> {
                 .flat_map(|i| i.members.iter())
                 .filter(|m| m.kind == ItemKind::Fn && m.name.as_deref() == Some(name.as_str()))
                 .map(|m| DefId::new(db, owner.file(db), m.ast_index))
+                .filter(|&d| fn_sig(db, d).params.len() + 1 == operands.len())
                 .collect();
             if !methods.is_empty() {
-                let def = self.pick_overload(&methods, &[rhs], &name)?;
-                let f = self.instance_of(def, &tys[0], &[], &[rhs], 0)?;
-                return self.call_function(f, &[CallArg::Expr(lhs), CallArg::Expr(rhs)]).map(Some);
+                let def = self.pick_overload(&methods, &operands[1..], &name)?;
+                let f = self.instance_of(def, &tys[0], &[], &operands[1..], 0)?;
+                return self.call_function(f, &all).map(Some);
             }
         }
         self.error(format!("no `{name}` for these operands"))
-    }
-
-    /// A unary `operator op` of a user struct (a free function of one
-    /// parameter, or a method without one).
-    fn user_unary_operator(&mut self, k: SyntaxKind, operand: ExprId) -> R<Option<ValueId>> {
-        let db = self.db();
-        let t = self.inferred.expr_types.get(operand.0 as usize).cloned().unwrap_or(Ty::Unknown);
-        let core = slang_analysis::core_files(db);
-        let Ty::Adt { def: owner, .. } = &t else { return Ok(None) };
-        if core.contains(&owner.file(db))
-            || !item_of(db, *owner).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class))
-        {
-            return Ok(None);
-        }
-        let name = format!("operator{}", k.static_text().unwrap_or("?"));
-        let free: Vec<DefId> = global_scope(db, self.file)
-            .lookup(&name)
-            .into_iter()
-            .flatten()
-            .filter(|d| d.kind == ItemKind::Fn && !core.contains(&d.file))
-            .map(|d| DefId::new(db, d.file, d.ast_index))
-            .filter(|&d| fn_sig(db, d).params.len() == 1)
-            .collect();
-        if !free.is_empty() {
-            let def = self.pick_overload(&free, &[operand], &name)?;
-            let f = self.instance_of(def, &Ty::Unknown, &[], &[operand], 0)?;
-            return self.call_function(f, &[CallArg::Expr(operand)]).map(Some);
-        }
-        let methods: Vec<DefId> = item_of(db, *owner)
-            .iter()
-            .flat_map(|i| i.members.iter())
-            .filter(|m| m.kind == ItemKind::Fn && m.name.as_deref() == Some(name.as_str()))
-            .map(|m| DefId::new(db, owner.file(db), m.ast_index))
-            .filter(|&d| fn_sig(db, d).params.is_empty())
-            .collect();
-        if let Some(&def) = methods.first() {
-            let f = self.instance_of(def, &t, &[], &[], 0)?;
-            return self.call_function(f, &[CallArg::Expr(operand)]).map(Some);
-        }
-        self.error(format!("no `{name}` for this operand"))
     }
 
     /// Scalar `a && b` / `a || b`: `b` runs only when needed.
@@ -2667,7 +2630,7 @@ impl FnLower<'_, '_> {
 
     fn prefix(&mut self, e: ExprId, op: SyntaxKind, inner: ExprId) -> R<ValueId> {
         if matches!(op, SyntaxKind::MINUS | SyntaxKind::PLUS | SyntaxKind::BANG | SyntaxKind::TILDE) {
-            if let Some(v) = self.user_unary_operator(op, inner)? {
+            if let Some(v) = self.user_operator(op, &[inner])? {
                 return Ok(v);
             }
         }
