@@ -380,26 +380,20 @@ impl<'db> ModuleLowerer<'db> {
                 self.intern(Type::Array(e, *n))
             }
             Ty::Array(_, None) => return err(at, "arrays without a known size are not supported here"),
+            // `DifferentialPair<T>`, `DifferentialPtrPair<T>`.
             Ty::Adt { def, args, name }
-                if name == "DifferentialPtrPair"
+                if matches!(name.as_str(), "DifferentialPair" | "DifferentialPtrPair")
                     && args.len() == 1
                     && slang_analysis::core_files(self.db).contains(&def.file(self.db)) =>
             {
                 let primal = self.lower_ty(&args[0], at)?;
-                match self.module.types.ptr_pair(primal) {
+                let (pair, what) = match name.as_str() {
+                    "DifferentialPair" => (self.module.types.pair(primal), "differentiable"),
+                    _ => (self.module.types.ptr_pair(primal), "an `IDifferentiablePtrType`"),
+                };
+                match pair {
                     Some(t) => t,
-                    None => return err(at, format!("`{}` is not an `IDifferentiablePtrType`", args[0])),
-                }
-            }
-            Ty::Adt { def, args, name }
-                if name == "DifferentialPair"
-                    && args.len() == 1
-                    && slang_analysis::core_files(self.db).contains(&def.file(self.db)) =>
-            {
-                let primal = self.lower_ty(&args[0], at)?;
-                match self.module.types.pair(primal) {
-                    Some(t) => t,
-                    None => return err(at, format!("`{}` is not differentiable", args[0])),
+                    None => return err(at, format!("`{}` is not {what}", args[0])),
                 }
             }
             Ty::Adt { def, .. }
