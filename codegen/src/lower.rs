@@ -1339,9 +1339,7 @@ impl FnLower<'_, '_> {
             self.scopes.last_mut().unwrap().push(Local { name: p.name.clone(), ptr });
         }
         for (name, g) in self.resource_params.clone() {
-            let global = self.m.module.global(g).clone();
-            let p = self.t(Type::Ptr(global.ty, global.space));
-            let ptr = self.emit(Op::Global(g), p);
+            let ptr = self.global_pointer(g, None)?;
             self.scopes.last_mut().unwrap().push(Local { name, ptr });
         }
         self.entry_point_uniforms()?;
@@ -2157,6 +2155,17 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// A pointer to the global `g`, or to its field `field`.
+    fn global_pointer(&mut self, g: GlobalId, field: Option<u32>) -> R<ValueId> {
+        let global = self.m.module.global(g).clone();
+        let p = self.t(Type::Ptr(global.ty, global.space));
+        let p = self.emit(Op::Global(g), p);
+        match field {
+            Some(i) => self.field_addr(p, i),
+            None => Ok(p),
+        }
+    }
+
     /// A pointer to what `e` names, when it names storage.
     fn place(&mut self, e: ExprId) -> R<Option<ValueId>> {
         let is_local_or_field = match self.body.expr(e) {
@@ -2169,13 +2178,7 @@ impl FnLower<'_, '_> {
         if !is_local_or_field {
             if let Some(def) = self.static_var(e) {
                 let (g, field) = self.m.global_place(def, self.span)?;
-                let global = self.m.module.global(g).clone();
-                let p = self.t(Type::Ptr(global.ty, global.space));
-                let p = self.emit(Op::Global(g), p);
-                return match field {
-                    Some(i) => Ok(Some(self.field_addr(p, i)?)),
-                    None => Ok(Some(p)),
-                };
+                return self.global_pointer(g, field).map(Some);
             }
         }
         match self.body.expr(e).clone() {
@@ -2195,25 +2198,13 @@ impl FnLower<'_, '_> {
                     return Ok(None);
                 }
                 let (g, field) = self.m.global_place(def, self.span)?;
-                let global = self.m.module.global(g).clone();
-                let p = self.t(Type::Ptr(global.ty, global.space));
-                let p = self.emit(Op::Global(g), p);
-                match field {
-                    Some(i) => Ok(Some(self.field_addr(p, i)?)),
-                    None => Ok(Some(p)),
-                }
+                self.global_pointer(g, field).map(Some)
             }
             Expr::This => Ok(self.this_ptr()),
             Expr::Member { receiver, name, .. } => {
                 if let Some(def) = self.global_var(receiver) {
                     if let Some((g, field)) = self.m.block_member(def, &name, self.span)? {
-                        let global = self.m.module.global(g).clone();
-                        let p = self.t(Type::Ptr(global.ty, global.space));
-                        let p = self.emit(Op::Global(g), p);
-                        return match field {
-                            Some(i) => Ok(Some(self.field_addr(p, i)?)),
-                            None => Ok(Some(p)),
-                        };
+                        return self.global_pointer(g, field).map(Some);
                     }
                 }
                 let Some(base) = self.place(receiver)? else { return Ok(None) };
