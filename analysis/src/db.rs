@@ -133,7 +133,10 @@ impl RootDatabase {
         let ws = Workspace::get(self);
         let defines = ws.defines(self).clone();
         let options = slang_syntax::ParseOptions { defines: defines.clone() };
-        let expanded = slang_syntax::macro_expand::expand_macros(file.text(self), &options)?;
+        // (The file's parse is cached: nothing is parsed again for a file
+        // without macros.)
+        let parse = crate::parse(self, file);
+        let expanded = slang_syntax::macro_expand::expand_macros_in(file.text(self), parse, &options)?;
         let mut db = RootDatabase::new();
         db.set_defines(defines);
         db.set_search_paths(ws.search_paths(self).clone());

@@ -2429,14 +2429,7 @@ impl<'db> Infer<'_, 'db> {
         let db = self.db();
         let op = k.static_text().unwrap_or("?");
         let name = format!("operator{op}");
-        let scope = global_scope(db, self.ctx.file);
-        let mut fns: Vec<DefId> = scope
-            .lookup(&name)
-            .into_iter()
-            .flatten()
-            .filter(|d| d.kind == ItemKind::Fn && !is_core(db, d.file))
-            .map(|d| DefId::new(db, d.file, d.ast_index))
-            .collect();
+        let mut fns = self.free_operators(&name);
         // (The core module's operators are for numbers and for types that
         // conform to its interfaces, which a struct with fully known
         // members does not.)
@@ -2472,6 +2465,18 @@ impl<'db> Infer<'_, 'db> {
         }
     }
 
+    /// The user's free functions named `name` (`operator+`).
+    fn free_operators(&self, name: &str) -> Vec<DefId> {
+        let db = self.db();
+        global_scope(db, self.ctx.file)
+            .lookup(name)
+            .into_iter()
+            .flatten()
+            .filter(|d| d.kind == ItemKind::Fn && !is_core(db, d.file))
+            .map(|d| DefId::new(db, d.file, d.ast_index))
+            .collect()
+    }
+
     /// A user-defined operator in a differentiable function: a call like
     /// any other, so one that is not differentiable loses derivatives
     /// (slangc's E41022).
@@ -2497,14 +2502,8 @@ impl<'db> Infer<'_, 'db> {
             return None;
         }
         let name = format!("operator{}", op.static_text().unwrap_or("?"));
-        let mut fns: Vec<DefId> = global_scope(db, self.ctx.file)
-            .lookup(&name)
-            .into_iter()
-            .flatten()
-            .filter(|d| d.kind == ItemKind::Fn && !is_core(db, d.file))
-            .map(|d| DefId::new(db, d.file, d.ast_index))
-            .filter(|&d| fn_sig(db, d).params.len() == 1)
-            .collect();
+        let mut fns: Vec<DefId> =
+            self.free_operators(&name).into_iter().filter(|&d| fn_sig(db, d).params.len() == 1).collect();
         if let Some(Member::Methods(m)) = lookup_member(db, *def, args, &name) {
             fns.extend(m.into_iter().filter(|&d| fn_sig(db, d).params.is_empty()));
         }

@@ -3604,40 +3604,37 @@ impl FnLower<'_, '_> {
             return Ok(v);
         }
         if let ("f16tof32" | "f32tof16", [x]) = (name, args) {
+            // Element by element; a half's bits are the low 16 of a `uint`.
+            let to_float = name == "f16tof32";
             let result = self.expr_ty(e)?;
-            let Some(s) = self.m.module.types.scalar_of(result) else { return self.error("a scalar or vector") };
             let n = match *self.ty(result) {
                 Type::Vector(_, n) => n,
-                _ => 1,
+                Type::Scalar(_) => 1,
+                _ => return self.error(format!("`{name}` takes a scalar or vector")),
             };
-            let (uint, float2) = (self.t(Type::Scalar(Scalar::UInt32)), self.t(Type::Vector(Scalar::Float, 2)));
-            let fl = self.t(Type::Scalar(Scalar::Float));
-            let zero = self.konst(Const::Float(0.0), fl);
-            let (arg_ty, arg_scalar) = if name == "f16tof32" { (uint, Scalar::UInt32) } else { (fl, Scalar::Float) };
-            let _ = s;
-            let arg_ty = if n == 1 { arg_ty } else { self.t(Type::Vector(arg_scalar, n)) };
+            let (from, to) = if to_float { (Scalar::UInt32, Scalar::Float) } else { (Scalar::Float, Scalar::UInt32) };
+            let (from_t, to_t) = (self.t(Type::Scalar(from)), self.t(Type::Scalar(to)));
+            let arg_ty = if n == 1 { from_t } else { self.t(Type::Vector(from, n)) };
             let v = self.expr_expecting(*x, arg_ty)?;
-            // Element by element.
+            let float2 = self.t(Type::Vector(Scalar::Float, 2));
             let mut parts = Vec::new();
             for k in 0..n {
-                let elem = if n == 1 {
-                    v
-                } else {
-                    self.emit(Op::Extract(v, k as u32), if name == "f16tof32" { uint } else { fl })
-                };
-                parts.push(if name == "f16tof32" {
+                let elem = if n == 1 { v } else { self.emit(Op::Extract(v, k as u32), from_t) };
+                parts.push(if to_float {
                     let pair = self.emit(Op::Intrinsic(Intrinsic::Unpack2x16Float, vec![elem]), float2);
-                    self.emit(Op::Extract(pair, 0), fl)
+                    self.emit(Op::Extract(pair, 0), to_t)
                 } else {
+                    let zero = self.konst(Const::Float(0.0), from_t);
                     let pair = self.emit(Op::Construct(vec![elem, zero]), float2);
-                    self.emit(Op::Intrinsic(Intrinsic::Pack2x16Float, vec![pair]), uint)
+                    self.emit(Op::Intrinsic(Intrinsic::Pack2x16Float, vec![pair]), to_t)
                 });
             }
-            let v = if n == 1 {
-                parts[0]
-            } else {
-                let t = self.t(Type::Vector(if name == "f16tof32" { Scalar::Float } else { Scalar::UInt32 }, n));
-                self.emit(Op::Construct(parts), t)
+            let v = match parts.as_slice() {
+                [one] => *one,
+                _ => {
+                    let t = self.t(Type::Vector(to, n));
+                    self.emit(Op::Construct(parts), t)
+                }
             };
             return self.coerce(v, result);
         }

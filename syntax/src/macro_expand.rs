@@ -49,7 +49,11 @@ fn is_trivia(kind: SyntaxKind) -> bool {
 /// The text of `text` with macro uses expanded (see the module's
 /// documentation), or `None` when nothing was expanded.
 pub fn expand_macros(text: &str, options: &ParseOptions) -> Option<String> {
-    let parse = crate::parse_with(text, options);
+    expand_macros_in(text, &crate::parse_with(text, options), options)
+}
+
+/// [`expand_macros`] given the file's parse (with the same options).
+pub fn expand_macros_in(text: &str, parse: &crate::Parse, options: &ParseOptions) -> Option<String> {
     let names = parse.macros();
     if names.function_like.is_empty() && names.object_like.is_empty() && options.defines.is_empty() {
         return None;
@@ -79,7 +83,7 @@ pub fn expand_macros(text: &str, options: &ParseOptions) -> Option<String> {
                 end += 1;
                 directive.push_str(lines[end]);
             }
-            flush(&mut out, &mut code, code_start, &macros, &parse, &mut changed);
+            flush(&mut out, &mut code, code_start, &macros, parse, &mut changed);
             if parse.is_active(crate::TextSize::from(offset as u32)) {
                 define(&directive, &mut macros);
             }
@@ -95,7 +99,7 @@ pub fn expand_macros(text: &str, options: &ParseOptions) -> Option<String> {
         offset += line.len();
         i += 1;
     }
-    flush(&mut out, &mut code, code_start, &macros, &parse, &mut changed);
+    flush(&mut out, &mut code, code_start, &macros, parse, &mut changed);
     changed.then_some(out)
 }
 
