@@ -136,6 +136,32 @@ pub fn fn_differentiability(db: &dyn Db, from: SourceFile, def: DefId) -> Differ
     }
 }
 
+/// Whether the `set` accessor of property or `__subscript` `def` is
+/// differentiable: marked so itself, or the whole declaration is (an
+/// attribute on the `get` accessor makes only the getter differentiable).
+pub fn setter_differentiable(db: &dyn Db, def: DefId) -> bool {
+    use slang_syntax::ast::{self, HasAttributes};
+    use slang_syntax::SyntaxKind;
+    let Some(node) = crate::hir::def_node(db, def) else { return false };
+    let marks = |a: ast::Attribute| {
+        a.name().is_some_and(|n| {
+            matches!(
+                n.as_str(),
+                "Differentiable" | "BackwardDifferentiable" | "ForwardDifferentiable" | "TreatAsDifferentiable"
+            )
+        })
+    };
+    let (mut own, accessors): (Box<dyn Iterator<Item = ast::Attribute>>, Vec<ast::Accessor>) =
+        if let Some(p) = ast::Property::cast(node.clone()) {
+            (p.attributes(), p.accessors().collect())
+        } else if let Some(s) = ast::Subscript::cast(node) {
+            (s.attributes(), s.accessors().collect())
+        } else {
+            return false;
+        };
+    own.any(marks) || accessors.iter().any(|a| a.kind() == Some(SyntaxKind::SET_KW) && a.attributes().any(marks))
+}
+
 /// Whether a type takes part in differentiation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TypeDiff {

@@ -285,6 +285,18 @@ pub struct Body {
     pub stmts: Vec<Stmt>,
     pub params: Vec<Param>,
     pub root: Option<StmtId>,
+    /// A property's or `__subscript`'s `set` accessor: its block and the
+    /// value it stores (`set(T v)`, or the implicit `newValue`).
+    pub setter: Option<Setter>,
+}
+
+/// The `set` accessor of a property or `__subscript` (whose [`Body`]'s
+/// root is the getter: both share one body, so that one inference types
+/// them and one source map maps them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setter {
+    pub root: StmtId,
+    pub value: Param,
 }
 
 impl Body {
@@ -420,23 +432,44 @@ impl LowerBody {
             let root = self.block(&block);
             self.body.root = Some(root);
         } else if let Some(p) = ast::Property::cast(node.clone()) {
-            // A property's body is its getter's.
-            if let Some(block) = p.accessors().find(|a| a.kind() == Some(SyntaxKind::GET_KW)).and_then(|a| a.body()) {
-                let root = self.block(&block);
-                self.body.root = Some(root);
-            }
+            // A property's body is its getter's (and its setter's).
+            self.accessors(p.accessors(), p.ty());
         } else if let Some(s) = ast::Subscript::cast(node.clone()) {
             // So is a `__subscript`'s.
-            if let Some(block) = s.accessors().find(|a| a.kind() == Some(SyntaxKind::GET_KW)).and_then(|a| a.body()) {
-                let root = self.block(&block);
-                self.body.root = Some(root);
-            }
+            self.accessors(s.accessors(), s.return_type());
         } else if let Some(init) = ast::Declarator::cast(node.clone()).and_then(|d| d.initializer()) {
             // A global variable's body is its initial value (code
             // generation evaluates those that are not constants).
             let e = self.expr(init.clone());
             let root = self.alloc_stmt(Stmt::Expr(e), init.syntax());
             self.body.root = Some(root);
+        }
+    }
+
+    /// The getter's block as the root, and the setter.
+    fn accessors(&mut self, accessors: impl Iterator<Item = ast::Accessor>, ty: Option<ast::Type>) {
+        for a in accessors {
+            let Some(block) = a.body() else { continue };
+            match a.kind() {
+                Some(SyntaxKind::GET_KW) if self.body.root.is_none() => {
+                    let root = self.block(&block);
+                    self.body.root = Some(root);
+                }
+                Some(SyntaxKind::SET_KW) if self.body.setter.is_none() => {
+                    let declared = a.syntax().children().find_map(ast::ParamList::cast).and_then(|l| l.params().next());
+                    let value = Param {
+                        name: Some(declared.as_ref().and_then(|p| p.name()).map_or("newValue".into(), |n| n.text())),
+                        ty: lower_type(declared.and_then(|p| p.ty()).or(ty.clone())),
+                        is_out: false,
+                        is_inout: false,
+                        no_diff: false,
+                        is_const: false,
+                    };
+                    let root = self.block(&block);
+                    self.body.setter = Some(Setter { root, value });
+                }
+                _ => {}
+            }
         }
     }
 

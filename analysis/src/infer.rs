@@ -883,6 +883,15 @@ fn infer_in<'db>(db: &'db dyn Db, def: DefId, ctx: DeclCtx<'db>) -> InferenceRes
     if let Some(root) = b.root {
         inf.stmt(root);
     }
+    if let Some(setter) = &b.setter {
+        // The setter: the stored value in scope, nothing returned.
+        let ty = inf.ctx.resolve(&setter.value.ty);
+        inf.scopes.push(vec![Local::new(setter.value.name.clone().unwrap_or_default(), ty, false, None)]);
+        let getter_ret = std::mem::replace(&mut inf.ret, Ty::Void);
+        inf.stmt(setter.root);
+        inf.ret = getter_ret;
+        inf.scopes.pop();
+    }
     let carries_derivative = if inf.differentiable { inf.derivative_flow() } else { Vec::new() };
     InferenceResult { expr_types: inf.types, diagnostics: inf.diags, carries_derivative }
 }
@@ -2369,6 +2378,16 @@ impl<'db> Infer<'_, 'db> {
     /// the data-flow analysis.
     fn track_store(&mut self, id: ExprId, lhs: ExprId, rhs: ExprId, rhs_ty: &Ty) {
         let db = self.db();
+        let carries = crate::autodiff::type_diff(db, self.ctx.file, rhs_ty) == crate::autodiff::TypeDiff::Value;
+        if let (Some((accessor, what)), true) = (self.user_accessor(lhs), carries) {
+            // A setter that is not differentiable.
+            if !crate::autodiff::setter_differentiable(db, accessor) && !self.module_has_item_macros() {
+                let into =
+                    format!("{what} through its `set`, which is not differentiable (mark it `[Differentiable]`)");
+                self.store_candidates.push((id, rhs, into));
+            }
+            return;
+        }
         match self.body.expr(lhs).clone() {
             Expr::Index { base, .. } => {
                 let into_resource = matches!(&self.types[base.0 as usize],
@@ -2399,6 +2418,31 @@ impl<'db> Infer<'_, 'db> {
             }
             _ => {}
         }
+    }
+
+    /// The property or `__subscript` of a user type that `e` (`s.p`,
+    /// `s[i]`) reads or writes through accessors, and how to name it.
+    fn user_accessor(&self, e: ExprId) -> Option<(DefId, String)> {
+        let db = self.db();
+        let (owner, kind, name) = match self.body.expr(e) {
+            Expr::Member { receiver, name, .. } => (*receiver, ItemKind::Property, Some(name.as_str())),
+            Expr::Index { base, .. } => (*base, ItemKind::Subscript, None),
+            _ => return None,
+        };
+        let Ty::Adt { def, name: ty_name, .. } = &self.types[owner.0 as usize] else { return None };
+        if is_core(db, def.file(db)) {
+            return None;
+        }
+        let m = item_of(db, *def)?
+            .members
+            .iter()
+            .find(|m| m.kind == kind && (name.is_none() || m.name.as_deref() == name))?
+            .ast_index;
+        let what = match name {
+            Some(n) => format!("the property `{ty_name}.{n}`"),
+            None => format!("`{ty_name}`'s `__subscript`"),
+        };
+        Some((DefId::new(db, def.file(db), m), what))
     }
 
     /// Whether a file of this module declares items through macros (then

@@ -1084,6 +1084,43 @@ float kept(Q q) { return q.smooth * 3.0; }
     );
 }
 
+/// Assigning a property or `__subscript` calls its setter: a value that
+/// carries a derivative is lost in a setter that is not differentiable
+/// (a `[Differentiable]` getter does not make the setter so); not for
+/// constants and `detach`ed values, nor for differentiable setters
+/// (marked themselves, or through the declaration).
+#[test]
+fn setters_in_derivative_flow() {
+    check_diags(
+        r#"
+struct P : IDifferentiable
+{
+    float a;
+    property float sum { [Differentiable] get { return a; } set { a = newValue; } }
+    __subscript(int i) -> float { get { return a; } set { a = newValue; } }
+    property float smooth { get { return a; } [Differentiable] set { a = newValue; } }
+    [Differentiable] property float whole { get { return a; } set { a = newValue; } }
+}
+[Differentiable]
+float f(float x)
+{
+    P p = { 0.0 };
+    p.sum = x;
+    p[0] = x * 2.0;
+    p.sum = detach(x);
+    p.sum = 2.0;
+    p.smooth = x;
+    p.whole = x;
+    return p.a * x;
+}
+"#,
+        expect![[r#"
+            /main.slang:14:5: error[derivative-lost]: the value carries a derivative that is lost when it is stored in the property `P.sum` through its `set`, which is not differentiable (mark it `[Differentiable]`); write `detach(…)` around it to say so
+            /main.slang:15:5: error[derivative-lost]: the value carries a derivative that is lost when it is stored in `P`'s `__subscript` through its `set`, which is not differentiable (mark it `[Differentiable]`); write `detach(…)` around it to say so
+        "#]],
+    );
+}
+
 /// `no_diff` on a call of a differentiable function has no effect (the
 /// reference compiler differentiates through it without a word): a
 /// warning that says so and points to `detach`; none on calls of

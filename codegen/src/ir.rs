@@ -472,6 +472,20 @@ pub enum Barrier {
     All,
 }
 
+/// The read-modify-write an [`Op::Atomic`] does (`InterlockedAdd` …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    Add,
+    And,
+    Or,
+    Xor,
+    Min,
+    Max,
+    Exchange,
+    /// Store the value if the current one equals the comparand.
+    CompareExchange,
+}
+
 /// What an instruction computes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
@@ -518,12 +532,21 @@ pub enum Op {
     /// The operand, whose derivative is dropped (`detach(x)`, the results
     /// of `no_diff` calls); removed after differentiation.
     Detach(ValueId),
+    /// An atomic read-modify-write of the scalar `ptr` points to (a buffer
+    /// element or `groupshared` variable); the result is the old value.
+    /// `compare` is [`AtomicOp::CompareExchange`]'s comparand.
+    Atomic {
+        op: AtomicOp,
+        ptr: ValueId,
+        value: ValueId,
+        compare: Option<ValueId>,
+    },
 }
 
 impl Op {
     /// Instructions kept even when nothing uses their value.
     pub fn has_side_effects(&self) -> bool {
-        matches!(self, Op::Store { .. } | Op::Call(..) | Op::Barrier(_))
+        matches!(self, Op::Store { .. } | Op::Call(..) | Op::Barrier(_) | Op::Atomic { .. })
     }
 
     /// The values the instruction reads.
@@ -541,6 +564,9 @@ impl Op {
             | Op::FieldAddr(a, _) => vec![*a],
             Op::Binary(_, a, b) | Op::ExtractDynamic(a, b) | Op::ElementAddr(a, b) => vec![*a, *b],
             Op::Store { ptr, value } => vec![*ptr, *value],
+            Op::Atomic { ptr, value, compare, .. } => {
+                [Some(*ptr), Some(*value), *compare].into_iter().flatten().collect()
+            }
             Op::Select(a, b, c) => vec![*a, *b, *c],
             Op::Construct(args) | Op::Intrinsic(_, args) | Op::Call(_, args) => args.clone(),
         }
@@ -566,6 +592,13 @@ impl Op {
             Op::Store { ptr, value } => {
                 *ptr = f(*ptr);
                 *value = f(*value);
+            }
+            Op::Atomic { ptr, value, compare, .. } => {
+                *ptr = f(*ptr);
+                *value = f(*value);
+                if let Some(c) = compare {
+                    *c = f(*c);
+                }
             }
             Op::Select(a, b, c) => {
                 *a = f(*a);

@@ -68,6 +68,10 @@ pub(crate) struct Instance {
     /// parameter index): functions are specialized per buffer, as the
     /// reference compiler does, since buffers are not values on the GPU.
     resources: Vec<(u32, GlobalId)>,
+    /// The `set` accessor of a property or `__subscript` (rather than its
+    /// getter): `this` is `inout`, the stored value a last parameter, and
+    /// nothing is returned.
+    setter: bool,
 }
 
 impl Instance {
@@ -76,7 +80,7 @@ impl Instance {
         let mut args: Vec<(String, Ty)> =
             generic_param_names(db, def).into_iter().filter_map(|n| bindings.get(&n).map(|t| (n, t.clone()))).collect();
         args.sort_by(|a, b| a.0.cmp(&b.0));
-        Instance { def, args, resources: Vec::new() }
+        Instance { def, args, resources: Vec::new(), setter: false }
     }
 
     fn bindings(&self) -> HashMap<String, Ty> {
@@ -765,6 +769,7 @@ impl<'db> ModuleLowerer<'db> {
         };
         let ret = match (is_init, this_ty) {
             (true, Some(t)) => t,
+            _ if inst.setter => self.intern(Type::Void),
             _ => {
                 let ret_ty = ctx.resolve(&sig.ret);
                 self.lower_ty(&ret_ty, at)?
@@ -778,7 +783,8 @@ impl<'db> ModuleLowerer<'db> {
         let mut uniforms = Vec::new();
         if let (Some(this), true) = (this_ty, is_instance_method(db, def)) {
             let item = item.as_ref().expect("a method is an item");
-            let mutating = item.has_attr("mutating") || item.modifiers.contains(&SyntaxKind::MUTATING_KW);
+            let mutating =
+                inst.setter || item.has_attr("mutating") || item.modifiers.contains(&SyntaxKind::MUTATING_KW);
             let (dir, ty) = match mutating {
                 true => (ParamDir::InOut, self.intern(Type::Ptr(this, AddressSpace::Function))),
                 false => (ParamDir::In, this),
@@ -831,8 +837,18 @@ impl<'db> ModuleLowerer<'db> {
             let no_diff = p.no_diff || non_differentiable_generic(db, def, &p.ty);
             params.push(Param { name, dir, ty, builtin: if entry { builtin } else { None }, no_diff });
         }
+        if inst.setter {
+            let Some(value) = body(db, def).setter.as_ref().map(|s| s.value.clone()) else {
+                return err(at, "this has no `set` accessor");
+            };
+            let t = ctx.resolve(&value.ty);
+            let ty = self.lower_ty(&t, at)?;
+            let name = value.name.unwrap_or_else(|| "newValue".into());
+            params.push(Param { name, dir: ParamDir::In, ty, builtin: None, no_diff: false });
+        }
         let mut name = match (is_init, item.as_ref().and_then(|i| i.name.clone())) {
             (true, _) => "init".to_string(),
+            (false, Some(n)) if inst.setter => format!("{n}_set"),
             (false, n) => n.unwrap_or_else(|| "f".into()),
         };
         if let Some(this) = this_ty {
@@ -868,9 +884,14 @@ impl<'db> ModuleLowerer<'db> {
         }
         self.queue.push((inst.clone(), id));
         // After registering: derivative functions may name this one back.
-        let derivative = self.derivative_source(&inst)?;
+        let derivative = match inst.setter {
+            // (The declaration's derivative attributes are the getter's.)
+            true if slang_analysis::autodiff::setter_differentiable(db, def) => Derivative::Transcribe,
+            true => Derivative::None,
+            false => self.derivative_source(&inst)?,
+        };
         self.module.functions[id.index()].derivative = derivative;
-        let backward = self.backward_source(&inst)?;
+        let backward = if inst.setter { None } else { self.backward_source(&inst)? };
         self.module.functions[id.index()].backward = backward;
         self.module.functions[id.index()].prefer_recompute =
             item_of(db, def).is_some_and(|i| i.has_attr("PreferRecompute"));
@@ -1002,7 +1023,7 @@ impl<'db> ModuleLowerer<'db> {
                 .filter_map(|&(i, g)| Some((fn_sig(db, def).params.get(i as usize)?.name.clone()?, g)))
                 .collect(),
         };
-        let result = lower.function();
+        let result = lower.function(inst.setter);
         let func = lower.b.finish();
         self.module.functions[id.index()] = func;
         result
@@ -1305,7 +1326,8 @@ impl FnLower<'_, '_> {
 
     // ---- functions -------------------------------------------------------
 
-    fn function(&mut self) -> R<()> {
+    /// Lower the body (the `set` accessor's, for a setter).
+    fn function(&mut self, setter: bool) -> R<()> {
         self.span = self.b.func.span;
         let entry = self.b.new_block();
         self.cur = Some(entry);
@@ -1351,10 +1373,13 @@ impl FnLower<'_, '_> {
             self.store(this, zero);
             self.scopes.last_mut().unwrap().push(Local { name: "this".into(), ptr: this });
         }
-        if let Some(root) = self.body.root {
-            self.stmt(root)?;
-        } else {
-            return self.error("the function has no body");
+        let root = match setter {
+            true => self.body.setter.as_ref().map(|s| s.root),
+            false => self.body.root,
+        };
+        match root {
+            Some(root) => self.stmt(root)?,
+            None => return self.error("the function has no body"),
         }
         if self.cur.is_some() {
             let term = if self.is_init {
@@ -1973,19 +1998,8 @@ impl FnLower<'_, '_> {
             }
             Expr::Index { base, index } => {
                 // `s[i]` of a struct with a `__subscript`: its getter.
-                let base_ty = self.inferred.expr_types.get(base.0 as usize).cloned().unwrap_or(Ty::Unknown);
-                if let Ty::Adt { def, .. } = &base_ty {
-                    let db = self.db();
-                    let sub = item_of(db, *def).and_then(|i| {
-                        i.members
-                            .iter()
-                            .find(|m| m.kind == ItemKind::Subscript)
-                            .map(|m| DefId::new(db, def.file(db), m.ast_index))
-                    });
-                    if let (Some(sub), false) = (sub, slang_analysis::core_files(db).contains(&def.file(db))) {
-                        let f = self.instance_of(sub, &base_ty, &[], &[index], 0)?;
-                        return self.call_function(f, &[CallArg::Expr(base), CallArg::Expr(index)]);
-                    }
+                if let Some(f) = self.accessor(e, false)? {
+                    return self.call_function(f, &[CallArg::Expr(base), CallArg::Expr(index)]);
                 }
                 if !self.rooted_in_local(e) {
                     if let Some(p) = self.place(e)? {
@@ -2221,6 +2235,9 @@ impl FnLower<'_, '_> {
                 }
             }
             Expr::Index { base, index } => {
+                if self.user_subscript(base).is_some() {
+                    return Ok(None);
+                }
                 let Some(b) = self.place(base)? else { return Ok(None) };
                 let (pt, space) = self.m.module.types.pointee(self.ty_of(b)).expect("a place is a pointer");
                 let Some(elem) = self.m.module.types.element(pt, 0) else {
@@ -2372,8 +2389,71 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// The `__subscript` of a user struct that indexing `base` calls.
+    fn user_subscript(&self, base: ExprId) -> Option<(DefId, Ty)> {
+        let db = self.db();
+        let base_ty = self.inferred.expr_types.get(base.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let Ty::Adt { def, .. } = &base_ty else { return None };
+        if slang_analysis::core_files(db).contains(&def.file(db)) {
+            return None;
+        }
+        let sub = item_of(db, *def)?
+            .members
+            .iter()
+            .find(|m| m.kind == ItemKind::Subscript)
+            .map(|m| DefId::new(db, def.file(db), m.ast_index))?;
+        Some((sub, base_ty))
+    }
+
+    /// The getter (or, with `set`, the setter) that reading (writing) `e`
+    /// calls: `e` is `s.prop` of a property or `s[i]` of a `__subscript`.
+    fn accessor(&mut self, e: ExprId, set: bool) -> R<Option<FuncId>> {
+        let db = self.db();
+        let (def, owner, args) = match self.body.expr(e).clone() {
+            Expr::Index { base, index } => match self.user_subscript(base) {
+                Some((sub, owner)) => (sub, owner, vec![index]),
+                None => return Ok(None),
+            },
+            Expr::Member { receiver, name, .. } if set => {
+                let owner = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+                let Ty::Adt { def, .. } = &owner else { return Ok(None) };
+                let prop = item_of(db, *def).and_then(|i| {
+                    i.members
+                        .iter()
+                        .find(|m| m.kind == ItemKind::Property && m.name.as_deref() == Some(&name))
+                        .map(|m| DefId::new(db, def.file(db), m.ast_index))
+                });
+                match prop {
+                    Some(p) => (p, owner, Vec::new()),
+                    None => return Ok(None),
+                }
+            }
+            Expr::Member { name, .. } => return self.property_getter(e, &name),
+            _ => return Ok(None),
+        };
+        if !set {
+            return self.instance_of(def, &owner, &[], &args, 0).map(Some);
+        }
+        if body(db, def).setter.is_none() {
+            return err(self.expr_span(e), "this has no `set` accessor: it cannot be assigned");
+        }
+        let mut inst = self.instance(def, &owner, &[], &args, 0)?;
+        inst.setter = true;
+        self.m.declare_function(inst, false).map(Some)
+    }
+
     /// Store `value` (already of the target's type) into `target`.
     fn assign_to(&mut self, target: ExprId, value: ValueId) -> R<()> {
+        if let Some(f) = self.accessor(target, true)? {
+            // `s.prop = v`, `s[i] = v`: the setter, on `s` in place.
+            let args = match self.body.expr(target).clone() {
+                Expr::Index { base, index } => vec![CallArg::Expr(base), CallArg::Expr(index), CallArg::Value(value)],
+                Expr::Member { receiver, .. } => vec![CallArg::Expr(receiver), CallArg::Value(value)],
+                _ => unreachable!("accessors are of members and indexing"),
+            };
+            self.call_function(f, &args)?;
+            return Ok(());
+        }
         if let Some(p) = self.place(target)? {
             self.store(p, value);
             return Ok(());
@@ -2646,8 +2726,12 @@ impl FnLower<'_, '_> {
 
     /// `++x`/`x++`/`--x`/`x--`: the new value (prefix) or the old one.
     fn inc_dec(&mut self, target: ExprId, inc: bool, prefix: bool) -> R<ValueId> {
-        let Some(p) = self.place(target)? else { return err(self.expr_span(target), "cannot increment this") };
-        let old = self.load(p);
+        // A property or `__subscript` (no place): its getter and setter.
+        let place = self.place(target)?;
+        let old = match place {
+            Some(p) => self.load(p),
+            None => self.expr(target)?,
+        };
         let t = self.ty_of(old);
         let Some(s) = self.m.module.types.scalar_of(t) else { return self.error("cannot increment this") };
         let st = self.t(Type::Scalar(s));
@@ -2655,7 +2739,10 @@ impl FnLower<'_, '_> {
         let one = self.coerce(one, t)?;
         let op = if inc { BinaryOp::Add } else { BinaryOp::Sub };
         let new = self.emit(Op::Binary(op, old, one), t);
-        self.store(p, new);
+        match place {
+            Some(p) => self.store(p, new),
+            None => self.assign_to(target, new)?,
+        }
         Ok(if prefix { new } else { old })
     }
 
@@ -2880,6 +2967,19 @@ impl FnLower<'_, '_> {
         args: &[ExprId],
         order: usize,
     ) -> R<FuncId> {
+        let inst = self.instance(def, owner, explicit, args, order)?;
+        self.m.declare_function(inst, false)
+    }
+
+    /// The instance [`Self::instance_of`] declares.
+    fn instance(
+        &mut self,
+        def: DefId,
+        owner: &Ty,
+        explicit: &[hir::GenericArgRef],
+        args: &[ExprId],
+        order: usize,
+    ) -> R<Instance> {
         let db = self.m.db;
         let mut bindings = HashMap::new();
         if let (Ty::Adt { def: o, args: owner_args, .. }, Some(s)) = (owner, owner_struct(db, def)) {
@@ -2953,7 +3053,7 @@ impl FnLower<'_, '_> {
                 }
             }
         }
-        self.m.declare_function(inst, false)
+        Ok(inst)
     }
 
     /// The arguments of a call of `f` without those bound to buffers.
@@ -3585,6 +3685,9 @@ impl FnLower<'_, '_> {
             return Ok(v);
         }
         if let Some(v) = self.memory_builtin(name, args)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.atomic_builtin(name, args)? {
             return Ok(v);
         }
         if name == "fmod" && args.len() == 2 {

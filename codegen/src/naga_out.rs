@@ -25,8 +25,8 @@ use slang_analysis::ty::Scalar;
 use slang_analysis::{TextRange, TextSize};
 
 use crate::ir::{
-    self, AddressSpace, BinaryOp, BlockId, Builtin, Const, FuncId, Function, Intrinsic, Module, Op, Type, TypeId,
-    UnaryOp, ValueId, ValueKind,
+    self, AddressSpace, BinaryOp, BlockId, Builtin, Const, FuncId, Function, GlobalId, Intrinsic, Module, Op, Type,
+    TypeId, UnaryOp, ValueId, ValueKind,
 };
 use crate::structure::{structure, Node};
 use crate::{CodegenError, Target};
@@ -41,7 +41,8 @@ pub struct Validated {
 pub fn build(ir: &Module) -> Result<naga::Module, CodegenError> {
     let mut b = ModuleBuilder { ir, out: naga::Module::default(), types: HashMap::new(), functions: HashMap::new() };
     b.types()?;
-    let globals = b.globals();
+    let globals = b.globals()?;
+    b.atomic_results();
     for f in call_order(ir) {
         let func = ir.function(f);
         let built = FnBuilder::new(&b, &globals, func).build()?;
@@ -66,11 +67,36 @@ pub fn build(ir: &Module) -> Result<naga::Module, CodegenError> {
     Ok(b.out)
 }
 
+/// The globals that atomic operations reach (through element and field
+/// addresses).
+fn atomic_globals(ir: &Module) -> std::collections::HashSet<GlobalId> {
+    let mut out = std::collections::HashSet::new();
+    for f in &ir.functions {
+        for v in &f.values {
+            let ValueKind::Inst(Op::Atomic { ptr, .. }) = &v.kind else { continue };
+            let mut p = *ptr;
+            loop {
+                match f.op(p) {
+                    Some(Op::ElementAddr(base, _) | Op::FieldAddr(base, _)) => p = *base,
+                    Some(Op::Global(g)) => {
+                        out.insert(*g);
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Validate with naga's validator; errors point at the Slang source.
 pub fn validate(module: naga::Module) -> Result<Validated, CodegenError> {
     let mut validator = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::SHADER_FLOAT16 | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32,
+        naga::valid::Capabilities::SHADER_FLOAT16
+            | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32
+            | naga::valid::Capabilities::SHADER_FLOAT32_ATOMIC,
     );
     match validator.validate(&module) {
         Ok(info) => Ok(Validated { module, info }),
@@ -279,23 +305,64 @@ impl ModuleBuilder<'_> {
         Ok(())
     }
 
-    fn globals(&mut self) -> Vec<Handle<naga::GlobalVariable>> {
-        self.ir
-            .globals
-            .iter()
-            .map(|g| {
-                let init = g.init.as_ref().map(|c| self.constant(c, g.ty, span_of(g.span)));
-                let var = naga::GlobalVariable {
-                    name: Some(g.name.clone()),
-                    space: naga_space(g.space),
-                    binding: g.binding.map(|(group, binding)| naga::ResourceBinding { group, binding }),
-                    ty: self.types[&g.ty],
-                    init,
-                    memory_decorations: naga::MemoryDecorations::empty(),
+    fn globals(&mut self) -> Result<Vec<Handle<naga::GlobalVariable>>, CodegenError> {
+        let atomic = atomic_globals(self.ir);
+        let mut out = Vec::new();
+        for (i, g) in self.ir.globals.iter().enumerate() {
+            let init = g.init.as_ref().map(|c| self.constant(c, g.ty, span_of(g.span)));
+            // Memory that atomic operations reach holds atomic scalars
+            // (loads and stores of them are atomic too).
+            let ty = match atomic.contains(&GlobalId(i as u32)) {
+                true => self.atomic_type(g.ty).map_err(|message| CodegenError { range: g.span, message })?,
+                false => self.types[&g.ty],
+            };
+            let var = naga::GlobalVariable {
+                name: Some(g.name.clone()),
+                space: naga_space(g.space),
+                binding: g.binding.map(|(group, binding)| naga::ResourceBinding { group, binding }),
+                ty,
+                init,
+                memory_decorations: naga::MemoryDecorations::empty(),
+            };
+            out.push(self.out.global_variables.append(var, span_of(g.span)));
+        }
+        Ok(out)
+    }
+
+    /// `t` with its scalars atomic (a scalar, or an array of them).
+    fn atomic_type(&mut self, t: TypeId) -> Result<Handle<naga::Type>, String> {
+        let inner = match self.ir.types.get(t) {
+            Type::Scalar(s) => naga::TypeInner::Atomic(naga_scalar(*s)),
+            Type::Array(e, _) | Type::RuntimeArray(e) => {
+                let base = self.atomic_type(*e)?;
+                let naga::TypeInner::Array { size, stride, .. } = self.out.types[self.types[&t]].inner else {
+                    unreachable!("arrays are naga arrays")
                 };
-                self.out.global_variables.append(var, span_of(g.span))
-            })
-            .collect()
+                naga::TypeInner::Array { base, size, stride }
+            }
+            _ => {
+                return Err(format!(
+                    "atomic operations on `{}` (not a scalar or an array of scalars) are not supported yet",
+                    self.ir.types.display(t)
+                ))
+            }
+        };
+        Ok(self.out.types.insert(naga::Type { name: None, inner }, Span::UNDEFINED))
+    }
+
+    /// The result types of the module's compare-exchange operations.
+    fn atomic_results(&mut self) {
+        for f in &self.ir.functions {
+            for v in &f.values {
+                if let ValueKind::Inst(Op::Atomic { op: ir::AtomicOp::CompareExchange, value, .. }) = &v.kind {
+                    if let Some(s) = self.ir.types.scalar_of(f.value(*value).ty) {
+                        self.out.generate_predeclared_type(naga::PredeclaredType::AtomicCompareExchangeWeakResult(
+                            naga_scalar(s),
+                        ));
+                    }
+                }
+            }
+        }
     }
 
     /// A constant of type `ty` as a global expression.
@@ -622,6 +689,42 @@ impl<'a> FnBuilder<'a> {
                 self.stmt(naga::Statement::ControlBarrier(flags), span, block);
                 return Ok(());
             }
+            Op::Atomic { op, ptr, value: operand, compare } => {
+                let pointer = self.use_value(*ptr, block)?;
+                let operand = self.use_value(*operand, block)?;
+                let compare = compare.map(|c| self.use_value(c, block)).transpose()?;
+                self.flush(block);
+                let fun = match op {
+                    ir::AtomicOp::Add => naga::AtomicFunction::Add,
+                    ir::AtomicOp::And => naga::AtomicFunction::And,
+                    ir::AtomicOp::Or => naga::AtomicFunction::InclusiveOr,
+                    ir::AtomicOp::Xor => naga::AtomicFunction::ExclusiveOr,
+                    ir::AtomicOp::Min => naga::AtomicFunction::Min,
+                    ir::AtomicOp::Max => naga::AtomicFunction::Max,
+                    ir::AtomicOp::Exchange | ir::AtomicOp::CompareExchange => {
+                        naga::AtomicFunction::Exchange { compare }
+                    }
+                };
+                let ty = match compare {
+                    Some(_) => {
+                        let s = self.mb.ir.types.scalar_of(value.ty).expect("atomics are on scalars");
+                        let key = naga::PredeclaredType::AtomicCompareExchangeWeakResult(naga_scalar(s));
+                        *self.mb.out.special_types.predeclared_types.get(&key).expect("generated by `atomic_results`")
+                    }
+                    None => self.ty(value.ty),
+                };
+                let result = self
+                    .f
+                    .expressions
+                    .append(naga::Expression::AtomicResult { ty, comparison: compare.is_some() }, span);
+                self.emit_start = self.f.expressions.len();
+                block.push(naga::Statement::Atomic { pointer, fun, value: operand, result: Some(result) }, span);
+                match compare {
+                    // `{ old_value, exchanged }`: the old value.
+                    Some(_) => self.expr(naga::Expression::AccessIndex { base: result, index: 0 }, span, block),
+                    None => result,
+                }
+            }
             Op::Call(f, args) => {
                 let arguments = args.iter().map(|&a| self.use_value(a, block)).collect::<Result<Vec<_>, _>>()?;
                 let Some(&function) = self.mb.functions.get(f) else {
@@ -777,7 +880,9 @@ impl<'a> FnBuilder<'a> {
             Op::Detach(_) => {
                 return Err(self.error(Some(v), "internal: `detach` must be removed before code generation"))
             }
-            Op::Store { .. } | Op::Call(..) | Op::Barrier(_) => unreachable!("statements are emitted by `inst`"),
+            Op::Store { .. } | Op::Call(..) | Op::Barrier(_) | Op::Atomic { .. } => {
+                unreachable!("statements are emitted by `inst`")
+            }
         };
         Ok(self.expr(e, span, block))
     }

@@ -108,6 +108,10 @@ fn op_text(module: &Module, op: &Op) -> String {
         Op::FieldAddr(p, i) => format!("field_addr {p}, {i}"),
         Op::ElementAddr(p, i) => format!("element_addr {p}, {i}"),
         Op::Detach(a) => format!("detach {a}"),
+        Op::Atomic { op, ptr, value, compare } => match compare {
+            Some(c) => format!("atomic {} {ptr}, {c}, {value}", format!("{op:?}").to_lowercase()),
+            None => format!("atomic {} {ptr}, {value}", format!("{op:?}").to_lowercase()),
+        },
     }
 }
 
@@ -371,6 +375,10 @@ impl SlangPrinter<'_> {
             Op::ExtractDynamic(a, i) => format!("{}[{}]", e(a), e(i)),
             Op::ArrayLength(p) => format!("{}.getCount()", e(p)),
             Op::Barrier(b) => format!("{b:?}MemoryBarrierWithGroupSync()"),
+            Op::Atomic { op, ptr, value, compare } => {
+                let compare = compare.map(|c| format!("{}, ", e(&c))).unwrap_or_default();
+                format!("Interlocked{op:?}({}, {compare}{})", e(ptr), e(value))
+            }
             Op::Swizzle(a, comps) => format!("{}.{}", e(a), swizzle_text(comps)),
             Op::Detach(a) => format!("detach({})", e(a)),
             Op::Select(c, a, b) => format!("select({}, {}, {})", e(c), e(a), e(b)),

@@ -459,6 +459,24 @@ impl Validator<'_> {
                     .then(|| format!("array_length of {p}, which is not a buffer's runtime array"))
             }
             Op::Barrier(_) => (!matches!(types.get(result), Type::Void)).then(|| "a barrier has no value".into()),
+            Op::Atomic { ptr, value, compare, .. } => match types.pointee(t(*ptr)) {
+                Some((
+                    _,
+                    AddressSpace::Function | AddressSpace::Uniform | AddressSpace::Storage { writable: false },
+                )) => Some(format!("an atomic operation through {ptr}, which is not writable shared memory")),
+                Some((pt, _))
+                    if pt == t(*value)
+                        && pt == result
+                        && compare.is_none_or(|c| t(c) == pt)
+                        && matches!(types.get(pt), Type::Scalar(_)) =>
+                {
+                    None
+                }
+                _ => Some(format!(
+                    "an atomic operation on {}, through {ptr}, which does not point to one",
+                    self.show(t(*value))
+                )),
+            },
         };
         if let Some(p) = problem {
             self.error(p);

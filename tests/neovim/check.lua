@@ -202,6 +202,9 @@ local function main()
   -- Tree-sitter captures.
   R.ts_active = vim.treesitter.highlighter.active[buf] ~= nil
   if R.ts_active then
+    -- The tree of the current text (the highlighter may reparse later,
+    -- asynchronously, after the edits above).
+    vim.treesitter.get_parser(buf):parse()
     R.captures = {}
     local probes = {
       { 'struct', 'struct Material', 0 },

@@ -257,7 +257,10 @@ impl Transcriber<'_> {
         let mut primal_op = op.clone();
         primal_op.map_operands(|o| self.primal[o.index()].expect("operands are transcribed before their uses"));
         let (p, d) = match op {
-            Op::Const(_) | Op::Global(_) | Op::ArrayLength(_) | Op::Barrier(_) => (self.inst(primal_op, ty), None),
+            // (An atomic's old value is read from shared memory: no derivative.)
+            Op::Const(_) | Op::Global(_) | Op::ArrayLength(_) | Op::Barrier(_) | Op::Atomic { .. } => {
+                (self.inst(primal_op, ty), None)
+            }
             Op::Unary(u, a) => {
                 let p = self.inst(primal_op, ty);
                 let d = match u {

@@ -17,7 +17,7 @@
 //! memory layout later.
 
 use super::*;
-use crate::ir::{Barrier, ConstValue};
+use crate::ir::{AtomicOp, Barrier, ConstValue};
 use crate::layout::{self, Rules};
 
 /// The shader parameters of a file, in binding order.
@@ -510,6 +510,73 @@ impl FnLower<'_, '_> {
         Ok(Some(self.emit(Op::Barrier(barrier), void)))
     }
 
+    /// `InterlockedAdd(dest, value[, original])` and the other atomics, on
+    /// a buffer element or a `groupshared` variable.
+    pub(super) fn atomic_builtin(&mut self, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
+        let (Some(op), Some((&dest, rest))) =
+            (name.strip_prefix("Interlocked").and_then(atomic_op), args.split_first())
+        else {
+            return Ok(None);
+        };
+        let ptr = match self.place(dest)? {
+            Some(p) => p,
+            None => {
+                return err(
+                    self.expr_span(dest),
+                    format!("`{name}` needs a buffer element or a `groupshared` variable"),
+                )
+            }
+        };
+        match self.m.module.types.pointee(self.ty_of(ptr)) {
+            Some((_, AddressSpace::Storage { writable: true } | AddressSpace::Workgroup)) => {}
+            _ => {
+                return err(
+                    self.expr_span(dest),
+                    format!("`{name}` needs an element of a writable buffer or a `groupshared` variable"),
+                )
+            }
+        }
+        self.atomic(name, op, ptr, rest).map(Some)
+    }
+
+    /// The atomic `op` on what `ptr` points to, with the value (the
+    /// comparand first, for a compare-exchange) and the optional output
+    /// of the old value in `args`; the old value.
+    fn atomic(&mut self, name: &str, op: (AtomicOp, bool), ptr: ValueId, args: &[ExprId]) -> R<ValueId> {
+        let (op, returns_old) = op;
+        let (t, _) = self.m.module.types.pointee(self.ty_of(ptr)).expect("a place is a pointer");
+        let (compare, value, original) = match (op, args) {
+            (AtomicOp::CompareExchange, [c, v]) if !returns_old => (Some(*c), *v, None),
+            (AtomicOp::CompareExchange, [c, v, o]) => (Some(*c), *v, Some(*o)),
+            (AtomicOp::Exchange, [v, o]) => (None, *v, Some(*o)),
+            (AtomicOp::CompareExchange | AtomicOp::Exchange, _) => {
+                return self.error(format!("wrong number of arguments for `{name}`"))
+            }
+            (_, [v]) => (None, *v, None),
+            (_, [v, o]) => (None, *v, Some(*o)),
+            _ => return self.error(format!("wrong number of arguments for `{name}`")),
+        };
+        match self.m.module.types.get(t) {
+            Type::Scalar(Scalar::Int32 | Scalar::UInt32) => {}
+            Type::Scalar(Scalar::Float) if matches!(op, AtomicOp::Add | AtomicOp::Exchange) => {}
+            Type::Scalar(Scalar::Float) => {
+                return self.error(format!(
+                    "`{name}` on a `float` is not supported (only `InterlockedAdd` and `InterlockedExchange` are)"
+                ))
+            }
+            _ => return self.error(format!("`{name}` works on `int`, `uint` and `float`, not `{}`", self.show(t))),
+        }
+        let compare = compare.map(|c| self.expr_expecting(c, t)).transpose()?;
+        let value = self.expr_expecting(value, t)?;
+        let old = self.emit(Op::Atomic { op, ptr, value, compare }, t);
+        if let Some(o) = original {
+            let ot = self.expr_ty(o)?;
+            let v = self.coerce(old, ot)?;
+            self.assign_to(o, v)?;
+        }
+        Ok(old)
+    }
+
     /// Methods of buffers: `Load`/`Store` (and the 2, 3, 4 forms) of
     /// byte-address buffers, `Load` of structured buffers,
     /// `GetDimensions`, `getCount`.
@@ -583,6 +650,15 @@ impl FnLower<'_, '_> {
                     }
                 }
             }
+            (Resource::ByteAddress { writable: true }, n, [address, rest @ ..])
+                if n.strip_prefix("Interlocked").and_then(atomic_op).is_some() =>
+            {
+                // On the 32-bit word at a byte address.
+                let op = n.strip_prefix("Interlocked").and_then(atomic_op).expect("matched");
+                let a = self.expr_expecting(*address, uint)?;
+                let p = self.word(buffer, a, 0);
+                self.atomic(n, op, p, rest)?
+            }
             (Resource::ByteAddress { writable: true }, n, [address, value])
                 if n.starts_with("Store") && words(n).is_some() =>
             {
@@ -615,4 +691,21 @@ impl FnLower<'_, '_> {
         let p = self.t(Type::Ptr(uint, space));
         self.emit(Op::ElementAddr(buffer, index), p)
     }
+}
+
+/// The atomic operation `Interlocked<name>` does, and whether it can
+/// write the old value out (`InterlockedCompareStore` cannot).
+fn atomic_op(name: &str) -> Option<(AtomicOp, bool)> {
+    Some(match name {
+        "Add" => (AtomicOp::Add, true),
+        "And" => (AtomicOp::And, true),
+        "Or" => (AtomicOp::Or, true),
+        "Xor" => (AtomicOp::Xor, true),
+        "Min" => (AtomicOp::Min, true),
+        "Max" => (AtomicOp::Max, true),
+        "Exchange" => (AtomicOp::Exchange, true),
+        "CompareExchange" => (AtomicOp::CompareExchange, true),
+        "CompareStore" => (AtomicOp::CompareExchange, false),
+        _ => return None,
+    })
 }

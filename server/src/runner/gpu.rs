@@ -81,7 +81,10 @@ impl Gpu {
         })?;
         let info = adapter.get_info();
         // Optional shader features, when the adapter has them.
-        let wanted = wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_F16;
+        let wanted = wgpu::Features::SHADER_F64
+            | wgpu::Features::SHADER_INT64
+            | wgpu::Features::SHADER_F16
+            | wgpu::Features::SHADER_FLOAT32_ATOMIC;
         let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("slang-analyzer test"),
             required_features: adapter.features() & wanted,
