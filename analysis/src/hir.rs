@@ -789,10 +789,16 @@ fn literal_kind(l: &ast::Literal) -> LiteralKind {
         SyntaxKind::INT_NUMBER => {
             let digits = text.trim_start_matches("0x").trim_start_matches("0b");
             let suffix: String = digits.chars().rev().take_while(|c| matches!(c, 'u' | 'l' | 'z')).collect();
+            let value = parse_int_literal(tok.text());
+            // A literal too large for 32 bits is a 64-bit one (as in
+            // slangc: `3000000000` is an `int64_t`); hexadecimal ones fill
+            // the 32 bits first.
+            let hex = text.starts_with("0x") || text.starts_with("0b");
+            let limit = if hex || suffix.contains('u') { u32::MAX as i64 } else { i32::MAX as i64 };
             LiteralKind::Int {
                 unsigned: suffix.contains('u'),
-                wide: suffix.contains('l'),
-                value: parse_int_literal(tok.text()),
+                wide: suffix.contains('l') || value.is_some_and(|v| v > limit),
+                value,
             }
         }
         SyntaxKind::FLOAT_NUMBER => LiteralKind::Float {

@@ -394,6 +394,16 @@ macro_rules! intrinsics {
 }
 
 impl Intrinsic {
+    /// The transcendental functions Vulkan (GLSL.std.450) has only for
+    /// 16- and 32-bit floats.
+    pub fn is_32_bit_only(self) -> bool {
+        use Intrinsic::*;
+        matches!(
+            self,
+            Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Tanh | Exp | Exp2 | Log | Log2 | Pow
+        )
+    }
+
     /// Whether a call carries derivatives (the built-ins the reference
     /// compiler differentiates, with derivatives that are not zero).
     pub fn differentiable(self) -> bool {

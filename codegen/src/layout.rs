@@ -54,7 +54,11 @@ fn round_up(x: u32, align: u32) -> u32 {
 
 /// Alignment and size in bytes of a type under `rules`.
 pub fn align_size(types: &Types, t: TypeId, rules: Rules) -> (u32, u32) {
-    let width = |s: &Scalar| if *s == Scalar::Half { 2 } else { 4 };
+    let width = |s: &Scalar| match s {
+        Scalar::Half => 2,
+        Scalar::Double | Scalar::Int64 | Scalar::UInt64 => 8,
+        _ => 4,
+    };
     let vector_align = |n: u8, w: u32| {
         if n == 2 {
             2 * w

@@ -13,6 +13,7 @@ pub mod autodiff;
 pub mod dce;
 pub mod ir;
 pub mod layout;
+pub mod legalize;
 mod lower;
 pub mod mem2reg;
 pub mod naga_out;
@@ -306,6 +307,7 @@ fn lower(
     }
     differentiate(&mut module, &mut requests)?;
     autodiff::pairs::run(&mut module);
+    legalize::run(&mut module);
     check(&module, &[])?;
     layout::run(&mut module);
     check(&module, &[])?;

@@ -357,7 +357,14 @@ impl<'db> ModuleLowerer<'db> {
     /// The IR type of a semantic type.
     fn lower_ty(&mut self, ty: &Ty, at: Option<TextRange>) -> R<TypeId> {
         let scalar = |s: Scalar| match s {
-            Scalar::Bool | Scalar::Int32 | Scalar::UInt32 | Scalar::Float | Scalar::Half => Ok(s),
+            Scalar::Bool
+            | Scalar::Int32
+            | Scalar::UInt32
+            | Scalar::Float
+            | Scalar::Half
+            | Scalar::Double
+            | Scalar::Int64
+            | Scalar::UInt64 => Ok(s),
             _ => err(at, format!("the scalar type `{}` is not supported by code generation yet", s.name())),
         };
         Ok(match ty {
@@ -2706,7 +2713,17 @@ impl FnLower<'_, '_> {
                 let v = self.expr(inner)?;
                 let t = self.expr_ty(e)?;
                 let v = self.coerce(v, t)?;
-                Ok(self.emit(Op::Unary(UnaryOp::Neg, v), t))
+                // A negative literal is a constant (WGSL's constant
+                // evaluation cannot convert `-(3i)` to a 64-bit type).
+                match self.b.func.op(v) {
+                    Some(&Op::Const(Const::Int(i))) if matches!(self.ty(t), Type::Scalar(_)) => {
+                        Ok(self.konst(Const::Int(-i), t))
+                    }
+                    Some(&Op::Const(Const::Float(f))) if matches!(self.ty(t), Type::Scalar(_)) => {
+                        Ok(self.konst(Const::Float(-f), t))
+                    }
+                    _ => Ok(self.emit(Op::Unary(UnaryOp::Neg, v), t)),
+                }
             }
             SyntaxKind::BANG => {
                 let v = self.expr(inner)?;

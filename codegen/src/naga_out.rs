@@ -96,7 +96,9 @@ pub fn validate(module: naga::Module) -> Result<Validated, CodegenError> {
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::SHADER_FLOAT16
             | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32
-            | naga::valid::Capabilities::SHADER_FLOAT32_ATOMIC,
+            | naga::valid::Capabilities::SHADER_FLOAT32_ATOMIC
+            | naga::valid::Capabilities::FLOAT64
+            | naga::valid::Capabilities::SHADER_INT64,
     );
     match validator.validate(&module) {
         Ok(info) => Ok(Validated { module, info }),
@@ -174,6 +176,12 @@ fn write_unchecked(v: &Validated, target: Target, entry: &str) -> Result<crate::
             crate::Output::Text(text)
         }
         Target::Msl => {
+            if v.module.types.iter().any(|(_, t)| {
+                matches!(t.inner, naga::TypeInner::Scalar(s) | naga::TypeInner::Vector { scalar: s, .. }
+                    if s.kind == naga::ScalarKind::Float && s.width == 8)
+            }) {
+                return Err(CodegenError { range: None, message: "MSL: Metal has no 64-bit float type".into() });
+            }
             // Metal 2.1 (macOS 10.14, iOS 12): `reverse_bits` and other
             // built-ins need it.
             let options = naga::back::msl::Options { lang_version: (2, 1), ..Default::default() };
@@ -225,6 +233,9 @@ fn naga_scalar(s: Scalar) -> naga::Scalar {
         Scalar::Int32 => naga::Scalar::I32,
         Scalar::UInt32 => naga::Scalar::U32,
         Scalar::Half => naga::Scalar::F16,
+        Scalar::Double => naga::Scalar::F64,
+        Scalar::Int64 => naga::Scalar::I64,
+        Scalar::UInt64 => naga::Scalar::U64,
         _ => naga::Scalar::F32,
     }
 }
@@ -390,8 +401,11 @@ fn literal(c: Const, s: Option<Scalar>) -> naga::Literal {
     match (c, s.unwrap_or(Scalar::Float)) {
         (Const::Bool(b), _) => naga::Literal::Bool(b),
         (Const::Float(f), Scalar::Half) => naga::Literal::F16(half::f16::from_f64(f)),
+        (Const::Float(f), Scalar::Double) => naga::Literal::F64(f),
         (Const::Float(f), _) => naga::Literal::F32(f as f32),
         (Const::Int(i), Scalar::UInt32) => naga::Literal::U32(i as u32),
+        (Const::Int(i), Scalar::Int64) => naga::Literal::I64(i),
+        (Const::Int(i), Scalar::UInt64) => naga::Literal::U64(i as u64),
         (Const::Int(i), _) => naga::Literal::I32(i as i32),
     }
 }

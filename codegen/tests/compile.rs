@@ -1048,3 +1048,72 @@ float f(float x, float y)
     assert!(primal_ctx.contains("sin(") && !primal_ctx.contains("cos("), "{e}");
     assert!(primal_ctx.contains("f_Intermediates"), "{e}");
 }
+
+/// `legalize`: `sin` on a double — the user's and the one the derivative
+/// rules emit (`cos` for d sin) — is computed in `float`, between
+/// conversions; `sqrt` (which Vulkan has for doubles) stays.
+#[test]
+fn double_transcendentals_are_computed_in_float() {
+    check_ir(
+        r#"
+RWStructuredBuffer<float> output;
+[Differentiable]
+double f(double x) { return sin(x) + sqrt(x); }
+[numthreads(1, 1, 1)]
+void computeMain()
+{
+    output[0] = float(fwd_diff(f)(diffPair(0.5lf, 1.0lf)).d);
+}
+"#,
+        expect![[r#"
+            global g0 output: float[] [set 0, binding 0, read_write]
+
+            [numthreads(1, 1, 1)]
+            func computeMain() -> void {
+            b0:
+              %0: double = const 0.5
+              %1: double = const 1.0
+              %2: DiffPair_double = construct %0, %1
+              %3: DiffPair_double = call s_fwd_f(%2)
+              %4: double = extract %3, 1
+              %5: float = convert %4
+              %6: Ptr<float[], storage> = global output
+              %7: int = const 0
+              %8: Ptr<float, storage> = element_addr %6, %7
+              store %8, %5
+              return
+            }
+
+            func f(x: double) -> double {
+            b0(%0: double):
+              %8: float = convert %0
+              %9: float = sin(%8)
+              %4: double = convert %9
+              %6: double = sqrt(%0)
+              %7: double = add %4, %6
+              return %7
+            }
+
+            func s_fwd_f(x: DiffPair_double) -> DiffPair_double {
+            b0(%0: DiffPair_double):
+              %1: double = extract %0, 0
+              %2: double = extract %0, 1
+              %13: float = convert %1
+              %14: float = sin(%13)
+              %3: double = convert %14
+              %15: float = convert %1
+              %16: float = cos(%15)
+              %4: double = convert %16
+              %5: double = mul %4, %2
+              %6: double = sqrt(%1)
+              %7: double = div %2, %6
+              %8: double = const 0.5
+              %9: double = mul %8, %7
+              %10: double = add %3, %6
+              %11: double = add %5, %9
+              %12: DiffPair_double = construct %10, %11
+              return %12
+            }
+        "#]],
+    );
+}

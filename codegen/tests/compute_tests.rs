@@ -64,6 +64,14 @@ fn all_compute_tests_validate_for_every_target() {
         for target in TARGETS {
             if let Err(errors) = compile(db, file, entry, target) {
                 let messages: Vec<String> = errors.iter().map(|e| e.message.clone()).collect();
+                // The targets without 64-bit types (GLSL's integers, Metal's
+                // floats) say so.
+                if matches!(target, Target::Glsl | Target::Msl)
+                    && messages.iter().all(|m| m.contains("has no 64-bit"))
+                    && text.contains("int64_t")
+                {
+                    continue;
+                }
                 failures.push(format!("{} ({target:?}): {}", path.display(), messages.join("; ")));
             }
         }
