@@ -229,7 +229,7 @@ impl<'db> DeclCtx<'db> {
                     ("matrix", true, true) => return Ty::Matrix(Scalar::Float, 4, 4),
                     _ => {}
                 }
-                let args = args
+                let mut args: Vec<Ty> = args
                     .iter()
                     .map(|a| match a {
                         GenericArgRef::Type(t) => self.resolve(t),
@@ -237,6 +237,22 @@ impl<'db> DeclCtx<'db> {
                         GenericArgRef::Value(None) => Ty::Unknown,
                     })
                     .collect();
+                // Defaults of the parameters not given (`Texture2D` is
+                // `Texture2D<float4>`).
+                for g in item.generic_params.iter().skip(args.len()) {
+                    let node = crate::hir::def_node(db, DefId::new(db, d.file, g.ast_index));
+                    let default = node.as_ref().and_then(|n| {
+                        n.children_with_tokens().any(|t| t.kind() == SyntaxKind::EQ).then_some(())?;
+                        slang_syntax::ast::GenericTypeParam::cast(n.clone())?.types().last()
+                    });
+                    match default {
+                        Some(t) => {
+                            let t = crate::hir::lower_type(Some(t));
+                            args.push(DeclCtx::for_def(db, def).resolve(&t));
+                        }
+                        None => break,
+                    }
+                }
                 Ty::Adt { def, name, args }
             }
             ItemKind::Typealias | ItemKind::Typedef => {

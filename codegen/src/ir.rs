@@ -89,6 +89,9 @@ pub enum AddressSpace {
     Workgroup,
     /// `static` globals, one per thread.
     Private,
+    /// Textures and samplers (opaque handles: loading the global gives
+    /// the handle).
+    Handle,
 }
 
 impl AddressSpace {
@@ -127,6 +130,58 @@ pub enum Type {
         primal: TypeId,
         diff: TypeId,
     },
+    /// A read-only texture (`Texture2D<T>` …) of `scalar` texels (up to
+    /// four components; reads give four).
+    Texture(TextureShape, Scalar),
+    /// `SamplerState`.
+    Sampler,
+}
+
+/// The dimensions of a texture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TextureShape {
+    D1,
+    D2,
+    D3,
+    Cube,
+}
+
+impl TextureShape {
+    /// Components of a sampling coordinate (`float2` for `D2` …), of a
+    /// size query (`uint2` …).
+    pub fn coordinate_size(self) -> u8 {
+        match self {
+            TextureShape::D1 => 1,
+            TextureShape::D2 => 2,
+            TextureShape::D3 | TextureShape::Cube => 3,
+        }
+    }
+
+    /// The Slang type name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextureShape::D1 => "Texture1D",
+            TextureShape::D2 => "Texture2D",
+            TextureShape::D3 => "Texture3D",
+            TextureShape::Cube => "TextureCube",
+        }
+    }
+}
+
+/// What an [`Op::Texture`] does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TextureOp {
+    /// `(texture, sampler, coordinate, level)`: the filtered texel at an
+    /// explicit mip level (`SampleLevel`; `Sample` in compute shaders is
+    /// level 0); four components.
+    SampleLevel,
+    /// `(texture, integer coordinate, level)`: one texel (`Load`,
+    /// `t[i]`); four components.
+    Load,
+    /// `(texture, level)`: the size of a mip level (`uint`s).
+    Size,
+    /// `(texture)`: the number of mip levels.
+    Levels,
 }
 
 /// The synthesized `Differential` of a struct: its type and, for each
@@ -241,7 +296,7 @@ impl Types {
             }
             Type::Struct { .. } => self.struct_diff(id).map(|d| d.ty),
             Type::DifferentialPair { diff, .. } => self.pair(diff),
-            Type::Void | Type::RuntimeArray(_) | Type::Ptr(..) => None,
+            Type::Void | Type::RuntimeArray(_) | Type::Ptr(..) | Type::Texture(..) | Type::Sampler => None,
         }
     }
 
@@ -284,6 +339,9 @@ impl Types {
             Type::Ptr(t, AddressSpace::Workgroup) => format!("Ptr<{}, groupshared>", self.display(*t)),
             Type::Ptr(t, AddressSpace::Private) => format!("Ptr<{}, static>", self.display(*t)),
             Type::DifferentialPair { primal, .. } => format!("DifferentialPair<{}>", self.display(*primal)),
+            Type::Texture(shape, s) => format!("{}<{}>", shape.name(), s.name()),
+            Type::Sampler => "SamplerState".into(),
+            Type::Ptr(t, AddressSpace::Handle) => format!("Ptr<{}, handle>", self.display(*t)),
         }
     }
 }
@@ -551,6 +609,8 @@ pub enum Op {
         value: ValueId,
         compare: Option<ValueId>,
     },
+    /// A texture read or query; operands as [`TextureOp`] says.
+    Texture(TextureOp, Vec<ValueId>),
 }
 
 impl Op {
@@ -578,7 +638,7 @@ impl Op {
                 [Some(*ptr), Some(*value), *compare].into_iter().flatten().collect()
             }
             Op::Select(a, b, c) => vec![*a, *b, *c],
-            Op::Construct(args) | Op::Intrinsic(_, args) | Op::Call(_, args) => args.clone(),
+            Op::Construct(args) | Op::Intrinsic(_, args) | Op::Call(_, args) | Op::Texture(_, args) => args.clone(),
         }
     }
 
@@ -615,7 +675,7 @@ impl Op {
                 *b = f(*b);
                 *c = f(*c);
             }
-            Op::Construct(args) | Op::Intrinsic(_, args) | Op::Call(_, args) => {
+            Op::Construct(args) | Op::Intrinsic(_, args) | Op::Call(_, args) | Op::Texture(_, args) => {
                 for a in args {
                     *a = f(*a);
                 }

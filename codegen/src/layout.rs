@@ -95,7 +95,7 @@ pub fn align_size(types: &Types, t: TypeId, rules: Rules) -> (u32, u32) {
             }
             (align, round_up(offset, align))
         }
-        Type::Void | Type::Ptr(..) | Type::DifferentialPair { .. } => (4, 0),
+        Type::Void | Type::Ptr(..) | Type::DifferentialPair { .. } | Type::Texture(..) | Type::Sampler => (4, 0),
     }
 }
 

@@ -2008,6 +2008,9 @@ impl FnLower<'_, '_> {
                 if let Some(f) = self.accessor(e, false)? {
                     return self.call_function(f, &[CallArg::Expr(base), CallArg::Expr(index)]);
                 }
+                if let Some(v) = self.texture_index(e, base, index)? {
+                    return Ok(v);
+                }
                 if !self.rooted_in_local(e) {
                     if let Some(p) = self.place(e)? {
                         return Ok(self.load(p));
@@ -3337,7 +3340,10 @@ impl FnLower<'_, '_> {
             }
             _ => match self.buffer_method(e, receiver, name, args)? {
                 Some(v) => Ok(v),
-                None => self.error("method calls are not supported by code generation yet"),
+                None => match self.texture_method(e, receiver, name, args)? {
+                    Some(v) => Ok(v),
+                    None => self.error("method calls are not supported by code generation yet"),
+                },
             },
         }
     }

@@ -25,8 +25,8 @@ use slang_analysis::ty::Scalar;
 use slang_analysis::{TextRange, TextSize};
 
 use crate::ir::{
-    self, AddressSpace, BinaryOp, BlockId, Builtin, Const, FuncId, Function, GlobalId, Intrinsic, Module, Op, Type,
-    TypeId, UnaryOp, ValueId, ValueKind,
+    self, AddressSpace, BinaryOp, BlockId, Builtin, Const, FuncId, Function, GlobalId, Intrinsic, Module, Op,
+    TextureOp, Type, TypeId, UnaryOp, ValueId, ValueKind,
 };
 use crate::structure::{structure, Node};
 use crate::{CodegenError, Target};
@@ -261,7 +261,9 @@ impl ModuleBuilder<'_> {
         let mut layouter = naga::proc::Layouter::default();
         for (id, ty) in self.ir.types.iter() {
             let inner = match ty {
-                Type::Void => continue,
+                // (A texture or sampler global is its handle: no pointer.)
+                Type::Void | Type::Ptr(_, AddressSpace::Handle) => continue,
+                Type::Ptr(t, _) if matches!(self.ir.types.get(*t), Type::Texture(..) | Type::Sampler) => continue,
                 Type::Scalar(s) => naga::TypeInner::Scalar(naga_scalar(*s)),
                 Type::Vector(s, n) => naga::TypeInner::Vector { size: vector_size(*n), scalar: naga_scalar(*s) },
                 Type::Matrix { scalar, rows, cols } => naga::TypeInner::Matrix {
@@ -298,6 +300,17 @@ impl ModuleBuilder<'_> {
                     }
                     naga::TypeInner::Struct { members, span: align.round_up(offset.max(1)) }
                 }
+                Type::Texture(shape, s) => naga::TypeInner::Image {
+                    dim: match shape {
+                        ir::TextureShape::D1 => naga::ImageDimension::D1,
+                        ir::TextureShape::D2 => naga::ImageDimension::D2,
+                        ir::TextureShape::D3 => naga::ImageDimension::D3,
+                        ir::TextureShape::Cube => naga::ImageDimension::Cube,
+                    },
+                    arrayed: false,
+                    class: naga::ImageClass::Sampled { kind: naga_scalar(*s).kind, multi: false },
+                },
+                Type::Sampler => naga::TypeInner::Sampler { comparison: false },
                 Type::Ptr(t, space) => naga::TypeInner::Pointer { base: self.types[t], space: naga_space(*space) },
                 Type::DifferentialPair { .. } => {
                     return Err(CodegenError {
@@ -427,6 +440,7 @@ fn naga_space(space: AddressSpace) -> naga::AddressSpace {
         AddressSpace::Uniform => naga::AddressSpace::Uniform,
         AddressSpace::Workgroup => naga::AddressSpace::WorkGroup,
         AddressSpace::Private => naga::AddressSpace::Private,
+        AddressSpace::Handle => naga::AddressSpace::Handle,
     }
 }
 
@@ -792,7 +806,38 @@ impl<'a> FnBuilder<'a> {
             }
             Op::Global(g) => E::GlobalVariable(self.globals[g.index()]),
             Op::ArrayLength(p) => E::ArrayLength(self.use_value(*p, block)?),
+            // A texture or sampler global is its handle.
+            Op::Load(p) if matches!(self.ir_ty(*p), Type::Ptr(_, AddressSpace::Handle)) => {
+                return self.use_value(*p, block)
+            }
             Op::Load(p) => E::Load { pointer: self.use_value(*p, block)? },
+            Op::Texture(op, args) => {
+                let a = args.iter().map(|&x| self.use_value(x, block)).collect::<Result<Vec<_>, _>>()?;
+                match op {
+                    TextureOp::SampleLevel => E::ImageSample {
+                        image: a[0],
+                        sampler: a[1],
+                        gather: None,
+                        coordinate: a[2],
+                        array_index: None,
+                        offset: None,
+                        level: naga::SampleLevel::Exact(a[3]),
+                        depth_ref: None,
+                        clamp_to_edge: false,
+                    },
+                    TextureOp::Load => E::ImageLoad {
+                        image: a[0],
+                        coordinate: a[1],
+                        array_index: None,
+                        sample: None,
+                        level: Some(a[2]),
+                    },
+                    TextureOp::Size => {
+                        E::ImageQuery { image: a[0], query: naga::ImageQuery::Size { level: Some(a[1]) } }
+                    }
+                    TextureOp::Levels => E::ImageQuery { image: a[0], query: naga::ImageQuery::NumLevels },
+                }
+            }
             Op::FieldAddr(p, i) | Op::Extract(p, i) => E::AccessIndex { base: self.use_value(*p, block)?, index: *i },
             Op::ElementAddr(p, i) => E::Access { base: self.use_value(*p, block)?, index: self.use_value(*i, block)? },
             Op::ExtractDynamic(a, i) => {

@@ -5,7 +5,8 @@
 use std::fmt::Write;
 
 use crate::ir::{
-    AddressSpace, BlockId, Const, Function, Module, Op, ParamDir, Terminator, Type, Types, UnaryOp, ValueId, ValueKind,
+    AddressSpace, BlockId, Const, Function, Module, Op, ParamDir, Terminator, TextureOp, Type, Types, UnaryOp, ValueId,
+    ValueKind,
 };
 use crate::structure::{structure, Node};
 
@@ -20,6 +21,7 @@ pub fn print_module(module: &Module) -> String {
             AddressSpace::Workgroup => "groupshared",
             AddressSpace::Private => "static",
             AddressSpace::Function => "function",
+            AddressSpace::Handle => "handle",
         };
         let binding = g.binding.map(|(set, b)| format!("set {set}, binding {b}, ")).unwrap_or_default();
         writeln!(out, "global g{i} {}: {} [{binding}{space}]", g.name, module.types.display(g.ty)).unwrap();
@@ -108,6 +110,7 @@ fn op_text(module: &Module, op: &Op) -> String {
         Op::FieldAddr(p, i) => format!("field_addr {p}, {i}"),
         Op::ElementAddr(p, i) => format!("element_addr {p}, {i}"),
         Op::Detach(a) => format!("detach {a}"),
+        Op::Texture(op, args) => format!("texture_{} {}", format!("{op:?}").to_lowercase(), list(args)),
         Op::Atomic { op, ptr, value, compare } => match compare {
             Some(c) => format!("atomic {} {ptr}, {c}, {value}", format!("{op:?}").to_lowercase()),
             None => format!("atomic {} {ptr}, {value}", format!("{op:?}").to_lowercase()),
@@ -375,6 +378,15 @@ impl SlangPrinter<'_> {
             Op::ExtractDynamic(a, i) => format!("{}[{}]", e(a), e(i)),
             Op::ArrayLength(p) => format!("{}.getCount()", e(p)),
             Op::Barrier(b) => format!("{b:?}MemoryBarrierWithGroupSync()"),
+            Op::Texture(op, args) => {
+                let a: Vec<String> = args.iter().map(e).collect();
+                match op {
+                    TextureOp::SampleLevel => format!("{}.SampleLevel({}, {}, {})", a[0], a[1], a[2], a[3]),
+                    TextureOp::Load => format!("{}.Load({}, {})", a[0], a[1], a[2]),
+                    TextureOp::Size => format!("{}.GetDimensions({})", a[0], a[1]),
+                    TextureOp::Levels => format!("{}.GetLevels()", a[0]),
+                }
+            }
             Op::Atomic { op, ptr, value, compare } => {
                 let compare = compare.map(|c| format!("{}, ", e(&c))).unwrap_or_default();
                 format!("Interlocked{op:?}({}, {compare}{})", e(ptr), e(value))

@@ -16,8 +16,8 @@ use std::fmt;
 use slang_analysis::ty::Scalar;
 
 use crate::ir::{
-    AddressSpace, BinaryOp, BlockId, FuncId, Function, Module, Op, ParamDir, Terminator, Type, TypeId, ValueId,
-    ValueKind,
+    AddressSpace, BinaryOp, BlockId, FuncId, Function, Module, Op, ParamDir, Terminator, TextureOp, TextureShape, Type,
+    TypeId, ValueId, ValueKind,
 };
 use crate::structure::structure;
 
@@ -459,6 +459,41 @@ impl Validator<'_> {
                     .then(|| format!("array_length of {p}, which is not a buffer's runtime array"))
             }
             Op::Barrier(_) => (!matches!(types.get(result), Type::Void)).then(|| "a barrier has no value".into()),
+            Op::Texture(op, args) => {
+                let shape = args.first().and_then(|&a| match types.get(t(a)) {
+                    Type::Texture(shape, _) => Some(*shape),
+                    _ => None,
+                });
+                let scalar = |x: ValueId| types.scalar_of(t(x));
+                let size = |x: ValueId| match types.get(t(x)) {
+                    Type::Scalar(_) => 1,
+                    Type::Vector(_, n) => *n,
+                    _ => 0,
+                };
+                let result_size = size(v);
+                match (op, shape, args.as_slice()) {
+                    (_, None, _) => Some("a texture operation on something that is not a texture".into()),
+                    (TextureOp::SampleLevel, Some(s), &[_, sampler, c, l]) => (types.get(t(sampler)) != &Type::Sampler
+                        || scalar(c) != Some(Scalar::Float)
+                        || size(c) != s.coordinate_size()
+                        || scalar(l) != Some(Scalar::Float)
+                        || result_size != 4)
+                        .then(|| "SampleLevel takes a sampler, float coordinates and a float level".into()),
+                    (TextureOp::Load, Some(s), &[_, c, l]) => (!matches!(scalar(c), Some(Scalar::Int32))
+                        || size(c) != s.coordinate_size()
+                        || scalar(l) != Some(Scalar::Int32)
+                        || result_size != 4)
+                        .then(|| "Load takes int coordinates and an int level".into()),
+                    (TextureOp::Size, Some(s), &[_, l]) => (scalar(l) != Some(Scalar::Int32)
+                        || scalar(v) != Some(Scalar::UInt32)
+                        || result_size != s.coordinate_size().min(if s == TextureShape::Cube { 2 } else { 3 }))
+                    .then(|| "a size query gives uints".into()),
+                    (TextureOp::Levels, Some(_), &[_]) => {
+                        (types.get(result) != &Type::Scalar(Scalar::UInt32)).then(|| "a level count is a uint".into())
+                    }
+                    _ => Some("wrong operands for a texture operation".into()),
+                }
+            }
             Op::Atomic { ptr, value, compare, .. } => match types.pointee(t(*ptr)) {
                 Some((
                     _,

@@ -258,9 +258,14 @@ impl Transcriber<'_> {
         primal_op.map_operands(|o| self.primal[o.index()].expect("operands are transcribed before their uses"));
         let (p, d) = match op {
             // (An atomic's old value is read from shared memory: no derivative.)
-            Op::Const(_) | Op::Global(_) | Op::ArrayLength(_) | Op::Barrier(_) | Op::Atomic { .. } => {
-                (self.inst(primal_op, ty), None)
-            }
+            // (Texture reads are not differentiable: custom derivatives
+            // say what they mean.)
+            Op::Const(_)
+            | Op::Global(_)
+            | Op::ArrayLength(_)
+            | Op::Barrier(_)
+            | Op::Atomic { .. }
+            | Op::Texture(..) => (self.inst(primal_op, ty), None),
             Op::Unary(u, a) => {
                 let p = self.inst(primal_op, ty);
                 let d = match u {

@@ -39,7 +39,12 @@ fn lower_type(old: &Types, out: &mut Types, map: &mut HashMap<TypeId, TypeId>, i
     }
     let mut sub = |t: TypeId| lower_type(old, out, map, t);
     let ty = match old.get(id).clone() {
-        t @ (Type::Void | Type::Scalar(_) | Type::Vector(..) | Type::Matrix { .. }) => t,
+        t @ (Type::Void
+        | Type::Scalar(_)
+        | Type::Vector(..)
+        | Type::Matrix { .. }
+        | Type::Texture(..)
+        | Type::Sampler) => t,
         Type::Array(e, n) => Type::Array(sub(e), n),
         Type::RuntimeArray(e) => Type::RuntimeArray(sub(e)),
         Type::Struct { name, fields } => {

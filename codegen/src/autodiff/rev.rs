@@ -2245,7 +2245,14 @@ fn activity(f: &Function, module: &mut Module) -> Vec<bool> {
             for &i in &block.insts {
                 let Some(op) = f.op(i) else { continue };
                 match op {
-                    Op::Const(_) | Op::Var | Op::Global(_) | Op::Detach(_) | Op::Barrier(_) => {}
+                    // (Texture reads and atomics carry no derivative.)
+                    Op::Const(_)
+                    | Op::Var
+                    | Op::Global(_)
+                    | Op::Detach(_)
+                    | Op::Barrier(_)
+                    | Op::Texture(..)
+                    | Op::Atomic { .. } => {}
                     Op::FieldAddr(..) | Op::ElementAddr(..) | Op::ArrayLength(_) => {}
                     Op::Load(p) => {
                         let b = base(*p);

@@ -71,7 +71,9 @@ impl Emit<'_> {
                 let parts = vec![self.zero(primal), self.zero(diff)];
                 self.inst(Op::Construct(parts), ty)
             }
-            Type::Void | Type::RuntimeArray(_) | Type::Ptr(..) => unreachable!("no zero of a non-value type"),
+            Type::Void | Type::RuntimeArray(_) | Type::Ptr(..) | Type::Texture(..) | Type::Sampler => {
+                unreachable!("no zero of a non-value type")
+            }
         }
     }
 
@@ -175,7 +177,7 @@ impl Emit<'_> {
             Type::Array(e, n) => vec![e; n as usize],
             Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
             Type::DifferentialPair { primal, diff } => vec![primal, diff],
-            Type::Void | Type::RuntimeArray(_) | Type::Ptr(..) => return None,
+            Type::Void | Type::RuntimeArray(_) | Type::Ptr(..) | Type::Texture(..) | Type::Sampler => return None,
         };
         let mut out = Vec::new();
         for (k, pt) in parts.into_iter().enumerate() {

@@ -17,7 +17,7 @@
 //! memory layout later.
 
 use super::*;
-use crate::ir::{AtomicOp, Barrier, ConstValue};
+use crate::ir::{AtomicOp, Barrier, ConstValue, TextureOp, TextureShape};
 use crate::layout::{self, Rules};
 
 /// The shader parameters of a file, in binding order.
@@ -41,12 +41,15 @@ pub(super) fn param_block_of(ty: &Ty) -> Option<&Ty> {
     }
 }
 
-/// The buffer types, by the name of the resource type.
+/// The resource types (buffers, read-only textures, samplers), by the
+/// name of the resource type.
 #[derive(Clone, Copy)]
 pub(super) enum Resource {
     Structured { writable: bool },
     ByteAddress { writable: bool },
     Constant,
+    Texture(TextureShape),
+    Sampler,
 }
 
 pub(super) fn resource_of(ty: &Ty) -> Option<(Resource, Option<&Ty>)> {
@@ -57,6 +60,11 @@ pub(super) fn resource_of(ty: &Ty) -> Option<(Resource, Option<&Ty>)> {
         "RWByteAddressBuffer" => (Resource::ByteAddress { writable: true }, None),
         "ByteAddressBuffer" => (Resource::ByteAddress { writable: false }, None),
         "ConstantBuffer" => (Resource::Constant, args.first()),
+        "Texture1D" => (Resource::Texture(TextureShape::D1), args.first()),
+        "Texture2D" => (Resource::Texture(TextureShape::D2), args.first()),
+        "Texture3D" => (Resource::Texture(TextureShape::D3), args.first()),
+        "TextureCube" => (Resource::Texture(TextureShape::Cube), args.first()),
+        "SamplerState" => (Resource::Sampler, None),
         _ => return None,
     })
 }
@@ -286,6 +294,23 @@ impl ModuleLowerer<'_> {
                 (self.intern(Type::RuntimeArray(word)), AddressSpace::Storage { writable })
             }
             (Resource::Constant, Some(t)) => (self.lower_ty(t, at)?, AddressSpace::Uniform),
+            (Resource::Texture(shape), texel) => {
+                // (`Texture2D` alone holds `float4`s.)
+                let texel = match texel {
+                    Some(t) => self.lower_ty(t, at)?,
+                    None => self.intern(Type::Vector(Scalar::Float, 4)),
+                };
+                let scalar = match self.module.types.get(texel) {
+                    Type::Scalar(s) | Type::Vector(s, _) => *s,
+                    _ => Scalar::Bool,
+                };
+                if !matches!(scalar, Scalar::Float | Scalar::Int32 | Scalar::UInt32) {
+                    let shown = self.module.types.display(texel);
+                    return err(at, format!("textures of `{shown}` are not supported (float, int or uint texels)"));
+                }
+                (self.intern(Type::Texture(shape, scalar)), AddressSpace::Handle)
+            }
+            (Resource::Sampler, _) => (self.intern(Type::Sampler), AddressSpace::Handle),
             _ => return err(at, "a buffer without an element type"),
         })
     }
@@ -675,6 +700,137 @@ impl FnLower<'_, '_> {
             }
             _ => return Ok(None),
         }))
+    }
+
+    /// Methods of read-only textures: `SampleLevel`, `Sample` (level 0:
+    /// compute shaders have no implicit level of detail), `Load`,
+    /// `GetDimensions`; `None` when `receiver` is not a texture.
+    pub(super) fn texture_method(
+        &mut self,
+        e: ExprId,
+        receiver: ExprId,
+        name: &str,
+        args: &[ExprId],
+    ) -> R<Option<ValueId>> {
+        let Some((texture, shape)) = self.texture_value(receiver)? else { return Ok(None) };
+        let n = shape.coordinate_size();
+        let (float, int, uint) = (Scalar::Float, Scalar::Int32, Scalar::UInt32);
+        Ok(Some(match (name, args) {
+            ("SampleLevel", [s, uv, lod]) => {
+                let coord_ty = self.vector_of(float, n);
+                let (s, uv) = (self.expr(*s)?, self.expr_expecting(*uv, coord_ty)?);
+                let ft = self.t(Type::Scalar(float));
+                let lod = self.expr_expecting(*lod, ft)?;
+                self.texel(e, TextureOp::SampleLevel, vec![texture, s, uv, lod])?
+            }
+            ("Sample", [s, uv]) => {
+                let coord_ty = self.vector_of(float, n);
+                let (s, uv) = (self.expr(*s)?, self.expr_expecting(*uv, coord_ty)?);
+                let ft = self.t(Type::Scalar(float));
+                let zero = self.konst(Const::Float(0.0), ft);
+                self.texel(e, TextureOp::SampleLevel, vec![texture, s, uv, zero])?
+            }
+            ("Load", [location]) if shape != TextureShape::Cube => {
+                // The coordinates, then the mip level.
+                let lt = self.vector_of(int, n + 1);
+                let l = self.expr_expecting(*location, lt)?;
+                let ct = self.vector_of(int, n);
+                let coord = match n {
+                    1 => self.emit(Op::Extract(l, 0), ct),
+                    _ => self.emit(Op::Swizzle(l, (0..n).collect()), ct),
+                };
+                let it = self.t(Type::Scalar(int));
+                let level = self.emit(Op::Extract(l, n as u32), it);
+                self.texel(e, TextureOp::Load, vec![texture, coord, level])?
+            }
+            ("GetDimensions", outs) => {
+                // `([mip,] out width[, out height[, out depth]][, out levels])`.
+                let dims = n.min(if shape == TextureShape::Cube { 2 } else { 3 });
+                let (level, outs) = match outs.len() as u8 {
+                    k if k == dims => (None, outs),
+                    k if k == dims + 2 => (Some(outs[0]), &outs[1..]),
+                    _ => {
+                        return self
+                            .error(format!("wrong number of arguments for `GetDimensions` of a {}", shape.name()))
+                    }
+                };
+                let it = self.t(Type::Scalar(int));
+                let level = match level {
+                    Some(l) => self.expr_expecting(l, it)?,
+                    None => self.konst(Const::Int(0), it),
+                };
+                let st = self.vector_of(uint, dims);
+                let size = self.emit(Op::Texture(TextureOp::Size, vec![texture, level]), st);
+                let ut = self.t(Type::Scalar(uint));
+                for (k, &target) in outs.iter().enumerate() {
+                    let v = match k as u8 {
+                        k if k < dims && dims == 1 => size,
+                        k if k < dims => self.emit(Op::Extract(size, k as u32), ut),
+                        _ => self.emit(Op::Texture(TextureOp::Levels, vec![texture]), ut),
+                    };
+                    let tt = self.expr_ty(target)?;
+                    let v = self.coerce(v, tt)?;
+                    self.assign_to(target, v)?;
+                }
+                size
+            }
+            _ => return self.error(format!("`{}.{name}` with these arguments is not supported yet", shape.name())),
+        }))
+    }
+
+    /// `t[i]` of a texture: the texel at integer coordinates, level 0.
+    pub(super) fn texture_index(&mut self, e: ExprId, base: ExprId, index: ExprId) -> R<Option<ValueId>> {
+        let Some((texture, shape)) = self.texture_value(base)? else { return Ok(None) };
+        let int = Scalar::Int32;
+        let ct = self.vector_of(int, shape.coordinate_size());
+        let coord = self.expr_expecting(index, ct)?;
+        let it = self.t(Type::Scalar(int));
+        let level = self.konst(Const::Int(0), it);
+        self.texel(e, TextureOp::Load, vec![texture, coord, level]).map(Some)
+    }
+
+    /// The texture `e` names (a texture global, or a parameter bound to
+    /// one), and its shape.
+    fn texture_value(&mut self, e: ExprId) -> R<Option<(ValueId, TextureShape)>> {
+        let ty = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        if !matches!(resource_of(&ty), Some((Resource::Texture(_), _))) {
+            return Ok(None);
+        }
+        let v = self.expr(e)?;
+        match *self.ty(self.ty_of(v)) {
+            Type::Texture(shape, _) => Ok(Some((v, shape))),
+            _ => self.error("a texture that code generation cannot reach"),
+        }
+    }
+
+    /// A four-component texel read, as the type of expression `e` (the
+    /// texture's texel type).
+    fn texel(&mut self, e: ExprId, op: TextureOp, args: Vec<ValueId>) -> R<ValueId> {
+        let Type::Texture(_, scalar) = *self.ty(self.ty_of(args[0])) else { unreachable!("checked by the caller") };
+        let t4 = self.vector_of(scalar, 4);
+        let texel = self.emit(Op::Texture(op, args), t4);
+        let result = self.expr_ty(e)?;
+        let st = self.t(Type::Scalar(scalar));
+        match *self.ty(result) {
+            Type::Vector(_, 4) => self.coerce(texel, result),
+            Type::Vector(_, k) => {
+                let vt = self.vector_of(scalar, k);
+                let v = self.emit(Op::Swizzle(texel, (0..k).collect()), vt);
+                self.coerce(v, result)
+            }
+            _ => {
+                let v = self.emit(Op::Extract(texel, 0), st);
+                self.coerce(v, result)
+            }
+        }
+    }
+
+    /// `scalar` or a vector of `n` of them.
+    fn vector_of(&mut self, scalar: Scalar, n: u8) -> TypeId {
+        match n {
+            1 => self.t(Type::Scalar(scalar)),
+            _ => self.t(Type::Vector(scalar, n)),
+        }
     }
 
     /// A pointer to the `k`th 32-bit word from the byte address `a` (a

@@ -104,9 +104,91 @@ pub enum Input {
     /// field by field, in declaration order (`values[i]` for the `i`th
     /// field).
     Struct { line: usize, name: String, ty: String, values: Vec<FieldValue> },
-    /// A form this runner cannot bind (textures, samplers, struct
-    /// initialisers, dotted paths...), or malformed data; the text says why.
+    /// `Texture2D(size=4, content=one):name t` (and 1D, 3D, Cube).
+    Texture(TextureInput),
+    /// `Sampler:name s`.
+    Sampler { line: usize, name: String },
+    /// A form this runner cannot bind (writable textures, struct
+    /// initialisers nested, dotted paths...), or malformed data; the text
+    /// says why.
     Unsupported { line: usize, reason: String },
+}
+
+/// The dimensions of a texture input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextureDim {
+    D1,
+    D2,
+    D3,
+    Cube,
+}
+
+/// What a texture input holds (Slang's runner's `content=`), as RGBA8
+/// texels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextureContent {
+    Zero,
+    One,
+    /// Red from `x / (size - 1)`, green from `y`, blue from `z` (each
+    /// times 255, truncated); alpha 1. The default.
+    Gradient,
+    /// White where the half-size quadrant parities differ, else grey
+    /// (0x80).
+    ChessBoard,
+}
+
+/// A read-only texture input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextureInput {
+    pub line: usize,
+    pub name: String,
+    pub dim: TextureDim,
+    /// Width (and height, depth) of level 0.
+    pub size: u32,
+    pub content: TextureContent,
+    /// Mip levels (`mipMaps=`; the full chain when not given).
+    pub mip_levels: u32,
+}
+
+impl TextureInput {
+    /// The texels of mip level `level` (of each of the six faces, one after
+    /// the other, for a cube), RGBA8.
+    pub fn level_data(&self, level: u32) -> Vec<u8> {
+        let size = (self.size >> level).max(1);
+        let (h, d) = match self.dim {
+            TextureDim::D1 => (1, 1),
+            TextureDim::D2 => (size, 1),
+            TextureDim::D3 => (size, size),
+            TextureDim::Cube => (size, 6),
+        };
+        let mut out = Vec::with_capacity((size * h * d * 4) as usize);
+        let unit = |v: u32| if size > 1 { (v as f32 / (size - 1) as f32 * 255.0) as u8 } else { 0 };
+        for z in 0..d {
+            for y in 0..h {
+                for x in 0..size {
+                    let texel = match self.content {
+                        TextureContent::Zero => [0, 0, 0, 0],
+                        TextureContent::One => [255; 4],
+                        TextureContent::Gradient => {
+                            let b = if self.dim == TextureDim::D3 { unit(z) } else { 0 };
+                            [unit(x), unit(y), b, 255]
+                        }
+                        TextureContent::ChessBoard => {
+                            let half = size >> 1;
+                            let sig = (x < half) ^ (y < half) ^ (self.dim == TextureDim::D3 && z < half);
+                            if sig {
+                                [255; 4]
+                            } else {
+                                [0x80, 0x80, 0x80, 255]
+                            }
+                        }
+                    };
+                    out.extend_from_slice(&texel);
+                }
+            }
+        }
+        out
+    }
 }
 
 /// One value of a `new Type{ … }` input.
@@ -215,11 +297,26 @@ fn parse_input(body: &str, line: usize) -> Input {
         if let Some(rest) = value.strip_prefix("new ") {
             return struct_input(rest.trim(), path, line);
         }
+        if value == "Sampler" || value.starts_with("Sampler(") {
+            return Input::Sampler { line, name: path.to_string() };
+        }
         return match split_call(value) {
             Some((kind @ ("ubuffer" | "cbuffer" | "uniform"), opts, "")) => {
                 buffer_input(kind, opts, path.to_string(), out, line)
             }
+            Some(("Texture1D", opts, "")) => texture_input(TextureDim::D1, opts, &format!("name={path}"), line),
+            Some(("Texture2D", opts, "")) => texture_input(TextureDim::D2, opts, &format!("name={path}"), line),
+            Some(("Texture3D", opts, "")) => texture_input(TextureDim::D3, opts, &format!("name={path}"), line),
+            Some(("TextureCube", opts, "")) => texture_input(TextureDim::Cube, opts, &format!("name={path}"), line),
             _ => unsupported(format!("`set {path} = {value}`: only ubuffer/cbuffer values are supported")),
+        };
+    }
+    if let Some(rest) = body.strip_prefix("Sampler") {
+        // `Sampler:name s` (options, if any, are not used).
+        let tail = split_call(body).map_or(rest, |(_, _, tail)| tail);
+        return match input_name(tail) {
+            Some(name) => Input::Sampler { line, name },
+            None => unsupported("`Sampler` input without `name`".into()),
         };
     }
     // `<kind>(<opts>):[out,]name=<global>` (older syntax).
@@ -227,8 +324,19 @@ fn parse_input(body: &str, line: usize) -> Input {
         let word = body.split(|c: char| c == ':' || c == '(' || c.is_whitespace()).next().unwrap_or(body);
         return unsupported(format!("TEST_INPUT `{word}` is not supported"));
     };
+    if let Some(dim) = match kind {
+        "Texture1D" => Some(TextureDim::D1),
+        "Texture2D" => Some(TextureDim::D2),
+        "Texture3D" => Some(TextureDim::D3),
+        "TextureCube" => Some(TextureDim::Cube),
+        _ => None,
+    } {
+        return texture_input(dim, opts, tail, line);
+    }
     if !matches!(kind, "ubuffer" | "cbuffer" | "uniform") {
-        return unsupported(format!("TEST_INPUT `{kind}` (textures, samplers and other resources) is not supported"));
+        return unsupported(format!(
+            "TEST_INPUT `{kind}` is not supported (buffers, read-only textures and samplers are)"
+        ));
     }
     let mut out = false;
     let mut name = None;
@@ -246,6 +354,55 @@ fn parse_input(body: &str, line: usize) -> Input {
         return unsupported(format!("`name={name}`: inputs bound to array elements are not supported yet"));
     }
     buffer_input(kind, opts, name, out, line)
+}
+
+/// The global a `:name=x` / `:name x` tail names.
+fn input_name(tail: &str) -> Option<String> {
+    tail.trim_start_matches(':').split(',').map(str::trim).find_map(|flag| {
+        let n = flag.strip_prefix("name=").or_else(|| flag.strip_prefix("name "))?;
+        Some(n.trim().to_string()).filter(|n| !n.is_empty())
+    })
+}
+
+/// `Texture2D(size=4, content=one, mipMaps=1):name t`.
+fn texture_input(dim: TextureDim, opts: &str, tail: &str, line: usize) -> Input {
+    let unsupported = |reason: String| Input::Unsupported { line, reason };
+    let Some(name) = input_name(tail) else { return unsupported("texture input without `name`".into()) };
+    let mut input = TextureInput { line, name, dim, size: 4, content: TextureContent::Gradient, mip_levels: 0 };
+    for (key, value) in split_options(opts) {
+        match key {
+            "size" => match value.parse() {
+                Ok(s) if s > 0 && s <= 4096 => input.size = s,
+                _ => return unsupported(format!("texture size=`{value}`")),
+            },
+            "content" => {
+                input.content = match value {
+                    "zero" => TextureContent::Zero,
+                    "one" => TextureContent::One,
+                    "gradient" => TextureContent::Gradient,
+                    "chessboard" => TextureContent::ChessBoard,
+                    _ => return unsupported(format!("texture content=`{value}`")),
+                }
+            }
+            "mipMaps" => match value.parse() {
+                Ok(m) => input.mip_levels = m,
+                Err(_) => return unsupported(format!("texture mipMaps=`{value}`")),
+            },
+            "arrayLength" if value != "1" && value != "0" => {
+                return unsupported("texture arrays are not supported yet".into())
+            }
+            "format" if value != "RGBA8Unorm" && value != "R8G8B8A8_UNORM" => {
+                return unsupported(format!("texture format=`{value}` is not supported yet (RGBA8 texels are)"))
+            }
+            _ => {}
+        }
+    }
+    // (1D textures have one level in WebGPU.)
+    let full_chain = if dim == TextureDim::D1 { 1 } else { 32 - input.size.leading_zeros() };
+    if input.mip_levels == 0 || input.mip_levels > full_chain {
+        input.mip_levels = full_chain;
+    }
+    Input::Texture(input)
 }
 
 fn buffer_input(kind: &str, opts: &str, name: String, out: bool, line: usize) -> Input {
@@ -473,18 +630,50 @@ mod tests {
     fn other_inputs() {
         let f = parse(
             "//TEST_INPUT: type_conformance Impl:IFoo = 3;\n\
-             //TEST_INPUT: Texture2D(size=4, content = one):name t\n\
+             //TEST_INPUT: RWTexture2D(size=4, content = one):name t\n\
              //TEST_INPUT: set params.grad[0] = out ubuffer(data=[0], stride=4)\n\
              //TEST_INPUT:ubuffer(data=[1 x], stride=4):name=b\n\
              //TEST_INPUT: set s = new S{1, new T{2}}\n",
         );
         assert_eq!(f.inputs[0], Input::TypeConformance { ty: "Impl".into(), interface: "IFoo".into(), id: 3 });
-        for (i, needle) in [(1, "Texture2D"), (2, "params.grad[0]"), (3, "`x`"), (4, "nested `new`")] {
+        for (i, needle) in [(1, "RWTexture2D"), (2, "params.grad[0]"), (3, "`x`"), (4, "nested `new`")] {
             match &f.inputs[i] {
                 Input::Unsupported { reason, .. } => assert!(reason.contains(needle), "{reason}"),
                 other => panic!("{other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn texture_and_sampler_inputs() {
+        let f = parse(
+            "//TEST_INPUT: Texture2D(size=4, content = one):name t\n\
+             //TEST_INPUT: Texture3D(size=2, content=chessboard, mipMaps=1):name=v\n\
+             //TEST_INPUT: Sampler:name s\n\
+             //TEST_INPUT: set s2 = Sampler\n\
+             //TEST_INPUT: set g = Texture1D(size=3)\n\
+             //TEST_INPUT: Texture2D(size=4, format=R32Float):name f\n",
+        );
+        let Input::Texture(t) = &f.inputs[0] else { panic!("{:?}", f.inputs[0]) };
+        assert_eq!(
+            (t.name.as_str(), t.dim, t.size, t.content, t.mip_levels),
+            ("t", TextureDim::D2, 4, TextureContent::One, 3)
+        );
+        assert_eq!(t.level_data(0), vec![255; 64]);
+        assert_eq!(t.level_data(2), vec![255; 4]);
+        let Input::Texture(v) = &f.inputs[1] else { panic!("{:?}", f.inputs[1]) };
+        assert_eq!((v.name.as_str(), v.dim, v.mip_levels), ("v", TextureDim::D3, 1));
+        // Quadrant parities: (0,0,0) is 1^1^1 = white, (1,0,0) grey.
+        assert_eq!(&v.level_data(0)[..8], &[255, 255, 255, 255, 0x80, 0x80, 0x80, 255]);
+        assert_eq!(f.inputs[2], Input::Sampler { line: 3, name: "s".into() });
+        assert_eq!(f.inputs[3], Input::Sampler { line: 4, name: "s2".into() });
+        let Input::Texture(g) = &f.inputs[4] else { panic!("{:?}", f.inputs[4]) };
+        // Gradient: red x / (size - 1) * 255, truncated.
+        assert_eq!(
+            (g.dim, g.content, g.level_data(0)),
+            (TextureDim::D1, TextureContent::Gradient, vec![0, 0, 0, 255, 127, 0, 0, 255, 255, 0, 0, 255])
+        );
+        assert!(matches!(&f.inputs[5], Input::Unsupported { reason, .. } if reason.contains("R32Float")));
     }
 
     #[test]

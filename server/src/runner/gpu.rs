@@ -10,6 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use super::directives::TextureDim;
+
 /// How long one dispatch may take before the test fails.
 const DISPATCH_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -42,11 +44,27 @@ pub struct Binding {
     pub read_back: bool,
 }
 
+/// A read-only RGBA8 texture to bind at `(group, binding)`.
+#[derive(Debug, Clone)]
+pub struct TextureBinding {
+    pub group: u32,
+    pub binding: u32,
+    pub dim: TextureDim,
+    /// Width of level 0 (and height, depth).
+    pub size: u32,
+    /// The texels of each mip level (faces one after the other for cubes).
+    pub levels: Vec<Vec<u8>>,
+}
+
 /// One dispatch of a WGSL entry point.
 pub struct Dispatch<'a> {
     pub wgsl: &'a str,
     pub entry: &'a str,
     pub bindings: &'a [Binding],
+    pub textures: &'a [TextureBinding],
+    /// `(group, binding)` of each sampler (linear filtering, wrapping, as
+    /// Slang's runner's default sampler).
+    pub samplers: &'a [(u32, u32)],
     /// Thread groups in x, y, z.
     pub groups: [u32; 3],
 }
@@ -99,6 +117,47 @@ impl Gpu {
         Ok(Gpu { device, queue, description, uncaptured })
     }
 
+    /// A texture with its contents, and the view shaders read.
+    fn texture(&self, t: &TextureBinding) -> wgpu::TextureView {
+        let (height, layers, dimension) = match t.dim {
+            TextureDim::D1 => (1, 1, wgpu::TextureDimension::D1),
+            TextureDim::D2 => (t.size, 1, wgpu::TextureDimension::D2),
+            TextureDim::D3 => (t.size, t.size, wgpu::TextureDimension::D3),
+            TextureDim::Cube => (t.size, 6, wgpu::TextureDimension::D2),
+        };
+        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: None,
+            size: wgpu::Extent3d { width: t.size, height, depth_or_array_layers: layers },
+            mip_level_count: t.levels.len() as u32,
+            sample_count: 1,
+            dimension,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        for (level, data) in t.levels.iter().enumerate() {
+            let shrink = |n: u32| (n >> level).max(1);
+            let (w, h) = (shrink(t.size), if t.dim == TextureDim::D1 { 1 } else { shrink(height) });
+            let d = match t.dim {
+                TextureDim::D3 => shrink(layers),
+                _ => layers,
+            };
+            self.queue.write_texture(
+                wgpu::TexelCopyTextureInfo {
+                    texture: &texture,
+                    mip_level: level as u32,
+                    origin: wgpu::Origin3d::ZERO,
+                    aspect: wgpu::TextureAspect::All,
+                },
+                data,
+                wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(4 * w), rows_per_image: Some(h) },
+                wgpu::Extent3d { width: w, height: h, depth_or_array_layers: d },
+            );
+        }
+        texture
+            .create_view(&wgpu::TextureViewDescriptor { dimension: Some(view_dimension(t.dim)), ..Default::default() })
+    }
+
     /// Run one dispatch; the contents of the `read_back` bindings, in
     /// order.
     pub fn run(&self, job: &Dispatch<'_>) -> Result<Vec<Vec<u8>>, String> {
@@ -122,27 +181,47 @@ impl Gpu {
         });
         // Explicit layouts: every global is bound even when the entry
         // point does not use it, and empty groups fill the gaps.
-        let groups = job.bindings.iter().map(|b| b.group + 1).max().unwrap_or(0);
+        let groups = job
+            .bindings
+            .iter()
+            .map(|b| b.group)
+            .chain(job.textures.iter().map(|t| t.group))
+            .chain(job.samplers.iter().map(|s| s.0))
+            .map(|g| g + 1)
+            .max()
+            .unwrap_or(0);
+        let entry = |binding: u32, ty: wgpu::BindingType| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty,
+            count: None,
+        };
         let layouts: Vec<wgpu::BindGroupLayout> = (0..groups)
             .map(|group| {
-                let entries: Vec<wgpu::BindGroupLayoutEntry> = job
-                    .bindings
+                let buffers = job.bindings.iter().filter(|b| b.group == group).map(|b| {
+                    let ty = match b.kind {
+                        BufferKind::Storage { read_only } => wgpu::BufferBindingType::Storage { read_only },
+                        BufferKind::Uniform => wgpu::BufferBindingType::Uniform,
+                    };
+                    entry(
+                        b.binding,
+                        wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+                    )
+                });
+                let textures = job.textures.iter().filter(|t| t.group == group).map(|t| {
+                    let ty = wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: view_dimension(t.dim),
+                        multisampled: false,
+                    };
+                    entry(t.binding, ty)
+                });
+                let samplers = job
+                    .samplers
                     .iter()
-                    .filter(|b| b.group == group)
-                    .map(|b| wgpu::BindGroupLayoutEntry {
-                        binding: b.binding,
-                        visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: match b.kind {
-                                BufferKind::Storage { read_only } => wgpu::BufferBindingType::Storage { read_only },
-                                BufferKind::Uniform => wgpu::BufferBindingType::Uniform,
-                            },
-                            has_dynamic_offset: false,
-                            min_binding_size: None,
-                        },
-                        count: None,
-                    })
-                    .collect();
+                    .filter(|s| s.0 == group)
+                    .map(|s| entry(s.1, wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering)));
+                let entries: Vec<wgpu::BindGroupLayoutEntry> = buffers.chain(textures).chain(samplers).collect();
                 device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries })
             })
             .collect();
@@ -186,20 +265,33 @@ impl Gpu {
                 buffer
             })
             .collect();
+        let views: Vec<wgpu::TextureView> = job.textures.iter().map(|t| self.texture(t)).collect();
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            address_mode_u: wgpu::AddressMode::Repeat,
+            address_mode_v: wgpu::AddressMode::Repeat,
+            address_mode_w: wgpu::AddressMode::Repeat,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            mipmap_filter: wgpu::MipmapFilterMode::Linear,
+            ..Default::default()
+        });
         let bind_groups: Vec<wgpu::BindGroup> = layouts
             .iter()
             .enumerate()
             .map(|(group, layout)| {
-                let entries: Vec<wgpu::BindGroupEntry> = job
-                    .bindings
+                let group = group as u32;
+                let buffers = job.bindings.iter().zip(&buffers).filter(|(b, _)| b.group == group).map(|(b, buffer)| {
+                    wgpu::BindGroupEntry { binding: b.binding, resource: buffer.as_entire_binding() }
+                });
+                let textures = job.textures.iter().zip(&views).filter(|(t, _)| t.group == group).map(|(t, view)| {
+                    wgpu::BindGroupEntry { binding: t.binding, resource: wgpu::BindingResource::TextureView(view) }
+                });
+                let samplers = job
+                    .samplers
                     .iter()
-                    .zip(&buffers)
-                    .filter(|(b, _)| b.group == group as u32)
-                    .map(|(b, buffer)| wgpu::BindGroupEntry {
-                        binding: b.binding,
-                        resource: buffer.as_entire_binding(),
-                    })
-                    .collect();
+                    .filter(|s| s.0 == group)
+                    .map(|s| wgpu::BindGroupEntry { binding: s.1, resource: wgpu::BindingResource::Sampler(&sampler) });
+                let entries: Vec<wgpu::BindGroupEntry> = buffers.chain(textures).chain(samplers).collect();
                 device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout, entries: &entries })
             })
             .collect();
@@ -255,6 +347,15 @@ impl Gpu {
 }
 
 /// The message of a wgpu error with its sources, on one line.
+fn view_dimension(dim: TextureDim) -> wgpu::TextureViewDimension {
+    match dim {
+        TextureDim::D1 => wgpu::TextureViewDimension::D1,
+        TextureDim::D2 => wgpu::TextureViewDimension::D2,
+        TextureDim::D3 => wgpu::TextureViewDimension::D3,
+        TextureDim::Cube => wgpu::TextureViewDimension::Cube,
+    }
+}
+
 fn error_text(e: &wgpu::Error) -> String {
     let mut text = match e {
         wgpu::Error::Validation { description, .. } | wgpu::Error::Internal { description, .. } => description.clone(),

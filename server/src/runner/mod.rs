@@ -104,9 +104,13 @@ fn run_source(
             }
         }
     }
+    // Textures and samplers: (name, line, what).
+    let mut handles: Vec<(&str, usize, Option<&directives::TextureInput>)> = Vec::new();
     for input in file.inputs.iter().chain(&expanded) {
         match input {
             Input::Struct { .. } => {}
+            Input::Texture(t) => handles.push((&t.name, t.line, Some(t))),
+            Input::Sampler { line, name } => handles.push((name, *line, None)),
             Input::Buffer(b) => inputs.push((b, false)),
             Input::Uniform(b) => inputs.push((b, true)),
             // The ids `createDynamicObject` names conforming types by
@@ -182,15 +186,30 @@ fn run_source(
         }
         bindings.push(Binding { group: global.group, binding: global.binding, kind, data, read_back: input.out });
     }
+    let mut textures = Vec::new();
+    let mut samplers = Vec::new();
+    for &(name, line, texture) in &handles {
+        let Some((group, binding)) = program.handle(name) else {
+            return Err(fail(format!("line {line}: the shader has no texture or sampler `{name}`")));
+        };
+        match texture {
+            Some(t) => textures.push(gpu::TextureBinding {
+                group,
+                binding,
+                dim: t.dim,
+                size: t.size,
+                levels: (0..t.mip_levels).map(|l| t.level_data(l)).collect(),
+            }),
+            None => samplers.push((group, binding)),
+        }
+    }
     for name in program.global_names() {
         // A parameter block's buffer `p_field` or constant buffer `p` is
         // given by inputs for `p.field`.
-        let given = |i: &BufferInput| {
-            i.name == name
-                || i.name.replace('.', "_") == name
-                || i.name.strip_prefix(&name).is_some_and(|r| r.starts_with('.'))
+        let given = |i: &str| {
+            i == name || i.replace('.', "_") == name || i.strip_prefix(&name).is_some_and(|r| r.starts_with('.'))
         };
-        if !inputs.iter().any(|(i, _)| given(i)) {
+        if !inputs.iter().any(|(i, _)| given(&i.name)) && !handles.iter().any(|h| given(h.0)) {
             return Err(fail(format!("shader parameter `{name}` has no TEST_INPUT")));
         }
     }
@@ -199,7 +218,14 @@ fn run_source(
     }
 
     let read = gpu
-        .run(&Dispatch { wgsl: &program.wgsl, entry: &entry, bindings: &bindings, groups })
+        .run(&Dispatch {
+            wgsl: &program.wgsl,
+            entry: &entry,
+            bindings: &bindings,
+            textures: &textures,
+            samplers: &samplers,
+            groups,
+        })
         .map_err(|e| fail(format!("GPU: {e}")))?;
     let mut read = read.into_iter();
     let expected_path = expected_file(path);

@@ -135,6 +135,18 @@ impl Program {
         self.buffer(var, offset, ty, &layouter)
     }
 
+    /// `(group, binding)` of the texture or sampler global named `name`.
+    pub fn handle(&self, name: &str) -> Option<(u32, u32)> {
+        let flat = name.replace('.', "_");
+        let (_, var) = self
+            .module
+            .global_variables
+            .iter()
+            .find(|(_, v)| v.space == naga::AddressSpace::Handle && self.names(v.name.as_deref(), &flat))?;
+        let b = var.binding.as_ref()?;
+        Some((b.group, b.binding))
+    }
+
     /// The buffer `var` (its part of type `ty` at `offset`).
     fn buffer(
         &self,
