@@ -95,7 +95,7 @@ fn unsupported_inputs_fail_with_a_reason() {
             "unsupported_buffer_in_struct.slang",
             "values of type `RWStructuredBuffer<float>` are not supported by code generation yet",
         ),
-        ("unsupported_texture.slang", "line 3: TEST_INPUT `Texture2D`"),
+        ("unsupported_rwtexture.slang", "line 4: TEST_INPUT `RWTexture2D`"),
         ("missing_expected.slang", "no expected output"),
     ];
     for (file, reason) in expect {

@@ -237,9 +237,11 @@ impl<'db> DeclCtx<'db> {
                         GenericArgRef::Value(None) => Ty::Unknown,
                     })
                     .collect();
-                // Defaults of the parameters not given (`Texture2D` is
-                // `Texture2D<float4>`).
-                for g in item.generic_params.iter().skip(args.len()) {
+                // Defaults of the parameters, when none is given
+                // (`Texture2D` is `Texture2D<float4>`; a type written with
+                // some arguments keeps its spelling).
+                let given = if args.is_empty() { 0 } else { item.generic_params.len() };
+                for g in item.generic_params.iter().skip(given) {
                     let node = crate::hir::def_node(db, DefId::new(db, d.file, g.ast_index));
                     let default = node.as_ref().and_then(|n| {
                         n.children_with_tokens().any(|t| t.kind() == SyntaxKind::EQ).then_some(())?;

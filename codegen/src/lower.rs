@@ -1427,6 +1427,23 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// The property `name` of `this`'s type, used without a receiver in a
+    /// method (unless a local or field hides it).
+    fn this_property(&self, name: &str) -> Option<DefId> {
+        if self.scopes.iter().flatten().any(|l| l.name == name) || self.this_field(name).is_some() {
+            return None;
+        }
+        self.this_ptr()?;
+        let db = self.db();
+        let Ty::Adt { def, .. } = &self.ctx.this else { return None };
+        let m = item_of(db, *def)?
+            .members
+            .iter()
+            .find(|m| m.kind == ItemKind::Property && m.name.as_deref() == Some(name))?
+            .ast_index;
+        Some(DefId::new(db, def.file(db), m))
+    }
+
     // ---- statements ------------------------------------------------------
 
     fn stmt(&mut self, s: StmtId) -> R<()> {
@@ -1983,6 +2000,15 @@ impl FnLower<'_, '_> {
                         return Ok(v);
                     }
                 }
+                if let [seg] = segs.as_slice() {
+                    // A property of `this`: its getter.
+                    if let Some(prop) = self.this_property(&seg.name) {
+                        let this = self.ctx.this.clone();
+                        let f = self.instance_of(prop, &this, &[], &[], 0)?;
+                        let this = self.this_ptr().expect("in a method");
+                        return self.call_function(f, &[CallArg::Place(this)]);
+                    }
+                }
                 let name = segs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
                 self.global_constant(e, &name)
             }
@@ -2454,6 +2480,21 @@ impl FnLower<'_, '_> {
 
     /// Store `value` (already of the target's type) into `target`.
     fn assign_to(&mut self, target: ExprId, value: ValueId) -> R<()> {
+        if let Expr::Path(segs, _) = self.body.expr(target).clone() {
+            // A property of `this`: its setter, on `this` in place.
+            if let Some(prop) = segs.first().filter(|_| segs.len() == 1).and_then(|s| self.this_property(&s.name)) {
+                if body(self.db(), prop).setter.is_none() {
+                    return err(self.expr_span(target), "this has no `set` accessor: it cannot be assigned");
+                }
+                let this_ty = self.ctx.this.clone();
+                let mut inst = self.instance(prop, &this_ty, &[], &[], 0)?;
+                inst.setter = true;
+                let f = self.m.declare_function(inst, false)?;
+                let this = self.this_ptr().expect("in a method");
+                self.call_function(f, &[CallArg::Place(this), CallArg::Value(value)])?;
+                return Ok(());
+            }
+        }
         if let Some(f) = self.accessor(target, true)? {
             // `s.prop = v`, `s[i] = v`: the setter, on `s` in place.
             let args = match self.body.expr(target).clone() {
@@ -3322,6 +3363,13 @@ impl FnLower<'_, '_> {
                 let (index, t) = if name == "getPrimal" { (0, primal) } else { (1, diff) };
                 Ok(self.emit(Op::Extract(pair, index), t))
             }
+            // `T.getPi()` of a floating-point type (a generic parameter
+            // bound to one).
+            (Ty::TypeValue(t), "getPi", []) if matches!(*t, Ty::Scalar(s) if s.is_float()) => {
+                let at = self.span;
+                let t = self.m.lower_ty(&t, at)?;
+                Ok(self.float_like(std::f64::consts::PI, t))
+            }
             // `F.Value(…)`: constructing a type named through another
             // (an associated type of a generic parameter, say).
             (Ty::TypeValue(_), _, _) if matches!(self.body.expr(receiver), Expr::Path(..)) => {
@@ -3338,6 +3386,14 @@ impl FnLower<'_, '_> {
                     }
                 }
             }
+            // `arr.getCount()` of a fixed-size array (an `int`).
+            (Ty::Array(_, Some(n)), "getCount", []) => {
+                let t = self.t(Type::Scalar(Scalar::Int32));
+                Ok(self.konst(Const::Int(n as i64), t))
+            }
+            (Ty::Scalar(_) | Ty::Vector(..), _, _) if self.numeric_method(name, args.len()) => {
+                self.numeric_method_call(e, receiver, name, args)
+            }
             _ => match self.buffer_method(e, receiver, name, args)? {
                 Some(v) => Ok(v),
                 None => match self.texture_method(e, receiver, name, args)? {
@@ -3345,6 +3401,61 @@ impl FnLower<'_, '_> {
                     None => self.error("method calls are not supported by code generation yet"),
                 },
             },
+        }
+    }
+
+    /// The methods the core interfaces (`IArithmetic`, `IFloat`,
+    /// `IInteger`, `IComparable`) give numbers, which generic code calls.
+    fn numeric_method(&self, name: &str, arity: usize) -> bool {
+        matches!(
+            (name, arity),
+            ("toFloat" | "toInt" | "toUInt" | "toInt64" | "toUInt64" | "toHalf" | "toDouble" | "neg", 0)
+                | ("add" | "sub" | "mul" | "div" | "mod" | "lessThan" | "lessThanOrEquals" | "equals", 1)
+        )
+    }
+
+    /// `x.toFloat()`, `x.add(y)`, `x.lessThan(y)` … on a number.
+    fn numeric_method_call(&mut self, e: ExprId, receiver: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
+        let x = self.expr(receiver)?;
+        let xt = self.ty_of(x);
+        // (The analysis may not type these calls in generic code.)
+        let result = match self.expr_ty(e) {
+            Ok(t) => t,
+            Err(_) => {
+                let s = match name {
+                    "toFloat" => Some(Scalar::Float),
+                    "toHalf" => Some(Scalar::Half),
+                    "toDouble" => Some(Scalar::Double),
+                    "toInt" => Some(Scalar::Int32),
+                    "toUInt" => Some(Scalar::UInt32),
+                    "toInt64" => Some(Scalar::Int64),
+                    "toUInt64" => Some(Scalar::UInt64),
+                    "lessThan" | "lessThanOrEquals" | "equals" => Some(Scalar::Bool),
+                    _ => None,
+                };
+                match s {
+                    Some(s) => self.with_scalar(xt, s),
+                    None => xt,
+                }
+            }
+        };
+        let binary = |op: BinaryOp, this: &mut Self| -> R<ValueId> {
+            let y = this.expr_expecting(args[0], xt)?;
+            let v = this.arith(op, x, y)?;
+            this.coerce(v, result)
+        };
+        match name {
+            "add" => binary(BinaryOp::Add, self),
+            "sub" => binary(BinaryOp::Sub, self),
+            "mul" => binary(BinaryOp::Mul, self),
+            "div" => binary(BinaryOp::Div, self),
+            "mod" => binary(BinaryOp::Rem, self),
+            "lessThan" => binary(BinaryOp::Lt, self),
+            "lessThanOrEquals" => binary(BinaryOp::Le, self),
+            "equals" => binary(BinaryOp::Eq, self),
+            "neg" => Ok(self.emit(Op::Unary(UnaryOp::Neg, x), xt)),
+            // Conversions.
+            _ => self.coerce(x, result),
         }
     }
 

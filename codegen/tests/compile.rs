@@ -495,12 +495,12 @@ void computeMain(uint3 tid : SV_DispatchThreadID) { C c = { 1.0 }; bumpIt(c); ou
     );
 
     let texture = r#"
-Texture2D<float4> tex;
+RWTexture2D<float4> tex;
 RWStructuredBuffer<float4> out;
 [numthreads(1, 1, 1)]
-void computeMain(uint3 tid : SV_DispatchThreadID) { out[tid.x] = tex.Load(int3(0, 0, 0)); }
+void computeMain(uint3 tid : SV_DispatchThreadID) { out[tid.x] = tex.Load(int2(0, 0)); }
 "#;
-    expect![["method calls are not supported by code generation yet at `tex.Load(int3(0, 0, 0))`"]]
+    expect![["`RWTexture2D` is not supported by code generation yet at `tex`"]]
         .assert_eq(&compile_error(texture));
 
     let no_entry = "void main() {}";

@@ -793,6 +793,12 @@ impl FnLower<'_, '_> {
     /// one), and its shape.
     fn texture_value(&mut self, e: ExprId) -> R<Option<(ValueId, TextureShape)>> {
         let ty = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        if let Ty::Adt { name, .. } = &ty {
+            let other_texture = name.starts_with("Texture") && (name.ends_with("Array") || name.ends_with("MS"));
+            if name.starts_with("RWTexture") || other_texture {
+                return err(self.expr_span(e), format!("`{name}` is not supported by code generation yet"));
+            }
+        }
         if !matches!(resource_of(&ty), Some((Resource::Texture(_), _))) {
             return Ok(None);
         }
