@@ -341,11 +341,14 @@ pub fn intrinsic(
                 }
                 None => None,
             };
+            // (Zero where the base is 0, as x^y is there for y > 0.)
             let c = match dx[1] {
                 Some(_) => {
-                    let l = e.intrinsic(I::Log, vec![b], t0);
+                    let (positive, safe) = safe_divisor(e, b, t0);
+                    let l = e.intrinsic(I::Log, vec![safe], t0);
                     let k = e.bin(BinaryOp::Mul, r, l);
-                    e.scale(k, dx[1])
+                    let d = e.scale(k, dx[1]);
+                    e.select(positive, d, None, ty)
                 }
                 None => None,
             };
@@ -452,9 +455,8 @@ pub fn intrinsic(
             let nd = e.intrinsic(I::Dot, vec![r, d], st);
             let proj = e.bin(BinaryOp::Mul, r, nd);
             let diff = e.bin(BinaryOp::Sub, d, proj);
-            let q = e.bin(BinaryOp::Div, diff, len);
-            let z = e.konst(0.0, st);
-            let nonzero = e.bin(BinaryOp::Gt, len, z);
+            let (nonzero, safe) = safe_divisor(e, len, st);
+            let q = e.bin(BinaryOp::Div, diff, safe);
             e.select(nonzero, Some(q), None, ty)
         }
         // reflect(i, n) = i - 2 dot(n, i) n:
@@ -495,10 +497,22 @@ pub fn intrinsic(
 
 /// `d / len` where `len > 0`, zero otherwise.
 fn length_derivative(e: &mut Emit, len: ValueId, d: Option<ValueId>, ty: TypeId) -> Option<ValueId> {
-    let q = e.div(d, len)?;
-    let z = e.konst(0.0, ty);
-    let nonzero = e.bin(BinaryOp::Gt, len, z);
+    d?;
+    let (nonzero, safe) = safe_divisor(e, len, ty);
+    let q = e.div(d, safe)?;
     e.select(nonzero, Some(q), None, ty)
+}
+
+/// `x > 0`, and `x` where it is, 1 elsewhere: a divisor whose quotient
+/// the caller discards (by a select on the condition) where `x` is 0, so
+/// that neither the quotient nor its transpose (reverse mode divides the
+/// adjoint by the same divisor) is 0/0.
+fn safe_divisor(e: &mut Emit, x: ValueId, ty: TypeId) -> (ValueId, ValueId) {
+    let z = e.konst(0.0, ty);
+    let nonzero = e.bin(BinaryOp::Gt, x, z);
+    let o = e.konst(1.0, ty);
+    let safe = e.select(nonzero, Some(x), Some(o), ty).expect("both sides given");
+    (nonzero, safe)
 }
 
 /// Jacobi's formula, `sum(cofactor(m) * dm)`, for 2×2 and 3×3 matrices.
