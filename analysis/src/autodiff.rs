@@ -1065,6 +1065,7 @@ fn is_constant_expr(
     o: &slang_syntax::SyntaxNode,
 ) -> bool {
     use slang_syntax::SyntaxKind as K;
+    let evaluates = |o: &slang_syntax::SyntaxNode| evaluates_in(db, file, o);
     match o.kind() {
         K::LITERAL => true,
         K::PAREN_EXPR | K::BIN_EXPR | K::PREFIX_EXPR => {
@@ -1101,10 +1102,18 @@ fn is_constant_expr(
                     })
                 })
             };
-            global_const || generic_value || local_const
+            global_const || generic_value || local_const || evaluates(o)
         }
+        // `S.K`: a `static const` member.
+        K::MEMBER_EXPR | K::CALL_EXPR => evaluates(o),
         _ => false,
     }
+}
+
+/// Whether `o` is a constant integer expression of globals and type
+/// members (see [`DeclCtx::eval_const`]).
+fn evaluates_in(db: &dyn Db, file: SourceFile, o: &slang_syntax::SyntaxNode) -> bool {
+    slang_syntax::ast::Expr::cast(o.clone()).is_some_and(|e| DeclCtx::new(db, file).eval_const(&e).is_some())
 }
 
 /// The `Differential` descriptions (see [`hover_facts`]) of the user

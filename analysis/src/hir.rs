@@ -769,13 +769,14 @@ fn size_len(size: Option<ast::Expr>) -> ArrayLen {
         None => ArrayLen::Unsized,
         Some(e) => match const_int(&e) {
             Some(n) if (0..=u32::MAX as i64).contains(&n) => ArrayLen::Known(n as u32),
-            // `float a[kCount]`: a constant, resolved with the scopes.
+            // `float a[kCount]`, `float a[S.N * 2]`: a constant
+            // expression, evaluated with the scopes.
             _ => match &e {
-                ast::Expr::PathExpr(p)
-                    if p.syntax().children_with_tokens().filter(|t| t.kind() == SyntaxKind::IDENT).count() == 1 =>
-                {
-                    ArrayLen::Named(p.syntax().text().to_string().trim().to_string())
-                }
+                ast::Expr::PathExpr(_)
+                | ast::Expr::MemberExpr(_)
+                | ast::Expr::BinExpr(_)
+                | ast::Expr::ParenExpr(_)
+                | ast::Expr::CallExpr(_) => ArrayLen::Named(e.syntax().text().to_string().trim().to_string()),
                 _ => ArrayLen::Unknown,
             },
         },

@@ -271,29 +271,149 @@ impl<'db> DeclCtx<'db> {
     }
 }
 
+impl DeclCtx<'_> {
+    /// The value of a constant integer expression: literals, generic
+    /// value parameters, `static const`/`const` globals and members
+    /// (`K`, `S.K`, `S::K`, `K` inside `S`), `int(…)`/`uint(…)`, and
+    /// arithmetic and bit operations on those.
+    pub fn eval_const(&mut self, e: &ast::Expr) -> Option<i64> {
+        if self.depth > 16 {
+            return None;
+        }
+        match e {
+            ast::Expr::Literal(l) => crate::hir::parse_int_literal(l.token()?.text()),
+            ast::Expr::ParenExpr(p) => self.eval_const(&p.expr()?),
+            ast::Expr::PrefixExpr(p) => {
+                let v = self.eval_const(&p.expr()?)?;
+                match p.op()?.kind() {
+                    SyntaxKind::MINUS => v.checked_neg(),
+                    SyntaxKind::PLUS => Some(v),
+                    SyntaxKind::TILDE => Some(!v),
+                    _ => None,
+                }
+            }
+            ast::Expr::BinExpr(b) => {
+                let (l, r) = (self.eval_const(&b.lhs()?)?, self.eval_const(&b.rhs()?)?);
+                match b.op_kind()? {
+                    SyntaxKind::PLUS => l.checked_add(r),
+                    SyntaxKind::MINUS => l.checked_sub(r),
+                    SyntaxKind::STAR => l.checked_mul(r),
+                    SyntaxKind::SLASH => l.checked_div(r),
+                    SyntaxKind::PERCENT => l.checked_rem(r),
+                    SyntaxKind::SHL => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
+                    SyntaxKind::SHR => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
+                    SyntaxKind::AMP => Some(l & r),
+                    SyntaxKind::PIPE => Some(l | r),
+                    SyntaxKind::CARET => Some(l ^ r),
+                    _ => None,
+                }
+            }
+            // `int(N)`, `uint(N)`.
+            ast::Expr::CallExpr(c) => {
+                let callee = c.callee()?.syntax().text().to_string();
+                let [arg] = c.args().collect::<Vec<_>>().try_into().ok()?;
+                matches!(callee.trim(), "int" | "uint" | "int64_t" | "uint64_t").then_some(())?;
+                self.eval_const(&arg)
+            }
+            ast::Expr::PathExpr(p) => {
+                let text = p.syntax().text().to_string();
+                let segs: Vec<&str> = text.split("::").map(str::trim).collect();
+                match segs.as_slice() {
+                    [name] => {
+                        if let Some(Ty::Const(v)) = self.generics.get(*name) {
+                            return Some(*v);
+                        }
+                        self.named_const(None, name)
+                    }
+                    [owner @ .., name] => {
+                        let segs = owner
+                            .iter()
+                            .map(|s| PathSegment { name: s.to_string(), args: Vec::new() })
+                            .collect::<Vec<_>>();
+                        let owner = self.resolve(&TypeRef::Path(segs));
+                        self.named_const(Some(&owner), name)
+                    }
+                    [] => None,
+                }
+            }
+            ast::Expr::MemberExpr(m) => {
+                let receiver = m.receiver()?.syntax().text().to_string();
+                let segs = receiver
+                    .split("::")
+                    .map(|s| PathSegment { name: s.trim().to_string(), args: Vec::new() })
+                    .collect();
+                let owner = self.resolve(&TypeRef::Path(segs));
+                self.named_const(Some(&owner), m.name()?.text())
+            }
+            _ => None,
+        }
+    }
+
+    /// The constant `name`: a `static const` member of `owner` (or of
+    /// `This`, when no owner is written), else a global one.
+    fn named_const(&mut self, owner: Option<&Ty>, name: &str) -> Option<i64> {
+        let db = self.db;
+        // The member, and its type's generic arguments by name.
+        let member = |t: &Ty| -> Option<(DefId, Vec<(String, Ty)>)> {
+            let Ty::Adt { def, args, .. } = t else { return None };
+            let item = item_of(db, *def)?;
+            let m = item
+                .members
+                .iter()
+                .find(|m| m.kind == ItemKind::Var && m.is_static && m.name.as_deref() == Some(name))?
+                .ast_index;
+            let bound = item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+            Some((DefId::new(db, def.file(db), m), bound))
+        };
+        let (def, bound) = match owner {
+            Some(t) => member(t)?,
+            None => match member(&self.this.clone()) {
+                Some(found) => found,
+                None => {
+                    let defs = global_scope(db, self.file).lookup(name)?;
+                    let [d] = defs.as_slice() else { return None };
+                    if d.kind != ItemKind::Var {
+                        return None;
+                    }
+                    (DefId::new(db, d.file, d.ast_index), Vec::new())
+                }
+            },
+        };
+        let item = item_of(db, def)?;
+        if !item.modifiers.contains(&SyntaxKind::CONST_KW) && !item.is_static {
+            return None;
+        }
+        let decl = crate::hir::decl_syntax(db, def)?;
+        let init = ast::Declarator::cast(decl)?.initializer()?;
+        // In the constant's own context (its struct's generic arguments
+        // as bound here).
+        let mut inner = DeclCtx::for_def(db, def);
+        inner.generics.extend(self.generics.clone());
+        inner.generics.extend(bound.into_iter().filter(|(_, t)| !matches!(t, Ty::Param { .. })));
+        inner.depth = self.depth + 1;
+        inner.eval_const(&init)
+    }
+}
+
 impl TypeResolver for DeclCtx<'_> {
     fn this_type(&self) -> Ty {
         self.this.clone()
     }
 
-    /// A global `static const` (or `const`) integer with a literal value.
+    /// The value of a constant integer expression written as `name` (an
+    /// array size, a generic argument): a generic value parameter, a
+    /// `static const` (or `const`) global or member, or arithmetic on
+    /// those (the text is parsed as an expression).
     fn const_value(&mut self, name: &str) -> Option<i64> {
         if let Some(Ty::Const(v)) = self.generics.get(name) {
             return Some(*v);
         }
-        let db = self.db;
-        let defs = global_scope(db, self.file).lookup(name)?;
-        let [d] = defs.as_slice() else { return None };
-        if d.kind != ItemKind::Var {
-            return None;
+        if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return self.named_const(None, name);
         }
-        let def = DefId::new(db, d.file, d.ast_index);
-        if !item_of(db, def)?.modifiers.contains(&SyntaxKind::CONST_KW) {
-            return None;
-        }
-        let decl = crate::hir::decl_syntax(db, def)?;
-        let init = ast::Declarator::cast(decl)?.initializer()?;
-        crate::hir::const_int(&init)
+        let parse = slang_syntax::parse(&format!("static const int __e = {name};"));
+        let init = parse.syntax_node().descendants().find_map(ast::Declarator::cast)?.initializer()?;
+        self.eval_const(&init)
     }
 
     fn resolve_named(&mut self, segs: &[PathSegment]) -> Ty {
@@ -382,6 +502,9 @@ impl DeclCtx<'_> {
         match name {
             "void" => Ty::Void,
             "String" | "string" => Ty::String,
+            // A constant as a generic argument (`Vec<N>` with `static
+            // const int N`).
+            _ if seg.args.is_empty() => self.const_value(name).map_or(Ty::Unknown, Ty::Const),
             _ => Ty::Unknown,
         }
     }
@@ -888,6 +1011,18 @@ fn infer_in<'db>(db: &'db dyn Db, def: DefId, ctx: DeclCtx<'db>) -> InferenceRes
                 && !i.has_attr("TreatAsDifferentiable")
                 && !is_core(db, def.file(db))
         }),
+        // Names used in attribute arguments (`[MaxIters(M)]`), which the
+        // body does not hold.
+        attribute_names: crate::hir::decl_syntax(db, def)
+            .map(|n| {
+                n.descendants()
+                    .filter(|a| a.kind() == SyntaxKind::ATTRIBUTE)
+                    .flat_map(|a| a.descendants_with_tokens().filter_map(|t| t.into_token()))
+                    .filter(|t| t.kind() == SyntaxKind::IDENT)
+                    .map(|t| t.text().to_string())
+                    .collect()
+            })
+            .unwrap_or_default(),
         warn_unused: crate::hir::decl_syntax(db, def).is_some_and(|n| {
             !n.descendants_with_tokens().any(|e| {
                 matches!(
@@ -1091,6 +1226,7 @@ struct Infer<'a, 'db> {
     through_type: std::collections::HashSet<ExprId>,
     /// Whether unused locals are reported (see `pop_scope`).
     warn_unused: bool,
+    attribute_names: Vec<String>,
     /// Set by `instantiate` when a generic argument breaks a constraint:
     /// (argument type, interface).
     violation: Option<(String, String)>,
@@ -1526,7 +1662,7 @@ impl<'db> Infer<'_, 'db> {
         }
         for l in scope {
             if let (Some(stmt), false) = (l.decl, l.used.get()) {
-                if !l.name.is_empty() && !l.name.starts_with('_') {
+                if !l.name.is_empty() && !l.name.starts_with('_') && !self.attribute_names.contains(&l.name) {
                     self.diags.push(InferDiag {
                         at: DiagAt::Stmt(stmt),
                         kind: InferDiagKind::UnusedVariable { name: l.name },

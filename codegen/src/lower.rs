@@ -1427,6 +1427,23 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// A `static const` integer named by `e` (`K`, `S.K`, `S<2>.K`, `K`
+    /// inside `S`), as a constant: its initial value evaluated with the
+    /// generic arguments bound here (`static const int P = I * O;`).
+    fn static_int_const(&mut self, e: ExprId) -> R<Option<ValueId>> {
+        let Some(def) = self.static_var(e) else { return Ok(None) };
+        if !item_of(self.db(), def).is_some_and(|i| i.modifiers.contains(&SyntaxKind::CONST_KW)) {
+            return Ok(None);
+        }
+        let t = self.expr_ty(e)?;
+        if !self.m.module.types.scalar_of(t).is_some_and(|s| matches!(s, Scalar::Int32 | Scalar::UInt32)) {
+            return Ok(None);
+        }
+        let Some(syntax) = self.expr_syntax(e).and_then(ast::Expr::cast) else { return Ok(None) };
+        let mut ctx = self.ctx.clone();
+        Ok(ctx.eval_const(&syntax).map(|v| self.konst(Const::Int(v), t)))
+    }
+
     /// The property `name` of `this`'s type, used without a receiver in a
     /// method (unless a local or field hides it).
     fn this_property(&self, name: &str) -> Option<DefId> {
@@ -1479,23 +1496,48 @@ impl FnLower<'_, '_> {
             .flat_map(|h| h.children().filter_map(ast::Attribute::cast).collect::<Vec<_>>());
         for a in attributed {
             if matches!(a.name().as_deref(), Some("MaxIters" | "ForceUnroll" | "unroll")) {
-                if let Some(n) = a.args().next().as_ref().and_then(hir::const_int) {
-                    return u32::try_from(n).ok();
+                if let Some(arg) = a.args().next() {
+                    if let Some(n) = self.const_arg(&arg, &node) {
+                        return u32::try_from(n).ok();
+                    }
                 }
             }
         }
-        let literal = |e: ExprId| self.expr_syntax(e).and_then(ast::Expr::cast).as_ref().and_then(hir::const_int);
+        let constant =
+            |e: ExprId| self.expr_syntax(e).and_then(ast::Expr::cast).and_then(|e| self.const_arg(&e, &node));
         let bound = match self.body.expr(cond?) {
-            Expr::Binary { op: HirBinary::Compare(_), lhs, rhs } => literal(*rhs).or_else(|| literal(*lhs))?,
+            Expr::Binary { op: HirBinary::Compare(_), lhs, rhs } => constant(*rhs).or_else(|| constant(*lhs))?,
             _ => return None,
         };
         let start = init
             .and_then(|i| self.stmt_node(i))
             .and_then(|n| n.descendants().find_map(ast::Declarator::cast))
             .and_then(|d| d.initializer())
-            .as_ref()
-            .and_then(hir::const_int)?;
+            .and_then(|e| self.const_arg(&e, &node))?;
         u32::try_from((bound - start).abs() + 1).ok()
+    }
+
+    /// The value of the constant expression `e` written in the function
+    /// before `at`: literals, constants of the scopes (see
+    /// `DeclCtx::eval_const`) and the function's `const` locals with
+    /// constant initial values.
+    fn const_arg(&self, e: &ast::Expr, at: &SyntaxNode) -> Option<i64> {
+        let mut ctx = self.ctx.clone();
+        if let Some(v) = ctx.eval_const(e) {
+            return Some(v);
+        }
+        let ast::Expr::PathExpr(p) = e else { return None };
+        let name = p.syntax().text().to_string();
+        let f = at.ancestors().find(|a| a.kind() == SyntaxKind::FN)?;
+        let decl = f
+            .descendants()
+            .filter_map(ast::VarDecl::cast)
+            .filter(|d| d.syntax().text_range().end() <= at.text_range().start())
+            .filter(|d| d.syntax().children_with_tokens().any(|t| t.kind() == SyntaxKind::CONST_KW))
+            .flat_map(|d| d.declarators().collect::<Vec<_>>())
+            .filter(|d| ast::HasName::name(d).is_some_and(|n| n.text() == name.trim()))
+            .last()?;
+        ctx.eval_const(&decl.initializer()?)
     }
 
     /// `[ForceUnroll]` on loop statement `s`: the statement's range, and
@@ -1984,6 +2026,9 @@ impl FnLower<'_, '_> {
         match self.body.expr(e).clone() {
             Expr::Literal(kind) => self.literal(e, kind),
             Expr::Path(segs, _) => {
+                if let Some(v) = self.static_int_const(e)? {
+                    return Ok(v);
+                }
                 if let Some(p) = self.place(e)? {
                     return Ok(self.load(p));
                 }
@@ -2016,6 +2061,9 @@ impl FnLower<'_, '_> {
             // Parts of locals are read from the loaded value, so that the
             // variable stays promotable; parts of buffers through pointers.
             Expr::Member { receiver, name, .. } => {
+                if let Some(v) = self.static_int_const(e)? {
+                    return Ok(v);
+                }
                 if !self.rooted_in_local(e) {
                     if let Some(p) = self.place(e)? {
                         return Ok(self.load(p));

@@ -500,8 +500,7 @@ RWStructuredBuffer<float4> out;
 [numthreads(1, 1, 1)]
 void computeMain(uint3 tid : SV_DispatchThreadID) { out[tid.x] = tex.Load(int2(0, 0)); }
 "#;
-    expect![["`RWTexture2D` is not supported by code generation yet at `tex`"]]
-        .assert_eq(&compile_error(texture));
+    expect![["`RWTexture2D` is not supported by code generation yet at `tex`"]].assert_eq(&compile_error(texture));
 
     let no_entry = "void main() {}";
     expect![["no function named `computeMain`"]].assert_eq(&compile_error(no_entry));
