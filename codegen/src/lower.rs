@@ -2899,6 +2899,7 @@ impl FnLower<'_, '_> {
                     }
                 }
                 all.extend(expr_args);
+                all.extend(self.default_args(def, args.len())?);
                 self.call_function(f, &all)
             }
             (_, Ty::DiffFunc { defs, modes }) => self.derivative_call(e, callee, &defs, &modes, args),
@@ -2921,7 +2922,8 @@ impl FnLower<'_, '_> {
                 };
                 let f = self.instance_of(def, &owner, &generic_args, args, 0)?;
                 let expr_args = self.without_buffer_args(f, expr_args);
-                let all: Vec<CallArg> = this.into_iter().chain(expr_args).collect();
+                let mut all: Vec<CallArg> = this.into_iter().chain(expr_args).collect();
+                all.extend(self.default_args(def, args.len())?);
                 self.call_function(f, &all)
             }
             (Expr::Member { receiver, name, .. }, _) => self.method_call(e, receiver, &name, args),
@@ -3199,7 +3201,19 @@ impl FnLower<'_, '_> {
 
     fn pick_overload(&mut self, defs: &[DefId], args: &[ExprId], name: &str) -> R<DefId> {
         let db = self.db();
-        let arity: Vec<DefId> = defs.iter().copied().filter(|&d| fn_sig(db, d).params.len() == args.len()).collect();
+        let mut arity: Vec<DefId> =
+            defs.iter().copied().filter(|&d| fn_sig(db, d).params.len() == args.len()).collect();
+        if arity.is_empty() {
+            // Trailing parameters with default values left out.
+            arity = defs
+                .iter()
+                .copied()
+                .filter(|&d| {
+                    let sig = fn_sig(db, d);
+                    sig.params.len() > args.len() && sig.has_defaults[args.len()..].iter().all(|&h| h)
+                })
+                .collect();
+        }
         let arg_tys: Vec<Ty> =
             args.iter().map(|a| self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown)).collect();
         // Prefer the overload whose parameter types match the most
@@ -3213,6 +3227,31 @@ impl FnLower<'_, '_> {
             Some(d) => Ok(d),
             None => self.error(format!("no overload of `{name}` takes {} arguments", args.len())),
         }
+    }
+
+    /// The default values of `def`'s parameters after the first `given`
+    /// (constants: literals and constructors of them).
+    fn default_args(&mut self, def: DefId, given: usize) -> R<Vec<CallArg>> {
+        let db = self.m.db;
+        let params: Vec<ast::Param> = def_node(db, def)
+            .and_then(|n| n.children().find_map(ast::ParamList::cast))
+            .map(|l| l.params().collect())
+            .unwrap_or_default();
+        let sig = fn_sig(db, def).clone();
+        let mut out = Vec::new();
+        for (p, hp) in params.iter().zip(&sig.params).skip(given) {
+            let Some(value) = p.default_value() else {
+                return self.error("a parameter without a default value is missing");
+            };
+            let pt = DeclCtx::for_def(db, def).resolve(&hp.ty);
+            let at = Some(value.syntax().text_range());
+            let t = self.m.lower_ty(&pt, at)?;
+            let Ok(c) = self.m.const_value(&value, t) else {
+                return err(at, "a default value that is not a constant is not supported by code generation yet");
+            };
+            out.push(CallArg::Value(self.const_to_value(&c, t)));
+        }
+        Ok(out)
     }
 
     /// `fwd_diff(f)(args)`, `fwd_diff(fwd_diff(f))(args)`: a call of the
@@ -3273,7 +3312,7 @@ impl FnLower<'_, '_> {
             _ => args,
         };
         let mut f = if slang_analysis::core_files(db).contains(&def.file(db)) {
-            self.builtin_to_differentiate(def, modes.len(), args, e)?
+            self.builtin_to_differentiate(def, modes, args, e)?
         } else {
             self.instance_of(def, &owner, &explicit, primal_args, modes.len())?
         };
@@ -3316,10 +3355,19 @@ impl FnLower<'_, '_> {
 
     /// The built-in function `def` as a function to differentiate `order`
     /// times, its types read from the call's (pair) argument types.
-    fn builtin_to_differentiate(&mut self, def: DefId, order: usize, args: &[ExprId], e: ExprId) -> R<FuncId> {
+    fn builtin_to_differentiate(&mut self, def: DefId, modes: &[bool], args: &[ExprId], e: ExprId) -> R<FuncId> {
+        let order = modes.len();
         let name = item_of(self.db(), def).and_then(|i| i.name.clone()).unwrap_or_default();
+        // `bwd_diff(f)(x…, dOut)`: the primal's arguments, then the
+        // result's derivative (whose type is the result's).
+        let backward = modes.contains(&false);
+        let (args, d_out) = match (backward, args.split_last()) {
+            (true, Some((&d, rest))) => (rest, Some(d)),
+            _ => (args, None),
+        };
         let Some(i) = Intrinsic::from_name(&name).filter(|i| i.arity() == args.len()) else {
-            return self.error(format!("`fwd_diff` of the built-in function `{name}` is not supported yet"));
+            let operator = if backward { "bwd_diff" } else { "fwd_diff" };
+            return self.error(format!("`{operator}` of the built-in function `{name}` is not supported yet"));
         };
         let primal = |this: &mut Self, mut t: TypeId| {
             for _ in 0..order {
@@ -3335,7 +3383,11 @@ impl FnLower<'_, '_> {
             let t = self.expr_ty(a)?;
             params.push(primal(self, t));
         }
-        let ret = match self.expr_ty(e) {
+        let result = match d_out {
+            Some(d) => self.expr_ty(d),
+            None => self.expr_ty(e),
+        };
+        let ret = match result {
             Ok(t) => primal(self, t),
             // Inference may not know a generic built-in's result: that of
             // the element-wise functions is their argument's type.
@@ -3369,6 +3421,33 @@ impl FnLower<'_, '_> {
     /// `T.dadd(a, b)`, `T.dmul(s, a)`.
     fn method_call(&mut self, e: ExprId, receiver: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
         let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        // `T.Differential.dzero()`, `.dadd(a, b)`: the differential is its
+        // own differential.
+        if let (Expr::Member { receiver: of, name: member, .. }, "dzero" | "dadd" | "dmul") =
+            (self.body.expr(receiver).clone(), name)
+        {
+            if let (Some(Ty::TypeValue(t)), "Differential") =
+                (self.inferred.expr_types.get(of.0 as usize).cloned(), member.as_str())
+            {
+                let at = self.span;
+                let t = self.m.lower_ty(&t, at)?;
+                let Some(d) = self.m.module.types.differential(t) else {
+                    return self.error(format!("`{}` is not differentiable", self.show(t)));
+                };
+                return match (name, args) {
+                    ("dzero", []) => self.zero(d),
+                    ("dadd", [a, b]) => {
+                        let (x, y) = (self.expr_expecting(*a, d)?, self.expr_expecting(*b, d)?);
+                        self.differential_combine(BinaryOp::Add, x, y, d)
+                    }
+                    ("dmul", [a, b]) => {
+                        let (s, y) = (self.expr(*a)?, self.expr_expecting(*b, d)?);
+                        self.differential_combine(BinaryOp::Mul, s, y, d)
+                    }
+                    _ => self.error(format!("wrong arguments for `{name}`")),
+                };
+            }
+        }
         match (receiver_ty, name, args) {
             (Ty::TypeValue(t), "dzero", []) => {
                 let at = self.span;
