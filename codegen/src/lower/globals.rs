@@ -716,19 +716,15 @@ impl FnLower<'_, '_> {
         let n = shape.coordinate_size();
         let (float, int, uint) = (Scalar::Float, Scalar::Int32, Scalar::UInt32);
         Ok(Some(match (name, args) {
-            ("SampleLevel", [s, uv, lod]) => {
+            ("SampleLevel", [s, uv, _]) | ("Sample", [s, uv]) => {
                 let coord_ty = self.vector_of(float, n);
                 let (s, uv) = (self.expr(*s)?, self.expr_expecting(*uv, coord_ty)?);
                 let ft = self.t(Type::Scalar(float));
-                let lod = self.expr_expecting(*lod, ft)?;
+                let lod = match args.get(2) {
+                    Some(&lod) => self.expr_expecting(lod, ft)?,
+                    None => self.konst(Const::Float(0.0), ft),
+                };
                 self.texel(e, TextureOp::SampleLevel, vec![texture, s, uv, lod])?
-            }
-            ("Sample", [s, uv]) => {
-                let coord_ty = self.vector_of(float, n);
-                let (s, uv) = (self.expr(*s)?, self.expr_expecting(*uv, coord_ty)?);
-                let ft = self.t(Type::Scalar(float));
-                let zero = self.konst(Const::Float(0.0), ft);
-                self.texel(e, TextureOp::SampleLevel, vec![texture, s, uv, zero])?
             }
             ("Load", [location]) if shape != TextureShape::Cube => {
                 // The coordinates, then the mip level.
