@@ -711,6 +711,23 @@ pub fn lookup_member(db: &dyn Db, def: DefId, args: &[Ty], name: &str) -> Option
     if !methods.is_empty() {
         return Some(Member::Methods(methods));
     }
+    if !found_other && item.kind == ItemKind::Interface {
+        // A requirement of an inherited interface (each interface once:
+        // inheritance may be cyclic in code being edited).
+        let mut all = std::collections::HashSet::new();
+        crate::generics::interface_closure(db, def, &mut all);
+        all.remove(&def);
+        let mut bases: Vec<DefId> = all.into_iter().collect();
+        bases.sort_by_key(|d| (d.file(db).path(db).clone(), d.ast_index(db)));
+        for base in bases {
+            let found = item_of(db, base).and_then(|b| {
+                b.members.iter().find(|m| m.name.as_deref() == Some(name) && m.kind == ItemKind::Fn).map(|_| base)
+            });
+            if let Some(base) = found {
+                return lookup_member(db, base, &[], name);
+            }
+        }
+    }
     found_other.then_some(Member::Opaque)
 }
 
