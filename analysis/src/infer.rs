@@ -136,11 +136,14 @@ pub struct DeclCtx<'db> {
     pub generics: HashMap<String, Ty>,
     pub this: Ty,
     depth: u32,
+    /// The namespaces the declaration is in, innermost first (`a::b`,
+    /// `a`): names are looked up there before the file's scope.
+    namespaces: Vec<String>,
 }
 
 impl<'db> DeclCtx<'db> {
     pub fn new(db: &'db dyn Db, file: SourceFile) -> Self {
-        DeclCtx { db, file, generics: HashMap::new(), this: Ty::Unknown, depth: 0 }
+        DeclCtx { db, file, generics: HashMap::new(), this: Ty::Unknown, depth: 0, namespaces: Vec::new() }
     }
 
     /// The context inside `def` (a function, a struct …): its generic
@@ -161,8 +164,14 @@ impl<'db> DeclCtx<'db> {
             chain.push(d);
             cur = parent_of(db, d);
         }
+        let mut path = String::new();
         for d in chain.iter().rev() {
             if let Some(item) = item_of(db, *d) {
+                if item.kind == ItemKind::Namespace {
+                    let name = item.name.clone().unwrap_or_default();
+                    path = if path.is_empty() { name } else { format!("{path}::{name}") };
+                    ctx.namespaces.insert(0, path.clone());
+                }
                 for g in &item.generic_params {
                     if let Some(n) = &g.name {
                         let gdef = DefId::new(db, def.file(db), g.ast_index);
@@ -196,8 +205,14 @@ impl<'db> DeclCtx<'db> {
         ctx
     }
 
-    fn lookup_global(&self, name: &str) -> Vec<DefRef> {
-        global_scope(self.db, self.file).lookup(name).cloned().unwrap_or_default()
+    pub fn lookup_global(&self, name: &str) -> Vec<DefRef> {
+        let scope = global_scope(self.db, self.file);
+        for ns in &self.namespaces {
+            if let Some(defs) = scope.namespace(ns).and_then(|m| m.get(name)) {
+                return defs.clone();
+            }
+        }
+        scope.lookup(name).cloned().unwrap_or_default()
     }
 
     /// The type a declared type name stands for.
@@ -370,7 +385,7 @@ impl DeclCtx<'_> {
             None => match member(&self.this.clone()) {
                 Some(found) => found,
                 None => {
-                    let defs = global_scope(db, self.file).lookup(name)?;
+                    let defs = self.lookup_global(name);
                     let [d] = defs.as_slice() else { return None };
                     if d.kind != ItemKind::Var {
                         return None;
@@ -2775,7 +2790,7 @@ impl<'db> Infer<'_, 'db> {
 
     fn global_name(&mut self, seg: &PathSegment) -> Ty {
         let db = self.db();
-        let defs = global_scope(db, self.ctx.file).lookup(&seg.name).cloned().unwrap_or_default();
+        let defs = self.ctx.lookup_global(&seg.name);
         if defs.is_empty() {
             let t = self.ctx.resolve_named(std::slice::from_ref(seg));
             return match t {

@@ -2198,7 +2198,7 @@ impl FnLower<'_, '_> {
 
     fn global_constant(&mut self, e: ExprId, name: &str) -> R<ValueId> {
         let db = self.db();
-        let defs = global_scope(db, self.file).lookup(name).cloned().unwrap_or_default();
+        let defs = self.ctx.lookup_global(name);
         let Some(d) = defs.iter().find(|d| d.kind == ItemKind::Var) else {
             return self.error(format!("`{name}` is not a value code generation supports"));
         };
@@ -2289,7 +2289,7 @@ impl FnLower<'_, '_> {
                     return Ok(Some(self.field_addr(this, i)?));
                 }
                 let db = self.db();
-                let defs = global_scope(db, self.file).lookup(name).cloned().unwrap_or_default();
+                let defs = self.ctx.lookup_global(name);
                 let Some(d) = defs.iter().find(|d| d.kind == ItemKind::Var) else { return Ok(None) };
                 let def = DefId::new(db, d.file, d.ast_index);
                 if self.is_literal_constant(def, e)? {
@@ -2388,7 +2388,7 @@ impl FnLower<'_, '_> {
             return None;
         }
         let db = self.db();
-        let defs = global_scope(db, self.file).lookup(&seg.name).cloned().unwrap_or_default();
+        let defs = self.ctx.lookup_global(&seg.name);
         let d = defs.iter().find(|d| d.kind == ItemKind::Var)?;
         Some(DefId::new(db, d.file, d.ast_index))
     }
