@@ -1451,14 +1451,7 @@ impl FnLower<'_, '_> {
             return None;
         }
         self.this_ptr()?;
-        let db = self.db();
-        let Ty::Adt { def, .. } = &self.ctx.this else { return None };
-        let m = item_of(db, *def)?
-            .members
-            .iter()
-            .find(|m| m.kind == ItemKind::Property && m.name.as_deref() == Some(name))?
-            .ast_index;
-        Some(DefId::new(db, def.file(db), m))
+        property_named(self.db(), &self.ctx.this, name)
     }
 
     // ---- statements ------------------------------------------------------
@@ -2461,13 +2454,7 @@ impl FnLower<'_, '_> {
         else {
             return Ok(None);
         };
-        let prop = item_of(db, *def).and_then(|i| {
-            i.members
-                .iter()
-                .find(|m| m.kind == ItemKind::Property && m.name.as_deref() == Some(name))
-                .map(|m| DefId::new(db, def.file(db), m.ast_index))
-        });
-        match prop {
+        match property_named(db, &owner, name) {
             Some(p) => self.instance_of(p, &owner, &[], &[], 0).map(Some),
             None => Ok(None),
         }
@@ -2492,7 +2479,6 @@ impl FnLower<'_, '_> {
     /// The getter (or, with `set`, the setter) that reading (writing) `e`
     /// calls: `e` is `s.prop` of a property or `s[i]` of a `__subscript`.
     fn accessor(&mut self, e: ExprId, set: bool) -> R<Option<FuncId>> {
-        let db = self.db();
         let (def, owner, args) = match self.body.expr(e).clone() {
             Expr::Index { base, index } => match self.user_subscript(base) {
                 Some((sub, owner)) => (sub, owner, vec![index]),
@@ -2500,14 +2486,7 @@ impl FnLower<'_, '_> {
             },
             Expr::Member { receiver, name, .. } if set => {
                 let owner = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
-                let Ty::Adt { def, .. } = &owner else { return Ok(None) };
-                let prop = item_of(db, *def).and_then(|i| {
-                    i.members
-                        .iter()
-                        .find(|m| m.kind == ItemKind::Property && m.name.as_deref() == Some(&name))
-                        .map(|m| DefId::new(db, def.file(db), m.ast_index))
-                });
-                match prop {
+                match property_named(self.db(), &owner, &name) {
                     Some(p) => (p, owner, Vec::new()),
                     None => return Ok(None),
                 }
@@ -2515,15 +2494,21 @@ impl FnLower<'_, '_> {
             Expr::Member { name, .. } => return self.property_getter(e, &name),
             _ => return Ok(None),
         };
-        if !set {
-            return self.instance_of(def, &owner, &[], &args, 0).map(Some);
+        match set {
+            true => self.setter(def, &owner, &args, e).map(Some),
+            false => self.instance_of(def, &owner, &[], &args, 0).map(Some),
         }
-        if body(db, def).setter.is_none() {
+    }
+
+    /// The `set` accessor of property or `__subscript` `def` of `owner`
+    /// (assigned by expression `e`).
+    fn setter(&mut self, def: DefId, owner: &Ty, args: &[ExprId], e: ExprId) -> R<FuncId> {
+        if body(self.db(), def).setter.is_none() {
             return err(self.expr_span(e), "this has no `set` accessor: it cannot be assigned");
         }
-        let mut inst = self.instance(def, &owner, &[], &args, 0)?;
+        let mut inst = self.instance(def, owner, &[], args, 0)?;
         inst.setter = true;
-        self.m.declare_function(inst, false).map(Some)
+        self.m.declare_function(inst, false)
     }
 
     /// Store `value` (already of the target's type) into `target`.
@@ -2531,13 +2516,8 @@ impl FnLower<'_, '_> {
         if let Expr::Path(segs, _) = self.body.expr(target).clone() {
             // A property of `this`: its setter, on `this` in place.
             if let Some(prop) = segs.first().filter(|_| segs.len() == 1).and_then(|s| self.this_property(&s.name)) {
-                if body(self.db(), prop).setter.is_none() {
-                    return err(self.expr_span(target), "this has no `set` accessor: it cannot be assigned");
-                }
                 let this_ty = self.ctx.this.clone();
-                let mut inst = self.instance(prop, &this_ty, &[], &[], 0)?;
-                inst.setter = true;
-                let f = self.m.declare_function(inst, false)?;
+                let f = self.setter(prop, &this_ty, &[], target)?;
                 let this = self.this_ptr().expect("in a method");
                 self.call_function(f, &[CallArg::Place(this), CallArg::Value(value)])?;
                 return Ok(());
@@ -4257,4 +4237,15 @@ fn enum_value(e: &ast::Expr, known: &HashMap<String, i64>) -> Option<i64> {
             known.get(last).copied()
         }
     }
+}
+
+/// The property `name` declared in `owner`'s type.
+fn property_named(db: &dyn Db, owner: &Ty, name: &str) -> Option<DefId> {
+    let Ty::Adt { def, .. } = owner else { return None };
+    let m = item_of(db, *def)?
+        .members
+        .iter()
+        .find(|m| m.kind == ItemKind::Property && m.name.as_deref() == Some(name))?
+        .ast_index;
+    Some(DefId::new(db, def.file(db), m))
 }
