@@ -65,9 +65,11 @@ pub(crate) struct Instance {
     def: DefId,
     args: Vec<(String, Ty)>,
     /// Buffer parameters bound to the global buffers the call passes (by
-    /// parameter index): functions are specialized per buffer, as the
-    /// reference compiler does, since buffers are not values on the GPU.
-    resources: Vec<(u32, GlobalId)>,
+    /// parameter index, and field path for buffers held by a struct
+    /// parameter, `""` for the parameter itself): functions are
+    /// specialized per buffer, as the reference compiler does, since
+    /// buffers are not values on the GPU.
+    resources: Vec<(u32, String, GlobalId)>,
     /// The `set` accessor of a property or `__subscript` (rather than its
     /// getter): `this` is `inout`, the stored value a last parameter, and
     /// nothing is returned.
@@ -337,6 +339,7 @@ impl<'db> ModuleLowerer<'db> {
             pending_unroll: None,
             eager_logic: false,
             resource_params: Vec::new(),
+            res_fields: HashMap::new(),
         };
         let entry = lower.b.new_block();
         lower.cur = Some(entry);
@@ -450,6 +453,36 @@ impl<'db> ModuleLowerer<'db> {
         })
     }
 
+    /// The paths of the buffers (and other resources) a value of `ty`
+    /// holds in its fields and their fields (`["data", "inner.grad"]`):
+    /// empty for types that hold none.
+    fn resource_fields(&self, ty: &Ty) -> Vec<String> {
+        fn walk(db: &dyn Db, ty: &Ty, prefix: &str, depth: usize, out: &mut Vec<String>) {
+            let Ty::Adt { def, args, .. } = ty else { return };
+            if depth > 8 || slang_analysis::core_files(db).contains(&def.file(db)) {
+                return;
+            }
+            let Some(item) = item_of(db, *def).filter(|i| i.kind == ItemKind::Struct) else { return };
+            let bindings: HashMap<String, Ty> =
+                item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+            let mut ctx = DeclCtx::specialized(db, *def, &bindings);
+            for m in item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static) {
+                let mdef = DefId::new(db, def.file(db), m.ast_index);
+                let fty = decl_type_ref(db, mdef).clone().map(|t| ctx.resolve(&t)).unwrap_or(Ty::Unknown);
+                let name = m.name.clone().unwrap_or_default();
+                let path = if prefix.is_empty() { name } else { format!("{prefix}.{name}") };
+                if globals::resource_of(&fty).is_some() {
+                    out.push(path);
+                } else {
+                    walk(db, &fty, &path, depth + 1, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self.db, ty, "", 0, &mut out);
+        out
+    }
+
     /// The struct `def<args>` (a generic struct is one struct per list of
     /// arguments).
     fn struct_ty(&mut self, def: DefId, args: &[Ty], at: Option<TextRange>) -> R<TypeId> {
@@ -466,6 +499,11 @@ impl<'db> ModuleLowerer<'db> {
         for m in item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static) {
             let mdef = DefId::new(db, def.file(db), m.ast_index);
             let ty = decl_type_ref(db, mdef).clone().map(|t| ctx.resolve(&t)).unwrap_or(Ty::Unknown);
+            // Buffers held by a struct are bound at compile time
+            // (`FnLower::res_fields`), not stored.
+            if globals::resource_of(&ty).is_some() {
+                continue;
+            }
             let fty = self.lower_ty(&ty, self.def_range(mdef).or(at))?;
             fields.push((m.name.clone().unwrap_or_default(), fty));
         }
@@ -800,7 +838,7 @@ impl<'db> ModuleLowerer<'db> {
             params.push(Param { name: "this".into(), dir, ty, builtin: None, no_diff });
         }
         for (i, p) in sig.params.iter().enumerate() {
-            if inst.resources.iter().any(|r| r.0 == i as u32) {
+            if inst.resources.iter().any(|r| r.0 == i as u32 && r.1.is_empty()) {
                 continue;
             }
             let prange = syntax_params.get(i).map(|p| p.syntax().text_range()).or(at);
@@ -867,8 +905,8 @@ impl<'db> ModuleLowerer<'db> {
                 name = format!("{name}_{}", mangle(a));
             }
         }
-        for &(_, g) in &inst.resources {
-            name = format!("{name}_{}", self.module.global(g).name);
+        for (_, _, g) in &inst.resources {
+            name = format!("{name}_{}", self.module.global(*g).name);
         }
         let mut b = FunctionBuilder::new(name, ret, at);
         b.func.params = params;
@@ -881,8 +919,9 @@ impl<'db> ModuleLowerer<'db> {
         let id = FuncId(self.module.functions.len() as u32);
         self.module.functions.push(b.finish());
         self.funcs.insert(inst.clone(), id);
-        if !inst.resources.is_empty() {
-            self.buffer_args.insert(id, inst.resources.iter().map(|r| r.0).collect());
+        let dropped: Vec<u32> = inst.resources.iter().filter(|r| r.1.is_empty()).map(|r| r.0).collect();
+        if !dropped.is_empty() {
+            self.buffer_args.insert(id, dropped);
         }
         if !uniforms.is_empty() {
             let names = uniforms.iter().map(|u| u.0.clone()).collect();
@@ -1027,8 +1066,15 @@ impl<'db> ModuleLowerer<'db> {
             resource_params: inst
                 .resources
                 .iter()
-                .filter_map(|&(i, g)| Some((fn_sig(db, def).params.get(i as usize)?.name.clone()?, g)))
+                .filter_map(|(i, path, g)| {
+                    let name = match *i {
+                        THIS_PARAM => "this".to_string(),
+                        i => fn_sig(db, def).params.get(i as usize)?.name.clone()?,
+                    };
+                    Some((name, path.clone(), *g))
+                })
                 .collect(),
+            res_fields: HashMap::new(),
         };
         let result = lower.function(inst.setter);
         let func = lower.b.finish();
@@ -1083,9 +1129,19 @@ struct FnLower<'a, 'db> {
     pending_unroll: Option<(Option<TextRange>, bool)>,
     /// Lowering a `do … while` test: `&&` and `||` evaluate both sides.
     eager_logic: bool,
-    /// Buffer parameters and the global buffers they stand for.
-    resource_params: Vec<(String, GlobalId)>,
+    /// Buffer parameters (and buffers held by fields of struct
+    /// parameters: a path of field names) and the global buffers they
+    /// stand for.
+    resource_params: Vec<(String, String, GlobalId)>,
+    /// The global buffers held by fields of struct locals and parameters
+    /// (`p.data = inBuf`), by the local's storage and the field's path
+    /// (`"data"`, `"inner.grad"`): buffers are not values on the GPU, so
+    /// a struct's buffer fields are bound at compile time.
+    res_fields: HashMap<(ValueId, String), GlobalId>,
 }
+
+/// The parameter index standing for `this` in [`Instance::resources`].
+const THIS_PARAM: u32 = u32::MAX;
 
 /// An argument of a call.
 #[derive(Clone, Copy)]
@@ -1137,6 +1193,12 @@ impl FnLower<'_, '_> {
         let ty = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);
         let at = self.expr_span(e);
         self.m.lower_ty(&ty, at)
+    }
+
+    /// A type of the analysis, lowered.
+    fn expr_ty_of(&mut self, ty: &Ty) -> R<TypeId> {
+        let at = self.span;
+        self.m.lower_ty(ty, at)
     }
 
     fn resolve(&mut self, t: &TypeRef) -> R<TypeId> {
@@ -1367,9 +1429,13 @@ impl FnLower<'_, '_> {
             };
             self.scopes.last_mut().unwrap().push(Local { name: p.name.clone(), ptr });
         }
-        for (name, g) in self.resource_params.clone() {
-            let ptr = self.global_pointer(g, None)?;
-            self.scopes.last_mut().unwrap().push(Local { name, ptr });
+        for (name, path, g) in self.resource_params.clone() {
+            if path.is_empty() {
+                let ptr = self.global_pointer(g, None)?;
+                self.scopes.last_mut().unwrap().push(Local { name, ptr });
+            } else if let Some(l) = self.scopes.iter().flatten().find(|l| l.name == name) {
+                self.res_fields.insert((l.ptr, path), g);
+            }
         }
         self.entry_point_uniforms()?;
         if self.is_init {
@@ -1602,6 +1668,38 @@ impl FnLower<'_, '_> {
             }
             Stmt::Decl(decls) => {
                 for d in decls {
+                    let sem = match (&d.ty, d.init) {
+                        (Some(t), _) => self.ctx.resolve(t),
+                        (None, Some(i)) => self.inferred.expr_types.get(i.0 as usize).cloned().unwrap_or(Ty::Unknown),
+                        (None, None) => Ty::Unknown,
+                    };
+                    if globals::resource_of(&sem).is_some() {
+                        // A buffer local names the global buffer it is
+                        // initialized with.
+                        let Some(init) = d.init else {
+                            return self.error(format!("the buffer `{}` needs a value", d.name));
+                        };
+                        let g = self.resource_global(init)?;
+                        let ptr = self.global_pointer(g, None)?;
+                        self.scopes.last_mut().unwrap().push(Local { name: d.name.clone(), ptr });
+                        continue;
+                    }
+                    if let (Some(init), false) = (d.init, self.m.resource_fields(&sem).is_empty()) {
+                        let ty = self.expr_ty_of(&sem)?;
+                        let var = self.var(ty);
+                        match self.body.expr(init).clone() {
+                            Expr::InitList(items) => {
+                                self.init_list_with_resources((var, String::new()), var, &items, &sem)?
+                            }
+                            _ => {
+                                let v = self.expr_expecting(init, ty)?;
+                                self.store(var, v);
+                                self.copy_resources((var, String::new()), init, &sem)?;
+                            }
+                        }
+                        self.scopes.last_mut().unwrap().push(Local { name: d.name.clone(), ptr: var });
+                        continue;
+                    }
                     let (ty, value) = match (&d.ty, d.init) {
                         (Some(t), init) => {
                             let ty = self.resolve(t)?;
@@ -1962,15 +2060,100 @@ impl FnLower<'_, '_> {
         Ok(self.emit(Op::Construct(values), ty))
     }
 
+    /// `S v = { … }` for a struct holding buffers: the buffers are bound
+    /// to `v`'s fields (`root`: `v`'s storage and the path to the struct
+    /// initialized, stored at `var`), the other fields stored.
+    fn init_list_with_resources(&mut self, root: (ValueId, String), var: ValueId, items: &[ExprId], sem: &Ty) -> R<()> {
+        let Ty::Adt { def, .. } = sem else { return self.error("an initializer list for a struct") };
+        let db = self.db();
+        let members: Vec<Option<String>> = item_of(db, *def)
+            .map(|i| {
+                i.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static).map(|m| m.name.clone()).collect()
+            })
+            .unwrap_or_default();
+        if items.len() > members.len() {
+            return self.error(format!("too many initializers for `{sem}`"));
+        }
+        let ty = self.expr_ty_of(sem)?;
+        let zero = self.zero(ty)?;
+        self.store(var, zero);
+        for (name, &item) in members.iter().zip(items) {
+            let name = name.clone().unwrap_or_default();
+            let path = if root.1.is_empty() { name.clone() } else { format!("{}.{name}", root.1) };
+            if self.is_resource_expr(item) {
+                let g = self.resource_global(item)?;
+                self.res_fields.insert((root.0, path), g);
+                continue;
+            }
+            let Type::Struct { fields, .. } = self.ty(ty).clone() else { unreachable!("a struct") };
+            let Some(i) = fields.iter().position(|f| f.0 == name) else { continue };
+            let p = self.field_addr(var, i as u32)?;
+            let item_sem = self.inferred.expr_types.get(item.0 as usize).cloned().unwrap_or(Ty::Unknown);
+            let field_sem = match sem {
+                Ty::Adt { def, args, .. } => {
+                    let db = self.db();
+                    let bindings: HashMap<String, Ty> = item_of(db, *def)
+                        .map(|it| {
+                            it.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect()
+                        })
+                        .unwrap_or_default();
+                    let mut ctx = DeclCtx::specialized(db, *def, &bindings);
+                    item_of(db, *def)
+                        .and_then(|it| {
+                            let m = it
+                                .members
+                                .iter()
+                                .find(|m| m.kind == ItemKind::Var && m.name.as_deref() == Some(&name))?;
+                            decl_type_ref(db, DefId::new(db, def.file(db), m.ast_index)).clone()
+                        })
+                        .map(|t| ctx.resolve(&t))
+                        .unwrap_or(item_sem.clone())
+                }
+                _ => item_sem.clone(),
+            };
+            if !self.m.resource_fields(&field_sem).is_empty() {
+                match self.body.expr(item).clone() {
+                    Expr::InitList(inner) => self.init_list_with_resources((root.0, path), p, &inner, &field_sem)?,
+                    _ => {
+                        let v = self.expr_expecting(item, fields[i].1)?;
+                        self.store(p, v);
+                        self.copy_resources((root.0, path), item, &field_sem)?;
+                    }
+                }
+                continue;
+            }
+            let v = self.expr_expecting(item, fields[i].1)?;
+            self.store(p, v);
+        }
+        // Fields left out take their default values.
+        let Type::Struct { fields, .. } = self.ty(ty).clone() else { unreachable!("a struct") };
+        for (i, f) in fields.iter().enumerate() {
+            let given = members.iter().take(items.len()).any(|m| m.as_deref() == Some(f.0.as_str()));
+            if !given {
+                if let Some(v) = self.field_default(ty, i, f.1)? {
+                    let p = self.field_addr(var, i as u32)?;
+                    self.store(p, v);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The default value written on field `i` of the struct type `ty`
     /// (`struct S { float gain = 2.0; }`), if any.
     fn field_default(&mut self, ty: TypeId, i: usize, field_ty: TypeId) -> R<Option<ValueId>> {
         let Some((def, _)) = self.m.structs.iter().find(|(_, &t)| t == ty).map(|(k, _)| k.clone()) else {
             return Ok(None);
         };
+        let Type::Struct { fields, .. } = self.ty(ty) else { return Ok(None) };
+        let field = fields[i].0.clone();
         let db = self.db();
         let Some(item) = item_of(db, def) else { return Ok(None) };
-        let Some(m) = item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static).nth(i) else {
+        let Some(m) = item
+            .members
+            .iter()
+            .find(|m| m.kind == ItemKind::Var && !m.is_static && m.name.as_deref() == Some(field.as_str()))
+        else {
             return Ok(None);
         };
         let mdef = DefId::new(db, def.file(db), m.ast_index);
@@ -2231,6 +2414,10 @@ impl FnLower<'_, '_> {
 
     /// Whether `e` is a local variable or a part of one.
     fn rooted_in_local(&self, e: ExprId) -> bool {
+        // (A buffer held by a struct's field is a global buffer.)
+        if self.is_resource_expr(e) && matches!(self.body.expr(e), Expr::Member { .. } | Expr::Path(..)) {
+            return false;
+        }
         match self.body.expr(e) {
             Expr::Path(segs, false) if segs.len() == 1 => {
                 // (A buffer parameter names a global buffer.)
@@ -2259,6 +2446,9 @@ impl FnLower<'_, '_> {
 
     /// A pointer to what `e` names, when it names storage.
     fn place(&mut self, e: ExprId) -> R<Option<ValueId>> {
+        if let Some(g) = self.bound_resource(e)? {
+            return self.global_pointer(g, None).map(Some);
+        }
         let is_local_or_field = match self.body.expr(e) {
             Expr::Path(segs, false) if segs.len() == 1 => {
                 let name = segs[0].name.clone();
@@ -2327,6 +2517,98 @@ impl FnLower<'_, '_> {
             }
             _ => Ok(None),
         }
+    }
+
+    /// The storage a struct-typed expression lives in, and the path of
+    /// fields from it (`p` → `(p, "")`, `p.inner` → `(p, "inner")`, a
+    /// field of `this` named alone → `(this, "name")`): where the buffers
+    /// its fields hold are bound.
+    fn struct_root(&mut self, e: ExprId) -> Option<(ValueId, String)> {
+        match self.body.expr(e).clone() {
+            Expr::Path(segs, false) if segs.len() == 1 && segs[0].args.is_empty() => {
+                let name = &segs[0].name;
+                if let Some(l) = self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| &l.name == name) {
+                    return Some((l.ptr, String::new()));
+                }
+                let this = self.this_ptr()?;
+                let db = self.db();
+                let Ty::Adt { def, .. } = &self.ctx.this else { return None };
+                let is_field = item_of(db, *def)?
+                    .members
+                    .iter()
+                    .any(|m| m.kind == ItemKind::Var && !m.is_static && m.name.as_deref() == Some(name.as_str()));
+                is_field.then(|| (this, name.clone()))
+            }
+            Expr::This => Some((self.this_ptr()?, String::new())),
+            Expr::Member { receiver, name, .. } => {
+                let (root, prefix) = self.struct_root(receiver)?;
+                Some((root, if prefix.is_empty() { name } else { format!("{prefix}.{name}") }))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `e` is a buffer (or another resource) by its type.
+    fn is_resource_expr(&self, e: ExprId) -> bool {
+        self.inferred.expr_types.get(e.0 as usize).is_some_and(|t| globals::resource_of(t).is_some())
+    }
+
+    /// The global buffer a buffer-typed field (`p.data`, `this.grad`, or
+    /// `grad` in a method) was bound to.
+    fn bound_resource(&mut self, e: ExprId) -> R<Option<GlobalId>> {
+        if !self.is_resource_expr(e) {
+            return Ok(None);
+        }
+        let Some((root, path)) = self.struct_root(e) else { return Ok(None) };
+        if path.is_empty() {
+            return Ok(None);
+        }
+        match self.res_fields.get(&(root, path.clone())) {
+            Some(&g) => Ok(Some(g)),
+            None => {
+                let at = self.expr_span(e).or(self.span);
+                err(at, format!("the buffer held by `{path}` is not known here: assign it a global buffer first"))
+            }
+        }
+    }
+
+    /// The global buffer a buffer-typed expression names (a global, a
+    /// buffer parameter, or a struct field bound to one).
+    fn resource_global(&mut self, e: ExprId) -> R<GlobalId> {
+        let global = match self.place(e)? {
+            Some(v) => match self.b.func.op(v) {
+                Some(Op::Global(g)) => Some(*g),
+                _ => None,
+            },
+            None => None,
+        };
+        match global {
+            Some(g) => Ok(g),
+            None => {
+                let at = self.expr_span(e).or(self.span);
+                err(at, "a buffer stored or passed must name a global buffer (or a parameter or field that does)")
+            }
+        }
+    }
+
+    /// Bind the buffers a struct value holds: `to` (a storage and path)
+    /// takes those of the struct expression `from`.
+    fn copy_resources(&mut self, to: (ValueId, String), from: ExprId, ty: &Ty) -> R<()> {
+        let paths = self.m.resource_fields(ty);
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let Some((root, prefix)) = self.struct_root(from) else {
+            let at = self.expr_span(from).or(self.span);
+            return err(at, "a struct holding buffers is copied from a variable or parameter only, not built here");
+        };
+        let join = |prefix: &str, p: &str| if prefix.is_empty() { p.to_string() } else { format!("{prefix}.{p}") };
+        for p in paths {
+            if let Some(&g) = self.res_fields.get(&(root, join(&prefix, &p))) {
+                self.res_fields.insert((to.0, join(&to.1, &p)), g);
+            }
+        }
+        Ok(())
     }
 
     /// The `static` member or namespaced global `e` names: `S::K`, `S.K`,
@@ -2629,9 +2911,23 @@ impl FnLower<'_, '_> {
     fn binary(&mut self, e: ExprId, op: HirBinary, lhs: ExprId, rhs: ExprId) -> R<ValueId> {
         match op {
             HirBinary::Assign(None) => {
+                if self.is_resource_expr(lhs) {
+                    // `p.data = inBuf`: the field is bound to the buffer.
+                    let g = self.resource_global(rhs)?;
+                    let Some(target) = self.struct_root(lhs).filter(|r| !r.1.is_empty()) else {
+                        return self.error("a buffer is assigned to a field of a struct variable only");
+                    };
+                    self.res_fields.insert(target, g);
+                    let int = self.t(Type::Scalar(Scalar::Int32));
+                    return Ok(self.konst(Const::Int(0), int));
+                }
                 let t = self.expr_ty(lhs)?;
                 let v = self.expr_expecting(rhs, t)?;
                 self.assign_to(lhs, v)?;
+                let sem = self.inferred.expr_types.get(lhs.0 as usize).cloned().unwrap_or(Ty::Unknown);
+                if let Some(target) = self.struct_root(lhs) {
+                    self.copy_resources(target, rhs, &sem)?;
+                }
                 Ok(v)
             }
             HirBinary::Assign(Some(k)) => {
@@ -2869,7 +3165,12 @@ impl FnLower<'_, '_> {
                     _ => self.ctx.this.clone(),
                 };
                 let explicit = segs.last().map(|s| s.args.clone()).unwrap_or_default();
-                let f = self.instance_of(def, &owner, &explicit, args, 0)?;
+                let mut inst = self.instance(def, &owner, &explicit, args, 0)?;
+                if is_instance_method(self.db(), def) {
+                    let root = self.this_ptr().map(|t| (t, String::new()));
+                    self.this_resources(&mut inst, root, &owner);
+                }
+                let f = self.m.declare_function(inst, false)?;
                 let expr_args = self.without_buffer_args(f, expr_args);
                 let mut all = Vec::new();
                 if is_instance_method(self.db(), def) {
@@ -2900,7 +3201,12 @@ impl FnLower<'_, '_> {
                     Ty::TypeValue(t) => ((*t).clone(), None),
                     t => (t, is_instance_method(self.db(), def).then_some(CallArg::Expr(receiver))),
                 };
-                let f = self.instance_of(def, &owner, &generic_args, args, 0)?;
+                let mut inst = self.instance(def, &owner, &generic_args, args, 0)?;
+                if this.is_some() {
+                    let root = self.struct_root(receiver);
+                    self.this_resources(&mut inst, root, &owner);
+                }
+                let f = self.m.declare_function(inst, false)?;
                 let expr_args = self.without_buffer_args(f, expr_args);
                 let mut all: Vec<CallArg> = this.into_iter().chain(expr_args).collect();
                 all.extend(self.default_args(def, args.len())?);
@@ -3122,29 +3428,48 @@ impl FnLower<'_, '_> {
         let mut inst = Instance::new(db, def, &bindings);
         let mut ctx = DeclCtx::specialized(db, def, &bindings);
         for (i, p) in fn_sig(db, def).params.iter().enumerate() {
-            if globals::resource_of(&ctx.resolve(&p.ty)).is_none() {
-                continue;
-            }
+            let pty = ctx.resolve(&p.ty);
             let Some(&arg) = args.get(i) else { continue };
-            let global = match self.place(arg)? {
-                Some(v) => match self.b.func.op(v) {
-                    Some(Op::Global(g)) => Some(*g),
-                    _ => None,
-                },
-                None => None,
-            };
-            match global {
-                Some(g) => inst.resources.push((i as u32, g)),
-                None => {
-                    let at = self.expr_span(arg).or(self.span);
-                    return err(
-                        at,
-                        "a buffer passed to a function must name a global buffer (or a parameter that does)",
-                    );
-                }
+            if globals::resource_of(&pty).is_some() {
+                let g = self.resource_global(arg)?;
+                inst.resources.push((i as u32, String::new(), g));
+            } else {
+                self.struct_resources_of(&mut inst, i as u32, arg, &pty)?;
             }
         }
         Ok(inst)
+    }
+
+    /// Specialize the method instance `inst` to the buffers its receiver
+    /// (of type `owner`, stored at `root`) holds.
+    fn this_resources(&mut self, inst: &mut Instance, root: Option<(ValueId, String)>, owner: &Ty) {
+        let Some((root, prefix)) = root else { return };
+        for p in self.m.resource_fields(owner) {
+            let full = if prefix.is_empty() { p.clone() } else { format!("{prefix}.{p}") };
+            if let Some(&g) = self.res_fields.get(&(root, full)) {
+                inst.resources.push((THIS_PARAM, p, g));
+            }
+        }
+    }
+
+    /// Specialize `inst` to the buffers the struct argument `arg` (of
+    /// parameter `index`, of type `ty`) holds.
+    fn struct_resources_of(&mut self, inst: &mut Instance, index: u32, arg: ExprId, ty: &Ty) -> R<()> {
+        let paths = self.m.resource_fields(ty);
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let Some((root, prefix)) = self.struct_root(arg) else {
+            let at = self.expr_span(arg).or(self.span);
+            return err(at, "a struct holding buffers is passed from a variable or parameter only");
+        };
+        for p in paths {
+            let full = if prefix.is_empty() { p.clone() } else { format!("{prefix}.{p}") };
+            if let Some(&g) = self.res_fields.get(&(root, full)) {
+                inst.resources.push((index, p, g));
+            }
+        }
+        Ok(())
     }
 
     /// The arguments of a call of `f` without those bound to buffers.

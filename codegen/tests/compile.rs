@@ -502,6 +502,15 @@ void computeMain(uint3 tid : SV_DispatchThreadID) { out[tid.x] = tex.Load(int2(0
 "#;
     expect![["`RWTexture2D` is not supported by code generation yet at `tex`"]].assert_eq(&compile_error(texture));
 
+    let unbound = r#"
+struct View { RWStructuredBuffer<float> buffer; int offset; };
+RWStructuredBuffer<float> out;
+[numthreads(1, 1, 1)]
+void computeMain(uint3 tid : SV_DispatchThreadID) { View v; v.offset = 1; v.buffer[tid.x] = 1.0; }
+"#;
+    expect![["the buffer held by `buffer` is not known here: assign it a global buffer first at `v.buffer`"]]
+        .assert_eq(&compile_error(unbound));
+
     let no_entry = "void main() {}";
     expect![["no function named `computeMain`"]].assert_eq(&compile_error(no_entry));
 
