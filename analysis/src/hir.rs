@@ -744,7 +744,9 @@ impl LowerBody {
                         // `sizeof(x)` / `countof(x)`: a bare name may be a
                         // variable rather than a type.
                         let idents: Vec<_> = c.children_with_tokens().filter_map(|t| t.into_token()).collect();
-                        if let [t] = idents.as_slice() {
+                        // (`countof(Tuple<int, float>)` names a type.)
+                        let generic = c.children().next().is_some();
+                        if let ([t], false) = (idents.as_slice(), generic) {
                             if t.kind() == SyntaxKind::IDENT {
                                 let seg = PathSegment { name: t.text().to_string(), args: Vec::new() };
                                 subs.push(self.alloc_expr(Expr::Path(vec![seg], false), &c));

@@ -2908,6 +2908,29 @@ impl<'db> Infer<'_, 'db> {
         }
     }
 
+    /// `t._1` of a tuple with elements `items`: that element; `t._0_0_1`:
+    /// a tuple of the elements named (`tuple`: the core `Tuple`).
+    fn tuple_member(&mut self, id: ExprId, receiver: &Ty, items: &[Ty], tuple: Option<DefId>, name: &str) -> Ty {
+        let picked: Option<Vec<Ty>> = name
+            .strip_prefix('_')
+            .map(|rest| rest.split('_').map(|k| k.parse::<usize>().ok().and_then(|k| items.get(k).cloned())).collect())
+            .unwrap_or(None);
+        match picked {
+            Some(mut one) if one.len() == 1 => one.pop().expect("one element"),
+            Some(many) => match tuple {
+                Some(def) => Ty::Adt { def, name: "Tuple".into(), args: many },
+                None => Ty::Tuple(many),
+            },
+            None => {
+                self.diags.push(InferDiag {
+                    at: DiagAt::Expr(id),
+                    kind: InferDiagKind::NoSuchMember { ty: receiver.to_string(), name: name.to_string() },
+                });
+                Ty::Unknown
+            }
+        }
+    }
+
     fn member(&mut self, id: ExprId, receiver: &Ty, name: &str) -> Ty {
         let db = self.db();
         match receiver {
@@ -2960,6 +2983,11 @@ impl<'db> Infer<'_, 'db> {
                     }
                     Ty::Unknown
                 }
+            }
+            // Tuple elements: `t._1`, and swizzles `t._0_0_1` (a tuple).
+            Ty::Tuple(items) => self.tuple_member(id, receiver, items, None, name),
+            Ty::Adt { def, args, name: ty_name } if ty_name == "Tuple" && is_core(db, def.file(db)) => {
+                self.tuple_member(id, receiver, args, Some(*def), name)
             }
             // `ConstantBuffer<T>`, `ParameterBlock<T>`: `T`'s members.
             Ty::Adt { def, args, name: ty_name }
@@ -3277,8 +3305,42 @@ impl<'db> Infer<'_, 'db> {
     /// cannot accept them (a parameter type certainly does not match, or
     /// generic parameters bind inconsistently). Unknown when the return type
     /// depends on what this model cannot work out.
+    /// The result of the core module's variadic tuple functions:
+    /// `makeTuple(a, b)` is a `Tuple<A, B>`, `concat(t, u)` the tuple of
+    /// both's elements (`None`: another function, or unknown elements).
+    fn tuple_call(&self, def: DefId, args: &[Ty]) -> Option<Ty> {
+        let db = self.db();
+        if !is_core(db, def.file(db)) {
+            return None;
+        }
+        let name = item_of(db, def)?.name.clone()?;
+        let elems: Vec<Ty> = match name.as_str() {
+            "makeTuple" => args.to_vec(),
+            "concat" if args.len() == 2 => {
+                let mut all = Vec::new();
+                for a in args {
+                    match a {
+                        Ty::Adt { name, args, .. } if name == "Tuple" => all.extend(args.iter().cloned()),
+                        Ty::Tuple(items) => all.extend(items.iter().cloned()),
+                        _ => return None,
+                    }
+                }
+                all
+            }
+            _ => return None,
+        };
+        if elems.iter().any(|e| e.is_unknown()) {
+            return None;
+        }
+        let tuple = self.ctx.lookup_global("Tuple").into_iter().find(|d| d.kind == ItemKind::Struct)?;
+        Some(Ty::Adt { def: DefId::new(db, tuple.file, tuple.ast_index), name: "Tuple".into(), args: elems })
+    }
+
     fn instantiate(&mut self, def: DefId, args: &[Ty], explicit: &[GenericArgRef]) -> Option<(Ty, u32)> {
         let db = self.db();
+        if let Some(t) = self.tuple_call(def, args) {
+            return Some((t, 0));
+        }
         let sig = fn_sig(db, def).clone();
         let mut ctx = DeclCtx::for_def(db, def);
         // A method called on `x` of type `S<A…>` (or a static one on

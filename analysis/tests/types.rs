@@ -749,3 +749,17 @@ fn value_generic_structs() {
         expect!["float[3]"],
     );
 }
+
+#[test]
+fn tuples() {
+    check_type("void f() { $0makeTuple(1, 2.0, true); }", expect!["Tuple<int, float, bool>"]);
+    check_type("void f(Tuple<int, float> t) { $0t._1; }", expect!["float"]);
+    check_type("void f(Tuple<int, float> t) { $0t._1_0_0; }", expect!["Tuple<float, int, int>"]);
+    check_type("void f(Tuple<int, float> t) { $0concat(t, makeTuple(2.0h)); }", expect!["Tuple<int, float, half>"]);
+    check_diags(
+        "void f(Tuple<int, float> t) { t._2; }",
+        expect![[r#"
+        /main.slang:1:33: error[no-such-member]: no member named `_2` in `Tuple<int, float>`
+    "#]],
+    );
+}

@@ -427,6 +427,12 @@ impl<'db> ModuleLowerer<'db> {
             {
                 self.existential(*def, at)?
             }
+            Ty::Tuple(items) => self.tuple_ty(items, at)?,
+            Ty::Adt { def, args, name }
+                if name == "Tuple" && slang_analysis::core_files(self.db).contains(&def.file(self.db)) =>
+            {
+                self.tuple_ty(args, at)?
+            }
             Ty::Adt { def, args, name } => {
                 let is_user_struct = !slang_analysis::core_files(self.db).contains(&def.file(self.db))
                     && item_of(self.db, *def).is_some_and(|i| i.kind == ItemKind::Struct);
@@ -481,6 +487,37 @@ impl<'db> ModuleLowerer<'db> {
         let mut out = Vec::new();
         walk(self.db, ty, "", 0, &mut out);
         out
+    }
+
+    /// `Tuple<A, B, …>`: a struct with fields `_0`, `_1`, …, differentiable
+    /// when every element is (its differential the tuple of theirs).
+    fn tuple_ty(&mut self, items: &[Ty], at: Option<TextRange>) -> R<TypeId> {
+        if items.is_empty() {
+            return err(at, "an empty tuple is not supported by code generation");
+        }
+        let elems = items.iter().map(|t| self.lower_ty(t, at)).collect::<R<Vec<_>>>()?;
+        let name = |types: &crate::ir::Types, es: &[TypeId]| {
+            let parts: Vec<String> = es.iter().map(|&e| types.display(e).replace(['<', '>', ',', ' '], "_")).collect();
+            format!("Tuple_{}", parts.join("_"))
+        };
+        let fields: Vec<(String, TypeId)> = elems.iter().enumerate().map(|(i, &e)| (format!("_{i}"), e)).collect();
+        let t = self.intern(Type::Struct { name: name(&self.module.types, &elems), fields });
+        if self.module.types.differential(t).is_none() {
+            let diffs: Option<Vec<TypeId>> = elems.iter().map(|&e| self.module.types.differential(e)).collect();
+            if let Some(diffs) = diffs {
+                let identity: Vec<Option<u32>> = (0..elems.len() as u32).map(Some).collect();
+                let d = if diffs == elems {
+                    t
+                } else {
+                    let fields = diffs.iter().enumerate().map(|(i, &e)| (format!("_{i}"), e)).collect();
+                    let d = self.intern(Type::Struct { name: name(&self.module.types, &diffs), fields });
+                    self.module.types.set_struct_diff(d, StructDiff { ty: d, fields: identity.clone() });
+                    d
+                };
+                self.module.types.set_struct_diff(t, StructDiff { ty: d, fields: identity });
+            }
+        }
+        Ok(t)
     }
 
     /// The struct `def<args>` (a generic struct is one struct per list of
@@ -684,8 +721,13 @@ impl<'db> ModuleLowerer<'db> {
         let db = self.db;
         let Some(item) = item_of(db, def) else { return };
         let file = def.file(db);
-        let field_items: Vec<&slang_analysis::item_tree::Item> =
-            item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static).collect();
+        // (The fields lowered: buffer fields are not stored.)
+        let field_items: Vec<&slang_analysis::item_tree::Item> = item
+            .members
+            .iter()
+            .filter(|m| m.kind == ItemKind::Var && !m.is_static)
+            .filter(|m| fields.iter().any(|f| Some(&f.0) == m.name.as_ref()))
+            .collect();
         let this_ty = Ty::Adt { def, args: args.to_vec(), name: item.name.clone().unwrap_or_default() };
         let ptr_like =
             slang_analysis::autodiff::type_diff(db, file, &this_ty) == slang_analysis::autodiff::TypeDiff::Ptr;
@@ -2307,6 +2349,9 @@ impl FnLower<'_, '_> {
             Expr::Missing => self.error("missing expression"),
             Expr::Diff { .. } => self.error("a `fwd_diff`/`bwd_diff` function can only be called here"),
             Expr::This => self.this_value(),
+            Expr::Other(subs) if self.expr_syntax(e).is_some_and(|n| n.kind() == SyntaxKind::SIZEOF_EXPR) => {
+                self.countof(e, &subs)
+            }
             _ => self.error("this expression is not supported by code generation yet"),
         }
     }
@@ -2681,8 +2726,17 @@ impl FnLower<'_, '_> {
         // Typed from the receiver's IR type (inference may not know the
         // type of a generic call's result).
         match self.ty(rt).clone() {
-            Type::Struct { fields, .. } => match fields.iter().position(|f| f.0 == name) {
+            Type::Struct { fields, name: sname } => match fields.iter().position(|f| f.0 == name) {
                 Some(i) => Ok(self.emit(Op::Extract(r, i as u32), fields[i].1)),
+                // `t._0_0_1`: a tuple of the elements named.
+                None if sname.starts_with("Tuple_") && name.starts_with('_') => {
+                    let picked: Option<Vec<usize>> =
+                        name[1..].split('_').map(|k| k.parse::<usize>().ok().filter(|&k| k < fields.len())).collect();
+                    let Some(picked) = picked else { return self.error(format!("bad tuple swizzle `{name}`")) };
+                    let parts = picked.iter().map(|&k| self.emit(Op::Extract(r, k as u32), fields[k].1)).collect();
+                    let t = self.expr_ty(e)?;
+                    Ok(self.emit(Op::Construct(parts), t))
+                }
                 None => match self.property_getter(e, name)? {
                     Some(f) => self.call_function(f, &[CallArg::Value(r)]),
                     None => self.error(format!("`{}` has no field `{name}`", self.show(rt))),
@@ -2882,8 +2936,70 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// Tuples compare element by element, lexicographically (`==`, `!=`,
+    /// `<`, `<=`, `>`, `>=`); `None` unless both are tuples of one type.
+    fn tuple_compare(&mut self, op: BinaryOp, a: ValueId, b: ValueId) -> R<Option<ValueId>> {
+        let t = self.ty_of(a);
+        let Type::Struct { fields, name } = self.ty(t).clone() else { return Ok(None) };
+        if !name.starts_with("Tuple_") || self.ty_of(b) != t || !op.is_comparison() {
+            return Ok(None);
+        }
+        let bool_ty = self.t(Type::Scalar(Scalar::Bool));
+        let (x, y, op) = match op {
+            BinaryOp::Gt => (b, a, BinaryOp::Lt),
+            BinaryOp::Ge => (b, a, BinaryOp::Le),
+            op => (a, b, op),
+        };
+        // From the last element back: `lt` = x < y on the elements from
+        // here on, `eq` = they are equal.
+        let mut lt = self.konst(Const::Bool(false), bool_ty);
+        let mut eq = self.konst(Const::Bool(true), bool_ty);
+        for (k, f) in fields.iter().enumerate().rev() {
+            let xi = self.emit(Op::Extract(x, k as u32), f.1);
+            let yi = self.emit(Op::Extract(y, k as u32), f.1);
+            let e = self.arith(BinaryOp::Eq, xi, yi)?;
+            let e = self.all_of(e)?;
+            if matches!(op, BinaryOp::Lt | BinaryOp::Le) {
+                let l = match self.m.module.types.scalar_of(f.1) {
+                    Some(Scalar::Bool) => {
+                        let nx = self.emit(Op::Unary(UnaryOp::Not, xi), f.1);
+                        let both = self.arith(BinaryOp::And, nx, yi)?;
+                        self.all_of(both)?
+                    }
+                    _ => {
+                        let l = self.arith(BinaryOp::Lt, xi, yi)?;
+                        self.all_of(l)?
+                    }
+                };
+                let rest = self.emit(Op::Binary(BinaryOp::And, e, lt), bool_ty);
+                lt = self.emit(Op::Binary(BinaryOp::Or, l, rest), bool_ty);
+            }
+            eq = self.emit(Op::Binary(BinaryOp::And, e, eq), bool_ty);
+        }
+        Ok(Some(match op {
+            BinaryOp::Eq => eq,
+            BinaryOp::Ne => self.emit(Op::Unary(UnaryOp::Not, eq), bool_ty),
+            BinaryOp::Lt => lt,
+            _ => self.emit(Op::Binary(BinaryOp::Or, lt, eq), bool_ty),
+        }))
+    }
+
+    /// A comparison's result as one `bool` (`all` of a vector's).
+    fn all_of(&mut self, v: ValueId) -> R<ValueId> {
+        match *self.ty(self.ty_of(v)) {
+            Type::Vector(..) => {
+                let bool_ty = self.t(Type::Scalar(Scalar::Bool));
+                Ok(self.emit(Op::Intrinsic(Intrinsic::All, vec![v]), bool_ty))
+            }
+            _ => Ok(v),
+        }
+    }
+
     /// `a op b` on values, converting both to their common type.
     fn arith(&mut self, op: BinaryOp, a: ValueId, b: ValueId) -> R<ValueId> {
+        if let Some(v) = self.tuple_compare(op, a, b)? {
+            return Ok(v);
+        }
         if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
             let at = self.ty_of(a);
             let amount = self.with_scalar(at, Scalar::UInt32);
@@ -4246,6 +4362,60 @@ impl FnLower<'_, '_> {
         }))
     }
 
+    /// `countof(x)`: the number of elements of a tuple or array (a
+    /// constant).
+    fn countof(&mut self, e: ExprId, subs: &[ExprId]) -> R<ValueId> {
+        let node = self.expr_syntax(e).expect("checked");
+        let keyword = node.first_token().map(|t| t.text().to_string()).unwrap_or_default();
+        let sem = subs.first().and_then(|s| self.inferred.expr_types.get(s.0 as usize).cloned());
+        let sem = match sem {
+            Some(Ty::TypeValue(t)) => (*t).clone(),
+            Some(t) => t,
+            // `countof(Tuple<int, float>)`: a type.
+            None => match node.children().find_map(ast::Type::cast) {
+                Some(t) => self.ctx.resolve(&slang_analysis::hir::lower_type(Some(t))),
+                None => Ty::Unknown,
+            },
+        };
+        let n = match (&*keyword, &sem) {
+            ("countof", Ty::Tuple(items)) => items.len() as i64,
+            ("countof", Ty::Adt { name, args, .. }) if name == "Tuple" => args.len() as i64,
+            ("countof", Ty::Array(_, Some(n))) => i64::from(*n),
+            _ => return self.error(format!("`{keyword}` of `{sem}` is not supported by code generation yet")),
+        };
+        let int = self.t(Type::Scalar(Scalar::Int32));
+        Ok(self.konst(Const::Int(n), int))
+    }
+
+    /// `makeTuple(a, b, …)`, `concat(t, u)`.
+    fn tuple_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
+        match name {
+            "makeTuple" => {
+                let t = self.expr_ty(e)?;
+                let Type::Struct { fields, .. } = self.ty(t).clone() else { return Ok(None) };
+                if fields.len() != args.len() {
+                    return self.error("`makeTuple`: one value per element");
+                }
+                let values =
+                    args.iter().zip(&fields).map(|(&a, f)| self.expr_expecting(a, f.1)).collect::<R<Vec<_>>>()?;
+                Ok(Some(self.emit(Op::Construct(values), t)))
+            }
+            "concat" if args.len() == 2 => {
+                let t = self.expr_ty(e)?;
+                let mut parts = Vec::new();
+                for &a in args {
+                    let v = self.expr(a)?;
+                    let Type::Struct { fields, .. } = self.ty(self.ty_of(v)).clone() else { return Ok(None) };
+                    for (i, f) in fields.iter().enumerate() {
+                        parts.push(self.emit(Op::Extract(v, i as u32), f.1));
+                    }
+                }
+                Ok(Some(self.emit(Op::Construct(parts), t)))
+            }
+            _ => Ok(None),
+        }
+    }
+
     fn intrinsic(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
         if let Some(v) = self.autodiff_builtin(e, name, args)? {
             return Ok(v);
@@ -4254,6 +4424,9 @@ impl FnLower<'_, '_> {
             return Ok(v);
         }
         if let Some(v) = self.atomic_builtin(name, args)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.tuple_builtin(e, name, args)? {
             return Ok(v);
         }
         if name == "fmod" && args.len() == 2 {
