@@ -265,6 +265,13 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                 InferDiagKind::NoSuchMember { ty, name } => {
                     ("no-such-member", format!("no member named `{name}` in `{ty}`"), member(&node))
                 }
+                InferDiagKind::UnrelatedIsAs { from, to } => (
+                    "unrelated-is-as",
+                    format!(
+                        "a `{from}` is never a `{to}`: `is`/`as` test the type held by a value of an interface type"
+                    ),
+                    abs,
+                ),
                 InferDiagKind::BadSwizzle { ty, name } => {
                     ("invalid-swizzle", format!("`{name}` is not a valid swizzle of `{ty}`"), member(&node))
                 }

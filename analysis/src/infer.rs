@@ -771,6 +771,12 @@ pub enum InferDiagKind {
         ty: String,
         name: String,
     },
+    /// `x is T` / `x as T` where `x` has a concrete type other than `T`
+    /// (never true; the reference compiler rejects it, E30304).
+    UnrelatedIsAs {
+        from: String,
+        to: String,
+    },
     /// `v.xq` on a vector.
     BadSwizzle {
         ty: String,
@@ -2174,12 +2180,14 @@ impl<'db> Infer<'_, 'db> {
                 self.no_diff_depth -= 1;
                 t
             }
-            Expr::Is { expr, .. } => {
-                self.expr(expr);
+            Expr::Is { expr, ty } => {
+                let from = self.expr(expr);
+                self.check_is_as(id, &from, &ty);
                 Ty::Scalar(Scalar::Bool)
             }
             Expr::As { expr, ty } => {
-                self.expr(expr);
+                let from = self.expr(expr);
+                self.check_is_as(id, &from, &ty);
                 // `x as T`: an `Optional<T>`.
                 let t = self.ctx.resolve(&ty);
                 match crate::name_res::core_def(self.db(), "Optional") {
@@ -2193,6 +2201,25 @@ impl<'db> Infer<'_, 'db> {
                 }
                 Ty::Unknown
             }
+        }
+    }
+
+    /// `x is T` on a value of a concrete type other than `T`: never true.
+    fn check_is_as(&mut self, id: ExprId, from: &Ty, ty: &TypeRef) {
+        let to = self.ctx.resolve(ty);
+        let db = self.db();
+        let concrete = |t: &Ty| match t {
+            Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) | Ty::Array(..) => true,
+            Ty::Adt { def, .. } => {
+                item_of(db, *def).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Enum))
+            }
+            _ => false,
+        };
+        if concrete(from) && concrete(&to) && *from != to {
+            self.diags.push(InferDiag {
+                at: DiagAt::Expr(id),
+                kind: InferDiagKind::UnrelatedIsAs { from: from.to_string(), to: to.to_string() },
+            });
         }
     }
 

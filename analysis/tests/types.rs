@@ -763,3 +763,18 @@ fn tuples() {
     "#]],
     );
 }
+
+#[test]
+fn is_and_as_test_interface_values() {
+    let shapes = "interface IShape { float area(); }\nstruct Circle : IShape { float r; float area() { return r; } }\n";
+    check_type(&format!("{shapes}void f(IShape s) {{ let x = $0s as Circle; }}"), expect!["Optional<Circle>"]);
+    check_type(&format!("{shapes}void f(IShape s) {{ let x = $0s is Circle; }}"), expect!["bool"]);
+    check_diags(&format!("{shapes}void f(IShape s) {{ bool b = s is Circle; }}"), expect![[""]]);
+    // A concrete value is never of another concrete type (slangc: E30304).
+    check_diags(
+        &format!("{shapes}void f(Circle c, int i) {{ bool a = c is Circle; bool b = i is float; }}"),
+        expect![[r#"
+            /main.slang:3:58: error[unrelated-is-as]: a `int` is never a `float`: `is`/`as` test the type held by a value of an interface type
+        "#]],
+    );
+}

@@ -429,6 +429,14 @@ impl<'db> ModuleLowerer<'db> {
             }
             Ty::Tuple(items) => self.tuple_ty(items, at)?,
             Ty::Adt { def, args, name }
+                if name == "Optional"
+                    && args.len() == 1
+                    && slang_analysis::core_files(self.db).contains(&def.file(self.db)) =>
+            {
+                let value = self.lower_ty(&args[0], at)?;
+                self.optional_ty(value)
+            }
+            Ty::Adt { def, args, name }
                 if name == "Tuple" && slang_analysis::core_files(self.db).contains(&def.file(self.db)) =>
             {
                 self.tuple_ty(args, at)?
@@ -487,6 +495,13 @@ impl<'db> ModuleLowerer<'db> {
         let mut out = Vec::new();
         walk(self.db, ty, "", 0, &mut out);
         out
+    }
+
+    /// `Optional<T>`: a struct `{ T value; bool hasValue; }`.
+    pub(crate) fn optional_ty(&mut self, value: TypeId) -> TypeId {
+        let name = format!("Optional_{}", self.module.types.display(value).replace(['<', '>', ',', ' '], "_"));
+        let bool_ty = self.intern(Type::Scalar(Scalar::Bool));
+        self.intern(Type::Struct { name, fields: vec![("value".into(), value), ("hasValue".into(), bool_ty)] })
     }
 
     /// `Tuple<A, B, …>`: a struct with fields `_0`, `_1`, …, differentiable
@@ -1363,6 +1378,13 @@ impl FnLower<'_, '_> {
         if from == to {
             return Ok(v);
         }
+        if let Some(value) = self.optional_of(to) {
+            // A value as an `Optional` holding it.
+            let v = self.coerce(v, value)?;
+            let bool_ty = self.t(Type::Scalar(Scalar::Bool));
+            let yes = self.konst(Const::Bool(true), bool_ty);
+            return Ok(self.emit(Op::Construct(vec![v, yes]), to));
+        }
         let (f, t) = (self.ty(from).clone(), self.ty(to).clone());
         match (f, t) {
             (Type::Scalar(_), Type::Scalar(s)) => {
@@ -1769,17 +1791,36 @@ impl FnLower<'_, '_> {
                 self.scopes.pop();
             }
             Stmt::If { cond, let_binding, then, els } => {
-                if let_binding.is_some() {
-                    return self.error("`if (let …)` is not supported by code generation yet");
-                }
-                let Some(cond) = cond else { return self.error("missing condition") };
-                let c = self.condition(cond)?;
+                // `if (let x = opt)`: runs with `x` the value when there is
+                // one.
+                let mut bound = None;
+                let c = match (&let_binding, cond) {
+                    (Some((name, init)), _) => {
+                        let opt = self.expr(*init)?;
+                        let ot = self.ty_of(opt);
+                        let Some(vt) = self.optional_of(ot) else {
+                            return self.error(format!("`if (let …)` of a `{}`, not an `Optional`", self.show(ot)));
+                        };
+                        let bool_ty = self.t(Type::Scalar(Scalar::Bool));
+                        let value = self.emit(Op::Extract(opt, 0), vt);
+                        bound = Some((name.clone(), value));
+                        self.emit(Op::Extract(opt, 1), bool_ty)
+                    }
+                    (None, Some(cond)) => self.condition(cond)?,
+                    (None, None) => return self.error("missing condition"),
+                };
                 let (tb, eb, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
                 self.terminate(Terminator::If { cond: c, then: tb, els: eb, merge });
                 for (block, body) in [(tb, then), (eb, els)] {
                     self.cur = Some(block);
                     if let Some(st) = body {
                         self.scopes.push(Vec::new());
+                        if let (Some((name, value)), true) = (&bound, block == tb) {
+                            let t = self.ty_of(*value);
+                            let var = self.var(t);
+                            self.store(var, *value);
+                            self.scopes.last_mut().unwrap().push(Local { name: name.clone(), ptr: var });
+                        }
                         self.stmt(st)?;
                         self.scopes.pop();
                     }
@@ -2062,6 +2103,14 @@ impl FnLower<'_, '_> {
         self.span = self.expr_span(e);
         let r = match self.body.expr(e).clone() {
             Expr::InitList(items) => self.init_list(&items, ty),
+            Expr::Literal(LiteralKind::Null) if self.optional_of(ty).is_some() => self.none_of(ty),
+            Expr::Path(segs, false)
+                if self.optional_of(ty).is_some()
+                    && matches!(segs.as_slice(), [seg] if seg.name == "none" && seg.args.is_empty())
+                    && !self.scopes.iter().flatten().any(|l| l.name == "none") =>
+            {
+                self.none_of(ty)
+            }
             _ => {
                 let v = self.expr(e)?;
                 self.span = self.expr_span(e);
@@ -2349,6 +2398,8 @@ impl FnLower<'_, '_> {
             Expr::Missing => self.error("missing expression"),
             Expr::Diff { .. } => self.error("a `fwd_diff`/`bwd_diff` function can only be called here"),
             Expr::This => self.this_value(),
+            Expr::Is { expr, ty } => self.is_as(e, expr, &ty, false),
+            Expr::As { expr, ty } => self.is_as(e, expr, &ty, true),
             Expr::Other(subs) if self.expr_syntax(e).is_some_and(|n| n.kind() == SyntaxKind::SIZEOF_EXPR) => {
                 self.countof(e, &subs)
             }
@@ -2982,6 +3033,56 @@ impl FnLower<'_, '_> {
             BinaryOp::Lt => lt,
             _ => self.emit(Op::Binary(BinaryOp::Or, lt, eq), bool_ty),
         }))
+    }
+
+    /// The value type of an `Optional` struct.
+    fn optional_of(&self, t: TypeId) -> Option<TypeId> {
+        match self.ty(t) {
+            Type::Struct { name, fields } if name.starts_with("Optional_") && fields.len() == 2 => Some(fields[0].1),
+            _ => None,
+        }
+    }
+
+    /// `none` as the `Optional` type `t`.
+    fn none_of(&mut self, t: TypeId) -> R<ValueId> {
+        let value = self.optional_of(t).expect("an optional");
+        let zero = self.zero(value)?;
+        let bool_ty = self.t(Type::Scalar(Scalar::Bool));
+        let no = self.konst(Const::Bool(false), bool_ty);
+        Ok(self.emit(Op::Construct(vec![zero, no]), t))
+    }
+
+    /// `x is T` (`as_optional`: `x as T`, an `Optional<T>`): for a value of
+    /// an interface type, whether its tag is `T`'s; for other values,
+    /// whether their type is `T`.
+    fn is_as(&mut self, e: ExprId, x: ExprId, ty: &TypeRef, as_optional: bool) -> R<ValueId> {
+        let v = self.expr(x)?;
+        let target = self.resolve(ty)?;
+        let from = self.ty_of(v);
+        let bool_ty = self.t(Type::Scalar(Scalar::Bool));
+        let (is, value) = match self.m.existential_variants.get(&from).cloned() {
+            Some(variants) => match variants.iter().position(|&t| t == target) {
+                Some(k) => {
+                    let int = self.t(Type::Scalar(Scalar::Int32));
+                    let tag = self.emit(Op::Extract(v, 0), int);
+                    let want = self.konst(Const::Int(k as i64), int);
+                    let is = self.emit(Op::Binary(BinaryOp::Eq, tag, want), bool_ty);
+                    (is, Some(self.emit(Op::Extract(v, k as u32 + 1), target)))
+                }
+                None => (self.konst(Const::Bool(false), bool_ty), None),
+            },
+            None if from == target => (self.konst(Const::Bool(true), bool_ty), Some(v)),
+            None => (self.konst(Const::Bool(false), bool_ty), None),
+        };
+        if !as_optional {
+            return Ok(is);
+        }
+        let t = self.expr_ty(e)?;
+        let value = match value {
+            Some(v) => v,
+            None => self.zero(target)?,
+        };
+        Ok(self.emit(Op::Construct(vec![value, is]), t))
     }
 
     /// A comparison's result as one `bool` (`all` of a vector's).
