@@ -200,6 +200,19 @@ pub fn type_diff(db: &dyn Db, file: SourceFile, ty: &Ty) -> TypeDiff {
             if item_of(db, *def).is_some_and(|i| i.kind == ItemKind::Enum) {
                 return TypeDiff::No;
             }
+            // A value of an interface type: differentiable when the
+            // interface is (`interface IModel : IDifferentiable`).
+            if item_of(db, *def).is_some_and(|i| i.kind == ItemKind::Interface) {
+                let mut closure = std::collections::HashSet::new();
+                crate::generics::interface_closure(db, *def, &mut closure);
+                return if core_def(db, "IDifferentiable").is_some_and(|d| closure.contains(&d)) {
+                    TypeDiff::Value
+                } else if core_def(db, "IDifferentiablePtrType").is_some_and(|d| closure.contains(&d)) {
+                    TypeDiff::Ptr
+                } else {
+                    TypeDiff::No
+                };
+            }
             let (Some(value), Some(ptr)) = (core_def(db, "IDifferentiable"), core_def(db, "IDifferentiablePtrType"))
             else {
                 return TypeDiff::Unknown;

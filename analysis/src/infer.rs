@@ -1427,7 +1427,10 @@ pub(crate) fn is_mismatch(db: &dyn Db, expected: &Ty, actual: &Ty) -> bool {
                     x != y
                         && (is_concrete(db, x) && is_concrete(db, y) || is_mismatch(db, x, y) || is_mismatch(db, y, x))
                 }),
-                Adt { def: d2, args: a2, .. } => is_plain_user_struct(db, *d2, a2),
+                Adt { def: d2, args: a2, .. } => {
+                    is_plain_user_struct(db, *d2, a2)
+                        || (a2.is_empty() && item_of(db, *d2).is_some_and(|i| i.kind == ItemKind::Interface))
+                }
                 _ => false,
             }
         }

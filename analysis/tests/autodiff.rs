@@ -1256,3 +1256,25 @@ struct D : IDifferentiable { float a; [Differentiable] __init(float x) { a = x; 
         "#]],
     );
 }
+
+#[test]
+fn values_of_differentiable_interfaces_are_differentiable() {
+    let src = "interface IModel : IDifferentiable { [Differentiable] float eval(float x); }\n\
+               interface IShape { float area(); }\n\
+               [Differentiable] float loss(IModel m, IShape s, float x) { return m.eval(x) * s.area(); }\n";
+    check_sigs(
+        src,
+        "loss",
+        expect![[r#"
+            DifferentialPair<float> fwd_diff(loss)(DifferentialPair<IModel> m, IShape s, DifferentialPair<float> x)
+            void bwd_diff(loss)(inout DifferentialPair<IModel> m, IShape s, inout DifferentialPair<float> x, float dResult)
+        "#]],
+    );
+    // Passed to a derivative, such a value goes in a pair (as slangc says).
+    check_diags(
+        &format!("{src}void g(IModel m, IShape s) {{ var x = diffPair(1.0); bwd_diff(loss)(m, s, x, 1.0); }}\n"),
+        expect![[r#"
+            /main.slang:4:68: error[type-mismatch]: mismatched types: expected `DifferentialPair<IModel>`, found `IModel`
+        "#]],
+    );
+}

@@ -622,6 +622,27 @@ impl<'db> ModuleLowerer<'db> {
             fields.push((format!("as_{name}"), *t));
         }
         let t = self.intern(Type::Struct { name: format!("{iname}_Any"), fields });
+        // A value of a differentiable interface (`IModel : IDifferentiable`)
+        // is differentiable: its derivative holds one for each type it may
+        // hold (the tag says which is meant).
+        let iface_ty = Ty::Adt { def: iface, args: Vec::new(), name: iname.clone() };
+        if slang_analysis::autodiff::type_diff(db, file, &iface_ty) == slang_analysis::autodiff::TypeDiff::Value {
+            let diffs: Option<Vec<TypeId>> = lowered.iter().map(|v| self.module.types.differential(v.1)).collect();
+            if let Some(diffs) = diffs {
+                let fields = lowered
+                    .iter()
+                    .zip(&diffs)
+                    .map(|((v, _), &d)| {
+                        (format!("as_{}", item_of(db, *v).and_then(|i| i.name.clone()).unwrap_or_default()), d)
+                    })
+                    .collect();
+                let d = self.intern(Type::Struct { name: format!("{iname}_Any_Differential"), fields });
+                let identity = (0..diffs.len() as u32).map(Some).collect();
+                self.module.types.set_struct_diff(d, StructDiff { ty: d, fields: identity });
+                let map = std::iter::once(None).chain((0..diffs.len() as u32).map(Some)).collect();
+                self.module.types.set_struct_diff(t, StructDiff { ty: d, fields: map });
+            }
+        }
         self.existential_variants.insert(t, lowered.iter().map(|v| v.1).collect());
         self.existentials.insert(iface, (t, lowered));
         Ok(t)
