@@ -341,11 +341,7 @@ impl DeclCtx<'_> {
                         self.named_const(None, name)
                     }
                     [owner @ .., name] => {
-                        let segs = owner
-                            .iter()
-                            .map(|s| PathSegment { name: s.to_string(), args: Vec::new() })
-                            .collect::<Vec<_>>();
-                        let owner = self.resolve(&TypeRef::Path(segs));
+                        let owner = self.type_named(&owner.join("::"));
                         self.named_const(Some(&owner), name)
                     }
                     [] => None,
@@ -353,14 +349,20 @@ impl DeclCtx<'_> {
             }
             ast::Expr::MemberExpr(m) => {
                 let receiver = m.receiver()?.syntax().text().to_string();
-                let segs = receiver
-                    .split("::")
-                    .map(|s| PathSegment { name: s.trim().to_string(), args: Vec::new() })
-                    .collect();
-                let owner = self.resolve(&TypeRef::Path(segs));
+                let owner = self.type_named(&receiver);
                 self.named_const(Some(&owner), m.name()?.text())
             }
             _ => None,
+        }
+    }
+
+    /// The type written `text` (`S`, `ns::S`, `Linear<4, 1>`).
+    fn type_named(&mut self, text: &str) -> Ty {
+        let parse = slang_syntax::parse(&format!("{text} __v;"));
+        let ty = parse.syntax_node().descendants().find_map(ast::VarDecl::cast).and_then(|d| d.ty());
+        match ty {
+            Some(t) if parse.errors().is_empty() => self.resolve(&crate::hir::lower_type(Some(t))),
+            _ => Ty::Unknown,
         }
     }
 
