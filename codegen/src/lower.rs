@@ -3160,6 +3160,20 @@ impl FnLower<'_, '_> {
                     return Ok(self.konst(Const::Int(0), int));
                 }
                 let t = self.expr_ty(lhs)?;
+                // An element's address is taken before the value is
+                // computed (`buf[o++] = f(o)` writes where `o` was), as
+                // the reference compiler does.
+                let plain_index = match self.body.expr(lhs) {
+                    Expr::Index { base, .. } => self.user_subscript(*base).is_none(),
+                    _ => false,
+                };
+                if plain_index {
+                    if let Some(p) = self.place(lhs)? {
+                        let v = self.expr_expecting(rhs, t)?;
+                        self.store(p, v);
+                        return Ok(v);
+                    }
+                }
                 let v = self.expr_expecting(rhs, t)?;
                 self.assign_to(lhs, v)?;
                 let sem = self.inferred.expr_types.get(lhs.0 as usize).cloned().unwrap_or(Ty::Unknown);

@@ -82,24 +82,24 @@ void computeMain(uint3 tid : SV_DispatchThreadID)
 }
 "#,
         expect![[r#"
-            global g0 x: float[] [set 0, binding 1, read]
-            global g1 y: float[] [set 0, binding 0, read_write]
+            global g0 y: float[] [set 0, binding 0, read_write]
+            global g1 x: float[] [set 0, binding 1, read]
 
             [numthreads(64, 1, 1)]
             func computeMain(tid: uint3 : SV_DispatchThreadID) -> void {
             b0(%0: uint3):
               %4: uint = extract %0, 0
-              %7: float = const 2.0
-              %8: Ptr<float[], storage_read> = global x
-              %10: Ptr<float, storage_read> = element_addr %8, %4
-              %11: float = load %10
-              %12: Ptr<float[], storage> = global y
-              %14: Ptr<float, storage> = element_addr %12, %4
-              %15: float = load %14
-              %16: float = call saxpy(%7, %11, %15)
-              %17: Ptr<float[], storage> = global y
-              %19: Ptr<float, storage> = element_addr %17, %4
-              store %19, %16
+              %7: Ptr<float[], storage> = global y
+              %9: Ptr<float, storage> = element_addr %7, %4
+              %10: float = const 2.0
+              %11: Ptr<float[], storage_read> = global x
+              %13: Ptr<float, storage_read> = element_addr %11, %4
+              %14: float = load %13
+              %15: Ptr<float[], storage> = global y
+              %17: Ptr<float, storage> = element_addr %15, %4
+              %18: float = load %17
+              %19: float = call saxpy(%10, %14, %18)
+              store %9, %19
               return
             }
 
@@ -156,10 +156,10 @@ void computeMain(uint3 tid : SV_DispatchThreadID)
               %28: int = add %36, %27
               br b1(%28, %39)
             b4:
-              %31: Ptr<float[], storage> = global out
-              %33: uint = extract %0, 0
-              %34: Ptr<float, storage> = element_addr %31, %33
-              store %34, %37
+              %30: Ptr<float[], storage> = global out
+              %32: uint = extract %0, 0
+              %33: Ptr<float, storage> = element_addr %30, %32
+              store %33, %37
               return
             b5:
               br b2
@@ -1079,16 +1079,16 @@ void computeMain()
             [numthreads(1, 1, 1)]
             func computeMain() -> void {
             b0:
-              %0: double = const 0.5
-              %1: double = const 1.0
-              %2: DiffPair_double = construct %0, %1
-              %3: DiffPair_double = call s_fwd_f(%2)
-              %4: double = extract %3, 1
-              %5: float = convert %4
-              %6: Ptr<float[], storage> = global output
-              %7: int = const 0
-              %8: Ptr<float, storage> = element_addr %6, %7
-              store %8, %5
+              %0: Ptr<float[], storage> = global output
+              %1: int = const 0
+              %2: Ptr<float, storage> = element_addr %0, %1
+              %3: double = const 0.5
+              %4: double = const 1.0
+              %5: DiffPair_double = construct %3, %4
+              %6: DiffPair_double = call s_fwd_f(%5)
+              %7: double = extract %6, 1
+              %8: float = convert %7
+              store %2, %8
               return
             }
 
