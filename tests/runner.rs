@@ -95,7 +95,7 @@ fn unsupported_inputs_fail_with_a_reason() {
             "unsupported_buffer_in_struct.slang",
             "20:14: a struct holding buffers is copied from a variable or parameter only, not built here",
         ),
-        ("unsupported_rwtexture.slang", "line 4: TEST_INPUT `RWTexture2D`"),
+        ("unsupported_texture_array.slang", "line 4: TEST_INPUT `Texture2DArray` is not supported"),
         ("missing_expected.slang", "no expected output"),
     ];
     for (file, reason) in expect {

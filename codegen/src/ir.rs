@@ -130,9 +130,12 @@ pub enum Type {
         primal: TypeId,
         diff: TypeId,
     },
-    /// A read-only texture (`Texture2D<T>` …) of `scalar` texels (up to
-    /// four components; reads give four).
-    Texture(TextureShape, Scalar),
+    /// A texture (`Texture2D<T>` …) of `scalar` texels (up to four
+    /// components; reads give four). Writable ones (`RWTexture2D<T>` …,
+    /// storage images) have `Some` of the texel's number of components,
+    /// which gives their format (`float` → r32float, `float4` →
+    /// rgba32float …).
+    Texture(TextureShape, Scalar, Option<u8>),
     /// `SamplerState`.
     Sampler,
 }
@@ -182,6 +185,9 @@ pub enum TextureOp {
     Size,
     /// `(texture)`: the number of mip levels.
     Levels,
+    /// `(texture, integer coordinate, texel)`: write one texel of a
+    /// writable texture (four components); no value.
+    Store,
 }
 
 /// The synthesized `Differential` of a struct: its type and, for each
@@ -339,7 +345,8 @@ impl Types {
             Type::Ptr(t, AddressSpace::Workgroup) => format!("Ptr<{}, groupshared>", self.display(*t)),
             Type::Ptr(t, AddressSpace::Private) => format!("Ptr<{}, static>", self.display(*t)),
             Type::DifferentialPair { primal, .. } => format!("DifferentialPair<{}>", self.display(*primal)),
-            Type::Texture(shape, s) => format!("{}<{}>", shape.name(), s.name()),
+            Type::Texture(shape, s, None) => format!("{}<{}>", shape.name(), s.name()),
+            Type::Texture(shape, s, Some(n)) => format!("RW{}<{}{}>", shape.name(), s.name(), n),
             Type::Sampler => "SamplerState".into(),
             Type::Ptr(t, AddressSpace::Handle) => format!("Ptr<{}, handle>", self.display(*t)),
         }
@@ -616,7 +623,10 @@ pub enum Op {
 impl Op {
     /// Instructions kept even when nothing uses their value.
     pub fn has_side_effects(&self) -> bool {
-        matches!(self, Op::Store { .. } | Op::Call(..) | Op::Barrier(_) | Op::Atomic { .. })
+        matches!(
+            self,
+            Op::Store { .. } | Op::Call(..) | Op::Barrier(_) | Op::Atomic { .. } | Op::Texture(TextureOp::Store, _)
+        )
     }
 
     /// The values the instruction reads.

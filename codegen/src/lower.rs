@@ -2619,7 +2619,13 @@ impl FnLower<'_, '_> {
                 }
             }
             Expr::Index { base, index } => {
-                if self.user_subscript(base).is_some() {
+                let texture = self.inferred.expr_types.get(base.0 as usize).is_some_and(|t| {
+                    matches!(
+                        globals::resource_of(t),
+                        Some((globals::Resource::Texture(_) | globals::Resource::RWTexture(_), _))
+                    )
+                });
+                if self.user_subscript(base).is_some() || texture {
                     return Ok(None);
                 }
                 let Some(b) = self.place(base)? else { return Ok(None) };
@@ -2921,6 +2927,9 @@ impl FnLower<'_, '_> {
 
     /// Store `value` (already of the target's type) into `target`.
     fn assign_to(&mut self, target: ExprId, value: ValueId) -> R<()> {
+        if self.texture_store(target, value)?.is_some() {
+            return Ok(());
+        }
         if let Expr::Path(segs, _) = self.body.expr(target).clone() {
             // A property of `this`: its setter, on `this` in place.
             if let Some(prop) = segs.first().filter(|_| segs.len() == 1).and_then(|s| self.this_property(&s.name)) {
@@ -3164,7 +3173,12 @@ impl FnLower<'_, '_> {
                 // computed (`buf[o++] = f(o)` writes where `o` was), as
                 // the reference compiler does.
                 let plain_index = match self.body.expr(lhs) {
-                    Expr::Index { base, .. } => self.user_subscript(*base).is_none(),
+                    Expr::Index { base, .. } => {
+                        let texture = self.inferred.expr_types.get(base.0 as usize).is_some_and(|t| {
+                            matches!(globals::resource_of(t), Some((globals::Resource::RWTexture(_), _)))
+                        });
+                        self.user_subscript(*base).is_none() && !texture
+                    }
                     _ => false,
                 };
                 if plain_index {

@@ -227,6 +227,23 @@ fn call_order(ir: &Module) -> Vec<FuncId> {
     out
 }
 
+/// The format of a writable texture of `n`-component `s` texels.
+fn storage_format(s: Scalar, n: u8) -> Option<naga::StorageFormat> {
+    use naga::StorageFormat as F;
+    Some(match (s, n) {
+        (Scalar::Float, 1) => F::R32Float,
+        (Scalar::Float, 2) => F::Rg32Float,
+        (Scalar::Float, 4) => F::Rgba32Float,
+        (Scalar::Int32, 1) => F::R32Sint,
+        (Scalar::Int32, 2) => F::Rg32Sint,
+        (Scalar::Int32, 4) => F::Rgba32Sint,
+        (Scalar::UInt32, 1) => F::R32Uint,
+        (Scalar::UInt32, 2) => F::Rg32Uint,
+        (Scalar::UInt32, 4) => F::Rgba32Uint,
+        _ => return None,
+    })
+}
+
 fn naga_scalar(s: Scalar) -> naga::Scalar {
     match s {
         Scalar::Bool => naga::Scalar::BOOL,
@@ -300,7 +317,7 @@ impl ModuleBuilder<'_> {
                     }
                     naga::TypeInner::Struct { members, span: align.round_up(offset.max(1)) }
                 }
-                Type::Texture(shape, s) => naga::TypeInner::Image {
+                Type::Texture(shape, s, storage) => naga::TypeInner::Image {
                     dim: match shape {
                         ir::TextureShape::D1 => naga::ImageDimension::D1,
                         ir::TextureShape::D2 => naga::ImageDimension::D2,
@@ -308,7 +325,16 @@ impl ModuleBuilder<'_> {
                         ir::TextureShape::Cube => naga::ImageDimension::Cube,
                     },
                     arrayed: false,
-                    class: naga::ImageClass::Sampled { kind: naga_scalar(*s).kind, multi: false },
+                    class: match storage {
+                        None => naga::ImageClass::Sampled { kind: naga_scalar(*s).kind, multi: false },
+                        Some(n) => naga::ImageClass::Storage {
+                            format: storage_format(*s, *n).ok_or_else(|| CodegenError {
+                                range: None,
+                                message: format!("writable textures of {n} `{}` components have no format", s.name()),
+                            })?,
+                            access: naga::StorageAccess::LOAD | naga::StorageAccess::STORE,
+                        },
+                    },
                 },
                 Type::Sampler => naga::TypeInner::Sampler { comparison: false },
                 Type::Ptr(t, space) => naga::TypeInner::Pointer { base: self.types[t], space: naga_space(*space) },
@@ -491,6 +517,11 @@ impl<'a> FnBuilder<'a> {
 
     fn ir_ty(&self, v: ValueId) -> &Type {
         self.mb.ir.types.get(self.ir.value(v).ty)
+    }
+
+    /// Whether `v` is a writable texture (a storage image).
+    fn storage_image(&self, v: ValueId) -> bool {
+        matches!(self.ir_ty(v), Type::Texture(_, _, Some(_)))
     }
 
     fn build(mut self) -> Result<naga::Function, CodegenError> {
@@ -708,6 +739,13 @@ impl<'a> FnBuilder<'a> {
                 self.stmt(naga::Statement::Store { pointer, value }, span, block);
                 return Ok(());
             }
+            Op::Texture(TextureOp::Store, args) => {
+                let a = args.iter().map(|&x| self.use_value(x, block)).collect::<Result<Vec<_>, _>>()?;
+                let store =
+                    naga::Statement::ImageStore { image: a[0], coordinate: a[1], array_index: None, value: a[2] };
+                self.stmt(store, span, block);
+                return Ok(());
+            }
             Op::Barrier(kind) => {
                 let flags = match kind {
                     ir::Barrier::Group => naga::Barrier::WORK_GROUP,
@@ -830,10 +868,13 @@ impl<'a> FnBuilder<'a> {
                         coordinate: a[1],
                         array_index: None,
                         sample: None,
-                        level: Some(a[2]),
+                        // (Storage images have no mip levels here.)
+                        level: (!self.storage_image(args[0])).then_some(a[2]),
                     },
+                    TextureOp::Store => unreachable!("a texture store is a statement"),
                     TextureOp::Size => {
-                        E::ImageQuery { image: a[0], query: naga::ImageQuery::Size { level: Some(a[1]) } }
+                        let level = (!self.storage_image(args[0])).then_some(a[1]);
+                        E::ImageQuery { image: a[0], query: naga::ImageQuery::Size { level } }
                     }
                     TextureOp::Levels => E::ImageQuery { image: a[0], query: naga::ImageQuery::NumLevels },
                 }

@@ -385,6 +385,7 @@ impl SlangPrinter<'_> {
                     TextureOp::Load => format!("{}.Load({}, {})", a[0], a[1], a[2]),
                     TextureOp::Size => format!("{}.GetDimensions({})", a[0], a[1]),
                     TextureOp::Levels => format!("{}.GetLevels()", a[0]),
+                    TextureOp::Store => format!("{}[{}] = {}", a[0], a[1], a[2]),
                 }
             }
             Op::Atomic { op, ptr, value, compare } => {

@@ -461,7 +461,7 @@ impl Validator<'_> {
             Op::Barrier(_) => (!matches!(types.get(result), Type::Void)).then(|| "a barrier has no value".into()),
             Op::Texture(op, args) => {
                 let shape = args.first().and_then(|&a| match types.get(t(a)) {
-                    Type::Texture(shape, _) => Some(*shape),
+                    Type::Texture(shape, _, _) => Some(*shape),
                     _ => None,
                 });
                 let scalar = |x: ValueId| types.scalar_of(t(x));
@@ -488,6 +488,14 @@ impl Validator<'_> {
                         || scalar(v) != Some(Scalar::UInt32)
                         || result_size != s.coordinate_size().min(if s == TextureShape::Cube { 2 } else { 3 }))
                     .then(|| "a size query gives uints".into()),
+                    (TextureOp::Store, Some(s), &[tex, c, x]) => {
+                        (!matches!(types.get(t(tex)), Type::Texture(_, _, Some(_)))
+                            || !matches!(scalar(c), Some(Scalar::Int32))
+                            || size(c) != s.coordinate_size()
+                            || size(x) != 4
+                            || types.get(result) != &Type::Void)
+                            .then(|| "Store writes four components at int coordinates of a writable texture".into())
+                    }
                     (TextureOp::Levels, Some(_), &[_]) => {
                         (types.get(result) != &Type::Scalar(Scalar::UInt32)).then(|| "a level count is a uint".into())
                     }

@@ -495,12 +495,25 @@ void computeMain(uint3 tid : SV_DispatchThreadID) { C c = { 1.0 }; bumpIt(c); ou
     );
 
     let texture = r#"
-RWTexture2D<float4> tex;
+Texture2DArray<float4> tex;
 RWStructuredBuffer<float4> out;
 [numthreads(1, 1, 1)]
-void computeMain(uint3 tid : SV_DispatchThreadID) { out[tid.x] = tex.Load(int2(0, 0)); }
+void computeMain(uint3 tid : SV_DispatchThreadID) { out[tid.x] = tex.Load(int4(0, 0, 0, 0)); }
 "#;
-    expect![["`RWTexture2D` is not supported by code generation yet at `tex`"]].assert_eq(&compile_error(texture));
+    expect![["`Texture2DArray` is not supported by code generation yet at `tex`"]].assert_eq(&compile_error(texture));
+
+    let no_format = r#"
+RWTexture2D<float3> tex;
+RWStructuredBuffer<float3> out;
+[numthreads(1, 1, 1)]
+void computeMain(uint3 tid : SV_DispatchThreadID) { out[tid.x] = tex[int2(0, 0)]; }
+"#;
+    assert!(
+        compile_error(no_format)
+            .contains("a writable texture of `float3` has no storage format (1, 2 or 4 components)"),
+        "{}",
+        compile_error(no_format)
+    );
 
     let unbound = r#"
 struct View { RWStructuredBuffer<float> buffer; int offset; };

@@ -1200,7 +1200,10 @@ impl<'a> Rev<'a> {
             op.map_operands(|o| operands[&o]);
             let new = self.inst(op, value.ty);
             self.map[v.index()] = Some(new);
-            let is_value = !matches!(self.module.types.get(value.ty), Type::Void | Type::Ptr(..));
+            let is_value = !matches!(
+                self.module.types.get(value.ty),
+                Type::Void | Type::Ptr(..) | Type::Texture(..) | Type::Sampler
+            );
             if self.depth > 0 && is_value {
                 let var = self.var(value.ty, None);
                 self.store(var, new);

@@ -45,10 +45,16 @@ pub(super) fn param_block_of(ty: &Ty) -> Option<&Ty> {
 /// name of the resource type.
 #[derive(Clone, Copy)]
 pub(super) enum Resource {
-    Structured { writable: bool },
-    ByteAddress { writable: bool },
+    Structured {
+        writable: bool,
+    },
+    ByteAddress {
+        writable: bool,
+    },
     Constant,
     Texture(TextureShape),
+    /// `RWTexture1D/2D/3D<T>`.
+    RWTexture(TextureShape),
     Sampler,
 }
 
@@ -64,6 +70,9 @@ pub(super) fn resource_of(ty: &Ty) -> Option<(Resource, Option<&Ty>)> {
         "Texture2D" => (Resource::Texture(TextureShape::D2), args.first()),
         "Texture3D" => (Resource::Texture(TextureShape::D3), args.first()),
         "TextureCube" => (Resource::Texture(TextureShape::Cube), args.first()),
+        "RWTexture1D" => (Resource::RWTexture(TextureShape::D1), args.first()),
+        "RWTexture2D" => (Resource::RWTexture(TextureShape::D2), args.first()),
+        "RWTexture3D" => (Resource::RWTexture(TextureShape::D3), args.first()),
         "SamplerState" => (Resource::Sampler, None),
         _ => return None,
     })
@@ -294,21 +303,33 @@ impl ModuleLowerer<'_> {
                 (self.intern(Type::RuntimeArray(word)), AddressSpace::Storage { writable })
             }
             (Resource::Constant, Some(t)) => (self.lower_ty(t, at)?, AddressSpace::Uniform),
-            (Resource::Texture(shape), texel) => {
+            (Resource::Texture(shape) | Resource::RWTexture(shape), texel) => {
                 // (`Texture2D` alone holds `float4`s.)
                 let texel = match texel {
                     Some(t) => self.lower_ty(t, at)?,
                     None => self.intern(Type::Vector(Scalar::Float, 4)),
                 };
-                let scalar = match self.module.types.get(texel) {
-                    Type::Scalar(s) | Type::Vector(s, _) => *s,
-                    _ => Scalar::Bool,
+                let (scalar, n) = match self.module.types.get(texel) {
+                    Type::Scalar(s) => (*s, 1),
+                    Type::Vector(s, n) => (*s, *n),
+                    _ => (Scalar::Bool, 0),
                 };
                 if !matches!(scalar, Scalar::Float | Scalar::Int32 | Scalar::UInt32) {
                     let shown = self.module.types.display(texel);
                     return err(at, format!("textures of `{shown}` are not supported (float, int or uint texels)"));
                 }
-                (self.intern(Type::Texture(shape, scalar)), AddressSpace::Handle)
+                let storage = match resource {
+                    Resource::RWTexture(_) if n == 3 => {
+                        let shown = self.module.types.display(texel);
+                        return err(
+                            at,
+                            format!("a writable texture of `{shown}` has no storage format (1, 2 or 4 components)"),
+                        );
+                    }
+                    Resource::RWTexture(_) => Some(n),
+                    _ => None,
+                };
+                (self.intern(Type::Texture(shape, scalar, storage)), AddressSpace::Handle)
             }
             (Resource::Sampler, _) => (self.intern(Type::Sampler), AddressSpace::Handle),
             _ => return err(at, "a buffer without an element type"),
@@ -726,6 +747,14 @@ impl FnLower<'_, '_> {
                 };
                 self.texel(e, TextureOp::SampleLevel, vec![texture, s, uv, lod])?
             }
+            ("Load", [location]) if self.writable_texture(texture) => {
+                // (No mip levels.)
+                let ct = self.vector_of(int, n);
+                let coord = self.expr_expecting(*location, ct)?;
+                let it = self.t(Type::Scalar(int));
+                let level = self.konst(Const::Int(0), it);
+                self.texel(e, TextureOp::Load, vec![texture, coord, level])?
+            }
             ("Load", [location]) if shape != TextureShape::Cube => {
                 // The coordinates, then the mip level.
                 let lt = self.vector_of(int, n + 1);
@@ -774,6 +803,40 @@ impl FnLower<'_, '_> {
         }))
     }
 
+    /// Whether the texture value `t` is writable (`RWTexture2D` …).
+    fn writable_texture(&self, t: ValueId) -> bool {
+        matches!(self.ty(self.ty_of(t)), Type::Texture(_, _, Some(_)))
+    }
+
+    /// `t[i] = value` of a writable texture (`None`: `target` is not an
+    /// element of a texture).
+    pub(super) fn texture_store(&mut self, target: ExprId, value: ValueId) -> R<Option<()>> {
+        let Expr::Index { base, index } = self.body.expr(target).clone() else { return Ok(None) };
+        let Some((texture, shape)) = self.texture_value(base)? else { return Ok(None) };
+        let Type::Texture(_, scalar, Some(n)) = *self.ty(self.ty_of(texture)) else {
+            return self.error(format!("a `{}` is read-only", shape.name()));
+        };
+        let ct = self.vector_of(Scalar::Int32, shape.coordinate_size());
+        let coord = self.expr_expecting(index, ct)?;
+        // The texel as four components (the rest zero).
+        let texel_ty = self.vector_of(scalar, n);
+        let v = self.coerce(value, texel_ty)?;
+        let st = self.t(Type::Scalar(scalar));
+        let mut parts: Vec<ValueId> = match n {
+            1 => vec![v],
+            _ => (0..n).map(|k| self.emit(Op::Extract(v, k as u32), st)).collect(),
+        };
+        while parts.len() < 4 {
+            let z = self.zero(st)?;
+            parts.push(z);
+        }
+        let t4 = self.vector_of(scalar, 4);
+        let v4 = self.emit(Op::Construct(parts), t4);
+        let void = self.t(Type::Void);
+        self.emit(Op::Texture(TextureOp::Store, vec![texture, coord, v4]), void);
+        Ok(Some(()))
+    }
+
     /// `t[i]` of a texture: the texel at integer coordinates, level 0.
     pub(super) fn texture_index(&mut self, e: ExprId, base: ExprId, index: ExprId) -> R<Option<ValueId>> {
         let Some((texture, shape)) = self.texture_value(base)? else { return Ok(None) };
@@ -790,17 +853,17 @@ impl FnLower<'_, '_> {
     fn texture_value(&mut self, e: ExprId) -> R<Option<(ValueId, TextureShape)>> {
         let ty = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);
         if let Ty::Adt { name, .. } = &ty {
-            let other_texture = name.starts_with("Texture") && (name.ends_with("Array") || name.ends_with("MS"));
-            if name.starts_with("RWTexture") || other_texture {
+            let other_texture = name.contains("Texture") && (name.ends_with("Array") || name.ends_with("MS"));
+            if other_texture || (name.starts_with("RWTexture") && resource_of(&ty).is_none()) {
                 return err(self.expr_span(e), format!("`{name}` is not supported by code generation yet"));
             }
         }
-        if !matches!(resource_of(&ty), Some((Resource::Texture(_), _))) {
+        if !matches!(resource_of(&ty), Some((Resource::Texture(_) | Resource::RWTexture(_), _))) {
             return Ok(None);
         }
         let v = self.expr(e)?;
         match *self.ty(self.ty_of(v)) {
-            Type::Texture(shape, _) => Ok(Some((v, shape))),
+            Type::Texture(shape, _, _) => Ok(Some((v, shape))),
             _ => self.error("a texture that code generation cannot reach"),
         }
     }
@@ -808,7 +871,7 @@ impl FnLower<'_, '_> {
     /// A four-component texel read, as the type of expression `e` (the
     /// texture's texel type).
     fn texel(&mut self, e: ExprId, op: TextureOp, args: Vec<ValueId>) -> R<ValueId> {
-        let Type::Texture(_, scalar) = *self.ty(self.ty_of(args[0])) else { unreachable!("checked by the caller") };
+        let Type::Texture(_, scalar, _) = *self.ty(self.ty_of(args[0])) else { unreachable!("checked by the caller") };
         let t4 = self.vector_of(scalar, 4);
         let texel = self.emit(Op::Texture(op, args), t4);
         let result = self.expr_ty(e)?;

@@ -104,11 +104,13 @@ pub enum Input {
     /// field by field, in declaration order (`values[i]` for the `i`th
     /// field).
     Struct { line: usize, name: String, ty: String, values: Vec<FieldValue> },
-    /// `Texture2D(size=4, content=one):name t` (and 1D, 3D, Cube).
+    /// `Texture2D(size=4, content=one):name t` (and 1D, 3D, Cube), and
+    /// writable ones: `RWTexture2D(format=R32Float, size=4,
+    /// content=zero):name t` (1D, 2D, 3D).
     Texture(TextureInput),
     /// `Sampler:name s`.
     Sampler { line: usize, name: String },
-    /// A form this runner cannot bind (writable textures, struct
+    /// A form this runner cannot bind (texture arrays, struct
     /// initialisers nested, dotted paths...), or malformed data; the text
     /// says why.
     Unsupported { line: usize, reason: String },
@@ -137,12 +139,15 @@ pub enum TextureContent {
     ChessBoard,
 }
 
-/// A read-only texture input.
+/// A texture input.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextureInput {
     pub line: usize,
     pub name: String,
     pub dim: TextureDim,
+    /// `RWTexture…`: a storage texture of one level, whose texel format
+    /// is the shader's (`RWTexture2D<float>` is r32float …).
+    pub writable: bool,
     /// Width (and height, depth) of level 0.
     pub size: u32,
     pub content: TextureContent,
@@ -151,6 +156,44 @@ pub struct TextureInput {
 }
 
 impl TextureInput {
+    /// The texels of a writable texture, as floats per texel (`components`
+    /// of them): zero, one, or the gradient's red, green, blue, alpha.
+    pub fn storage_texels(&self, components: usize) -> Vec<[f32; 4]> {
+        let size = self.size;
+        let (h, d) = match self.dim {
+            TextureDim::D1 => (1, 1),
+            TextureDim::D2 | TextureDim::Cube => (size, 1),
+            TextureDim::D3 => (size, size),
+        };
+        let unit = |v: u32| if size > 1 { v as f32 / (size - 1) as f32 } else { 0.0 };
+        let mut out = Vec::with_capacity((size * h * d) as usize);
+        for z in 0..d {
+            for y in 0..h {
+                for x in 0..size {
+                    let mut texel = match self.content {
+                        TextureContent::Zero => [0.0; 4],
+                        TextureContent::One => [1.0; 4],
+                        TextureContent::Gradient => {
+                            [unit(x), unit(y), if self.dim == TextureDim::D3 { unit(z) } else { 0.0 }, 1.0]
+                        }
+                        TextureContent::ChessBoard => {
+                            let half = size >> 1;
+                            let sig = (x < half) ^ (y < half) ^ (self.dim == TextureDim::D3 && z < half);
+                            if sig {
+                                [1.0; 4]
+                            } else {
+                                [0.5, 0.5, 0.5, 1.0]
+                            }
+                        }
+                    };
+                    texel[components.min(4)..].fill(0.0);
+                    out.push(texel);
+                }
+            }
+        }
+        out
+    }
+
     /// The texels of mip level `level` (of each of the six faces, one after
     /// the other, for a cube), RGBA8.
     pub fn level_data(&self, level: u32) -> Vec<u8> {
@@ -304,10 +347,16 @@ fn parse_input(body: &str, line: usize) -> Input {
             Some((kind @ ("ubuffer" | "cbuffer" | "uniform"), opts, "")) => {
                 buffer_input(kind, opts, path.to_string(), out, line)
             }
-            Some(("Texture1D", opts, "")) => texture_input(TextureDim::D1, opts, &format!("name={path}"), line),
-            Some(("Texture2D", opts, "")) => texture_input(TextureDim::D2, opts, &format!("name={path}"), line),
-            Some(("Texture3D", opts, "")) => texture_input(TextureDim::D3, opts, &format!("name={path}"), line),
-            Some(("TextureCube", opts, "")) => texture_input(TextureDim::Cube, opts, &format!("name={path}"), line),
+            Some(("Texture1D", opts, "")) => texture_input(TextureDim::D1, false, opts, &format!("name={path}"), line),
+            Some(("Texture2D", opts, "")) => texture_input(TextureDim::D2, false, opts, &format!("name={path}"), line),
+            Some(("Texture3D", opts, "")) => texture_input(TextureDim::D3, false, opts, &format!("name={path}"), line),
+            Some(("TextureCube", opts, "")) => {
+                texture_input(TextureDim::Cube, false, opts, &format!("name={path}"), line)
+            }
+            Some((kind @ ("RWTexture1D" | "RWTexture2D" | "RWTexture3D"), opts, "")) => {
+                let dim = texture_dim(kind).expect("a texture kind");
+                texture_input(dim, true, opts, &format!("name={path}"), line)
+            }
             _ => unsupported(format!("`set {path} = {value}`: only ubuffer/cbuffer values are supported")),
         };
     }
@@ -324,18 +373,12 @@ fn parse_input(body: &str, line: usize) -> Input {
         let word = body.split(|c: char| c == ':' || c == '(' || c.is_whitespace()).next().unwrap_or(body);
         return unsupported(format!("TEST_INPUT `{word}` is not supported"));
     };
-    if let Some(dim) = match kind {
-        "Texture1D" => Some(TextureDim::D1),
-        "Texture2D" => Some(TextureDim::D2),
-        "Texture3D" => Some(TextureDim::D3),
-        "TextureCube" => Some(TextureDim::Cube),
-        _ => None,
-    } {
-        return texture_input(dim, opts, tail, line);
+    if let Some(dim) = texture_dim(kind) {
+        return texture_input(dim, kind.starts_with("RW"), opts, tail, line);
     }
     if !matches!(kind, "ubuffer" | "cbuffer" | "uniform") {
         return unsupported(format!(
-            "TEST_INPUT `{kind}` is not supported (buffers, read-only textures and samplers are)"
+            "TEST_INPUT `{kind}` is not supported (buffers, textures, writable 1D/2D/3D textures and samplers are)"
         ));
     }
     let mut out = false;
@@ -364,11 +407,23 @@ fn input_name(tail: &str) -> Option<String> {
     })
 }
 
+/// The dimensions of a texture input kind (`Texture2D`, `RWTexture3D` …).
+fn texture_dim(kind: &str) -> Option<TextureDim> {
+    Some(match kind.strip_prefix("RW").unwrap_or(kind) {
+        "Texture1D" => TextureDim::D1,
+        "Texture2D" => TextureDim::D2,
+        "Texture3D" => TextureDim::D3,
+        "TextureCube" if !kind.starts_with("RW") => TextureDim::Cube,
+        _ => return None,
+    })
+}
+
 /// `Texture2D(size=4, content=one, mipMaps=1):name t`.
-fn texture_input(dim: TextureDim, opts: &str, tail: &str, line: usize) -> Input {
+fn texture_input(dim: TextureDim, writable: bool, opts: &str, tail: &str, line: usize) -> Input {
     let unsupported = |reason: String| Input::Unsupported { line, reason };
     let Some(name) = input_name(tail) else { return unsupported("texture input without `name`".into()) };
-    let mut input = TextureInput { line, name, dim, size: 4, content: TextureContent::Gradient, mip_levels: 0 };
+    let mut input =
+        TextureInput { line, name, dim, writable, size: 4, content: TextureContent::Gradient, mip_levels: 0 };
     for (key, value) in split_options(opts) {
         match key {
             "size" => match value.parse() {
@@ -391,14 +446,15 @@ fn texture_input(dim: TextureDim, opts: &str, tail: &str, line: usize) -> Input 
             "arrayLength" if value != "1" && value != "0" => {
                 return unsupported("texture arrays are not supported yet".into())
             }
-            "format" if value != "RGBA8Unorm" && value != "R8G8B8A8_UNORM" => {
+            // (A writable texture's format is the shader's.)
+            "format" if value != "RGBA8Unorm" && value != "R8G8B8A8_UNORM" && !writable => {
                 return unsupported(format!("texture format=`{value}` is not supported yet (RGBA8 texels are)"))
             }
             _ => {}
         }
     }
-    // (1D textures have one level in WebGPU.)
-    let full_chain = if dim == TextureDim::D1 { 1 } else { 32 - input.size.leading_zeros() };
+    // (1D textures have one level in WebGPU; writable ones one here.)
+    let full_chain = if dim == TextureDim::D1 || writable { 1 } else { 32 - input.size.leading_zeros() };
     if input.mip_levels == 0 || input.mip_levels > full_chain {
         input.mip_levels = full_chain;
     }
@@ -630,13 +686,13 @@ mod tests {
     fn other_inputs() {
         let f = parse(
             "//TEST_INPUT: type_conformance Impl:IFoo = 3;\n\
-             //TEST_INPUT: RWTexture2D(size=4, content = one):name t\n\
+             //TEST_INPUT: Texture2DArray(size=4, content = one):name t\n\
              //TEST_INPUT: set params.grad[0] = out ubuffer(data=[0], stride=4)\n\
              //TEST_INPUT:ubuffer(data=[1 x], stride=4):name=b\n\
              //TEST_INPUT: set s = new S{1, new T{2}}\n",
         );
         assert_eq!(f.inputs[0], Input::TypeConformance { ty: "Impl".into(), interface: "IFoo".into(), id: 3 });
-        for (i, needle) in [(1, "RWTexture2D"), (2, "params.grad[0]"), (3, "`x`"), (4, "nested `new`")] {
+        for (i, needle) in [(1, "Texture2DArray"), (2, "params.grad[0]"), (3, "`x`"), (4, "nested `new`")] {
             match &f.inputs[i] {
                 Input::Unsupported { reason, .. } => assert!(reason.contains(needle), "{reason}"),
                 other => panic!("{other:?}"),
@@ -674,6 +730,23 @@ mod tests {
             (TextureDim::D1, TextureContent::Gradient, vec![0, 0, 0, 255, 127, 0, 0, 255, 255, 0, 0, 255])
         );
         assert!(matches!(&f.inputs[5], Input::Unsupported { reason, .. } if reason.contains("R32Float")));
+    }
+
+    #[test]
+    fn writable_texture_inputs() {
+        let f = parse(
+            "//TEST_INPUT: RWTexture2D(format=R32Float, size=2, content=one, mipMaps=3):name=t\n\
+             //TEST_INPUT: set g = RWTexture1D(size=3)\n\
+             //TEST_INPUT: RWTextureCube(size=2):name c\n",
+        );
+        let Input::Texture(t) = &f.inputs[0] else { panic!("{:?}", f.inputs[0]) };
+        // One level; the format is the shader's.
+        assert_eq!((t.name.as_str(), t.dim, t.writable, t.mip_levels), ("t", TextureDim::D2, true, 1));
+        assert_eq!(t.storage_texels(1), vec![[1.0, 0.0, 0.0, 0.0]; 4]);
+        let Input::Texture(g) = &f.inputs[1] else { panic!("{:?}", f.inputs[1]) };
+        // Gradient: red x / (size - 1), alpha 1.
+        assert_eq!(g.storage_texels(4), vec![[0.0, 0.0, 0.0, 1.0], [0.5, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0]]);
+        assert!(matches!(&f.inputs[2], Input::Unsupported { reason, .. } if reason.contains("RWTextureCube")));
     }
 
     #[test]

@@ -44,12 +44,14 @@ pub struct Binding {
     pub read_back: bool,
 }
 
-/// A read-only RGBA8 texture to bind at `(group, binding)`.
+/// A texture to bind at `(group, binding)`: read-only RGBA8, or writable
+/// (a storage texture of format `storage`).
 #[derive(Debug, Clone)]
 pub struct TextureBinding {
     pub group: u32,
     pub binding: u32,
     pub dim: TextureDim,
+    pub storage: Option<wgpu::TextureFormat>,
     /// Width of level 0 (and height, depth).
     pub size: u32,
     /// The texels of each mip level (faces one after the other for cubes).
@@ -99,10 +101,13 @@ impl Gpu {
         })?;
         let info = adapter.get_info();
         // Optional shader features, when the adapter has them.
+        // (Read-write storage textures other than r32 need the adapter's
+        // format features.)
         let wanted = wgpu::Features::SHADER_F64
             | wgpu::Features::SHADER_INT64
             | wgpu::Features::SHADER_F16
-            | wgpu::Features::SHADER_FLOAT32_ATOMIC;
+            | wgpu::Features::SHADER_FLOAT32_ATOMIC
+            | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES;
         let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("slang-analyzer test"),
             required_features: adapter.features() & wanted,
@@ -131,10 +136,14 @@ impl Gpu {
             mip_level_count: t.levels.len() as u32,
             sample_count: 1,
             dimension,
-            format: wgpu::TextureFormat::Rgba8Unorm,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            format: t.storage.unwrap_or(wgpu::TextureFormat::Rgba8Unorm),
+            usage: match t.storage {
+                Some(_) => wgpu::TextureUsages::STORAGE_BINDING,
+                None => wgpu::TextureUsages::TEXTURE_BINDING,
+            } | wgpu::TextureUsages::COPY_DST,
             view_formats: &[],
         });
+        let texel_bytes = t.storage.and_then(|f| f.block_copy_size(None)).unwrap_or(4);
         for (level, data) in t.levels.iter().enumerate() {
             let shrink = |n: u32| (n >> level).max(1);
             let (w, h) = (shrink(t.size), if t.dim == TextureDim::D1 { 1 } else { shrink(height) });
@@ -150,7 +159,11 @@ impl Gpu {
                     aspect: wgpu::TextureAspect::All,
                 },
                 data,
-                wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(4 * w), rows_per_image: Some(h) },
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(texel_bytes * w),
+                    rows_per_image: Some(h),
+                },
                 wgpu::Extent3d { width: w, height: h, depth_or_array_layers: d },
             );
         }
@@ -209,10 +222,17 @@ impl Gpu {
                     )
                 });
                 let textures = job.textures.iter().filter(|t| t.group == group).map(|t| {
-                    let ty = wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: view_dimension(t.dim),
-                        multisampled: false,
+                    let ty = match t.storage {
+                        Some(format) => wgpu::BindingType::StorageTexture {
+                            access: wgpu::StorageTextureAccess::ReadWrite,
+                            format,
+                            view_dimension: view_dimension(t.dim),
+                        },
+                        None => wgpu::BindingType::Texture {
+                            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                            view_dimension: view_dimension(t.dim),
+                            multisampled: false,
+                        },
                     };
                     entry(t.binding, ty)
                 });
@@ -347,6 +367,43 @@ impl Gpu {
 }
 
 /// The message of a wgpu error with its sources, on one line.
+/// The texture format of a shader's storage texel format (those code
+/// generation writes).
+pub fn storage_texture_format(f: naga::StorageFormat) -> Option<wgpu::TextureFormat> {
+    use naga::StorageFormat as N;
+    use wgpu::TextureFormat as W;
+    Some(match f {
+        N::R32Float => W::R32Float,
+        N::Rg32Float => W::Rg32Float,
+        N::Rgba32Float => W::Rgba32Float,
+        N::R32Sint => W::R32Sint,
+        N::Rg32Sint => W::Rg32Sint,
+        N::Rgba32Sint => W::Rgba32Sint,
+        N::R32Uint => W::R32Uint,
+        N::Rg32Uint => W::Rg32Uint,
+        N::Rgba32Uint => W::Rgba32Uint,
+        _ => return None,
+    })
+}
+
+/// Texels given as floats, in the bytes of `format` (32-bit float, signed
+/// or unsigned components).
+pub fn storage_bytes(texels: &[[f32; 4]], format: wgpu::TextureFormat) -> Vec<u8> {
+    use wgpu::TextureFormat as W;
+    let components = format.components() as usize;
+    let mut out = Vec::with_capacity(texels.len() * components * 4);
+    for texel in texels {
+        for &c in &texel[..components] {
+            out.extend_from_slice(&match format {
+                W::R32Sint | W::Rg32Sint | W::Rgba32Sint => (c as i32).to_le_bytes(),
+                W::R32Uint | W::Rg32Uint | W::Rgba32Uint => (c as u32).to_le_bytes(),
+                _ => c.to_le_bytes(),
+            });
+        }
+    }
+    out
+}
+
 fn view_dimension(dim: TextureDim) -> wgpu::TextureViewDimension {
     match dim {
         TextureDim::D1 => wgpu::TextureViewDimension::D1,

@@ -193,10 +193,27 @@ fn run_source(
             return Err(fail(format!("line {line}: the shader has no texture or sampler `{name}`")));
         };
         match texture {
+            Some(t) if t.writable => {
+                let Some(format) = program.storage_format(name).and_then(gpu::storage_texture_format) else {
+                    return Err(fail(format!(
+                        "line {line}: `{name}` is not a writable texture of float, int or uint texels in the shader"
+                    )));
+                };
+                let texels = t.storage_texels(format.components() as usize);
+                textures.push(gpu::TextureBinding {
+                    group,
+                    binding,
+                    dim: t.dim,
+                    storage: Some(format),
+                    size: t.size,
+                    levels: vec![gpu::storage_bytes(&texels, format)],
+                })
+            }
             Some(t) => textures.push(gpu::TextureBinding {
                 group,
                 binding,
                 dim: t.dim,
+                storage: None,
                 size: t.size,
                 levels: (0..t.mip_levels).map(|l| t.level_data(l)).collect(),
             }),

@@ -137,14 +137,29 @@ impl Program {
 
     /// `(group, binding)` of the texture or sampler global named `name`.
     pub fn handle(&self, name: &str) -> Option<(u32, u32)> {
+        let var = self.handle_var(name)?;
+        let b = var.binding.as_ref()?;
+        Some((b.group, b.binding))
+    }
+
+    fn handle_var(&self, name: &str) -> Option<&naga::GlobalVariable> {
         let flat = name.replace('.', "_");
         let (_, var) = self
             .module
             .global_variables
             .iter()
             .find(|(_, v)| v.space == naga::AddressSpace::Handle && self.names(v.name.as_deref(), &flat))?;
-        let b = var.binding.as_ref()?;
-        Some((b.group, b.binding))
+        Some(var)
+    }
+
+    /// The texel format of the writable texture `name` (`None`: not a
+    /// writable texture).
+    pub fn storage_format(&self, name: &str) -> Option<naga::StorageFormat> {
+        let var = self.handle_var(name)?;
+        match self.module.types[var.ty].inner {
+            naga::TypeInner::Image { class: naga::ImageClass::Storage { format, .. }, .. } => Some(format),
+            _ => None,
+        }
     }
 
     /// The buffer `var` (its part of type `ty` at `offset`).
