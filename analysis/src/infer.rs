@@ -2947,6 +2947,13 @@ impl<'db> Infer<'_, 'db> {
             .strip_prefix('_')
             .map(|rest| rest.split('_').map(|k| k.parse::<usize>().ok().and_then(|k| items.get(k).cloned())).collect())
             .unwrap_or(None);
+        // (A tuple of a pack, `Tuple<expand each T>`, has unknown elements.)
+        if items.iter().any(|t| t.is_unknown()) {
+            return match picked {
+                Some(mut one) if one.len() == 1 => one.pop().expect("one element"),
+                _ => Ty::Unknown,
+            };
+        }
         match picked {
             Some(mut one) if one.len() == 1 => one.pop().expect("one element"),
             Some(many) => match tuple {

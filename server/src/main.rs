@@ -68,7 +68,7 @@ enum Command {
     /// `//TEST(...):COMPARE_COMPUTE...` line (a `-vk` one if there is one;
     /// files with only CUDA/CPU lines are skipped) with its `-entry`,
     /// `-compute-dispatch` and `-output-using-type`, the `//TEST_INPUT`
-    /// buffers, and the `FILE.expected.txt` file or the `// CHECK:` lines of
+    /// buffers and textures, and the `FILE.expected.txt` file or the `// CHECK:` lines of
     /// `filecheck-buffer`. Each test is compiled to WGSL, dispatched through
     /// wgpu (lavapipe on machines without a GPU), and its `out` buffer
     /// compared. Prints `PASS`/`FAIL`/`SKIP` per test and ends with `N passed,
