@@ -93,7 +93,7 @@ fn unsupported_inputs_fail_with_a_reason() {
     let expect = [
         (
             "unsupported_buffer_in_struct.slang",
-            "20:14: a struct holding buffers is copied from a variable or parameter only, not built here",
+            "20:14: a struct holding buffers is copied from a variable, a parameter or a constructor call only",
         ),
         ("unsupported_texture_array.slang", "line 4: TEST_INPUT `Texture2DArray` is not supported"),
         ("missing_expected.slang", "no expected output"),

@@ -2721,17 +2721,68 @@ impl FnLower<'_, '_> {
         if paths.is_empty() {
             return Ok(());
         }
+        let join = |prefix: &str, p: &str| if prefix.is_empty() { p.to_string() } else { format!("{prefix}.{p}") };
+        if let Some(bound) = self.constructed_resources(from, ty)? {
+            for (field, g) in bound {
+                self.res_fields.insert((to.0, join(&to.1, &field)), g);
+            }
+            return Ok(());
+        }
         let Some((root, prefix)) = self.struct_root(from) else {
             let at = self.expr_span(from).or(self.span);
-            return err(at, "a struct holding buffers is copied from a variable or parameter only, not built here");
+            return err(
+                at,
+                "a struct holding buffers is copied from a variable, a parameter or a constructor call only, not built here",
+            );
         };
-        let join = |prefix: &str, p: &str| if prefix.is_empty() { p.to_string() } else { format!("{prefix}.{p}") };
         for p in paths {
             if let Some(&g) = self.res_fields.get(&(root, join(&prefix, &p))) {
                 self.res_fields.insert((to.0, join(&to.1, &p)), g);
             }
         }
         Ok(())
+    }
+
+    /// For `S(args)` calling an `__init` of a struct holding buffers: the
+    /// buffers its fields hold, from the `__init`'s assignments of buffer
+    /// parameters to fields (`buffer = b;`, `this.buffer = b;`).
+    fn constructed_resources(&mut self, e: ExprId, ty: &Ty) -> R<Option<Vec<(String, GlobalId)>>> {
+        let Expr::Call { callee, args } = self.body.expr(e).clone() else { return Ok(None) };
+        if !matches!(self.inferred.expr_types.get(callee.0 as usize), Some(Ty::TypeValue(_))) {
+            return Ok(None);
+        }
+        let db = self.db();
+        let Ty::Adt { def, .. } = ty else { return Ok(None) };
+        let inits: Vec<DefId> = item_of(db, *def)
+            .iter()
+            .flat_map(|i| i.members.iter())
+            .filter(|m| m.kind == ItemKind::Init)
+            .map(|m| DefId::new(db, def.file(db), m.ast_index))
+            .collect();
+        if inits.is_empty() {
+            return Ok(None);
+        }
+        let init = self.pick_overload(&inits, &args, "__init")?;
+        let body = body(self.db(), init).clone();
+        let params: Vec<Option<String>> = body.params.iter().map(|p| p.name.clone()).collect();
+        let mut out = Vec::new();
+        for expr in body.exprs.iter() {
+            let Expr::Binary { op: HirBinary::Assign(None), lhs, rhs } = expr else { continue };
+            let field = match body.expr(*lhs) {
+                Expr::Path(segs, false) if segs.len() == 1 => segs[0].name.clone(),
+                Expr::Member { receiver, name, .. } if matches!(body.expr(*receiver), Expr::This) => name.clone(),
+                _ => continue,
+            };
+            let Expr::Path(segs, false) = body.expr(*rhs) else { continue };
+            let [seg] = segs.as_slice() else { continue };
+            let Some(k) = params.iter().position(|p| p.as_deref() == Some(seg.name.as_str())) else { continue };
+            let Some(&arg) = args.get(k) else { continue };
+            if self.is_resource_expr(arg) {
+                let g = self.resource_global(arg)?;
+                out.push((field, g));
+            }
+        }
+        Ok(Some(out))
     }
 
     /// The `static` member or namespaced global `e` names: `S::K`, `S.K`,
@@ -3409,6 +3460,7 @@ impl FnLower<'_, '_> {
         match (self.body.expr(callee).clone(), callee_ty) {
             (_, Ty::TypeValue(t)) => {
                 if let Some(f) = self.initializer(&t, args)? {
+                    let expr_args = self.without_buffer_args(f, expr_args);
                     return self.call_function(f, &expr_args);
                 }
                 let at = self.span;
