@@ -449,3 +449,23 @@ float g() { return sc$0 }
         ```"#]]
     .assert_eq(&docs);
 }
+
+#[test]
+fn tuple_members_complete_and_hover() {
+    check_completions(
+        "void f() { let t = makeTuple(1, 2.0); float x = t.$0 }",
+        &|_| true,
+        expect![[r#"
+            Field _0 — int
+            Field _1 — float
+        "#]],
+    );
+    check_completions(
+        "void f(Optional<float3> o) { o.$0 }",
+        &|c| c.label == "hasValue" || c.label == "value",
+        expect![[r#"
+            Field hasValue — property bool hasValue { get; }
+            Field value — property T value { get; }
+        "#]],
+    );
+}

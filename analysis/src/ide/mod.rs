@@ -674,7 +674,7 @@ const ATTRIBUTES: &[(&str, Option<&str>)] = &[
 fn kind_of_item(kind: ItemKind) -> CompletionKind {
     match kind {
         ItemKind::Fn => CompletionKind::Function,
-        ItemKind::Var => CompletionKind::Field,
+        ItemKind::Var | ItemKind::Property => CompletionKind::Field,
         k if k.is_type() => CompletionKind::Type,
         _ => CompletionKind::Other,
     }
@@ -704,6 +704,11 @@ fn member_completions(db: &dyn Db, file: SourceFile, ty: &Ty, out: &mut Vec<Comp
             out.push(entry("getPrimal", CompletionKind::Method, Some(format!("{p} getPrimal()"))));
             out.push(entry("getDifferential", CompletionKind::Method, Some(format!("{d} getDifferential()"))));
         }
+        // Tuple elements `_0`, `_1`, … (a tuple of a pack has none known).
+        Ty::Tuple(items) => tuple_completions(items, out),
+        Ty::Adt { def, name, args } if name == "Tuple" && crate::infer::is_core(db, def.file(db)) => {
+            tuple_completions(args, out)
+        }
         Ty::Adt { def, .. } => {
             if let Some(item) = item_of(db, *def) {
                 for m in &item.members {
@@ -728,6 +733,19 @@ fn member_completions(db: &dyn Db, file: SourceFile, ty: &Ty, out: &mut Vec<Comp
             }
         }
         _ => {}
+    }
+}
+
+fn tuple_completions(items: &[Ty], out: &mut Vec<CompletionEntry>) {
+    if items.iter().any(|t| t.is_unknown()) {
+        return;
+    }
+    for (i, t) in items.iter().enumerate() {
+        let label = format!("_{i}");
+        out.push(CompletionEntry {
+            detail: Some(t.to_string()),
+            ..CompletionEntry::new(&label, CompletionKind::Field, 0)
+        });
     }
 }
 
