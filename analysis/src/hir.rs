@@ -277,6 +277,9 @@ pub struct Param {
     pub no_diff: bool,
     /// `const`: the body cannot change it.
     pub is_const: bool,
+    /// The default value (`float k = 2.0`), an expression of the body
+    /// that does not see the parameters.
+    pub default: Option<ExprId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -418,7 +421,9 @@ impl LowerBody {
                 let has = |k: SyntaxKind| {
                     p.syntax().children_with_tokens().filter_map(|e| e.into_token()).any(|t| t.kind() == k)
                 };
+                let default = p.default_value().map(|e| self.expr(e));
                 self.body.params.push(Param {
+                    default,
                     name: p.name().map(|n| n.text()),
                     ty,
                     is_out: param_is_out(&p),
@@ -464,6 +469,7 @@ impl LowerBody {
                         is_inout: false,
                         no_diff: false,
                         is_const: false,
+                        default: None,
                     };
                     let root = self.block(&block);
                     self.body.setter = Some(Setter { root, value });

@@ -1491,6 +1491,14 @@ impl<'db> Infer<'_, 'db> {
     }
 
     fn params(&mut self) {
+        // Default values first: they do not see the parameters.
+        let defaults: Vec<(ExprId, TypeRef)> =
+            self.body.params.iter().filter_map(|p| Some((p.default?, p.ty.clone()))).collect();
+        for (d, t) in defaults {
+            let found = self.expr(d);
+            let expected = self.ctx.resolve(&t);
+            self.check_mismatch(DiagAt::Expr(d), &expected, &found);
+        }
         for p in &self.body.params {
             let ty = self.ctx.resolve(&p.ty);
             if let Some(n) = &p.name {

@@ -778,3 +778,14 @@ fn is_and_as_test_interface_values() {
         "#]],
     );
 }
+
+#[test]
+fn default_values_are_typed_without_the_parameters() {
+    check_type("static const float K = 2.0;\nfloat f(float k = $0K * 2.0) { return k; }", expect!["float"]);
+    check_diags(
+        "float f(float x, float k = 2.0) { return k; }\nfloat g(float3 v = float2(1, 2)) { return v.x; }",
+        expect![[r#"
+            /main.slang:2:20: error[type-mismatch]: mismatched types: expected `float3`, found `float2`
+        "#]],
+    );
+}

@@ -215,6 +215,9 @@ pub(crate) struct ModuleLowerer<'db> {
     param_layout: Option<globals::ParamLayout>,
     /// `globalParams`, once used.
     default_uniforms: Option<GlobalId>,
+    /// The functions computing default parameter values that are not
+    /// constants, by function and parameter.
+    defaults: HashMap<(DefId, usize), FuncId>,
     /// The entry point's `uniform` parameters: their constant buffer and
     /// names (its fields, in order).
     entry_uniforms: HashMap<FuncId, (GlobalId, Vec<String>)>,
@@ -255,6 +258,7 @@ impl<'db> ModuleLowerer<'db> {
             intrinsic_fns: HashMap::new(),
             param_layout: None,
             default_uniforms: None,
+            defaults: HashMap::new(),
             entry_uniforms: HashMap::new(),
             root_file: None,
             existentials: HashMap::new(),
@@ -314,8 +318,33 @@ impl<'db> ModuleLowerer<'db> {
             return err(at, "a `static` global without an initial value");
         };
         let name = item_of(db, def).and_then(|i| i.name.clone()).unwrap_or_default();
+        self.expr_function(def, e, t, format!("init_{name}"), at)
+    }
+
+    /// The function computing parameter `k`'s default value (of type
+    /// `t`) of the function `def`, when it is not a constant (the caller
+    /// passes its result).
+    fn default_function(&mut self, def: DefId, k: usize, t: TypeId, at: Option<TextRange>) -> R<FuncId> {
+        if let Some(&f) = self.defaults.get(&(def, k)) {
+            return Ok(f);
+        }
+        let db = self.db;
+        let Some(e) = body(db, def).params.get(k).and_then(|p| p.default) else {
+            return err(at, "a parameter without a default value is missing");
+        };
+        let name = item_of(db, def).and_then(|i| i.name.clone()).unwrap_or_default();
+        let f = self.expr_function(def, e, t, format!("default_{name}_{k}"), at)?;
+        self.defaults.insert((def, k), f);
+        Ok(f)
+    }
+
+    /// A function without parameters returning the expression `e` of
+    /// `def`'s body (as a `t`).
+    fn expr_function(&mut self, def: DefId, e: ExprId, t: TypeId, name: String, at: Option<TextRange>) -> R<FuncId> {
+        let db = self.db;
+        let body = body(db, def).clone();
         let id = FuncId(self.module.functions.len() as u32);
-        self.module.functions.push(FunctionBuilder::new(format!("init_{name}"), t, at).finish());
+        self.module.functions.push(FunctionBuilder::new(name, t, at).finish());
         let placeholder = std::mem::replace(
             &mut self.module.functions[id.index()],
             FunctionBuilder::new(String::new(), TypeId(0), None).finish(),
@@ -3869,10 +3898,19 @@ impl FnLower<'_, '_> {
             let pt = DeclCtx::for_def(db, def).resolve(&hp.ty);
             let at = Some(value.syntax().text_range());
             let t = self.m.lower_ty(&pt, at)?;
-            let Ok(c) = self.m.const_value(&value, t) else {
-                return err(at, "a default value that is not a constant is not supported by code generation yet");
-            };
-            out.push(CallArg::Value(self.const_to_value(&c, t)));
+            match self.m.const_value(&value, t) {
+                Ok(c) => out.push(CallArg::Value(self.const_to_value(&c, t))),
+                Err(_) => {
+                    // Computed by a function of its own, called here.
+                    if !sig.generic_params.is_empty() {
+                        return err(at, "a default value of a generic function that is not a constant is not supported by code generation yet");
+                    }
+                    let k = sig.params.iter().position(|q| std::ptr::eq(q, hp)).expect("a parameter of the function");
+                    let f = self.m.default_function(def, k, t, at)?;
+                    let v = self.emit(Op::Call(f, Vec::new()), t);
+                    out.push(CallArg::Value(v));
+                }
+            }
         }
         Ok(out)
     }
