@@ -261,7 +261,7 @@ fn compile_writes_validated_target_code_or_located_errors() {
     let pair = write(
         &dir,
         "pair.slang",
-        "RWStructuredBuffer<float> y;\nTexture2DArray<float> t;\nfloat sq(float x) { return x * x; }\n[numthreads(1, 1, 1)]\nvoid computeMain()\n{\n    float p = sq(2.0);\n    p += t[int3(0, 0, 0)];\n    y[0] = p;\n}\n",
+        "RWStructuredBuffer<float> y;\nTexture2DMS<float> t;\nfloat sq(float x) { return x * x; }\n[numthreads(1, 1, 1)]\nvoid computeMain()\n{\n    float p = sq(2.0);\n    p += t.Load(int2(0, 0), 0);\n    y[0] = p;\n}\n",
     );
     let out = run(&["compile", &pair]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");

@@ -79,7 +79,7 @@ fn clients_that_pull_diagnostics_are_not_pushed_them() {
     }));
     assert_eq!(c.initialize_result["capabilities"]["diagnosticProvider"]["identifier"], "slang-analyzer");
     let uri = "file:///tmp/slang-analyzer-test/pull.slang";
-    let text = "RWStructuredBuffer<float> result;\nTexture2DArray<float> tex;\n[numthreads(1, 1, 1)]\nvoid computeMain()\n{\n    result[0] = tex.Load(int4(0, 0, 0, 0)) + y;\n}\n";
+    let text = "RWStructuredBuffer<float> result;\nTexture2DMS<float> tex;\n[numthreads(1, 1, 1)]\nvoid computeMain()\n{\n    result[0] = tex.Load(int2(0, 0), 0) + y;\n}\n";
     c.open(uri, text);
     let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}}));
     let items = pulled["result"]["items"].as_array().cloned().unwrap_or_default();
@@ -90,7 +90,7 @@ fn clients_that_pull_diagnostics_are_not_pushed_them() {
     c.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri, "version": 2},
-               "contentChanges": [{"range": {"start": {"line": 5, "character": 45}, "end": {"line": 5, "character": 46}}, "text": "1.0"}]}),
+               "contentChanges": [{"range": {"start": {"line": 5, "character": 42}, "end": {"line": 5, "character": 43}}, "text": "1.0"}]}),
     );
     c.wait_for(&|v| v["method"] == "workspace/diagnostic/refresh");
     let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}}));
@@ -757,7 +757,7 @@ fn formatting_folding_and_selection() {
 fn the_compile_worker_reports_and_compile_requests_return_target_code() {
     let mut c = Client::start();
     let uri = "file:///tmp/slang-analyzer-test/kernel.slang";
-    let text = "RWStructuredBuffer<float> result;\nTexture2DArray<float> tex;\n[Differentiable]\nfloat sq(float x) { return x * x; }\n\n[shader(\"compute\")]\n[numthreads(64, 1, 1)]\nvoid computeMain(uint3 id : SV_DispatchThreadID)\n{\n    result[id.x] = sq(float(id.x));\n}\n";
+    let text = "RWStructuredBuffer<float> result;\nTexture2DMS<float> tex;\n[Differentiable]\nfloat sq(float x) { return x * x; }\n\n[shader(\"compute\")]\n[numthreads(64, 1, 1)]\nvoid computeMain(uint3 id : SV_DispatchThreadID)\n{\n    result[id.x] = sq(float(id.x));\n}\n";
     c.open(uri, text);
     assert_eq!(c.diagnostics(uri, 1), Vec::<Value>::new());
     let r = c.request("slang-analyzer/compile", json!({"textDocument": {"uri": uri}, "target": "wgsl"}));
@@ -775,7 +775,7 @@ fn the_compile_worker_reports_and_compile_requests_return_target_code() {
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri, "version": 2},
                "contentChanges": [{"range": {"start": {"line": 9, "character": 0}, "end": {"line": 9, "character": 35}},
-                                   "text": "    result[id.x] = sq(float(id.x)) + tex.Load(int4(0, 0, 0, 0));"}]}),
+                                   "text": "    result[id.x] = sq(float(id.x)) + tex.Load(int2(0, 0), 0);"}]}),
     );
     assert_eq!(c.diagnostics(uri, 2), Vec::<Value>::new());
     let d = c.diagnostics(uri, 2);

@@ -95,7 +95,7 @@ fn unsupported_inputs_fail_with_a_reason() {
             "unsupported_buffer_in_struct.slang",
             "20:14: a struct holding buffers is copied from a variable, a parameter or a constructor call only",
         ),
-        ("unsupported_texture_array.slang", "line 4: TEST_INPUT `Texture2DArray` is not supported"),
+        ("unsupported_multisampled.slang", "line 4: TEST_INPUT `Texture2DMS` is not supported"),
         ("missing_expected.slang", "no expected output"),
     ];
     for (file, reason) in expect {

@@ -147,6 +147,10 @@ pub enum TextureShape {
     D2,
     D3,
     Cube,
+    /// Arrays of 2D textures and of cubes: their operations take a layer
+    /// (an `int`) after their other operands.
+    D2Array,
+    CubeArray,
 }
 
 impl TextureShape {
@@ -155,9 +159,27 @@ impl TextureShape {
     pub fn coordinate_size(self) -> u8 {
         match self {
             TextureShape::D1 => 1,
-            TextureShape::D2 => 2,
-            TextureShape::D3 | TextureShape::Cube => 3,
+            TextureShape::D2 | TextureShape::D2Array => 2,
+            TextureShape::D3 | TextureShape::Cube | TextureShape::CubeArray => 3,
         }
+    }
+
+    /// Components of a size query (a cube's faces are 2D).
+    pub fn size_dims(self) -> u8 {
+        match self {
+            TextureShape::Cube | TextureShape::CubeArray => 2,
+            s => s.coordinate_size(),
+        }
+    }
+
+    /// Whether this is an array of textures.
+    pub fn is_array(self) -> bool {
+        matches!(self, TextureShape::D2Array | TextureShape::CubeArray)
+    }
+
+    /// Whether this is a cube (whose texels are not loaded by index).
+    pub fn is_cube(self) -> bool {
+        matches!(self, TextureShape::Cube | TextureShape::CubeArray)
     }
 
     /// The Slang type name.
@@ -167,6 +189,8 @@ impl TextureShape {
             TextureShape::D2 => "Texture2D",
             TextureShape::D3 => "Texture3D",
             TextureShape::Cube => "TextureCube",
+            TextureShape::D2Array => "Texture2DArray",
+            TextureShape::CubeArray => "TextureCubeArray",
         }
     }
 }
@@ -188,6 +212,8 @@ pub enum TextureOp {
     /// `(texture, integer coordinate, texel)`: write one texel of a
     /// writable texture (four components); no value.
     Store,
+    /// `(texture)`: the number of layers of an array.
+    Layers,
 }
 
 /// The synthesized `Differential` of a struct: its type and, for each

@@ -98,7 +98,8 @@ pub fn validate(module: naga::Module) -> Result<Validated, CodegenError> {
             | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32
             | naga::valid::Capabilities::SHADER_FLOAT32_ATOMIC
             | naga::valid::Capabilities::FLOAT64
-            | naga::valid::Capabilities::SHADER_INT64,
+            | naga::valid::Capabilities::SHADER_INT64
+            | naga::valid::Capabilities::CUBE_ARRAY_TEXTURES,
     );
     match validator.validate(&module) {
         Ok(info) => Ok(Validated { module, info }),
@@ -322,9 +323,10 @@ impl ModuleBuilder<'_> {
                         ir::TextureShape::D1 => naga::ImageDimension::D1,
                         ir::TextureShape::D2 => naga::ImageDimension::D2,
                         ir::TextureShape::D3 => naga::ImageDimension::D3,
-                        ir::TextureShape::Cube => naga::ImageDimension::Cube,
+                        ir::TextureShape::Cube | ir::TextureShape::CubeArray => naga::ImageDimension::Cube,
+                        ir::TextureShape::D2Array => naga::ImageDimension::D2,
                     },
-                    arrayed: false,
+                    arrayed: shape.is_array(),
                     class: match storage {
                         None => naga::ImageClass::Sampled { kind: naga_scalar(*s).kind, multi: false },
                         Some(n) => naga::ImageClass::Storage {
@@ -741,8 +743,12 @@ impl<'a> FnBuilder<'a> {
             }
             Op::Texture(TextureOp::Store, args) => {
                 let a = args.iter().map(|&x| self.use_value(x, block)).collect::<Result<Vec<_>, _>>()?;
-                let store =
-                    naga::Statement::ImageStore { image: a[0], coordinate: a[1], array_index: None, value: a[2] };
+                let store = naga::Statement::ImageStore {
+                    image: a[0],
+                    coordinate: a[1],
+                    array_index: a.get(3).copied(),
+                    value: a[2],
+                };
                 self.stmt(store, span, block);
                 return Ok(());
             }
@@ -857,7 +863,7 @@ impl<'a> FnBuilder<'a> {
                         sampler: a[1],
                         gather: None,
                         coordinate: a[2],
-                        array_index: None,
+                        array_index: a.get(4).copied(),
                         offset: None,
                         level: naga::SampleLevel::Exact(a[3]),
                         depth_ref: None,
@@ -866,7 +872,7 @@ impl<'a> FnBuilder<'a> {
                     TextureOp::Load => E::ImageLoad {
                         image: a[0],
                         coordinate: a[1],
-                        array_index: None,
+                        array_index: a.get(3).copied(),
                         sample: None,
                         // (Storage images have no mip levels here.)
                         level: (!self.storage_image(args[0])).then_some(a[2]),
@@ -877,6 +883,7 @@ impl<'a> FnBuilder<'a> {
                         E::ImageQuery { image: a[0], query: naga::ImageQuery::Size { level } }
                     }
                     TextureOp::Levels => E::ImageQuery { image: a[0], query: naga::ImageQuery::NumLevels },
+                    TextureOp::Layers => E::ImageQuery { image: a[0], query: naga::ImageQuery::NumLayers },
                 }
             }
             Op::FieldAddr(p, i) | Op::Extract(p, i) => E::AccessIndex { base: self.use_value(*p, block)?, index: *i },

@@ -386,6 +386,7 @@ impl SlangPrinter<'_> {
                     TextureOp::Size => format!("{}.GetDimensions({})", a[0], a[1]),
                     TextureOp::Levels => format!("{}.GetLevels()", a[0]),
                     TextureOp::Store => format!("{}[{}] = {}", a[0], a[1], a[2]),
+                    TextureOp::Layers => format!("{}.GetLayers()", a[0]),
                 }
             }
             Op::Atomic { op, ptr, value, compare } => {

@@ -16,8 +16,8 @@ use std::fmt;
 use slang_analysis::ty::Scalar;
 
 use crate::ir::{
-    AddressSpace, BinaryOp, BlockId, FuncId, Function, Module, Op, ParamDir, Terminator, TextureOp, TextureShape, Type,
-    TypeId, ValueId, ValueKind,
+    AddressSpace, BinaryOp, BlockId, FuncId, Function, Module, Op, ParamDir, Terminator, TextureOp, Type, TypeId,
+    ValueId, ValueKind,
 };
 use crate::structure::structure;
 
@@ -471,6 +471,23 @@ impl Validator<'_> {
                     _ => 0,
                 };
                 let result_size = size(v);
+                // (An array's operations take a layer last.)
+                let args = match shape {
+                    Some(s)
+                        if s.is_array() && !matches!(op, TextureOp::Size | TextureOp::Levels | TextureOp::Layers) =>
+                    {
+                        match args.split_last() {
+                            Some((&layer, rest)) if scalar(layer) == Some(Scalar::Int32) && size(layer) == 1 => {
+                                rest.to_vec()
+                            }
+                            _ => {
+                                self.error("an operation on a texture array without an int layer".to_string());
+                                return;
+                            }
+                        }
+                    }
+                    _ => args.clone(),
+                };
                 match (op, shape, args.as_slice()) {
                     (_, None, _) => Some("a texture operation on something that is not a texture".into()),
                     (TextureOp::SampleLevel, Some(s), &[_, sampler, c, l]) => (types.get(t(sampler)) != &Type::Sampler
@@ -486,7 +503,7 @@ impl Validator<'_> {
                         .then(|| "Load takes int coordinates and an int level".into()),
                     (TextureOp::Size, Some(s), &[_, l]) => (scalar(l) != Some(Scalar::Int32)
                         || scalar(v) != Some(Scalar::UInt32)
-                        || result_size != s.coordinate_size().min(if s == TextureShape::Cube { 2 } else { 3 }))
+                        || result_size != s.size_dims())
                     .then(|| "a size query gives uints".into()),
                     (TextureOp::Store, Some(s), &[tex, c, x]) => {
                         (!matches!(types.get(t(tex)), Type::Texture(_, _, Some(_)))
@@ -496,6 +513,9 @@ impl Validator<'_> {
                             || types.get(result) != &Type::Void)
                             .then(|| "Store writes four components at int coordinates of a writable texture".into())
                     }
+                    (TextureOp::Layers, Some(s), &[_]) => (!s.is_array()
+                        || types.get(result) != &Type::Scalar(Scalar::UInt32))
+                        .then(|| "a layer count is a uint, of an array".into()),
                     (TextureOp::Levels, Some(_), &[_]) => {
                         (types.get(result) != &Type::Scalar(Scalar::UInt32)).then(|| "a level count is a uint".into())
                     }

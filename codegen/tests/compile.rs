@@ -495,12 +495,12 @@ void computeMain(uint3 tid : SV_DispatchThreadID) { C c = { 1.0 }; bumpIt(c); ou
     );
 
     let texture = r#"
-Texture2DArray<float4> tex;
+Texture2DMS<float4> tex;
 RWStructuredBuffer<float4> out;
 [numthreads(1, 1, 1)]
-void computeMain(uint3 tid : SV_DispatchThreadID) { out[tid.x] = tex.Load(int4(0, 0, 0, 0)); }
+void computeMain(uint3 tid : SV_DispatchThreadID) { out[tid.x] = tex.Load(int2(0, 0), 0); }
 "#;
-    expect![["`Texture2DArray` is not supported by code generation yet at `tex`"]].assert_eq(&compile_error(texture));
+    expect![["`Texture2DMS` is not supported by code generation yet at `tex`"]].assert_eq(&compile_error(texture));
 
     let no_format = r#"
 RWTexture2D<float3> tex;

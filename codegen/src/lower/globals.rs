@@ -73,6 +73,9 @@ pub(super) fn resource_of(ty: &Ty) -> Option<(Resource, Option<&Ty>)> {
         "RWTexture1D" => (Resource::RWTexture(TextureShape::D1), args.first()),
         "RWTexture2D" => (Resource::RWTexture(TextureShape::D2), args.first()),
         "RWTexture3D" => (Resource::RWTexture(TextureShape::D3), args.first()),
+        "Texture2DArray" => (Resource::Texture(TextureShape::D2Array), args.first()),
+        "TextureCubeArray" => (Resource::Texture(TextureShape::CubeArray), args.first()),
+        "RWTexture2DArray" => (Resource::RWTexture(TextureShape::D2Array), args.first()),
         "SamplerState" => (Resource::Sampler, None),
         _ => return None,
     })
@@ -735,45 +738,63 @@ impl FnLower<'_, '_> {
     ) -> R<Option<ValueId>> {
         let Some((texture, shape)) = self.texture_value(receiver)? else { return Ok(None) };
         let n = shape.coordinate_size();
+        // (An array's coordinates end with the layer.)
+        let layer = u8::from(shape.is_array());
         let (float, int, uint) = (Scalar::Float, Scalar::Int32, Scalar::UInt32);
         Ok(Some(match (name, args) {
             ("SampleLevel", [s, uv, _]) | ("Sample", [s, uv]) => {
-                let coord_ty = self.vector_of(float, n);
+                let coord_ty = self.vector_of(float, n + layer);
                 let (s, uv) = (self.expr(*s)?, self.expr_expecting(*uv, coord_ty)?);
                 let ft = self.t(Type::Scalar(float));
                 let lod = match args.get(2) {
                     Some(&lod) => self.expr_expecting(lod, ft)?,
                     None => self.konst(Const::Float(0.0), ft),
                 };
-                self.texel(e, TextureOp::SampleLevel, vec![texture, s, uv, lod])?
+                let (uv, layer) = self.split_coordinate(uv, n, shape.is_array(), float);
+                // (The layer of a float coordinate is the nearest.)
+                let layer = match layer {
+                    Some(l) => {
+                        let rounded = self.emit(Op::Intrinsic(crate::ir::Intrinsic::Round, vec![l]), ft);
+                        let it = self.t(Type::Scalar(int));
+                        Some(self.emit(Op::Convert(rounded), it))
+                    }
+                    None => None,
+                };
+                let mut operands = vec![texture, s, uv, lod];
+                operands.extend(layer);
+                self.texel(e, TextureOp::SampleLevel, operands)?
             }
             ("Load", [location]) if self.writable_texture(texture) => {
                 // (No mip levels.)
-                let ct = self.vector_of(int, n);
-                let coord = self.expr_expecting(*location, ct)?;
+                let ct = self.vector_of(int, n + layer);
+                let l = self.expr_expecting(*location, ct)?;
+                let (coord, layer) = self.split_coordinate(l, n, shape.is_array(), int);
                 let it = self.t(Type::Scalar(int));
                 let level = self.konst(Const::Int(0), it);
-                self.texel(e, TextureOp::Load, vec![texture, coord, level])?
+                let mut operands = vec![texture, coord, level];
+                operands.extend(layer);
+                self.texel(e, TextureOp::Load, operands)?
             }
-            ("Load", [location]) if shape != TextureShape::Cube => {
-                // The coordinates, then the mip level.
-                let lt = self.vector_of(int, n + 1);
+            ("Load", [location]) if !shape.is_cube() => {
+                // The coordinates (and layer), then the mip level.
+                let lt = self.vector_of(int, n + layer + 1);
                 let l = self.expr_expecting(*location, lt)?;
-                let ct = self.vector_of(int, n);
-                let coord = match n {
-                    1 => self.emit(Op::Extract(l, 0), ct),
-                    _ => self.emit(Op::Swizzle(l, (0..n).collect()), ct),
-                };
+                let (coord, _) = self.split_coordinate(l, n, false, int);
                 let it = self.t(Type::Scalar(int));
-                let level = self.emit(Op::Extract(l, n as u32), it);
-                self.texel(e, TextureOp::Load, vec![texture, coord, level])?
+                let level = self.emit(Op::Extract(l, (n + layer) as u32), it);
+                let mut operands = vec![texture, coord, level];
+                if shape.is_array() {
+                    operands.push(self.emit(Op::Extract(l, n as u32), it));
+                }
+                self.texel(e, TextureOp::Load, operands)?
             }
             ("GetDimensions", outs) => {
-                // `([mip,] out width[, out height[, out depth]][, out levels])`.
-                let dims = n.min(if shape == TextureShape::Cube { 2 } else { 3 });
+                // `([mip,] out width[, out height[, out depth]][, out
+                // elements][, out levels])`.
+                let dims = shape.size_dims();
                 let (level, outs) = match outs.len() as u8 {
-                    k if k == dims => (None, outs),
-                    k if k == dims + 2 => (Some(outs[0]), &outs[1..]),
+                    k if k == dims + layer => (None, outs),
+                    k if k == dims + layer + 2 && !self.writable_texture(texture) => (Some(outs[0]), &outs[1..]),
                     _ => {
                         return self
                             .error(format!("wrong number of arguments for `GetDimensions` of a {}", shape.name()))
@@ -791,6 +812,7 @@ impl FnLower<'_, '_> {
                     let v = match k as u8 {
                         k if k < dims && dims == 1 => size,
                         k if k < dims => self.emit(Op::Extract(size, k as u32), ut),
+                        k if k == dims && layer == 1 => self.emit(Op::Texture(TextureOp::Layers, vec![texture]), ut),
                         _ => self.emit(Op::Texture(TextureOp::Levels, vec![texture]), ut),
                     };
                     let tt = self.expr_ty(target)?;
@@ -801,6 +823,23 @@ impl FnLower<'_, '_> {
             }
             _ => return self.error(format!("`{}.{name}` with these arguments is not supported yet", shape.name())),
         }))
+    }
+
+    /// The first `n` components of the coordinate `v` (of `scalar`s), and
+    /// the next one when `layer` (an array's layer).
+    fn split_coordinate(&mut self, v: ValueId, n: u8, layer: bool, scalar: Scalar) -> (ValueId, Option<ValueId>) {
+        let total = match *self.ty(self.ty_of(v)) {
+            Type::Vector(_, k) => k,
+            _ => 1,
+        };
+        let ct = self.vector_of(scalar, n);
+        let coord = match (n, total) {
+            (a, b) if a == b => v,
+            (1, _) => self.emit(Op::Extract(v, 0), ct),
+            _ => self.emit(Op::Swizzle(v, (0..n).collect()), ct),
+        };
+        let st = self.t(Type::Scalar(scalar));
+        (coord, layer.then(|| self.emit(Op::Extract(v, n as u32), st)))
     }
 
     /// Whether the texture value `t` is writable (`RWTexture2D` …).
@@ -816,8 +855,10 @@ impl FnLower<'_, '_> {
         let Type::Texture(_, scalar, Some(n)) = *self.ty(self.ty_of(texture)) else {
             return self.error(format!("a `{}` is read-only", shape.name()));
         };
-        let ct = self.vector_of(Scalar::Int32, shape.coordinate_size());
+        let dims = shape.coordinate_size();
+        let ct = self.vector_of(Scalar::Int32, dims + u8::from(shape.is_array()));
         let coord = self.expr_expecting(index, ct)?;
+        let (coord, layer) = self.split_coordinate(coord, dims, shape.is_array(), Scalar::Int32);
         // The texel as four components (the rest zero).
         let texel_ty = self.vector_of(scalar, n);
         let v = self.coerce(value, texel_ty)?;
@@ -833,7 +874,9 @@ impl FnLower<'_, '_> {
         let t4 = self.vector_of(scalar, 4);
         let v4 = self.emit(Op::Construct(parts), t4);
         let void = self.t(Type::Void);
-        self.emit(Op::Texture(TextureOp::Store, vec![texture, coord, v4]), void);
+        let mut operands = vec![texture, coord, v4];
+        operands.extend(layer);
+        self.emit(Op::Texture(TextureOp::Store, operands), void);
         Ok(Some(()))
     }
 
@@ -841,11 +884,15 @@ impl FnLower<'_, '_> {
     pub(super) fn texture_index(&mut self, e: ExprId, base: ExprId, index: ExprId) -> R<Option<ValueId>> {
         let Some((texture, shape)) = self.texture_value(base)? else { return Ok(None) };
         let int = Scalar::Int32;
-        let ct = self.vector_of(int, shape.coordinate_size());
+        let n = shape.coordinate_size();
+        let ct = self.vector_of(int, n + u8::from(shape.is_array()));
         let coord = self.expr_expecting(index, ct)?;
+        let (coord, layer) = self.split_coordinate(coord, n, shape.is_array(), int);
         let it = self.t(Type::Scalar(int));
         let level = self.konst(Const::Int(0), it);
-        self.texel(e, TextureOp::Load, vec![texture, coord, level]).map(Some)
+        let mut operands = vec![texture, coord, level];
+        operands.extend(layer);
+        self.texel(e, TextureOp::Load, operands).map(Some)
     }
 
     /// The texture `e` names (a texture global, or a parameter bound to
@@ -853,8 +900,8 @@ impl FnLower<'_, '_> {
     fn texture_value(&mut self, e: ExprId) -> R<Option<(ValueId, TextureShape)>> {
         let ty = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);
         if let Ty::Adt { name, .. } = &ty {
-            let other_texture = name.contains("Texture") && (name.ends_with("Array") || name.ends_with("MS"));
-            if other_texture || (name.starts_with("RWTexture") && resource_of(&ty).is_none()) {
+            let other_texture = name.contains("Texture") && name.ends_with("MS");
+            if other_texture || (name.contains("Texture") && resource_of(&ty).is_none()) {
                 return err(self.expr_span(e), format!("`{name}` is not supported by code generation yet"));
             }
         }

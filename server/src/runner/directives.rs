@@ -148,6 +148,9 @@ pub struct TextureInput {
     /// `RWTexture…`: a storage texture of one level, whose texel format
     /// is the shader's (`RWTexture2D<float>` is r32float …).
     pub writable: bool,
+    /// Layers of a texture array (`Texture2DArray`, `arrayLength=`; each
+    /// holds the same contents); 0 for a single texture.
+    pub layers: u32,
     /// Width (and height, depth) of level 0.
     pub size: u32,
     pub content: TextureContent,
@@ -347,15 +350,8 @@ fn parse_input(body: &str, line: usize) -> Input {
             Some((kind @ ("ubuffer" | "cbuffer" | "uniform"), opts, "")) => {
                 buffer_input(kind, opts, path.to_string(), out, line)
             }
-            Some(("Texture1D", opts, "")) => texture_input(TextureDim::D1, false, opts, &format!("name={path}"), line),
-            Some(("Texture2D", opts, "")) => texture_input(TextureDim::D2, false, opts, &format!("name={path}"), line),
-            Some(("Texture3D", opts, "")) => texture_input(TextureDim::D3, false, opts, &format!("name={path}"), line),
-            Some(("TextureCube", opts, "")) => {
-                texture_input(TextureDim::Cube, false, opts, &format!("name={path}"), line)
-            }
-            Some((kind @ ("RWTexture1D" | "RWTexture2D" | "RWTexture3D"), opts, "")) => {
-                let dim = texture_dim(kind).expect("a texture kind");
-                texture_input(dim, true, opts, &format!("name={path}"), line)
+            Some((kind, opts, "")) if texture_dim(kind).is_some() => {
+                texture_kind_input(kind, opts, &format!("name={path}"), line)
             }
             _ => unsupported(format!("`set {path} = {value}`: only ubuffer/cbuffer values are supported")),
         };
@@ -373,8 +369,8 @@ fn parse_input(body: &str, line: usize) -> Input {
         let word = body.split(|c: char| c == ':' || c == '(' || c.is_whitespace()).next().unwrap_or(body);
         return unsupported(format!("TEST_INPUT `{word}` is not supported"));
     };
-    if let Some(dim) = texture_dim(kind) {
-        return texture_input(dim, kind.starts_with("RW"), opts, tail, line);
+    if texture_dim(kind).is_some() {
+        return texture_kind_input(kind, opts, tail, line);
     }
     if !matches!(kind, "ubuffer" | "cbuffer" | "uniform") {
         return unsupported(format!(
@@ -409,6 +405,10 @@ fn input_name(tail: &str) -> Option<String> {
 
 /// The dimensions of a texture input kind (`Texture2D`, `RWTexture3D` …).
 fn texture_dim(kind: &str) -> Option<TextureDim> {
+    let kind = kind
+        .strip_suffix("Array")
+        .filter(|k| *k != "RWTextureCube" && *k != "Texture1D" && *k != "Texture3D")
+        .unwrap_or(kind);
     Some(match kind.strip_prefix("RW").unwrap_or(kind) {
         "Texture1D" => TextureDim::D1,
         "Texture2D" => TextureDim::D2,
@@ -418,12 +418,30 @@ fn texture_dim(kind: &str) -> Option<TextureDim> {
     })
 }
 
+/// A texture input of kind `kind` (`Texture2D`, `RWTexture2DArray` …).
+fn texture_kind_input(kind: &str, opts: &str, tail: &str, line: usize) -> Input {
+    let dim = texture_dim(kind).expect("a texture kind");
+    let mut input = texture_input(dim, kind.starts_with("RW"), opts, tail, line);
+    if let (Input::Texture(t), true) = (&mut input, kind.ends_with("Array")) {
+        t.layers = t.layers.max(1);
+    }
+    input
+}
+
 /// `Texture2D(size=4, content=one, mipMaps=1):name t`.
 fn texture_input(dim: TextureDim, writable: bool, opts: &str, tail: &str, line: usize) -> Input {
     let unsupported = |reason: String| Input::Unsupported { line, reason };
     let Some(name) = input_name(tail) else { return unsupported("texture input without `name`".into()) };
-    let mut input =
-        TextureInput { line, name, dim, writable, size: 4, content: TextureContent::Gradient, mip_levels: 0 };
+    let mut input = TextureInput {
+        line,
+        name,
+        dim,
+        writable,
+        layers: 0,
+        size: 4,
+        content: TextureContent::Gradient,
+        mip_levels: 0,
+    };
     for (key, value) in split_options(opts) {
         match key {
             "size" => match value.parse() {
@@ -443,9 +461,10 @@ fn texture_input(dim: TextureDim, writable: bool, opts: &str, tail: &str, line: 
                 Ok(m) => input.mip_levels = m,
                 Err(_) => return unsupported(format!("texture mipMaps=`{value}`")),
             },
-            "arrayLength" if value != "1" && value != "0" => {
-                return unsupported("texture arrays are not supported yet".into())
-            }
+            "arrayLength" => match value.parse() {
+                Ok(n) if n <= 2048 => input.layers = n,
+                _ => return unsupported(format!("texture arrayLength=`{value}`")),
+            },
             // (A writable texture's format is the shader's.)
             "format" if value != "RGBA8Unorm" && value != "R8G8B8A8_UNORM" && !writable => {
                 return unsupported(format!("texture format=`{value}` is not supported yet (RGBA8 texels are)"))
@@ -686,13 +705,13 @@ mod tests {
     fn other_inputs() {
         let f = parse(
             "//TEST_INPUT: type_conformance Impl:IFoo = 3;\n\
-             //TEST_INPUT: Texture2DArray(size=4, content = one):name t\n\
+             //TEST_INPUT: Texture2DMS(size=4, content = one):name t\n\
              //TEST_INPUT: set params.grad[0] = out ubuffer(data=[0], stride=4)\n\
              //TEST_INPUT:ubuffer(data=[1 x], stride=4):name=b\n\
              //TEST_INPUT: set s = new S{1, new T{2}}\n",
         );
         assert_eq!(f.inputs[0], Input::TypeConformance { ty: "Impl".into(), interface: "IFoo".into(), id: 3 });
-        for (i, needle) in [(1, "Texture2DArray"), (2, "params.grad[0]"), (3, "`x`"), (4, "nested `new`")] {
+        for (i, needle) in [(1, "Texture2DMS"), (2, "params.grad[0]"), (3, "`x`"), (4, "nested `new`")] {
             match &f.inputs[i] {
                 Input::Unsupported { reason, .. } => assert!(reason.contains(needle), "{reason}"),
                 other => panic!("{other:?}"),
@@ -747,6 +766,21 @@ mod tests {
         // Gradient: red x / (size - 1), alpha 1.
         assert_eq!(g.storage_texels(4), vec![[0.0, 0.0, 0.0, 1.0], [0.5, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0]]);
         assert!(matches!(&f.inputs[2], Input::Unsupported { reason, .. } if reason.contains("RWTextureCube")));
+        // Arrays: `arrayLength=`, or an `…Array` kind (one layer at least).
+        let f = parse(
+            "//TEST_INPUT: Texture2D(size=2, arrayLength=3):name a\n\
+             //TEST_INPUT: RWTexture2DArray(size=2):name b\n\
+             //TEST_INPUT: TextureCubeArray(size=2, arrayLength=2):name c\n",
+        );
+        let layers: Vec<(TextureDim, bool, u32)> = f
+            .inputs
+            .iter()
+            .map(|i| match i {
+                Input::Texture(t) => (t.dim, t.writable, t.layers),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(layers, vec![(TextureDim::D2, false, 3), (TextureDim::D2, true, 1), (TextureDim::Cube, false, 2)]);
     }
 
     #[test]

@@ -52,6 +52,8 @@ pub struct TextureBinding {
     pub binding: u32,
     pub dim: TextureDim,
     pub storage: Option<wgpu::TextureFormat>,
+    /// Layers of a texture array (0: a single texture).
+    pub layers: u32,
     /// Width of level 0 (and height, depth).
     pub size: u32,
     /// The texels of each mip level (faces one after the other for cubes).
@@ -126,9 +128,9 @@ impl Gpu {
     fn texture(&self, t: &TextureBinding) -> wgpu::TextureView {
         let (height, layers, dimension) = match t.dim {
             TextureDim::D1 => (1, 1, wgpu::TextureDimension::D1),
-            TextureDim::D2 => (t.size, 1, wgpu::TextureDimension::D2),
+            TextureDim::D2 => (t.size, t.layers.max(1), wgpu::TextureDimension::D2),
             TextureDim::D3 => (t.size, t.size, wgpu::TextureDimension::D3),
-            TextureDim::Cube => (t.size, 6, wgpu::TextureDimension::D2),
+            TextureDim::Cube => (t.size, 6 * t.layers.max(1), wgpu::TextureDimension::D2),
         };
         let texture = self.device.create_texture(&wgpu::TextureDescriptor {
             label: None,
@@ -167,8 +169,10 @@ impl Gpu {
                 wgpu::Extent3d { width: w, height: h, depth_or_array_layers: d },
             );
         }
-        texture
-            .create_view(&wgpu::TextureViewDescriptor { dimension: Some(view_dimension(t.dim)), ..Default::default() })
+        texture.create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(view_dimension(t.dim, t.layers)),
+            ..Default::default()
+        })
     }
 
     /// Run one dispatch; the contents of the `read_back` bindings, in
@@ -226,11 +230,11 @@ impl Gpu {
                         Some(format) => wgpu::BindingType::StorageTexture {
                             access: wgpu::StorageTextureAccess::ReadWrite,
                             format,
-                            view_dimension: view_dimension(t.dim),
+                            view_dimension: view_dimension(t.dim, t.layers),
                         },
                         None => wgpu::BindingType::Texture {
                             sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                            view_dimension: view_dimension(t.dim),
+                            view_dimension: view_dimension(t.dim, t.layers),
                             multisampled: false,
                         },
                     };
@@ -404,12 +408,14 @@ pub fn storage_bytes(texels: &[[f32; 4]], format: wgpu::TextureFormat) -> Vec<u8
     out
 }
 
-fn view_dimension(dim: TextureDim) -> wgpu::TextureViewDimension {
-    match dim {
-        TextureDim::D1 => wgpu::TextureViewDimension::D1,
-        TextureDim::D2 => wgpu::TextureViewDimension::D2,
-        TextureDim::D3 => wgpu::TextureViewDimension::D3,
-        TextureDim::Cube => wgpu::TextureViewDimension::Cube,
+fn view_dimension(dim: TextureDim, layers: u32) -> wgpu::TextureViewDimension {
+    match (dim, layers > 0) {
+        (TextureDim::D1, _) => wgpu::TextureViewDimension::D1,
+        (TextureDim::D2, false) => wgpu::TextureViewDimension::D2,
+        (TextureDim::D2, true) => wgpu::TextureViewDimension::D2Array,
+        (TextureDim::D3, _) => wgpu::TextureViewDimension::D3,
+        (TextureDim::Cube, false) => wgpu::TextureViewDimension::Cube,
+        (TextureDim::Cube, true) => wgpu::TextureViewDimension::CubeArray,
     }
 }
 

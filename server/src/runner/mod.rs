@@ -205,8 +205,10 @@ fn run_source(
                     binding,
                     dim: t.dim,
                     storage: Some(format),
+                    layers: t.layers,
                     size: t.size,
-                    levels: vec![gpu::storage_bytes(&texels, format)],
+                    // (Every layer of an array holds the same.)
+                    levels: vec![gpu::storage_bytes(&texels, format).repeat(t.layers.max(1) as usize)],
                 })
             }
             Some(t) => textures.push(gpu::TextureBinding {
@@ -214,8 +216,9 @@ fn run_source(
                 binding,
                 dim: t.dim,
                 storage: None,
+                layers: t.layers,
                 size: t.size,
-                levels: (0..t.mip_levels).map(|l| t.level_data(l)).collect(),
+                levels: (0..t.mip_levels).map(|l| t.level_data(l).repeat(t.layers.max(1) as usize)).collect(),
             }),
             None => samplers.push((group, binding)),
         }
