@@ -2780,18 +2780,7 @@ impl FnLower<'_, '_> {
         if !matches!(self.inferred.expr_types.get(callee.0 as usize), Some(Ty::TypeValue(_))) {
             return Ok(None);
         }
-        let db = self.db();
-        let Ty::Adt { def, .. } = ty else { return Ok(None) };
-        let inits: Vec<DefId> = item_of(db, *def)
-            .iter()
-            .flat_map(|i| i.members.iter())
-            .filter(|m| m.kind == ItemKind::Init)
-            .map(|m| DefId::new(db, def.file(db), m.ast_index))
-            .collect();
-        if inits.is_empty() {
-            return Ok(None);
-        }
-        let init = self.pick_overload(&inits, &args, "__init")?;
+        let Some(init) = self.initializer_def(ty, &args)? else { return Ok(None) };
         let body = body(self.db(), init).clone();
         let params: Vec<Option<String>> = body.params.iter().map(|p| p.name.clone()).collect();
         let mut out = Vec::new();
@@ -3833,6 +3822,15 @@ impl FnLower<'_, '_> {
     /// initializers runs (`None`: other types, and member-wise
     /// construction).
     fn initializer(&mut self, t: &Ty, args: &[ExprId]) -> R<Option<FuncId>> {
+        match self.initializer_def(t, args)? {
+            Some(init) => self.instance_of(init, t, &[], args, 0).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The `__init` of the user struct `t` a call `T(args)` calls, if it
+    /// has any.
+    fn initializer_def(&mut self, t: &Ty, args: &[ExprId]) -> R<Option<DefId>> {
         let db = self.db();
         let Ty::Adt { def, .. } = t else { return Ok(None) };
         if slang_analysis::core_files(db).contains(&def.file(db)) {
@@ -3847,8 +3845,7 @@ impl FnLower<'_, '_> {
         if inits.is_empty() {
             return Ok(None);
         }
-        let init = self.pick_overload(&inits, args, "__init")?;
-        self.instance_of(init, t, &[], args, 0).map(Some)
+        self.pick_overload(&inits, args, "__init").map(Some)
     }
 
     fn pick_overload(&mut self, defs: &[DefId], args: &[ExprId], name: &str) -> R<DefId> {

@@ -159,21 +159,24 @@ pub struct TextureInput {
 }
 
 impl TextureInput {
-    /// The texels of a writable texture, as floats per texel (`components`
-    /// of them): zero, one, or the gradient's red, green, blue, alpha.
-    pub fn storage_texels(&self, components: usize) -> Vec<[f32; 4]> {
-        let size = self.size;
+    /// The texels of mip level `level` (of each of the six faces, one after
+    /// the other, for a cube) as RGBA in [0, 1]: zero, one, the gradient
+    /// (red `x / (size - 1)` …, in 8-bit steps), or the chessboard.
+    fn texels(&self, level: u32) -> Vec<[f32; 4]> {
+        let size = (self.size >> level).max(1);
         let (h, d) = match self.dim {
             TextureDim::D1 => (1, 1),
-            TextureDim::D2 | TextureDim::Cube => (size, 1),
+            TextureDim::D2 => (size, 1),
             TextureDim::D3 => (size, size),
+            TextureDim::Cube => (size, 6),
         };
-        let unit = |v: u32| if size > 1 { v as f32 / (size - 1) as f32 } else { 0.0 };
+        let unit =
+            |v: u32| if size > 1 { f32::from((v as f32 / (size - 1) as f32 * 255.0) as u8) / 255.0 } else { 0.0 };
         let mut out = Vec::with_capacity((size * h * d) as usize);
         for z in 0..d {
             for y in 0..h {
                 for x in 0..size {
-                    let mut texel = match self.content {
+                    out.push(match self.content {
                         TextureContent::Zero => [0.0; 4],
                         TextureContent::One => [1.0; 4],
                         TextureContent::Gradient => {
@@ -182,58 +185,33 @@ impl TextureInput {
                         TextureContent::ChessBoard => {
                             let half = size >> 1;
                             let sig = (x < half) ^ (y < half) ^ (self.dim == TextureDim::D3 && z < half);
+                            let grey = 128.0 / 255.0;
                             if sig {
                                 [1.0; 4]
                             } else {
-                                [0.5, 0.5, 0.5, 1.0]
+                                [grey, grey, grey, 1.0]
                             }
                         }
-                    };
-                    texel[components.min(4)..].fill(0.0);
-                    out.push(texel);
+                    });
                 }
             }
         }
         out
     }
 
-    /// The texels of mip level `level` (of each of the six faces, one after
-    /// the other, for a cube), RGBA8.
-    pub fn level_data(&self, level: u32) -> Vec<u8> {
-        let size = (self.size >> level).max(1);
-        let (h, d) = match self.dim {
-            TextureDim::D1 => (1, 1),
-            TextureDim::D2 => (size, 1),
-            TextureDim::D3 => (size, size),
-            TextureDim::Cube => (size, 6),
-        };
-        let mut out = Vec::with_capacity((size * h * d * 4) as usize);
-        let unit = |v: u32| if size > 1 { (v as f32 / (size - 1) as f32 * 255.0) as u8 } else { 0 };
-        for z in 0..d {
-            for y in 0..h {
-                for x in 0..size {
-                    let texel = match self.content {
-                        TextureContent::Zero => [0, 0, 0, 0],
-                        TextureContent::One => [255; 4],
-                        TextureContent::Gradient => {
-                            let b = if self.dim == TextureDim::D3 { unit(z) } else { 0 };
-                            [unit(x), unit(y), b, 255]
-                        }
-                        TextureContent::ChessBoard => {
-                            let half = size >> 1;
-                            let sig = (x < half) ^ (y < half) ^ (self.dim == TextureDim::D3 && z < half);
-                            if sig {
-                                [255; 4]
-                            } else {
-                                [0x80, 0x80, 0x80, 255]
-                            }
-                        }
-                    };
-                    out.extend_from_slice(&texel);
-                }
-            }
+    /// The texels of a writable texture (one level), as floats per texel
+    /// (`components` of them, the rest zero).
+    pub fn storage_texels(&self, components: usize) -> Vec<[f32; 4]> {
+        let mut texels = self.texels(0);
+        for t in &mut texels {
+            t[components.min(4)..].fill(0.0);
         }
-        out
+        texels
+    }
+
+    /// The texels of mip level `level`, RGBA8.
+    pub fn level_data(&self, level: u32) -> Vec<u8> {
+        self.texels(level).iter().flat_map(|t| t.map(|c| (c * 255.0).round() as u8)).collect()
     }
 }
 
@@ -763,8 +741,12 @@ mod tests {
         assert_eq!((t.name.as_str(), t.dim, t.writable, t.mip_levels), ("t", TextureDim::D2, true, 1));
         assert_eq!(t.storage_texels(1), vec![[1.0, 0.0, 0.0, 0.0]; 4]);
         let Input::Texture(g) = &f.inputs[1] else { panic!("{:?}", f.inputs[1]) };
-        // Gradient: red x / (size - 1), alpha 1.
-        assert_eq!(g.storage_texels(4), vec![[0.0, 0.0, 0.0, 1.0], [0.5, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0]]);
+        // Gradient: red x / (size - 1) in 8-bit steps (as the RGBA8
+        // textures: 127.5 truncated), alpha 1.
+        assert_eq!(
+            g.storage_texels(4),
+            vec![[0.0, 0.0, 0.0, 1.0], [127.0 / 255.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0]]
+        );
         assert!(matches!(&f.inputs[2], Input::Unsupported { reason, .. } if reason.contains("RWTextureCube")));
         // Arrays: `arrayLength=`, or an `…Array` kind (one layer at least).
         let f = parse(
