@@ -93,7 +93,7 @@ fn unsupported_inputs_fail_with_a_reason() {
     let expect = [
         (
             "unsupported_buffer_in_struct.slang",
-            "20:14: a struct holding buffers is copied from a variable, a parameter or a constructor call only",
+            "24:5: the `return`s of this function give its struct's buffer fields different buffers",
         ),
         ("unsupported_multisampled.slang", "line 4: TEST_INPUT `Texture2DMS` is not supported"),
         ("missing_expected.slang", "no expected output"),

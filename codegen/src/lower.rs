@@ -218,6 +218,9 @@ pub(crate) struct ModuleLowerer<'db> {
     /// The functions computing default parameter values that are not
     /// constants, by function and parameter.
     defaults: HashMap<(DefId, usize), FuncId>,
+    /// For functions returning a struct holding buffers: the buffers its
+    /// fields hold (by field path), as the function's `return`s bind them.
+    returned_resources: HashMap<FuncId, Vec<(String, GlobalId)>>,
     /// The entry point's `uniform` parameters: their constant buffer and
     /// names (its fields, in order).
     entry_uniforms: HashMap<FuncId, (GlobalId, Vec<String>)>,
@@ -259,6 +262,7 @@ impl<'db> ModuleLowerer<'db> {
             param_layout: None,
             default_uniforms: None,
             defaults: HashMap::new(),
+            returned_resources: HashMap::new(),
             entry_uniforms: HashMap::new(),
             root_file: None,
             existentials: HashMap::new(),
@@ -369,6 +373,7 @@ impl<'db> ModuleLowerer<'db> {
             eager_logic: false,
             resource_params: Vec::new(),
             res_fields: HashMap::new(),
+            returned: None,
         };
         let entry = lower.b.new_block();
         lower.cur = Some(entry);
@@ -1182,11 +1187,26 @@ impl<'db> ModuleLowerer<'db> {
                 })
                 .collect(),
             res_fields: HashMap::new(),
+            returned: None,
         };
         let result = lower.function(inst.setter);
+        let returned = lower.returned.take();
         let func = lower.b.finish();
         self.module.functions[id.index()] = func;
+        if let Some(r) = returned {
+            self.returned_resources.insert(id, r);
+        }
         result
+    }
+
+    /// The buffers held by the struct function `f` returns (its body
+    /// lowered now if it is still queued).
+    fn returned_resources(&mut self, f: FuncId) -> R<Option<Vec<(String, GlobalId)>>> {
+        if let Some(pos) = self.queue.iter().position(|(_, id)| *id == f) {
+            let (inst, id) = self.queue.remove(pos);
+            self.lower_body(inst, id)?;
+        }
+        Ok(self.returned_resources.get(&f).cloned())
     }
 }
 
@@ -1245,6 +1265,9 @@ struct FnLower<'a, 'db> {
     /// (`"data"`, `"inner.grad"`): buffers are not values on the GPU, so
     /// a struct's buffer fields are bound at compile time.
     res_fields: HashMap<(ValueId, String), GlobalId>,
+    /// The buffers the returned struct's fields hold (a function returning
+    /// a struct holding buffers), once a `return` said.
+    returned: Option<Vec<(String, GlobalId)>>,
 }
 
 /// The parameter index standing for `this` in [`Instance::resources`].
@@ -1808,7 +1831,7 @@ impl FnLower<'_, '_> {
                             _ => {
                                 let v = self.expr_expecting(init, ty)?;
                                 self.store(var, v);
-                                self.copy_resources((var, String::new()), init, &sem)?;
+                                self.copy_resources((var, String::new()), init, &sem, Some(v))?;
                             }
                         }
                         self.scopes.last_mut().unwrap().push(Local { name: d.name.clone(), ptr: var });
@@ -1900,7 +1923,11 @@ impl FnLower<'_, '_> {
             Stmt::Return(e) => {
                 let ret = self.b.func.ret;
                 let v = match e {
-                    Some(e) => Some(self.expr_expecting(e, ret)?),
+                    Some(e) => {
+                        let v = self.expr_expecting(e, ret)?;
+                        self.record_returned_resources(e, v)?;
+                        Some(v)
+                    }
                     None if self.is_init => Some(self.this_value()?),
                     None => None,
                 };
@@ -2258,7 +2285,7 @@ impl FnLower<'_, '_> {
                     _ => {
                         let v = self.expr_expecting(item, fields[i].1)?;
                         self.store(p, v);
-                        self.copy_resources((root.0, path), item, &field_sem)?;
+                        self.copy_resources((root.0, path), item, &field_sem, Some(v))?;
                     }
                 }
                 continue;
@@ -2745,13 +2772,20 @@ impl FnLower<'_, '_> {
 
     /// Bind the buffers a struct value holds: `to` (a storage and path)
     /// takes those of the struct expression `from`.
-    fn copy_resources(&mut self, to: (ValueId, String), from: ExprId, ty: &Ty) -> R<()> {
+    fn copy_resources(&mut self, to: (ValueId, String), from: ExprId, ty: &Ty, value: Option<ValueId>) -> R<()> {
         let paths = self.m.resource_fields(ty);
         if paths.is_empty() {
             return Ok(());
         }
         let join = |prefix: &str, p: &str| if prefix.is_empty() { p.to_string() } else { format!("{prefix}.{p}") };
-        if let Some(bound) = self.constructed_resources(from, ty)? {
+        let mut bound = self.constructed_resources(from, ty)?;
+        if bound.is_none() {
+            // A call returning the struct: what its `return`s bound.
+            if let Some(&Op::Call(f, _)) = value.and_then(|v| self.b.func.op(v)) {
+                bound = self.m.returned_resources(f)?;
+            }
+        }
+        if let Some(bound) = bound {
             for (field, g) in bound {
                 self.res_fields.insert((to.0, join(&to.1, &field)), g);
             }
@@ -2770,6 +2804,35 @@ impl FnLower<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// At `return e` of a function returning a struct holding buffers:
+    /// record the buffers `e`'s fields hold (every `return` must agree).
+    fn record_returned_resources(&mut self, e: ExprId, v: ValueId) -> R<()> {
+        let sem = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        if self.m.resource_fields(&sem).is_empty() {
+            return Ok(());
+        }
+        // Bound on a scratch storage, then read back.
+        let scratch = (v, "#return".to_string());
+        self.copy_resources(scratch.clone(), e, &sem, Some(v))?;
+        let prefix = "#return.";
+        let mut bound: Vec<(String, GlobalId)> = self
+            .res_fields
+            .iter()
+            .filter(|((root, path), _)| *root == v && path.starts_with(prefix))
+            .map(|((_, path), g)| (path[prefix.len()..].to_string(), *g))
+            .collect();
+        bound.sort_by(|a, b| a.0.cmp(&b.0));
+        match &self.returned {
+            Some(before) if *before != bound => {
+                self.error("the `return`s of this function give its struct's buffer fields different buffers")
+            }
+            _ => {
+                self.returned = Some(bound);
+                Ok(())
+            }
+        }
     }
 
     /// For `S(args)` calling an `__init` of a struct holding buffers: the
@@ -3261,7 +3324,7 @@ impl FnLower<'_, '_> {
                 self.assign_to(lhs, v)?;
                 let sem = self.inferred.expr_types.get(lhs.0 as usize).cloned().unwrap_or(Ty::Unknown);
                 if let Some(target) = self.struct_root(lhs) {
-                    self.copy_resources(target, rhs, &sem)?;
+                    self.copy_resources(target, rhs, &sem, Some(v))?;
                 }
                 Ok(v)
             }
