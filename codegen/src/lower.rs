@@ -221,6 +221,9 @@ pub(crate) struct ModuleLowerer<'db> {
     /// For functions returning a struct holding buffers: the buffers its
     /// fields hold (by field path), as the function's `return`s bind them.
     returned_resources: HashMap<FuncId, Vec<(String, GlobalId)>>,
+    /// The functions whose bodies are being lowered (calls of them are
+    /// recursion), and their names.
+    lowering: Vec<(FuncId, String)>,
     /// The entry point's `uniform` parameters: their constant buffer and
     /// names (its fields, in order).
     entry_uniforms: HashMap<FuncId, (GlobalId, Vec<String>)>,
@@ -263,6 +266,7 @@ impl<'db> ModuleLowerer<'db> {
             default_uniforms: None,
             defaults: HashMap::new(),
             returned_resources: HashMap::new(),
+            lowering: Vec::new(),
             entry_uniforms: HashMap::new(),
             root_file: None,
             existentials: HashMap::new(),
@@ -286,6 +290,7 @@ impl<'db> ModuleLowerer<'db> {
                 errors.push(e);
             }
         }
+        errors.extend(recursion(&self.module));
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -1189,7 +1194,10 @@ impl<'db> ModuleLowerer<'db> {
             res_fields: HashMap::new(),
             returned: None,
         };
+        let name = lower.b.func.name.clone();
+        lower.m.lowering.push((id, name));
         let result = lower.function(inst.setter);
+        lower.m.lowering.pop();
         let returned = lower.returned.take();
         let func = lower.b.finish();
         self.module.functions[id.index()] = func;
@@ -1208,6 +1216,61 @@ impl<'db> ModuleLowerer<'db> {
         }
         Ok(self.returned_resources.get(&f).cloned())
     }
+}
+
+/// Calls that close a cycle of calls (recursion through other
+/// functions), each an error at the call: GPU targets do not allow
+/// recursion.
+fn recursion(module: &Module) -> Vec<CodegenError> {
+    let calls = |f: usize| -> Vec<(FuncId, ValueId)> {
+        let func = &module.functions[f];
+        func.blocks
+            .iter()
+            .flat_map(|b| b.insts.iter())
+            .filter_map(|&i| match func.op(i) {
+                Some(Op::Call(g, _)) => Some((*g, i)),
+                _ => None,
+            })
+            .collect()
+    };
+    // Depth-first, with the path on a stack: a call of a function on the
+    // path is a back edge.
+    let n = module.functions.len();
+    let mut state = vec![0u8; n]; // 0 new, 1 on the path, 2 done
+    let mut errors = Vec::new();
+    for start in 0..n {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, Vec<(FuncId, ValueId)>, usize)> = vec![(start, calls(start), 0)];
+        state[start] = 1;
+        while let Some((f, out, k)) = stack.last_mut() {
+            let f = *f;
+            let Some(&(g, at)) = out.get(*k) else {
+                state[f] = 2;
+                stack.pop();
+                continue;
+            };
+            *k += 1;
+            match state[g.index()] {
+                0 => {
+                    state[g.index()] = 1;
+                    let next = calls(g.index());
+                    stack.push((g.index(), next, 0));
+                }
+                1 => errors.push(CodegenError {
+                    range: module.functions[f].value(at).span.or(module.functions[f].span),
+                    message: format!(
+                        "recursion: `{}` calls `{}`, which leads back to it, and GPU targets do not allow recursion",
+                        module.functions[f].name,
+                        module.functions[g.index()].name
+                    ),
+                }),
+                _ => {}
+            }
+        }
+    }
+    errors
 }
 
 /// A local name: a pointer to its storage.
@@ -4329,6 +4392,9 @@ impl FnLower<'_, '_> {
     }
 
     fn call_function(&mut self, f: FuncId, args: &[CallArg]) -> R<ValueId> {
+        if let Some((_, name)) = self.m.lowering.iter().find(|l| l.0 == f) {
+            return self.error(format!("recursion: `{name}` calls itself, and GPU targets do not allow recursion"));
+        }
         let params = self.m.module.function(f).params.clone();
         let ret = self.m.module.function(f).ret;
         if params.len() != args.len() {

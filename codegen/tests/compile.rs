@@ -524,6 +524,26 @@ void computeMain(uint3 tid : SV_DispatchThreadID) { View v; v.offset = 1; v.buff
     expect![["the buffer held by `buffer` is not known here: assign it a global buffer first at `v.buffer`"]]
         .assert_eq(&compile_error(unbound));
 
+    // Recursion, direct and through another function (slangc: E55201).
+    let direct = r#"
+RWStructuredBuffer<float> out;
+float rec(int n) { if (n > 0) return rec(n - 1); return 1.0; }
+[numthreads(1, 1, 1)]
+void computeMain() { out[0] = rec(2); }
+"#;
+    expect![["recursion: `rec` calls itself, and GPU targets do not allow recursion at `rec(n - 1)`"]]
+        .assert_eq(&compile_error(direct));
+    let indirect = r#"
+RWStructuredBuffer<float> out;
+float b(int n);
+float a(int n) { if (n > 0) return b(n - 1); return 1.0; }
+float b(int n) { return a(n) * 2.0; }
+[numthreads(1, 1, 1)]
+void computeMain() { out[0] = a(2); }
+"#;
+    expect![["recursion: `b` calls `a`, which leads back to it, and GPU targets do not allow recursion at `a(n)`"]]
+        .assert_eq(&compile_error(indirect));
+
     let no_entry = "void main() {}";
     expect![["no function named `computeMain`"]].assert_eq(&compile_error(no_entry));
 
