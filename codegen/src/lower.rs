@@ -1242,7 +1242,9 @@ fn recursion(module: &Module) -> Vec<CodegenError> {
         if state[start] != 0 {
             continue;
         }
-        let mut stack: Vec<(usize, Vec<(FuncId, ValueId)>, usize)> = vec![(start, calls(start), 0)];
+        // (Function, its calls, how many of them were followed.)
+        type Frame = (usize, Vec<(FuncId, ValueId)>, usize);
+        let mut stack: Vec<Frame> = vec![(start, calls(start), 0)];
         state[start] = 1;
         while let Some((f, out, k)) = stack.last_mut() {
             let f = *f;
