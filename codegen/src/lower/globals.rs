@@ -41,8 +41,8 @@ pub(super) fn param_block_of(ty: &Ty) -> Option<&Ty> {
     }
 }
 
-/// The resource types (buffers, read-only textures, samplers), by the
-/// name of the resource type.
+/// The resource types (buffers, textures, samplers), by the name of the
+/// resource type.
 #[derive(Clone, Copy)]
 pub(super) enum Resource {
     Structured {
@@ -726,9 +726,10 @@ impl FnLower<'_, '_> {
         }))
     }
 
-    /// Methods of read-only textures: `SampleLevel`, `Sample` (level 0:
-    /// compute shaders have no implicit level of detail), `Load`,
-    /// `GetDimensions`; `None` when `receiver` is not a texture.
+    /// Methods of textures (read-only, writable, arrays): `SampleLevel`,
+    /// `Sample` (level 0: compute shaders have no implicit level of
+    /// detail), `Load`, `GetDimensions`; `None` when `receiver` is not a
+    /// texture.
     pub(super) fn texture_method(
         &mut self,
         e: ExprId,
