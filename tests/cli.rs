@@ -291,6 +291,24 @@ fn derive_prints_the_generated_forward_derivative() {
     assert!(text.contains("return"), "{text}");
 }
 
+/// A function whose parameters are buffers, or structs holding them, has
+/// its derivatives generated when compiled alone (each buffer stands for
+/// a global of its own), as the editor's derivative view compiles it.
+#[test]
+fn derive_generates_derivatives_of_functions_taking_buffers() {
+    for (function, name) in [("scaled", "s_bwd_scaled_b"), ("g", "s_bwd_g_p_data_p_inner_grad")] {
+        let file = match function {
+            "scaled" => "../tests/compute/buffer_params.slang",
+            _ => "../tests/compute/struct_buffers.slang",
+        };
+        let out = run(&["derive", file, "--function", function, "--mode", "bwd", "--code"]);
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("saves 4 bytes per thread"), "{text}");
+        assert!(text.contains(&format!("void {name}(")), "{text}");
+    }
+}
+
 /// `--stdio` (which LSP clients such as vscode-languageclient add) starts
 /// the language server, alone or after `lsp`.
 #[test]

@@ -283,7 +283,11 @@ impl<'db> ModuleLowerer<'db> {
     /// entry point.
     pub fn lower_root(&mut self, def: DefId, entry: bool) -> Result<FuncId, Vec<CodegenError>> {
         self.root_file.get_or_insert(def.file(self.db));
-        let root = self.declare_function(Instance::new(self.db, def, &HashMap::new()), entry).map_err(|e| vec![e])?;
+        let mut inst = Instance::new(self.db, def, &HashMap::new());
+        if !entry {
+            self.stand_in_buffers(&mut inst).map_err(|e| vec![e])?;
+        }
+        let root = self.declare_function(inst, entry).map_err(|e| vec![e])?;
         let mut errors = Vec::new();
         while let Some((inst, id)) = self.queue.pop() {
             if let Err(e) = self.lower_body(inst, id) {
@@ -1207,6 +1211,55 @@ impl<'db> ModuleLowerer<'db> {
         result
     }
 
+    /// A function compiled alone (`derive`, the editor's derivative view)
+    /// whose parameters are buffers, or structs holding buffers: no call
+    /// says which global buffers they are, so each gets a global of its
+    /// own (named after it, in binding group 7) to be specialized to.
+    fn stand_in_buffers(&mut self, inst: &mut Instance) -> R<()> {
+        let db = self.db;
+        let def = inst.def;
+        let at = self.def_range(def);
+        let mut ctx = DeclCtx::for_def(db, def);
+        let mut wanted: Vec<(u32, String, String, Ty)> = Vec::new();
+        let struct_fields = |index: u32, base: &str, ty: &Ty, this: &Self, wanted: &mut Vec<_>| {
+            for path in this.resource_fields(ty) {
+                // The field's own type, walked down its path.
+                let mut t = ty.clone();
+                for part in path.split('.') {
+                    t = field_type(db, &t, part).unwrap_or(Ty::Unknown);
+                }
+                wanted.push((index, path.clone(), format!("{base}_{}", path.replace('.', "_")), t));
+            }
+        };
+        for (i, p) in fn_sig(db, def).params.iter().enumerate() {
+            let t = ctx.resolve(&p.ty);
+            let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
+            if globals::resource_of(&t).is_some() {
+                wanted.push((i as u32, String::new(), name, t));
+            } else {
+                struct_fields(i as u32, &name, &t, self, &mut wanted);
+            }
+        }
+        if is_instance_method(db, def) {
+            let this = ctx.this.clone();
+            struct_fields(THIS_PARAM, "this", &this, self, &mut wanted);
+        }
+        for (k, (index, path, name, t)) in wanted.into_iter().enumerate() {
+            let Some((resource, elem)) = globals::resource_of(&t) else { continue };
+            let (contents, space) = self.resource_contents(resource, elem, at)?;
+            let g = self.add_global(Global {
+                name,
+                ty: contents,
+                space,
+                binding: Some((7, k as u32)),
+                init: None,
+                span: at,
+            });
+            inst.resources.push((index, path, g));
+        }
+        Ok(())
+    }
+
     /// The buffers held by the struct function `f` returns (its body
     /// lowered now if it is still queued).
     fn returned_resources(&mut self, f: FuncId) -> R<Option<Vec<(String, GlobalId)>>> {
@@ -1216,6 +1269,18 @@ impl<'db> ModuleLowerer<'db> {
         }
         Ok(self.returned_resources.get(&f).cloned())
     }
+}
+
+/// The type of field `name` of the user struct `ty` (its generic
+/// arguments bound).
+fn field_type(db: &dyn Db, ty: &Ty, name: &str) -> Option<Ty> {
+    let Ty::Adt { def, args, .. } = ty else { return None };
+    let item = item_of(db, *def)?;
+    let bindings: HashMap<String, Ty> =
+        item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+    let m = item.members.iter().find(|m| m.kind == ItemKind::Var && !m.is_static && m.name.as_deref() == Some(name))?;
+    let r = decl_type_ref(db, DefId::new(db, def.file(db), m.ast_index)).clone()?;
+    Some(DeclCtx::specialized(db, *def, &bindings).resolve(&r))
 }
 
 /// Calls that close a cycle of calls (recursion through other

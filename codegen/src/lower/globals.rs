@@ -140,7 +140,7 @@ impl ModuleLowerer<'_> {
         self.param_layout.as_ref().expect("computed above")
     }
 
-    fn add_global(&mut self, global: Global) -> GlobalId {
+    pub(super) fn add_global(&mut self, global: Global) -> GlobalId {
         let id = GlobalId(self.module.globals.len() as u32);
         self.module.globals.push(global);
         id
@@ -290,7 +290,7 @@ impl ModuleLowerer<'_> {
     }
 
     /// The contents and address space of a buffer of kind `resource`.
-    fn resource_contents(
+    pub(super) fn resource_contents(
         &mut self,
         resource: Resource,
         elem: Option<&Ty>,
