@@ -224,6 +224,10 @@ pub(crate) struct ModuleLowerer<'db> {
     /// The functions whose bodies are being lowered (calls of them are
     /// recursion), and their names.
     lowering: Vec<(FuncId, String)>,
+    /// The structs standing for `Tuple<…>` and for `Optional<T>` (by type,
+    /// not by name: a user struct may be named `Tuple_x`).
+    tuples: std::collections::HashSet<TypeId>,
+    optionals: std::collections::HashSet<TypeId>,
     /// The entry point's `uniform` parameters: their constant buffer and
     /// names (its fields, in order).
     entry_uniforms: HashMap<FuncId, (GlobalId, Vec<String>)>,
@@ -267,6 +271,8 @@ impl<'db> ModuleLowerer<'db> {
             defaults: HashMap::new(),
             returned_resources: HashMap::new(),
             lowering: Vec::new(),
+            tuples: Default::default(),
+            optionals: Default::default(),
             entry_uniforms: HashMap::new(),
             root_file: None,
             existentials: HashMap::new(),
@@ -527,7 +533,7 @@ impl<'db> ModuleLowerer<'db> {
                 let mdef = DefId::new(db, def.file(db), m.ast_index);
                 let fty = decl_type_ref(db, mdef).clone().map(|t| ctx.resolve(&t)).unwrap_or(Ty::Unknown);
                 let name = m.name.clone().unwrap_or_default();
-                let path = if prefix.is_empty() { name } else { format!("{prefix}.{name}") };
+                let path = join_path(prefix, &name);
                 if globals::resource_of(&fty).is_some() {
                     out.push(path);
                 } else {
@@ -544,7 +550,9 @@ impl<'db> ModuleLowerer<'db> {
     pub(crate) fn optional_ty(&mut self, value: TypeId) -> TypeId {
         let name = format!("Optional_{}", self.module.types.display(value).replace(['<', '>', ',', ' '], "_"));
         let bool_ty = self.intern(Type::Scalar(Scalar::Bool));
-        self.intern(Type::Struct { name, fields: vec![("value".into(), value), ("hasValue".into(), bool_ty)] })
+        let t = self.intern(Type::Struct { name, fields: vec![("value".into(), value), ("hasValue".into(), bool_ty)] });
+        self.optionals.insert(t);
+        t
     }
 
     /// `Tuple<A, B, …>`: a struct with fields `_0`, `_1`, …, differentiable
@@ -560,6 +568,7 @@ impl<'db> ModuleLowerer<'db> {
         };
         let fields: Vec<(String, TypeId)> = elems.iter().enumerate().map(|(i, &e)| (format!("_{i}"), e)).collect();
         let t = self.intern(Type::Struct { name: name(&self.module.types, &elems), fields });
+        self.tuples.insert(t);
         if self.module.types.differential(t).is_none() {
             let diffs: Option<Vec<TypeId>> = elems.iter().map(|&e| self.module.types.differential(e)).collect();
             if let Some(diffs) = diffs {
@@ -1268,6 +1277,15 @@ impl<'db> ModuleLowerer<'db> {
             self.lower_body(inst, id)?;
         }
         Ok(self.returned_resources.get(&f).cloned())
+    }
+}
+
+/// `prefix.path` (`path` alone at the top).
+fn join_path(prefix: &str, path: &str) -> String {
+    if prefix.is_empty() {
+        path.to_string()
+    } else {
+        format!("{prefix}.{path}")
     }
 }
 
@@ -2377,7 +2395,7 @@ impl FnLower<'_, '_> {
         self.store(var, zero);
         for (name, &item) in members.iter().zip(items) {
             let name = name.clone().unwrap_or_default();
-            let path = if root.1.is_empty() { name.clone() } else { format!("{}.{name}", root.1) };
+            let path = join_path(&root.1, &name);
             if self.is_resource_expr(item) {
                 let g = self.resource_global(item)?;
                 self.res_fields.insert((root.0, path), g);
@@ -2851,7 +2869,7 @@ impl FnLower<'_, '_> {
             Expr::This => Some((self.this_ptr()?, String::new())),
             Expr::Member { receiver, name, .. } => {
                 let (root, prefix) = self.struct_root(receiver)?;
-                Some((root, if prefix.is_empty() { name } else { format!("{prefix}.{name}") }))
+                Some((root, join_path(&prefix, &name)))
             }
             _ => None,
         }
@@ -2907,19 +2925,29 @@ impl FnLower<'_, '_> {
         if paths.is_empty() {
             return Ok(());
         }
-        let join = |prefix: &str, p: &str| if prefix.is_empty() { p.to_string() } else { format!("{prefix}.{p}") };
-        let mut bound = self.constructed_resources(from, ty)?;
-        if bound.is_none() {
-            // A call returning the struct: what its `return`s bound.
-            if let Some(&Op::Call(f, _)) = value.and_then(|v| self.b.func.op(v)) {
-                bound = self.m.returned_resources(f)?;
-            }
+        for (field, g) in self.struct_resources(from, ty, value, paths)? {
+            self.res_fields.insert((to.0, join_path(&to.1, &field)), g);
         }
-        if let Some(bound) = bound {
-            for (field, g) in bound {
-                self.res_fields.insert((to.0, join(&to.1, &field)), g);
+        Ok(())
+    }
+
+    /// The buffers the struct expression `from` (of type `ty`, with buffer
+    /// fields `paths`; lowered to `value` if it was) holds, by field path:
+    /// a constructor's, a called function's `return`s', or a variable's.
+    fn struct_resources(
+        &mut self,
+        from: ExprId,
+        ty: &Ty,
+        value: Option<ValueId>,
+        paths: Vec<String>,
+    ) -> R<Vec<(String, GlobalId)>> {
+        if let Some(bound) = self.constructed_resources(from, ty)? {
+            return Ok(bound);
+        }
+        if let Some(&Op::Call(f, _)) = value.and_then(|v| self.b.func.op(v)) {
+            if let Some(bound) = self.m.returned_resources(f)? {
+                return Ok(bound);
             }
-            return Ok(());
         }
         let Some((root, prefix)) = self.struct_root(from) else {
             let at = self.expr_span(from).or(self.span);
@@ -2928,12 +2956,13 @@ impl FnLower<'_, '_> {
                 "a struct holding buffers is copied from a variable, a parameter or a constructor call only, not built here",
             );
         };
-        for p in paths {
-            if let Some(&g) = self.res_fields.get(&(root, join(&prefix, &p))) {
-                self.res_fields.insert((to.0, join(&to.1, &p)), g);
-            }
-        }
-        Ok(())
+        Ok(self.bound_under(root, &prefix, paths))
+    }
+
+    /// The buffers bound to the fields `paths` of the struct at `root`'s
+    /// field path `prefix`.
+    fn bound_under(&self, root: ValueId, prefix: &str, paths: Vec<String>) -> Vec<(String, GlobalId)> {
+        paths.into_iter().filter_map(|p| self.res_fields.get(&(root, join_path(prefix, &p))).map(|&g| (p, g))).collect()
     }
 
     /// At `return e` of a function returning a struct holding buffers:
@@ -2943,16 +2972,8 @@ impl FnLower<'_, '_> {
         if self.m.resource_fields(&sem).is_empty() {
             return Ok(());
         }
-        // Bound on a scratch storage, then read back.
-        let scratch = (v, "#return".to_string());
-        self.copy_resources(scratch.clone(), e, &sem, Some(v))?;
-        let prefix = "#return.";
-        let mut bound: Vec<(String, GlobalId)> = self
-            .res_fields
-            .iter()
-            .filter(|((root, path), _)| *root == v && path.starts_with(prefix))
-            .map(|((_, path), g)| (path[prefix.len()..].to_string(), *g))
-            .collect();
+        let paths = self.m.resource_fields(&sem);
+        let mut bound = self.struct_resources(e, &sem, Some(v), paths)?;
         bound.sort_by(|a, b| a.0.cmp(&b.0));
         match &self.returned {
             Some(before) if *before != bound => {
@@ -3066,10 +3087,10 @@ impl FnLower<'_, '_> {
         // Typed from the receiver's IR type (inference may not know the
         // type of a generic call's result).
         match self.ty(rt).clone() {
-            Type::Struct { fields, name: sname } => match fields.iter().position(|f| f.0 == name) {
+            Type::Struct { fields, .. } => match fields.iter().position(|f| f.0 == name) {
                 Some(i) => Ok(self.emit(Op::Extract(r, i as u32), fields[i].1)),
                 // `t._0_0_1`: a tuple of the elements named.
-                None if sname.starts_with("Tuple_") && name.starts_with('_') => {
+                None if self.m.tuples.contains(&rt) && name.starts_with('_') => {
                     let picked: Option<Vec<usize>> =
                         name[1..].split('_').map(|k| k.parse::<usize>().ok().filter(|&k| k < fields.len())).collect();
                     let Some(picked) = picked else { return self.error(format!("bad tuple swizzle `{name}`")) };
@@ -3283,8 +3304,8 @@ impl FnLower<'_, '_> {
     /// `<`, `<=`, `>`, `>=`); `None` unless both are tuples of one type.
     fn tuple_compare(&mut self, op: BinaryOp, a: ValueId, b: ValueId) -> R<Option<ValueId>> {
         let t = self.ty_of(a);
-        let Type::Struct { fields, name } = self.ty(t).clone() else { return Ok(None) };
-        if !name.starts_with("Tuple_") || self.ty_of(b) != t || !op.is_comparison() {
+        let Type::Struct { fields, .. } = self.ty(t).clone() else { return Ok(None) };
+        if !self.m.tuples.contains(&t) || self.ty_of(b) != t || !op.is_comparison() {
             return Ok(None);
         }
         let bool_ty = self.t(Type::Scalar(Scalar::Bool));
@@ -3330,7 +3351,7 @@ impl FnLower<'_, '_> {
     /// The value type of an `Optional` struct.
     fn optional_of(&self, t: TypeId) -> Option<TypeId> {
         match self.ty(t) {
-            Type::Struct { name, fields } if name.starts_with("Optional_") && fields.len() == 2 => Some(fields[0].1),
+            Type::Struct { fields, .. } if self.m.optionals.contains(&t) => Some(fields[0].1),
             _ => None,
         }
     }
@@ -3973,11 +3994,9 @@ impl FnLower<'_, '_> {
     /// (of type `owner`, stored at `root`) holds.
     fn this_resources(&mut self, inst: &mut Instance, root: Option<(ValueId, String)>, owner: &Ty) {
         let Some((root, prefix)) = root else { return };
-        for p in self.m.resource_fields(owner) {
-            let full = if prefix.is_empty() { p.clone() } else { format!("{prefix}.{p}") };
-            if let Some(&g) = self.res_fields.get(&(root, full)) {
-                inst.resources.push((THIS_PARAM, p, g));
-            }
+        let paths = self.m.resource_fields(owner);
+        for (p, g) in self.bound_under(root, &prefix, paths) {
+            inst.resources.push((THIS_PARAM, p, g));
         }
     }
 
@@ -3988,15 +4007,8 @@ impl FnLower<'_, '_> {
         if paths.is_empty() {
             return Ok(());
         }
-        let Some((root, prefix)) = self.struct_root(arg) else {
-            let at = self.expr_span(arg).or(self.span);
-            return err(at, "a struct holding buffers is passed from a variable or parameter only");
-        };
-        for p in paths {
-            let full = if prefix.is_empty() { p.clone() } else { format!("{prefix}.{p}") };
-            if let Some(&g) = self.res_fields.get(&(root, full)) {
-                inst.resources.push((index, p, g));
-            }
+        for (p, g) in self.struct_resources(arg, ty, None, paths)? {
+            inst.resources.push((index, p, g));
         }
         Ok(())
     }

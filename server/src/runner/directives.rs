@@ -381,17 +381,14 @@ fn input_name(tail: &str) -> Option<String> {
     })
 }
 
-/// The dimensions of a texture input kind (`Texture2D`, `RWTexture3D` …).
+/// The dimensions of a texture input kind (`Texture2D`, `RWTexture3D` …),
+/// for the kinds the runner binds.
 fn texture_dim(kind: &str) -> Option<TextureDim> {
-    let kind = kind
-        .strip_suffix("Array")
-        .filter(|k| *k != "RWTextureCube" && *k != "Texture1D" && *k != "Texture3D")
-        .unwrap_or(kind);
-    Some(match kind.strip_prefix("RW").unwrap_or(kind) {
-        "Texture1D" => TextureDim::D1,
-        "Texture2D" => TextureDim::D2,
-        "Texture3D" => TextureDim::D3,
-        "TextureCube" if !kind.starts_with("RW") => TextureDim::Cube,
+    Some(match kind {
+        "Texture1D" | "RWTexture1D" => TextureDim::D1,
+        "Texture2D" | "RWTexture2D" | "Texture2DArray" | "RWTexture2DArray" => TextureDim::D2,
+        "Texture3D" | "RWTexture3D" => TextureDim::D3,
+        "TextureCube" | "TextureCubeArray" => TextureDim::Cube,
         _ => return None,
     })
 }
