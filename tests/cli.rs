@@ -309,6 +309,34 @@ fn derive_generates_derivatives_of_functions_taking_buffers() {
     }
 }
 
+/// `derive --passes` prints the backward derivative's IR after each
+/// reverse-mode pass, in pipeline order, with what transcription saves
+/// (every value) and what is left after checkpointing (the cheap values
+/// recomputed: `x * x` and `sin` of it come from the parameter again).
+#[test]
+fn derive_passes_prints_each_reverse_mode_pass() {
+    let dir = tmp_dir("passes");
+    let f = write(&dir, "f.slang", "[Differentiable]\nfloat f(float x) { float a = x * x; return sin(a) * x; }\n");
+    let out = run(&["derive", &f, "--function", "f", "--mode", "bwd", "--passes"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("// ---- after ")).collect();
+    assert_eq!(
+        headers,
+        [
+            "// ---- after primal ----",
+            "// ---- after normalize ----",
+            "// ---- after transcribe ----",
+            "// ---- after checkpoint ----",
+            "// ---- after extract ----"
+        ],
+        "{text}"
+    );
+    let after = |pass: &str| text.split(&format!("after {pass} ----\n")).nth(1).unwrap().lines().next().unwrap();
+    assert_eq!(after("transcribe"), "// saves 12 bytes per thread (3 values)", "{text}");
+    assert_eq!(after("checkpoint"), "// saves 0 bytes per thread (0 values)", "{text}");
+}
+
 /// `--stdio` (which LSP clients such as vscode-languageclient add) starts
 /// the language server, alone or after `lsp`.
 #[test]

@@ -147,10 +147,12 @@ pub fn backward_context_size(db: &dyn Db, def: slang_analysis::hir::DefId) -> Re
 /// as `(pass, IR)`: the primal in SSA form (`[ForceUnroll]` loops
 /// unrolled), its control flow normalized (`rev::normalize`, shown on its
 /// own: transcription copies the primal the same way), the transcribed
-/// single function `s_bwd_f` (primal part saving what the backward part
-/// reads, then the backward part: linearized, transposed, reversed by
-/// regions), and the extracted `s_primal_ctx_f`, `s_bwd_prop_f` and the
-/// `s_bwd_f` that calls them.
+/// single function `s_bwd_f` (primal part saving every value the backward
+/// part reads, then the backward part: linearized, transposed, reversed
+/// by regions), the same after checkpointing (cheap values recomputed
+/// by the backward part instead, saves no one reads dropped), and the
+/// extracted `s_primal_ctx_f`, `s_bwd_prop_f` and the `s_bwd_f` that
+/// calls them.
 pub fn backward_derivative_passes(
     db: &dyn Db,
     def: slang_analysis::hir::DefId,
@@ -165,14 +167,20 @@ pub fn backward_derivative_passes(
     check(&normalized, &requests.pending())?;
     out.push(("normalize", print::print_function(&normalized.types, &normalized, normalized.function(root))));
     let derivative = autodiff::rev::backward_derivative(&mut module, &mut requests, root).map_err(internal)?;
-    let combined = autodiff::rev::transcribe(&mut module, &mut requests, root, derivative).map_err(|e| vec![e])?;
+    let mut combined = autodiff::rev::transcribe(&mut module, &mut requests, root, derivative).map_err(|e| vec![e])?;
     check(&module, &requests.pending())?;
-    let (bytes, values) = requests.context.get(&derivative).copied().unwrap_or((0, 0));
-    let transcribed = format!(
-        "// saves {bytes} bytes per thread ({values} values)\n{}",
-        print::print_function(&module.types, &module, module.function(derivative))
-    );
-    out.push(("transcribe", transcribed));
+    let all: (u32, u32) = combined.saves.iter().fold((0, 0), |(b, n), s| (b + s.bytes, n + 1));
+    let print_with_size = |module: &ir::Module, (bytes, values): (u32, u32)| {
+        format!(
+            "// saves {bytes} bytes per thread ({values} values)\n{}",
+            print::print_function(&module.types, module, module.function(derivative))
+        )
+    };
+    out.push(("transcribe", print_with_size(&module, all)));
+    let saved = autodiff::checkpoint::run(&mut module, &mut combined);
+    requests.context.insert(derivative, saved);
+    check(&module, &requests.pending())?;
+    out.push(("checkpoint", print_with_size(&module, saved)));
     let split = autodiff::rev::extract(&mut module, &combined);
     requests.extracted.insert(derivative, split);
     check(&module, &requests.pending())?;

@@ -1064,20 +1064,29 @@ float f(float x, float y)
     let def = slang_analysis::autodiff::functions_named(&db, file, "f")[0];
     let passes = slang_codegen::backward_derivative_passes(&db, def).unwrap_or_else(|e| panic!("{e:?}"));
     let names: Vec<&str> = passes.iter().map(|p| p.0).collect();
-    assert_eq!(names, ["primal", "normalize", "transcribe", "extract"]);
+    assert_eq!(names, ["primal", "normalize", "transcribe", "checkpoint", "extract"]);
     let ir = |name: &str| passes.iter().find(|p| p.0 == name).unwrap().1.clone();
     // The primal: one `if` merging `s` into a block parameter.
     assert!(ir("primal").contains("sin(") && ir("primal").contains("if "), "{}", ir("primal"));
     // Transcribed: one function, `s_bwd_f`, computing the primal (sin)
     // and then the backward part (its derivative cos, the adjoint of the
-    // result `dResult` read); the value `s` saved in the branch and read by
-    // the backward part is the one save: 4 bytes.
+    // result `dResult` read); every primal value is saved as it is
+    // computed: `x * y`, the branch condition, `sin`, `s` after the
+    // branch, the result.
     let t = ir("transcribe");
-    assert!(t.starts_with("// saves 4 bytes per thread (1 values)\nfunc s_bwd_f("), "{t}");
+    assert!(t.starts_with("// saves 20 bytes per thread (5 values)\nfunc s_bwd_f("), "{t}");
+    // Checkpointing: `x * y` and the condition are recomputed from the
+    // parameters (for the condition of the reversed `if`, and for `cos`);
+    // `s` (a value merged after the branch) stays saved; the saves no one
+    // reads (`sin`, the result) are dropped.
+    let c = ir("checkpoint");
+    assert!(c.starts_with("// saves 4 bytes per thread (1 values)\nfunc s_bwd_f("), "{c}");
     let (primal_part, backward_part) = t.split_at(t.find("cos(").expect("the backward part"));
     assert!(primal_part.contains("sin("), "{t}");
     assert!(backward_part.contains("add") && !backward_part.contains("sin("), "{t}");
     assert_eq!(t.matches("\nfunc ").count(), 1, "{t}");
+    let (_, backward_part) = c.split_at(c.find("cos(").expect("the backward part"));
+    assert!(backward_part.contains("mul %") && !backward_part.contains("sin("), "{c}");
     // Extracted: the primal-context function (writing the context), the
     // backward-propagation function (reading it), the wrapper.
     let e = ir("extract");
@@ -1157,4 +1166,174 @@ void computeMain()
             }
         "#]],
     );
+}
+
+/// The reverse-mode stages of `def` named `name` in `src`, by pass name.
+fn reverse_passes(src: &str, name: &str) -> std::collections::HashMap<&'static str, String> {
+    let mut db = RootDatabase::new();
+    let file = db.set_file("/test.slang", src);
+    let def = slang_analysis::autodiff::functions_named(&db, file, name)[0];
+    slang_codegen::backward_derivative_passes(&db, def).unwrap_or_else(|e| panic!("{e:?}")).into_iter().collect()
+}
+
+/// The first line of a stage (what it saves) and its backward part: the
+/// blocks from the one where the backward part starts (the first block
+/// reading `dResult`, the last parameter) on.
+fn backward_part(ir: &str) -> String {
+    let first = ir.lines().next().unwrap_or_default();
+    let start = ir.find("add %").map(|i| ir[..i].rfind("\nb").unwrap() + 1).expect("a backward part");
+    format!("{first}\n{}", &ir[start..])
+}
+
+/// The checkpointing pass, before and after: transcription saves every
+/// primal value as it is computed (the buffer read `k`, `a = x * k`,
+/// `sin(a)`, the result), and the backward part reads them back; the pass
+/// recomputes the arithmetic there (`a` once for its three uses, from the
+/// parameter and the saved `k`), keeps the buffer read saved (the buffer
+/// may have changed by then) and drops the saves no one reads.
+#[test]
+fn checkpointing_pass_recomputes_arithmetic_and_keeps_memory_reads() {
+    let src = r#"
+RWStructuredBuffer<float> w;
+
+[Differentiable]
+float f(float x)
+{
+    float k = w[0];
+    float a = x * k;
+    return sin(a) * a;
+}
+"#;
+    let passes = reverse_passes(src, "f");
+    expect![[r#"
+        // saves 16 bytes per thread (4 values)
+        b2:
+          %31: float = load %28
+          %32: float = add %31, %1
+          store %28, %32
+          %34: float = load %28
+          %35: float = load %20
+          %36: float = load %17
+          %37: float = mul %34, %35
+          %38: float = mul %34, %36
+          %42: float = load %39
+          %43: float = add %42, %38
+          store %39, %43
+          %48: float = load %45
+          %49: float = add %48, %37
+          store %45, %49
+          %51: float = load %39
+          %52: float = load %17
+          %53: float = cos(%52)
+          %54: float = mul %51, %53
+          %55: float = load %45
+          %56: float = add %55, %54
+          store %45, %56
+          %58: float = load %45
+          %59: float = load %14
+          %60: float = mul %58, %59
+          %64: float = load %61
+          %65: float = add %64, %60
+          store %61, %65
+          %67: float = load %61
+          %68: Ptr<float> = field_addr %0, 1
+          store %68, %67
+          return
+        }
+    "#]]
+    .assert_eq(&backward_part(&passes["transcribe"]));
+    expect![[r#"
+        // saves 4 bytes per thread (1 values)
+        b2:
+          %31: float = load %28
+          %32: float = add %31, %1
+          store %28, %32
+          %34: float = load %28
+          %70: float = load %14
+          %71: float = mul %3, %70
+          %72: float = sin(%71)
+          %37: float = mul %34, %72
+          %38: float = mul %34, %71
+          %42: float = load %39
+          %43: float = add %42, %38
+          store %39, %43
+          %48: float = load %45
+          %49: float = add %48, %37
+          store %45, %49
+          %51: float = load %39
+          %53: float = cos(%71)
+          %54: float = mul %51, %53
+          %55: float = load %45
+          %56: float = add %55, %54
+          store %45, %56
+          %58: float = load %45
+          %60: float = mul %58, %70
+          %64: float = load %61
+          %65: float = add %64, %60
+          store %61, %65
+          %67: float = load %61
+          %68: Ptr<float> = field_addr %0, 1
+          store %68, %67
+          return
+        }
+    "#]]
+    .assert_eq(&backward_part(&passes["checkpoint"]));
+    // The primal part no longer stores what is recomputed: one store of a
+    // saved value (`k`) is left before the backward part.
+    let c = &passes["checkpoint"];
+    let primal_part = &c[c.find("\nb1:").unwrap()..c.find("\nb2:").unwrap()];
+    assert!(primal_part.contains("sin(") && primal_part.contains("store %14, %13"), "{c}");
+    // `[PreferCheckpoint]`: nothing is recomputed; only the result, which
+    // no one reads, is dropped.
+    let checkpointed = reverse_passes(&src.replace("[Differentiable]", "[Differentiable][PreferCheckpoint]"), "f");
+    assert!(checkpointed["checkpoint"].starts_with("// saves 12 bytes per thread (3 values)\n"));
+    assert!(!backward_part(&checkpointed["checkpoint"]).contains("sin("));
+}
+
+/// Checkpointing in a loop: transcription saves each iteration's values in
+/// arrays indexed by the iteration (`[MaxIters(4)]`: 5 slots); the pass
+/// recomputes `t = y * x` in the reversed iteration from that iteration's
+/// saved `y` (the state the loop carries, which stays saved), and the loop
+/// condition `i < 4` from the saved `i`.
+#[test]
+fn checkpointing_pass_in_a_loop_recomputes_from_the_iteration_state() {
+    let src = r#"
+[Differentiable]
+float g(float x)
+{
+    float y = x;
+    [MaxIters(4)]
+    for (int i = 0; i < 4; i++)
+    {
+        float t = y * x;
+        y = sin(t) + t;
+    }
+    return y;
+}
+"#;
+    let passes = reverse_passes(src, "g");
+    let (before, after) = (&passes["transcribe"], &passes["checkpoint"]);
+    // Saved per iteration (20 bytes each) before: `i`, `y`, the condition,
+    // whether the body ran on, `t`, `sin(t)`, the new `y`, whether the
+    // continuing part ran, `i + 1`; and the counter before and after the
+    // loop. Left: `i`, `y` and the two flags per iteration, the counters.
+    assert!(before.starts_with("// saves 188 bytes per thread (11 values)\n"), "{before}");
+    assert!(after.starts_with("// saves 88 bytes per thread (6 values)\n"), "{after}");
+    // In the reversed iteration: `cos` of a product recomputed from a
+    // slot of the saved `y` (an element of an array, at the iteration
+    // being reversed) and the parameter.
+    let back = backward_part(after);
+    let cos = back.lines().find(|l| l.contains("cos(")).expect("cos");
+    let arg = cos.split("cos(").nth(1).unwrap().trim_end_matches(')');
+    let def = back.lines().find(|l| l.trim_start().starts_with(&format!("{arg}:"))).expect("recomputed");
+    assert!(def.contains("= mul %"), "{back}");
+    let y_slot = def.split("mul ").nth(1).unwrap().split(',').next().unwrap();
+    let load = back.lines().find(|l| l.trim_start().starts_with(&format!("{y_slot}:"))).unwrap();
+    let ptr = load.split("load ").nth(1).unwrap();
+    assert!(
+        back.lines().any(|l| l.trim_start().starts_with(&format!("{ptr}:")) && l.contains("element_addr")),
+        "{back}"
+    );
+    // The extracted context is what the pass left.
+    assert!(passes["extract"].contains("g_Intermediates"));
 }

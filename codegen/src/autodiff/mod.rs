@@ -26,6 +26,7 @@
 //! multiplications by zero; zeros are materialized only where a value is
 //! needed (pair construction, branch arguments, stores).
 
+pub mod checkpoint;
 pub mod fwd;
 pub mod pairs;
 pub mod rev;

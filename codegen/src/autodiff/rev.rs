@@ -2,15 +2,19 @@
 //!
 //! The derivative runs `f`'s primal code, then propagates adjoints
 //! backwards over the same regions in reverse order (the seed's
-//! "unzip + transpose", for functions whose control flow is a tree of
-//! `if`/`switch` regions: loops and early `return`s are not handled yet).
+//! "unzip + transpose"): `if`/`switch` regions, and loops, whose
+//! iterations are counted and reversed from the last; `return`, `break`
+//! and `continue` become flags first (the copied control flow is the
+//! normalized one, [`normalize`]).
 //!
 //! * **Primal part.** `f`'s region tree ([`crate::structure`]) is copied
 //!   into the derivative. Block parameters become variables (assigned on
-//!   the edges that passed them). A value defined inside an `if`/`switch`
-//!   that the backward part needs is *checkpointed*: stored to a variable
-//!   right after its definition, and loaded where it is used again (the
-//!   backward part is not dominated by its definition).
+//!   the edges that passed them). Every value the backward part reads is
+//!   *checkpointed*: stored to a variable (an array indexed by the
+//!   iteration, in a loop) right after its definition, and loaded where
+//!   the backward part uses it (which its definition does not dominate).
+//!   The next pass, [`crate::autodiff::checkpoint`], replaces the loads of
+//!   cheap values by their recomputation and drops the saves no one reads.
 //! * **Linearization and transposition, per instruction.** For an
 //!   arithmetic instruction, [`rules`] (the forward-mode Jacobian-vector
 //!   products) emits its linearization into a scratch function whose
@@ -157,7 +161,9 @@ fn transcribe_and_extract(
     primal: FuncId,
     derivative: FuncId,
 ) -> Result<(), CodegenError> {
-    let combined = transcribe(module, requests, primal, derivative)?;
+    let mut combined = transcribe(module, requests, primal, derivative)?;
+    let saved = crate::autodiff::checkpoint::run(module, &mut combined);
+    requests.context.insert(derivative, saved);
     if !requests.no_extract {
         let split = extract(module, &combined);
         requests.extracted.insert(derivative, split);
@@ -173,17 +179,52 @@ pub struct Combined {
     pub primal: FuncId,
     pub derivative: FuncId,
     /// The variables (or arrays, in loops) holding the saved values.
-    pub saves: Vec<ValueId>,
+    pub saves: Vec<Save>,
+    /// The loops of the primal part, by the index [`Save::lp`] names.
+    pub loops: Vec<SavedLoop>,
+    /// Where each parameter of `f` is in `s_bwd_f` (values of its
+    /// prologue, which the backward part may read directly).
+    pub params: HashMap<ValueId, ValueId>,
     pub rev_start: BlockId,
     /// Where the primal part leaves `f`'s result.
     pub ret_var: Option<ValueId>,
 }
 
+/// A value the primal part saves for the backward part.
+#[derive(Debug, Clone, Copy)]
+pub struct Save {
+    /// A variable of the prologue (an array indexed by the iteration, in
+    /// a loop).
+    pub var: ValueId,
+    /// Bytes per thread.
+    pub bytes: u32,
+    /// The value of `f` it holds (`None`: a value of the transcription
+    /// itself — a loop counter, a flag, a callee's context).
+    pub origin: Option<ValueId>,
+    /// The loop whose iterations index it.
+    pub lp: Option<usize>,
+}
+
+/// A loop of the primal part, as the backward part reverses it.
+#[derive(Debug, Clone)]
+pub struct SavedLoop {
+    pub parent: Option<usize>,
+    /// The number of the iteration being reversed (what saves of this
+    /// loop are indexed by in its reversal).
+    pub rev_index: Option<ValueId>,
+    /// The blocks of its reversal.
+    pub rev_blocks: Vec<BlockId>,
+    /// The save of the iteration count after the loop (the last
+    /// iteration's values are read through it after the loop).
+    pub after: Option<ValueId>,
+}
+
 /// Transcribe the backward derivative `derivative` of `primal` into one
 /// function: normalization of the copied primal, per-instruction
-/// linearization and transposition, checkpointing or recomputation of the
-/// primal values the backward part reads (unread saves dropped, the rest
-/// counted in `requests.context`).
+/// linearization and transposition. Every primal value the backward part
+/// reads is saved by the primal part (checkpointed);
+/// [`crate::autodiff::checkpoint`] then decides which to recompute
+/// instead and drops the saves nothing reads.
 pub fn transcribe(
     module: &mut Module,
     requests: &mut Requests,
@@ -206,15 +247,27 @@ pub fn transcribe(
     let zero = src.derivative == Derivative::Zero;
     let mut t = Rev::new(module, requests, &src, target, active, zero, false);
     let result = t.function();
-    t.prune_saves();
-    let saved = t.saved_bytes;
-    let saves: Vec<ValueId> = t.saves.iter().map(|s| s.0).collect();
+    let saves = std::mem::take(&mut t.saves);
+    let loops = t
+        .loops
+        .iter()
+        .map(|l| SavedLoop {
+            parent: l.parent,
+            rev_index: l.rev_index,
+            rev_blocks: l.rev_blocks.clone(),
+            after: l.after.map(|a| a.var),
+        })
+        .collect();
+    let params: HashMap<ValueId, ValueId> = src
+        .blocks
+        .first()
+        .map(|b| b.params.iter().filter_map(|&p| Some((p, t.map[p.index()]?))).collect())
+        .unwrap_or_default();
     let (rev_start, ret_var) = (t.rev_start, t.ret_var);
     module.functions[derivative.index()] = t.b.finish();
     result?;
     let rev_start = rev_start.expect("a transcribed backward derivative");
-    requests.context.insert(derivative, saved);
-    Ok(Combined { primal, derivative, saves, rev_start, ret_var })
+    Ok(Combined { primal, derivative, saves, loops, params, rev_start, ret_var })
 }
 
 /// Replace `f`'s body by its normalized form — the control flow reverse
@@ -253,7 +306,8 @@ pub fn normalize(module: &mut Module, f: FuncId) -> Result<(), CodegenError> {
 /// other. Both take `s_bwd_f`'s parameters (the primal part reads only the
 /// pairs' primal values).
 pub fn extract(module: &mut Module, combined: &Combined) -> Extracted {
-    let Combined { primal, derivative, ref saves, rev_start, ret_var } = *combined;
+    let Combined { primal, derivative, ref saves, rev_start, ret_var, .. } = *combined;
+    let saves: Vec<ValueId> = saves.iter().map(|s| s.var).collect();
     let src = module.function(primal).clone();
     let whole = module.functions[derivative.index()].clone();
     // The context: one field per saved value (or array of them).
@@ -413,11 +467,8 @@ struct Rev<'a> {
     exits: Vec<Exit>,
     /// In the backward part: the iteration being reversed, per loop.
     rev_index: HashMap<usize, ValueId>,
-    /// Bytes per thread and number of the values saved for the backward
-    /// part.
-    saved_bytes: (u32, u32),
-    /// Every save: its storage and its size in bytes per thread.
-    saves: Vec<(ValueId, u32)>,
+    /// Every save.
+    saves: Vec<Save>,
     /// For calls with `inout` arguments: the value each pointed to before
     /// the call, by (call, argument).
     pre_call: HashMap<(ValueId, usize), Saved>,
@@ -432,9 +483,6 @@ struct Rev<'a> {
     /// Only normalize the control flow ([`normalize`]): no saves, no
     /// backward part.
     normalize_only: bool,
-    /// Values recomputed in the backward part (rather than read from the
-    /// context), and the block they were recomputed in.
-    recomputed: HashMap<ValueId, (BlockId, ValueId)>,
     /// The `DifferentialPtrPair` parameter of each `IDifferentiablePtrType`
     /// parameter of `f`.
     ptr_pairs: HashMap<ValueId, ValueId>,
@@ -464,6 +512,12 @@ struct LoopInfo {
     after: Option<Saved>,
     /// Whether each iteration ran its continuing part.
     continuing_ran: Option<Saved>,
+    /// The enclosing loop.
+    parent: Option<usize>,
+    /// In the backward part: the number of the iteration being reversed,
+    /// and the blocks of the reversal.
+    rev_index: Option<ValueId>,
+    rev_blocks: Vec<BlockId>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -508,14 +562,12 @@ impl<'a> Rev<'a> {
             loop_stack: Vec::new(),
             exits: Vec::new(),
             rev_index: HashMap::new(),
-            saved_bytes: (0, 0),
             saves: Vec::new(),
             pre_call: HashMap::new(),
             rev_start: None,
             active,
             call_ctx: HashMap::new(),
             normalize_only,
-            recomputed: HashMap::new(),
             ptr_pairs: HashMap::new(),
         }
     }
@@ -695,50 +747,6 @@ impl<'a> Rev<'a> {
         self.b.terminate(block, Terminator::Return(None));
         self.b.terminate(PROLOGUE, Terminator::Branch { target: main, args: Vec::new() });
         Ok(())
-    }
-
-    /// Drop the saves the backward part never reads (the primal part
-    /// saves every value of a branch or loop as it is copied), and count
-    /// what is left.
-    fn prune_saves(&mut self) {
-        let func = &self.b.func;
-        let mut read = std::collections::HashSet::new();
-        for block in &func.blocks {
-            for &i in &block.insts {
-                if let Some(Op::Load(p)) = func.op(i) {
-                    let base = match func.op(*p) {
-                        Some(Op::ElementAddr(base, _)) => *base,
-                        _ => *p,
-                    };
-                    read.insert(base);
-                }
-            }
-        }
-        let unread: std::collections::HashSet<ValueId> =
-            self.saves.iter().map(|s| s.0).filter(|v| !read.contains(v)).collect();
-        let writes_unread = |func: &Function, i: ValueId| match func.op(i) {
-            Some(Op::Store { ptr, .. }) => {
-                let base = match func.op(*ptr) {
-                    Some(Op::ElementAddr(base, _)) => *base,
-                    _ => *ptr,
-                };
-                unread.contains(&base)
-            }
-            _ => false,
-        };
-        let doomed: Vec<(usize, Vec<ValueId>)> = func
-            .blocks
-            .iter()
-            .enumerate()
-            .map(|(b, block)| (b, block.insts.iter().copied().filter(|&i| writes_unread(func, i)).collect()))
-            .collect();
-        for (b, gone) in doomed {
-            if !gone.is_empty() {
-                self.b.func.blocks[b].insts.retain(|i| !gone.contains(i));
-            }
-        }
-        self.saves.retain(|s| !unread.contains(&s.0));
-        self.saved_bytes = self.saves.iter().fold((0u32, 0u32), |(bytes, n), s| (bytes.saturating_add(s.1), n + 1));
     }
 
     /// The normalized primal part alone, returning `f`'s result.
@@ -987,6 +995,9 @@ impl<'a> Rev<'a> {
             before: None,
             after: None,
             continuing_ran: None,
+            parent: self.loop_stack.last().copied(),
+            rev_index: None,
+            rev_blocks: Vec::new(),
         });
         self.loop_of_node.insert(node as *const Node, l);
         let c0 = self.load(counter);
@@ -1071,7 +1082,7 @@ impl<'a> Rev<'a> {
                 let pt = self.ptr_ty(t);
                 let var = self.b.inst(PROLOGUE, Op::Var, pt, self.span);
                 self.store(var, v);
-                self.saves.push((var, bytes));
+                self.saves.push(Save { var, bytes, origin: None, lp: None });
                 Saved { var, lp: None }
             }
             Some(l) => {
@@ -1082,10 +1093,20 @@ impl<'a> Rev<'a> {
                 let pt = self.ptr_ty(t);
                 let slot = self.inst(Op::ElementAddr(var, index), pt);
                 self.store(slot, v);
-                self.saves.push((var, bytes));
+                self.saves.push(Save { var, bytes, origin: None, lp: Some(l) });
                 Saved { var, lp: Some(l) }
             }
         }
+    }
+
+    /// Save `new`, the primal copy of `f`'s value `v`, for the backward
+    /// part (which [`crate::autodiff::checkpoint`] may recompute instead).
+    fn save_value(&mut self, v: ValueId, new: ValueId) -> Saved {
+        let saved = self.save(new);
+        if let Some(last) = self.saves.last_mut().filter(|s| s.var == saved.var) {
+            last.origin = Some(v);
+        }
+        saved
     }
 
     /// A saved value, where the backward part is being emitted.
@@ -1151,7 +1172,7 @@ impl<'a> Rev<'a> {
                 let v = self.load(var);
                 self.map[p.index()] = Some(v);
                 if keep {
-                    self.ckpt[p.index()] = Some(self.save(v));
+                    self.ckpt[p.index()] = Some(self.save_value(p, v));
                 }
             }
         }
@@ -1180,7 +1201,7 @@ impl<'a> Rev<'a> {
                         self.pvar[v.index()] = Some(var);
                     }
                     if keep && !matches!(self.module.types.get(value.ty), Type::Void) {
-                        self.ckpt[v.index()] = Some(self.save(new));
+                        self.ckpt[v.index()] = Some(self.save_value(v, new));
                     }
                     continue;
                 }
@@ -1212,7 +1233,7 @@ impl<'a> Rev<'a> {
             // Saved for the backward part when defined in a branch or a
             // loop (the backward part is not dominated by it).
             if keep && is_value && !matches!(self.src.op(v), Some(Op::Const(_))) {
-                self.ckpt[v.index()] = Some(self.save(new));
+                self.ckpt[v.index()] = Some(self.save_value(v, new));
             }
         }
         Ok(())
@@ -1297,65 +1318,19 @@ impl<'a> Rev<'a> {
         self.inst(Op::Construct(vec![v, v]), pair)
     }
 
-    /// The primal value of `v` where the backward part is being emitted.
+    /// The primal value of `v` where the backward part is being emitted:
+    /// constants are emitted again, other values read from where the
+    /// primal part saved them (the checkpointing pass then recomputes
+    /// the cheap ones instead).
     fn primal(&mut self, v: ValueId) -> ValueId {
-        // Constants are recomputed rather than saved.
         if let Some(Op::Const(c)) = self.src.op(v) {
             let c = *c;
             return self.inst(Op::Const(c), self.src_ty(v));
-        }
-        if self.recomputable(v) {
-            let here = self.block();
-            if let Some(&(b, r)) = self.recomputed.get(&v) {
-                if b == here {
-                    return r;
-                }
-            }
-            let mut op = self.src.op(v).expect("an instruction").clone();
-            let operands: HashMap<ValueId, ValueId> = op.operands().into_iter().map(|o| (o, self.primal(o))).collect();
-            op.map_operands(|o| operands[&o]);
-            let r = self.inst(op, self.src_ty(v));
-            self.recomputed.insert(v, (here, r));
-            return r;
         }
         if let Some(saved) = self.ckpt[v.index()] {
             return self.restore(saved);
         }
         self.mapped(v)
-    }
-
-    /// Whether the backward part recomputes `v` from its operands rather
-    /// than reading it from the context: arithmetic, unless the function
-    /// is `[PreferCheckpoint]` or `v` comes from another loop level than
-    /// the code being emitted (values of a loop are recomputed in its
-    /// reversed iterations from what the iteration saved; values from
-    /// outside a loop are saved once rather than recomputed per
-    /// iteration). Loads, calls and block parameters (the state carried
-    /// by loops and merges) are saved.
-    fn recomputable(&self, v: ValueId) -> bool {
-        if self.normalize_only || self.src.prefer_checkpoint {
-            return false;
-        }
-        let Some(saved) = self.ckpt[v.index()] else { return false };
-        if saved.lp != self.loop_stack.last().copied() {
-            return false;
-        }
-        matches!(
-            self.src.op(v),
-            Some(
-                Op::Unary(..)
-                    | Op::Binary(..)
-                    | Op::Construct(_)
-                    | Op::Splat(_)
-                    | Op::Extract(..)
-                    | Op::ExtractDynamic(..)
-                    | Op::Swizzle(..)
-                    | Op::Convert(_)
-                    | Op::Select(..)
-                    | Op::Intrinsic(..)
-                    | Op::Detach(_)
-            )
-        )
     }
 
     // ---- adjoints -----------------------------------------------------------
@@ -1635,6 +1610,7 @@ impl<'a> Rev<'a> {
         self.cur = Some(body_block);
         self.loop_stack.push(l);
         self.rev_index.insert(l, i);
+        self.loops[l].rev_index = Some(i);
         let ran = self.loops[l].continuing_ran.expect("a copied loop");
         let c = self.restore(ran);
         self.reverse_guarded(c, continuing)?;
@@ -1649,6 +1625,8 @@ impl<'a> Rev<'a> {
         let prev = self.inst(Op::Binary(BinaryOp::Sub, i2, one), int);
         self.store(r, prev);
         self.b.terminate(cont, Terminator::Branch { target: header, args: Vec::new() });
+        self.loops[l].rev_blocks =
+            (header.0..self.b.func.blocks.len() as u32).map(BlockId).filter(|&b| b != brk).collect();
         self.cur = Some(brk);
         Ok(())
     }
