@@ -231,8 +231,15 @@ local function main()
   row = find(buf, 'float a = m.roughness')
   vim.api.nvim_buf_set_lines(buf, row, row, false, { '    float q = undefinedScale * 2.0;' })
   R.error_line = row
+  -- (Waiting for this diagnostic, not for any: one left from an earlier
+  -- edit, such as the completion's `m.`, may still be shown.)
   wait(15000, function()
-    return #vim.diagnostic.get(buf) > 0
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.message:find('undefinedScale', 1, true) then
+        return true
+      end
+    end
+    return false
   end, 'diagnostics')
   R.diagnostics = diagnostics(buf)
 
