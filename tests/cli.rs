@@ -12,11 +12,27 @@ fn run(args: &[&str]) -> Output {
     bin().args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("run slang-analyzer")
 }
 
-fn tmp_dir(name: &str) -> PathBuf {
+/// A scratch directory, removed when the test ends (passing or not).
+struct TmpDir(PathBuf);
+
+impl std::ops::Deref for TmpDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TmpDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tmp_dir(name: &str) -> TmpDir {
     let dir = std::env::temp_dir().join(format!("slang-analyzer-cli-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TmpDir(dir)
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -311,7 +327,7 @@ fn derive_generates_derivatives_of_functions_taking_buffers() {
 
 /// `derive --passes` prints the backward derivative's IR after each
 /// reverse-mode pass, in pipeline order, with what transcription saves
-/// (every value) and what is left after checkpointing (the cheap values
+/// (unzip and transpose: every value) and what is left after checkpointing (the cheap values
 /// recomputed: `x * x` and `sin` of it come from the parameter again).
 #[test]
 fn derive_passes_prints_each_reverse_mode_pass() {
@@ -326,14 +342,15 @@ fn derive_passes_prints_each_reverse_mode_pass() {
         [
             "// ---- after primal ----",
             "// ---- after normalize ----",
-            "// ---- after transcribe ----",
+            "// ---- after unzip ----",
+            "// ---- after transpose ----",
             "// ---- after checkpoint ----",
             "// ---- after extract ----"
         ],
         "{text}"
     );
     let after = |pass: &str| text.split(&format!("after {pass} ----\n")).nth(1).unwrap().lines().next().unwrap();
-    assert_eq!(after("transcribe"), "// saves 12 bytes per thread (3 values)", "{text}");
+    assert_eq!(after("transpose"), "// saves 12 bytes per thread (3 values)", "{text}");
     assert_eq!(after("checkpoint"), "// saves 0 bytes per thread (0 values)", "{text}");
 }
 

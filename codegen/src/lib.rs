@@ -146,13 +146,13 @@ pub fn backward_context_size(db: &dyn Db, def: slang_analysis::hir::DefId) -> Re
 /// The IR of `def`'s backward derivative after each pass of reverse mode,
 /// as `(pass, IR)`: the primal in SSA form (`[ForceUnroll]` loops
 /// unrolled), its control flow normalized (`rev::normalize`, shown on its
-/// own: transcription copies the primal the same way), the transcribed
-/// single function `s_bwd_f` (primal part saving every value the backward
-/// part reads, then the backward part: linearized, transposed, reversed
-/// by regions), the same after checkpointing (cheap values recomputed
-/// by the backward part instead, saves no one reads dropped), and the
-/// extracted `s_primal_ctx_f`, `s_bwd_prop_f` and the `s_bwd_f` that
-/// calls them.
+/// own: transcription copies the primal the same way), the transcription
+/// of `s_bwd_f` in two passes — unzip (its primal blocks, saving every
+/// value) and transpose (the differential blocks after them, emitted in
+/// reverse: linearized, tagged, transposed) —, the same after
+/// checkpointing (cheap values recomputed by the backward part instead,
+/// saves no one reads dropped), and the extracted `s_primal_ctx_f`,
+/// `s_bwd_prop_f` and the `s_bwd_f` that calls them.
 pub fn backward_derivative_passes(
     db: &dyn Db,
     def: slang_analysis::hir::DefId,
@@ -167,7 +167,10 @@ pub fn backward_derivative_passes(
     check(&normalized, &requests.pending())?;
     out.push(("normalize", print::print_function(&normalized.types, &normalized, normalized.function(root))));
     let derivative = autodiff::rev::backward_derivative(&mut module, &mut requests, root).map_err(internal)?;
-    let mut combined = autodiff::rev::transcribe(&mut module, &mut requests, root, derivative).map_err(|e| vec![e])?;
+    let unzipped = autodiff::rev::unzip(&mut module, &mut requests, root, derivative).map_err(|e| vec![e])?;
+    check(&module, &requests.pending())?;
+    out.push(("unzip", print::print_function(&module.types, &module, module.function(derivative))));
+    let mut combined = autodiff::rev::transpose(&mut module, &mut requests, unzipped).map_err(|e| vec![e])?;
     check(&module, &requests.pending())?;
     let all: (u32, u32) = combined.saves.iter().fold((0, 0), |(b, n), s| (b + s.bytes, n + 1));
     let print_with_size = |module: &ir::Module, (bytes, values): (u32, u32)| {
@@ -176,7 +179,7 @@ pub fn backward_derivative_passes(
             print::print_function(&module.types, module, module.function(derivative))
         )
     };
-    out.push(("transcribe", print_with_size(&module, all)));
+    out.push(("transpose", print_with_size(&module, all)));
     let saved = autodiff::checkpoint::run(&mut module, &mut combined);
     requests.context.insert(derivative, saved);
     check(&module, &requests.pending())?;

@@ -1042,9 +1042,10 @@ fn recomputation_and_unrolling_shrink_the_context() {
 
 /// Reverse mode pass by pass (`backward_derivative_passes`, also
 /// `slang-analyzer derive --passes`): the primal, its normalized control
-/// flow, the transcribed single function (primal part saving what the
-/// backward part reads, then the backward part), and the extracted halves
-/// with the wrapper calling them. Each stage's IR validates (the function
+/// flow, transcription in two passes — unzip (the primal blocks of
+/// `s_bwd_f`) and transpose (the differential blocks after them, in
+/// reverse) —, checkpointing, and the extracted halves with the wrapper
+/// calling them. Each stage's IR validates (the function
 /// checks), and `tests/runner.rs` runs the autodiff compute tests with and
 /// without the extraction.
 #[test]
@@ -1064,16 +1065,25 @@ float f(float x, float y)
     let def = slang_analysis::autodiff::functions_named(&db, file, "f")[0];
     let passes = slang_codegen::backward_derivative_passes(&db, def).unwrap_or_else(|e| panic!("{e:?}"));
     let names: Vec<&str> = passes.iter().map(|p| p.0).collect();
-    assert_eq!(names, ["primal", "normalize", "transcribe", "checkpoint", "extract"]);
+    assert_eq!(names, ["primal", "normalize", "unzip", "transpose", "checkpoint", "extract"]);
     let ir = |name: &str| passes.iter().find(|p| p.0 == name).unwrap().1.clone();
     // The primal: one `if` merging `s` into a block parameter.
     assert!(ir("primal").contains("sin(") && ir("primal").contains("if "), "{}", ir("primal"));
+    // Unzipped: the primal blocks only (sin, no derivative yet), ending in
+    // the empty block where the backward part will start; transposition
+    // leaves them as they are and appends the differential blocks.
+    let u = ir("unzip");
+    assert!(u.starts_with("func s_bwd_f(") && u.contains("sin(") && !u.contains("cos("), "{u}");
+    let last_block = u.rfind("\nb").unwrap();
+    assert_eq!(u[last_block + 1..].lines().nth(1), Some("  return"), "{u}");
+    let primal_blocks = &u[u.find("\nb1:").unwrap()..last_block];
+    assert!(ir("transpose").contains(primal_blocks), "{u}\n{}", ir("transpose"));
     // Transcribed: one function, `s_bwd_f`, computing the primal (sin)
     // and then the backward part (its derivative cos, the adjoint of the
     // result `dResult` read); every primal value is saved as it is
     // computed: `x * y`, the branch condition, `sin`, `s` after the
     // branch, the result.
-    let t = ir("transcribe");
+    let t = ir("transpose");
     assert!(t.starts_with("// saves 20 bytes per thread (5 values)\nfunc s_bwd_f("), "{t}");
     // Checkpointing: `x * y` and the condition are recomputed from the
     // parameters (for the condition of the reversed `if`, and for `cos`);
@@ -1241,7 +1251,7 @@ float f(float x)
           return
         }
     "#]]
-    .assert_eq(&backward_part(&passes["transcribe"]));
+    .assert_eq(&backward_part(&passes["transpose"]));
     expect![[r#"
         // saves 4 bytes per thread (1 values)
         b2:
@@ -1312,7 +1322,7 @@ float g(float x)
 }
 "#;
     let passes = reverse_passes(src, "g");
-    let (before, after) = (&passes["transcribe"], &passes["checkpoint"]);
+    let (before, after) = (&passes["transpose"], &passes["checkpoint"]);
     // Saved per iteration (20 bytes each) before: `i`, `y`, the condition,
     // whether the body ran on, `t`, `sin(t)`, the new `y`, whether the
     // continuing part ran, `i + 1`; and the counter before and after the

@@ -37,10 +37,10 @@ pub struct DeriveArgs {
     pub code: bool,
     /// Print the IR of the backward derivative after each reverse-mode
     /// pass: primal (SSA, `[ForceUnroll]` loops unrolled), normalize,
-    /// transcribe (one function: primal part saving every value the
-    /// backward part reads, then backward part), checkpoint (cheap values
-    /// recomputed instead, unread saves dropped), extract (`s_primal_ctx_f`,
-    /// `s_bwd_prop_f`, `s_bwd_f`).
+    /// unzip (the primal blocks, saving every value), transpose (the
+    /// differential blocks after them, in reverse), checkpoint (cheap
+    /// values recomputed instead, unread saves dropped), extract
+    /// (`s_primal_ctx_f`, `s_bwd_prop_f`, `s_bwd_f`).
     #[arg(long)]
     pub passes: bool,
     #[command(flatten)]

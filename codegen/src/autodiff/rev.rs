@@ -5,7 +5,10 @@
 //! "unzip + transpose"): `if`/`switch` regions, and loops, whose
 //! iterations are counted and reversed from the last; `return`, `break`
 //! and `continue` become flags first (the copied control flow is the
-//! normalized one, [`normalize`]).
+//! normalized one, [`normalize`]). Transcription is two passes over the
+//! one function: [`unzip`] makes its primal blocks, [`transpose`] the
+//! differential blocks after them; [`crate::autodiff::checkpoint`] and
+//! [`extract`] follow.
 //!
 //! * **Primal part.** `f`'s region tree ([`crate::structure`]) is copied
 //!   into the derivative. Block parameters become variables (assigned on
@@ -220,9 +223,8 @@ pub struct SavedLoop {
 }
 
 /// Transcribe the backward derivative `derivative` of `primal` into one
-/// function: normalization of the copied primal, per-instruction
-/// linearization and transposition. Every primal value the backward part
-/// reads is saved by the primal part (checkpointed);
+/// function: [`unzip`], then [`transpose`]. Every primal value the
+/// backward part reads is saved by the primal part (checkpointed);
 /// [`crate::autodiff::checkpoint`] then decides which to recompute
 /// instead and drops the saves nothing reads.
 pub fn transcribe(
@@ -231,6 +233,35 @@ pub fn transcribe(
     primal: FuncId,
     derivative: FuncId,
 ) -> Result<Combined, CodegenError> {
+    let unzipped = unzip(module, requests, primal, derivative)?;
+    transpose(module, requests, unzipped)
+}
+
+/// A backward derivative after [`unzip`]: its primal blocks, in the
+/// module (a function that runs `f`'s primal code, saving what the
+/// backward part will read, and returns), and what [`transpose`] needs to
+/// know about them.
+pub struct Unzipped {
+    pub primal: FuncId,
+    pub derivative: FuncId,
+    src: Function,
+    st: State,
+}
+
+/// The first pass of transcription: the primal blocks of `s_bwd_f`. The
+/// parameters are unpacked (pairs' primal values, `inout` values into
+/// locals, adjoints started from incoming derivatives), `f`'s code is
+/// copied with its control flow normalized (see [`normalize`]), every
+/// value is saved as it is computed (in a loop, into the slot of its
+/// iteration), and calls of differentiable functions run their
+/// primal-context functions, whose contexts are saved. The block where
+/// the backward part will start ([`Combined::rev_start`]) returns.
+pub fn unzip(
+    module: &mut Module,
+    requests: &mut Requests,
+    primal: FuncId,
+    derivative: FuncId,
+) -> Result<Unzipped, CodegenError> {
     requests.backward_queue.retain(|&(_, d)| d != derivative);
     let src = module.function(primal).clone();
     if src.blocks.is_empty() {
@@ -246,25 +277,49 @@ pub fn transcribe(
     let active = activity(&src, module);
     let zero = src.derivative == Derivative::Zero;
     let mut t = Rev::new(module, requests, &src, target, active, zero, false);
-    let result = t.function();
-    let saves = std::mem::take(&mut t.saves);
-    let loops = t
-        .loops
-        .iter()
-        .map(|l| SavedLoop {
-            parent: l.parent,
-            rev_index: l.rev_index,
-            rev_blocks: l.rev_blocks.clone(),
-            after: l.after.map(|a| a.var),
-        })
-        .collect();
+    let result = t.primal_part();
+    let mut st = t.st;
+    // (The function is in the module between the passes.)
+    module.functions[derivative.index()] =
+        std::mem::replace(&mut st.b.func, FunctionBuilder::new(String::new(), TypeId(0), None).finish());
+    result?;
+    Ok(Unzipped { primal, derivative, src, st })
+}
+
+/// The second pass of transcription: the differential blocks of
+/// `s_bwd_f`, after its primal blocks, emitted in reverse — `f`'s regions
+/// from last to first (`if`/`switch` on their saved conditions, loops
+/// from their last iteration down), each instruction linearized with the
+/// forward-mode rules, its linearization tagged and transposed (see the
+/// module comment), adjoints accumulated in variables; calls become calls
+/// of the callees' backward derivatives (requested, so transcribed by the
+/// same loop); at the end the parameters' derivatives are written.
+pub fn transpose(module: &mut Module, requests: &mut Requests, unzipped: Unzipped) -> Result<Combined, CodegenError> {
+    let Unzipped { primal, derivative, src, mut st } = unzipped;
+    st.b.func = std::mem::replace(
+        &mut module.functions[derivative.index()],
+        FunctionBuilder::new(String::new(), TypeId(0), None).finish(),
+    );
+    let mut t = Rev { module, requests, src: &src, st };
+    let result = t.backward_part();
+    let saves = std::mem::take(&mut t.st.saves);
+    let loops =
+        t.st.loops
+            .iter()
+            .map(|l| SavedLoop {
+                parent: l.parent,
+                rev_index: l.rev_index,
+                rev_blocks: l.rev_blocks.clone(),
+                after: l.after.map(|a| a.var),
+            })
+            .collect();
     let params: HashMap<ValueId, ValueId> = src
         .blocks
         .first()
-        .map(|b| b.params.iter().filter_map(|&p| Some((p, t.map[p.index()]?))).collect())
+        .map(|b| b.params.iter().filter_map(|&p| Some((p, t.st.map[p.index()]?))).collect())
         .unwrap_or_default();
-    let (rev_start, ret_var) = (t.rev_start, t.ret_var);
-    module.functions[derivative.index()] = t.b.finish();
+    let (rev_start, ret_var) = (t.st.rev_start, t.st.ret_var);
+    module.functions[derivative.index()] = t.st.b.finish();
     result?;
     let rev_start = rev_start.expect("a transcribed backward derivative");
     Ok(Combined { primal, derivative, saves, loops, params, rev_start, ret_var })
@@ -293,7 +348,7 @@ pub fn normalize(module: &mut Module, f: FuncId) -> Result<(), CodegenError> {
     let active = vec![false; src.values.len()];
     let mut t = Rev::new(module, &mut requests, &src, target, active, true, true);
     let result = t.normalized();
-    let func = t.b.finish();
+    let func = t.st.b.finish();
     result?;
     module.functions[f.index()] = func;
     Ok(())
@@ -424,6 +479,12 @@ struct Rev<'a> {
     module: &'a mut Module,
     requests: &'a mut Requests,
     src: &'a Function,
+    st: State,
+}
+
+/// What transcription knows about the function it is making: carried from
+/// [`unzip`] to [`transpose`].
+struct State {
     /// Every derivative is zero (`[TreatAsDifferentiable]`).
     zero: bool,
     b: FunctionBuilder,
@@ -486,6 +547,12 @@ struct Rev<'a> {
     /// The `DifferentialPtrPair` parameter of each `IDifferentiablePtrType`
     /// parameter of `f`.
     ptr_pairs: HashMap<ValueId, ValueId>,
+    /// `f`'s region tree (the maps above that are keyed by node point
+    /// into it).
+    tree: Vec<Node>,
+    /// The parameters whose derivative the backward part writes at its
+    /// end: (pair pointer, where the derivative is).
+    write_back: Vec<(ValueId, WriteBack)>,
 }
 
 /// A primal value saved for the backward part: in a variable, or (inside
@@ -538,11 +605,8 @@ impl<'a> Rev<'a> {
         normalize_only: bool,
     ) -> Rev<'a> {
         let n = src.values.len();
-        Rev {
-            module,
-            requests,
+        let st = State {
             zero,
-            src,
             b: FunctionBuilder { func: target },
             cur: None,
             map: vec![None; n],
@@ -569,19 +633,22 @@ impl<'a> Rev<'a> {
             call_ctx: HashMap::new(),
             normalize_only,
             ptr_pairs: HashMap::new(),
-        }
+            tree: Vec::new(),
+            write_back: Vec::new(),
+        };
+        Rev { module, requests, src, st }
     }
 
     fn error(&self, message: impl Into<String>) -> CodegenError {
-        CodegenError { range: self.span.or(self.src.span), message: message.into() }
+        CodegenError { range: self.st.span.or(self.src.span), message: message.into() }
     }
 
     fn block(&self) -> BlockId {
-        self.cur.expect("appending to a block")
+        self.st.cur.expect("appending to a block")
     }
 
     fn emit_in(&mut self, block: BlockId) -> Emit<'_> {
-        Emit { types: &mut self.module.types, b: &mut self.b, block, span: self.span }
+        Emit { types: &mut self.module.types, b: &mut self.st.b, block, span: self.st.span }
     }
 
     fn emit(&mut self) -> Emit<'_> {
@@ -591,7 +658,7 @@ impl<'a> Rev<'a> {
 
     fn inst(&mut self, op: Op, ty: TypeId) -> ValueId {
         let block = self.block();
-        self.b.inst(block, op, ty, self.span)
+        self.st.b.inst(block, op, ty, self.st.span)
     }
 
     fn ptr_ty(&mut self, t: TypeId) -> TypeId {
@@ -602,18 +669,18 @@ impl<'a> Rev<'a> {
     /// `None`).
     fn var(&mut self, ty: TypeId, init: Option<ValueId>) -> ValueId {
         let pt = self.ptr_ty(ty);
-        let v = self.b.inst(PROLOGUE, Op::Var, pt, self.span);
+        let v = self.st.b.inst(PROLOGUE, Op::Var, pt, self.st.span);
         let init = match init {
             Some(i) => i,
             None => self.emit_in(PROLOGUE).zero(ty),
         };
         let void = self.module.types.intern(Type::Void);
-        self.b.inst(PROLOGUE, Op::Store { ptr: v, value: init }, void, self.span);
+        self.st.b.inst(PROLOGUE, Op::Store { ptr: v, value: init }, void, self.st.span);
         v
     }
 
     fn load(&mut self, ptr: ValueId) -> ValueId {
-        let t = self.module.types.pointee(self.b.ty(ptr)).expect("a pointer").0;
+        let t = self.module.types.pointee(self.st.b.ty(ptr)).expect("a pointer").0;
         self.inst(Op::Load(ptr), t)
     }
 
@@ -632,19 +699,28 @@ impl<'a> Rev<'a> {
 
     // ---- the function -----------------------------------------------------
 
-    fn function(&mut self) -> Result<(), CodegenError> {
+    /// The prologue and the primal blocks ([`unzip`]).
+    fn primal_part(&mut self) -> Result<(), CodegenError> {
         let tree = structure(self.src).map_err(|e| self.error(format!("internal: {e}")))?;
         let src_params: Vec<ValueId> =
             self.src.blocks.first().map(|b| b.params.clone()).ok_or_else(|| self.error("a function without a body"))?;
         let (_, param_map, ret_diff) = backward_signature(&mut self.module.types, self.src);
         // The prologue: the parameters, variables and adjoints.
-        let prologue = self.b.new_block();
+        let prologue = self.st.b.new_block();
         debug_assert_eq!(prologue, PROLOGUE);
-        let bwd_params: Vec<ValueId> =
-            self.b.func.params.clone().iter().map(|p| self.b.add_block_param(PROLOGUE, p.ty, self.span)).collect();
-        self.cur = Some(PROLOGUE);
+        let bwd_params: Vec<ValueId> = self
+            .st
+            .b
+            .func
+            .params
+            .clone()
+            .iter()
+            .map(|p| self.st.b.add_block_param(PROLOGUE, p.ty, self.st.span))
+            .collect();
+        self.st.cur = Some(PROLOGUE);
         // (pair pointer, adjoint source) written back at the end.
         let mut write_back: Vec<(ValueId, WriteBack)> = Vec::new();
+        let main = self.st.b.new_block();
         for (i, (&sp, pm)) in src_params.iter().zip(&param_map).enumerate() {
             let dir = self.src.params[i].dir;
             let sty = self.src_ty(sp);
@@ -652,7 +728,7 @@ impl<'a> Rev<'a> {
                 (ParamMap::Pair(k), ParamDir::In) => {
                     let pair = bwd_params[k];
                     let value = self.pair_part(pair, 0);
-                    self.map[sp.index()] = Some(self.load(value));
+                    self.st.map[sp.index()] = Some(self.load(value));
                     write_back.push((pair, WriteBack::Value(sp)));
                 }
                 (ParamMap::Pair(k), _) => {
@@ -665,69 +741,81 @@ impl<'a> Rev<'a> {
                     let local = self.var(t, Some(init));
                     let d = self.pair_part(pair, 1);
                     let g = self.load(d);
-                    let dt = self.b.ty(g);
+                    let dt = self.st.b.ty(g);
                     let adj = self.var(dt, Some(g));
-                    self.map[sp.index()] = Some(local);
-                    self.adj_mem.insert(sp, adj);
+                    self.st.map[sp.index()] = Some(local);
+                    self.st.adj_mem.insert(sp, adj);
                     write_back.push((pair, WriteBack::Memory(adj)));
                 }
                 (ParamMap::OutGrad(k), _) => {
                     let (t, _) = self.module.types.pointee(sty).expect("out parameters are pointers");
                     let local = self.var(t, None);
                     let g = bwd_params[k];
-                    let dt = self.b.ty(g);
+                    let dt = self.st.b.ty(g);
                     let adj = self.var(dt, Some(g));
-                    self.map[sp.index()] = Some(local);
-                    self.adj_mem.insert(sp, adj);
+                    self.st.map[sp.index()] = Some(local);
+                    self.st.adj_mem.insert(sp, adj);
                 }
-                (ParamMap::Value(k), ParamDir::In) => self.map[sp.index()] = Some(bwd_params[k]),
+                (ParamMap::Value(k), ParamDir::In) => self.st.map[sp.index()] = Some(bwd_params[k]),
                 (ParamMap::Value(k), _) => {
                     let (t, _) = self.module.types.pointee(sty).expect("inout parameters are pointers");
                     let local = self.var(t, Some(bwd_params[k]));
-                    self.map[sp.index()] = Some(local);
+                    self.st.map[sp.index()] = Some(local);
                 }
                 (ParamMap::Dropped, _) => {
                     let (t, _) = self.module.types.pointee(sty).expect("out parameters are pointers");
                     let local = self.var(t, None);
-                    self.map[sp.index()] = Some(local);
+                    self.st.map[sp.index()] = Some(local);
                 }
                 (ParamMap::PtrPair(k), _) => {
                     let pair = bwd_params[k];
                     let value = self.inst(Op::Extract(pair, 0), sty);
-                    self.map[sp.index()] = Some(value);
-                    self.ptr_pairs.insert(sp, pair);
+                    self.st.map[sp.index()] = Some(value);
+                    self.st.ptr_pairs.insert(sp, pair);
                 }
             }
         }
         // The primal part.
         if !matches!(self.module.types.get(self.src.ret), Type::Void) {
             let rt = self.src.ret;
-            self.ret_var = Some(self.var(rt, None));
+            self.st.ret_var = Some(self.var(rt, None));
         }
         let bool_ty = self.module.types.intern(Type::Scalar(slang_analysis::ty::Scalar::Bool));
-        let no = self.b.inst(PROLOGUE, Op::Const(crate::ir::Const::Bool(false)), bool_ty, self.span);
-        self.returned = Some(self.var(bool_ty, Some(no)));
+        let no = self.st.b.inst(PROLOGUE, Op::Const(crate::ir::Const::Bool(false)), bool_ty, self.st.span);
+        self.st.returned = Some(self.var(bool_ty, Some(no)));
         if ret_diff.is_some() {
             let g = *bwd_params.last().expect("the result's derivative");
-            self.ret_adj = Some(g);
+            self.st.ret_adj = Some(g);
         }
-        let main = self.b.new_block();
-        self.cur = Some(main);
+        self.st.cur = Some(main);
         self.primal_seq(&tree)?;
-        let Some(end) = self.cur else {
+        let Some(end) = self.st.cur else {
             return Err(self.error("`bwd_diff` of a function that never returns"));
         };
         // The backward part starts in a block of its own (where the
         // functions are split).
-        let rev_start = self.b.new_block();
-        self.b.terminate(end, Terminator::Branch { target: rev_start, args: Vec::new() });
-        self.cur = Some(rev_start);
-        self.rev_start = Some(rev_start);
+        let rev_start = self.st.b.new_block();
+        self.st.b.terminate(end, Terminator::Branch { target: rev_start, args: Vec::new() });
+        self.st.b.terminate(rev_start, Terminator::Return(None));
+        self.st.rev_start = Some(rev_start);
+        self.st.b.terminate(PROLOGUE, Terminator::Branch { target: main, args: Vec::new() });
+        self.st.tree = tree;
+        self.st.write_back = write_back;
+        Ok(())
+    }
+
+    /// The differential blocks, from the end of the primal part on
+    /// ([`transpose`]).
+    fn backward_part(&mut self) -> Result<(), CodegenError> {
+        let rev_start = self.st.rev_start.expect("unzipped");
+        self.st.cur = Some(rev_start);
         // The backward part, seeded with the result's derivative at the
         // `return` that ran.
-        if !self.zero {
-            self.reverse_seq(&tree)?;
-        }
+        let tree = std::mem::take(&mut self.st.tree);
+        let reversed = if self.st.zero { Ok(()) } else { self.reverse_seq(&tree) };
+        self.st.tree = tree;
+        reversed?;
+        let write_back = std::mem::take(&mut self.st.write_back);
         for (pair, wb) in write_back {
             let g = match wb {
                 WriteBack::Value(sp) => self.adj_value(sp),
@@ -737,49 +825,48 @@ impl<'a> Rev<'a> {
             let g = match g {
                 Some(g) => g,
                 None => {
-                    let t = self.module.types.pointee(self.b.ty(d)).expect("a pointer").0;
+                    let t = self.module.types.pointee(self.st.b.ty(d)).expect("a pointer").0;
                     self.emit().zero(t)
                 }
             };
             self.store(d, g);
         }
         let block = self.block();
-        self.b.terminate(block, Terminator::Return(None));
-        self.b.terminate(PROLOGUE, Terminator::Branch { target: main, args: Vec::new() });
+        self.st.b.terminate(block, Terminator::Return(None));
         Ok(())
     }
 
     /// The normalized primal part alone, returning `f`'s result.
     fn normalized(&mut self) -> Result<(), CodegenError> {
         let tree = structure(self.src).map_err(|e| self.error(format!("internal: {e}")))?;
-        let prologue = self.b.new_block();
+        let prologue = self.st.b.new_block();
         debug_assert_eq!(prologue, PROLOGUE);
         let src_params = self.src.blocks[0].params.clone();
         for &p in &src_params {
             let t = self.src_ty(p);
-            self.map[p.index()] = Some(self.b.add_block_param(PROLOGUE, t, self.span));
+            self.st.map[p.index()] = Some(self.st.b.add_block_param(PROLOGUE, t, self.st.span));
         }
         if !matches!(self.module.types.get(self.src.ret), Type::Void) {
             let rt = self.src.ret;
-            self.ret_var = Some(self.var(rt, None));
+            self.st.ret_var = Some(self.var(rt, None));
         }
         let bool_ty = self.bool_ty();
-        let no = self.b.inst(PROLOGUE, Op::Const(crate::ir::Const::Bool(false)), bool_ty, self.span);
-        self.returned = Some(self.var(bool_ty, Some(no)));
-        let main = self.b.new_block();
-        self.cur = Some(main);
+        let no = self.st.b.inst(PROLOGUE, Op::Const(crate::ir::Const::Bool(false)), bool_ty, self.st.span);
+        self.st.returned = Some(self.var(bool_ty, Some(no)));
+        let main = self.st.b.new_block();
+        self.st.cur = Some(main);
         self.primal_seq(&tree)?;
-        let Some(end) = self.cur else { return Err(self.error("a function that never returns")) };
-        let result = self.ret_var.map(|r| self.b.inst(end, Op::Load(r), self.src.ret, self.span));
-        self.b.terminate(end, Terminator::Return(result));
-        self.b.terminate(PROLOGUE, Terminator::Branch { target: main, args: Vec::new() });
+        let Some(end) = self.st.cur else { return Err(self.error("a function that never returns")) };
+        let result = self.st.ret_var.map(|r| self.st.b.inst(end, Op::Load(r), self.src.ret, self.st.span));
+        self.st.b.terminate(end, Terminator::Return(result));
+        self.st.b.terminate(PROLOGUE, Terminator::Branch { target: main, args: Vec::new() });
         Ok(())
     }
 
     /// A pointer to part `index` (0: primal, 1: derivative) of the pair
     /// `pair` points to.
     fn pair_part(&mut self, pair: ValueId, index: u32) -> ValueId {
-        let (pt, _) = self.module.types.pointee(self.b.ty(pair)).expect("a pointer to a pair");
+        let (pt, _) = self.module.types.pointee(self.st.b.ty(pair)).expect("a pointer to a pair");
         let Type::DifferentialPair { primal, diff } = *self.module.types.get(pt) else { unreachable!("a pair") };
         let t = if index == 0 { primal } else { diff };
         let ptr = self.ptr_ty(t);
@@ -793,22 +880,22 @@ impl<'a> Rev<'a> {
     /// runs only if no exit ran.
     fn primal_seq(&mut self, nodes: &[Node]) -> Result<(), CodegenError> {
         for (i, node) in nodes.iter().enumerate() {
-            if i > 0 && has_exit(&nodes[i - 1]) && self.cur.is_some() {
+            if i > 0 && has_exit(&nodes[i - 1]) && self.st.cur.is_some() {
                 let go = self.no_exit_yet();
                 let saved = self.save(go);
-                self.splits.insert(&nodes[i - 1] as *const Node, saved);
-                let (t, e, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+                self.st.splits.insert(&nodes[i - 1] as *const Node, saved);
+                let (t, e, merge) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
                 let block = self.block();
-                self.b.terminate(block, Terminator::If { cond: go, then: t, els: e, merge });
-                self.b.terminate(e, Terminator::Branch { target: merge, args: Vec::new() });
-                self.depth += 1;
-                self.cur = Some(t);
+                self.st.b.terminate(block, Terminator::If { cond: go, then: t, els: e, merge });
+                self.st.b.terminate(e, Terminator::Branch { target: merge, args: Vec::new() });
+                self.st.depth += 1;
+                self.st.cur = Some(t);
                 self.primal_seq(&nodes[i..])?;
-                if let Some(end) = self.cur {
-                    self.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
+                if let Some(end) = self.st.cur {
+                    self.st.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
                 }
-                self.depth -= 1;
-                self.cur = Some(merge);
+                self.st.depth -= 1;
+                self.st.cur = Some(merge);
                 return Ok(());
             }
             match node {
@@ -823,47 +910,47 @@ impl<'a> Rev<'a> {
                 }
                 Node::If { cond, then, els } => {
                     let c = self.use_of(*cond);
-                    let (t, e, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+                    let (t, e, merge) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
                     let block = self.block();
-                    self.b.terminate(block, Terminator::If { cond: c, then: t, els: e, merge });
-                    self.depth += 1;
+                    self.st.b.terminate(block, Terminator::If { cond: c, then: t, els: e, merge });
+                    self.st.depth += 1;
                     for (start, region) in [(t, then), (e, els)] {
-                        self.cur = Some(start);
+                        self.st.cur = Some(start);
                         self.primal_seq(region)?;
-                        if let Some(end) = self.cur {
-                            self.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
+                        if let Some(end) = self.st.cur {
+                            self.st.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
                         }
                     }
-                    self.depth -= 1;
-                    self.cur = Some(merge);
+                    self.st.depth -= 1;
+                    self.st.cur = Some(merge);
                 }
                 Node::Switch { value, cases, default } => {
                     let v = self.use_of(*value);
                     let (bodies, brk) = self.open_switch(v, cases, default);
-                    self.depth += 1;
+                    self.st.depth += 1;
                     // `break` sets a flag; the rest of the case after a
                     // node with a `break` inside is guarded by it, and every
                     // case ends at the break block.
                     let bool_ty = self.bool_ty();
-                    let no = self.b.inst(PROLOGUE, Op::Const(crate::ir::Const::Bool(false)), bool_ty, self.span);
+                    let no = self.st.b.inst(PROLOGUE, Op::Const(crate::ir::Const::Bool(false)), bool_ty, self.st.span);
                     let flag = self.var(bool_ty, Some(no));
-                    self.exits.push(Exit::Switch(flag));
+                    self.st.exits.push(Exit::Switch(flag));
                     for (start, body) in bodies {
-                        self.cur = Some(start);
+                        self.st.cur = Some(start);
                         let f = self.inst(Op::Const(crate::ir::Const::Bool(false)), bool_ty);
                         self.store(flag, f);
                         self.primal_seq(body)?;
-                        if let Some(end) = self.cur {
-                            self.b.terminate(end, Terminator::Branch { target: brk, args: Vec::new() });
+                        if let Some(end) = self.st.cur {
+                            self.st.b.terminate(end, Terminator::Branch { target: brk, args: Vec::new() });
                         }
                     }
-                    self.exits.pop();
-                    self.depth -= 1;
-                    self.cur = Some(brk);
+                    self.st.exits.pop();
+                    self.st.depth -= 1;
+                    self.st.cur = Some(brk);
                 }
-                Node::Break => match self.exits.last().copied() {
+                Node::Break => match self.st.exits.last().copied() {
                     Some(Exit::Loop(l)) => {
-                        let flag = self.loops[l].broke;
+                        let flag = self.st.loops[l].broke;
                         self.set_flag(flag);
                     }
                     Some(Exit::Switch(flag)) => self.set_flag(flag),
@@ -871,27 +958,27 @@ impl<'a> Rev<'a> {
                 },
                 Node::Continue => {
                     // (Through any `switch` around it.)
-                    let Some(Exit::Loop(l)) = self.exits.iter().rev().find(|e| matches!(e, Exit::Loop(_))).copied()
+                    let Some(Exit::Loop(l)) = self.st.exits.iter().rev().find(|e| matches!(e, Exit::Loop(_))).copied()
                     else {
                         return Err(self.error("internal: `continue` outside a loop"));
                     };
-                    let flag = self.loops[l].continued;
+                    let flag = self.st.loops[l].continued;
                     self.set_flag(flag);
                 }
                 Node::Return(v) => {
-                    if let (Some(v), Some(var)) = (v, self.ret_var) {
+                    if let (Some(v), Some(var)) = (v, self.st.ret_var) {
                         let value = self.use_of(*v);
                         self.store(var, value);
                     }
-                    let flag = self.returned.expect("the return flag");
+                    let flag = self.st.returned.expect("the return flag");
                     self.set_flag(flag);
                     return Ok(());
                 }
                 Node::Loop { body, continuing, break_if } => self.primal_loop(node, body, continuing, *break_if)?,
                 Node::Unreachable => {
                     let block = self.block();
-                    self.b.terminate(block, Terminator::Unreachable);
-                    self.cur = None;
+                    self.st.b.terminate(block, Terminator::Unreachable);
+                    self.st.cur = None;
                     return Ok(());
                 }
             }
@@ -907,18 +994,18 @@ impl<'a> Rev<'a> {
         cases: &'n [(Vec<i64>, Vec<Node>)],
         default: &'n [Node],
     ) -> (Vec<(BlockId, &'n [Node])>, BlockId) {
-        let brk = self.b.new_block();
+        let brk = self.st.b.new_block();
         let mut labels = Vec::new();
         let mut bodies = Vec::new();
         for (values, body) in cases {
-            let start = self.b.new_block();
+            let start = self.st.b.new_block();
             labels.extend(values.iter().map(|&k| (k, start)));
             bodies.push((start, body.as_slice()));
         }
-        let default_start = self.b.new_block();
+        let default_start = self.st.b.new_block();
         bodies.push((default_start, default));
         let block = self.block();
-        self.b.terminate(block, Terminator::Switch { value: v, cases: labels, default: default_start, brk });
+        self.st.b.terminate(block, Terminator::Switch { value: v, cases: labels, default: default_start, brk });
         (bodies, brk)
     }
 
@@ -935,14 +1022,14 @@ impl<'a> Rev<'a> {
     /// `!(returned || broke || continued)` for the innermost loop.
     fn no_exit_yet(&mut self) -> ValueId {
         let t = self.bool_ty();
-        let returned = self.returned.expect("the return flag");
+        let returned = self.st.returned.expect("the return flag");
         let mut any = self.load(returned);
-        if let Some(Exit::Switch(flag)) = self.exits.last().copied() {
+        if let Some(Exit::Switch(flag)) = self.st.exits.last().copied() {
             let f = self.load(flag);
             any = self.inst(Op::Binary(BinaryOp::Or, any, f), t);
         }
-        if let Some(Exit::Loop(l)) = self.exits.iter().rev().find(|e| matches!(e, Exit::Loop(_))).copied() {
-            for flag in [self.loops[l].broke, self.loops[l].continued] {
+        if let Some(Exit::Loop(l)) = self.st.exits.iter().rev().find(|e| matches!(e, Exit::Loop(_))).copied() {
+            for flag in [self.st.loops[l].broke, self.st.loops[l].continued] {
                 let f = self.load(flag);
                 any = self.inst(Op::Binary(BinaryOp::Or, any, f), t);
             }
@@ -968,12 +1055,12 @@ impl<'a> Rev<'a> {
             return Err(self.error("internal: a loop without a header"));
         };
         let bound = self.src.max_iters.iter().find(|(h, _)| *h == header_block).map(|m| m.1);
-        let Some(n) = bound.or(self.normalize_only.then_some(0)) else {
+        let Some(n) = bound.or(self.st.normalize_only.then_some(0)) else {
             return Err(self.error(
                 "this loop needs `[MaxIters(n)]` (or a literal bound) for `bwd_diff` to size what it saves per iteration",
             ));
         };
-        let parent_cap = self.loop_stack.last().map(|&l| self.loops[l].cap).unwrap_or(1);
+        let parent_cap = self.st.loop_stack.last().map(|&l| self.st.loops[l].cap).unwrap_or(1);
         let cap = (n + 1).saturating_mul(parent_cap);
         if cap > 1 << 16 {
             return Err(self.error(format!("this loop would save {cap} iterations per value: lower its `[MaxIters]`")));
@@ -981,13 +1068,13 @@ impl<'a> Rev<'a> {
         let int = self.module.types.intern(Type::Scalar(slang_analysis::ty::Scalar::Int32));
         let bool_ty = self.bool_ty();
         let counter = self.var(int, None);
-        let no = self.b.inst(PROLOGUE, Op::Const(crate::ir::Const::Bool(false)), bool_ty, self.span);
+        let no = self.st.b.inst(PROLOGUE, Op::Const(crate::ir::Const::Bool(false)), bool_ty, self.st.span);
         let broke = self.var(bool_ty, Some(no));
         let continued = self.var(bool_ty, Some(no));
-        let l = self.loops.len();
+        let l = self.st.loops.len();
         // The counter numbers iterations over the whole run (never reset,
         // so the iterations of a nested loop index saved values uniquely).
-        self.loops.push(LoopInfo {
+        self.st.loops.push(LoopInfo {
             cap,
             index: None,
             broke,
@@ -995,50 +1082,50 @@ impl<'a> Rev<'a> {
             before: None,
             after: None,
             continuing_ran: None,
-            parent: self.loop_stack.last().copied(),
+            parent: self.st.loop_stack.last().copied(),
             rev_index: None,
             rev_blocks: Vec::new(),
         });
-        self.loop_of_node.insert(node as *const Node, l);
+        self.st.loop_of_node.insert(node as *const Node, l);
         let c0 = self.load(counter);
-        self.loops[l].before = Some(self.save(c0));
+        self.st.loops[l].before = Some(self.save(c0));
         let f = self.inst(Op::Const(crate::ir::Const::Bool(false)), bool_ty);
         self.store(broke, f);
-        let (header, brk, cont) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        let (header, brk, cont) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
         let block = self.block();
-        self.b.terminate(block, Terminator::Loop { header, brk, cont, args: Vec::new() });
+        self.st.b.terminate(block, Terminator::Loop { header, brk, cont, args: Vec::new() });
         if let Some(n) = bound {
             // (The normalized copy keeps the bound.)
-            self.b.func.max_iters.push((header, n));
+            self.st.b.func.max_iters.push((header, n));
         }
-        self.cur = Some(header);
-        self.loop_stack.push(l);
-        self.exits.push(Exit::Loop(l));
+        self.st.cur = Some(header);
+        self.st.loop_stack.push(l);
+        self.st.exits.push(Exit::Loop(l));
         let t = self.load(counter);
         let one = self.inst(Op::Const(crate::ir::Const::Int(1)), int);
         let next = self.inst(Op::Binary(BinaryOp::Add, t, one), int);
         self.store(counter, next);
-        self.loops[l].index = Some(t);
+        self.st.loops[l].index = Some(t);
         let f = self.inst(Op::Const(crate::ir::Const::Bool(false)), bool_ty);
         self.store(continued, f);
-        self.depth += 1;
+        self.st.depth += 1;
         self.primal_seq(body)?;
-        if self.cur.is_none() {
+        if self.st.cur.is_none() {
             return Err(self.error("internal: a loop body that does not end"));
         }
         // The continuing part, unless the iteration broke out or returned
         // (in the body: the loop's own continuing block only jumps back).
-        let returned = self.returned.expect("the return flag");
+        let returned = self.st.returned.expect("the return flag");
         let r = self.load(returned);
         let bk = self.load(broke);
         let stop = self.inst(Op::Binary(BinaryOp::Or, r, bk), bool_ty);
         let go = self.inst(Op::Unary(UnaryOp::Not, stop), bool_ty);
-        self.loops[l].continuing_ran = Some(self.save(go));
-        let (t_b, e_b, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        self.st.loops[l].continuing_ran = Some(self.save(go));
+        let (t_b, e_b, merge) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
         let here = self.block();
-        self.b.terminate(here, Terminator::If { cond: go, then: t_b, els: e_b, merge });
-        self.b.terminate(e_b, Terminator::Branch { target: merge, args: Vec::new() });
-        self.cur = Some(t_b);
+        self.st.b.terminate(here, Terminator::If { cond: go, then: t_b, els: e_b, merge });
+        self.st.b.terminate(e_b, Terminator::Branch { target: merge, args: Vec::new() });
+        self.st.cur = Some(t_b);
         self.primal_seq(continuing)?;
         if let Some((c, exit_when)) = break_if {
             // The `do … while` test: its exit is a `break`.
@@ -1049,51 +1136,51 @@ impl<'a> Rev<'a> {
             self.store(broke, now);
         }
         let end = self.block();
-        self.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
-        self.cur = Some(merge);
-        self.depth -= 1;
+        self.st.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
+        self.st.cur = Some(merge);
+        self.st.depth -= 1;
         let r = self.load(returned);
         let bk = self.load(broke);
         let leave = self.inst(Op::Binary(BinaryOp::Or, r, bk), bool_ty);
-        let (out_b, again_b, after) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
-        self.b.terminate(merge, Terminator::If { cond: leave, then: out_b, els: again_b, merge: after });
-        self.b.terminate(out_b, Terminator::Branch { target: brk, args: Vec::new() });
-        self.b.terminate(again_b, Terminator::Branch { target: cont, args: Vec::new() });
-        self.b.terminate(cont, Terminator::Branch { target: header, args: Vec::new() });
-        self.loop_stack.pop();
-        self.exits.pop();
-        self.cur = Some(brk);
+        let (out_b, again_b, after) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
+        self.st.b.terminate(merge, Terminator::If { cond: leave, then: out_b, els: again_b, merge: after });
+        self.st.b.terminate(out_b, Terminator::Branch { target: brk, args: Vec::new() });
+        self.st.b.terminate(again_b, Terminator::Branch { target: cont, args: Vec::new() });
+        self.st.b.terminate(cont, Terminator::Branch { target: header, args: Vec::new() });
+        self.st.loop_stack.pop();
+        self.st.exits.pop();
+        self.st.cur = Some(brk);
         let c1 = self.load(counter);
-        self.loops[l].after = Some(self.save(c1));
+        self.st.loops[l].after = Some(self.save(c1));
         Ok(())
     }
 
     /// Save a value of the primal copy for the backward part.
     fn save(&mut self, v: ValueId) -> Saved {
-        if self.normalize_only {
+        if self.st.normalize_only {
             return Saved { var: v, lp: None };
         }
-        let t = self.b.ty(v);
-        let copies = self.loop_stack.last().map(|&l| self.loops[l].cap).unwrap_or(1);
+        let t = self.st.b.ty(v);
+        let copies = self.st.loop_stack.last().map(|&l| self.st.loops[l].cap).unwrap_or(1);
         let size = crate::layout::size_of(&self.module.types, t, crate::layout::Rules::Std430);
         let bytes = size.saturating_mul(copies);
-        match self.loop_stack.last().copied() {
+        match self.st.loop_stack.last().copied() {
             None => {
                 let pt = self.ptr_ty(t);
-                let var = self.b.inst(PROLOGUE, Op::Var, pt, self.span);
+                let var = self.st.b.inst(PROLOGUE, Op::Var, pt, self.st.span);
                 self.store(var, v);
-                self.saves.push(Save { var, bytes, origin: None, lp: None });
+                self.st.saves.push(Save { var, bytes, origin: None, lp: None });
                 Saved { var, lp: None }
             }
             Some(l) => {
-                let at = self.module.types.intern(Type::Array(t, self.loops[l].cap));
+                let at = self.module.types.intern(Type::Array(t, self.st.loops[l].cap));
                 let pat = self.ptr_ty(at);
-                let var = self.b.inst(PROLOGUE, Op::Var, pat, self.span);
-                let index = self.loops[l].index.expect("inside the loop");
+                let var = self.st.b.inst(PROLOGUE, Op::Var, pat, self.st.span);
+                let index = self.st.loops[l].index.expect("inside the loop");
                 let pt = self.ptr_ty(t);
                 let slot = self.inst(Op::ElementAddr(var, index), pt);
                 self.store(slot, v);
-                self.saves.push(Save { var, bytes, origin: None, lp: Some(l) });
+                self.st.saves.push(Save { var, bytes, origin: None, lp: Some(l) });
                 Saved { var, lp: Some(l) }
             }
         }
@@ -1103,7 +1190,7 @@ impl<'a> Rev<'a> {
     /// part (which [`crate::autodiff::checkpoint`] may recompute instead).
     fn save_value(&mut self, v: ValueId, new: ValueId) -> Saved {
         let saved = self.save(new);
-        if let Some(last) = self.saves.last_mut().filter(|s| s.var == saved.var) {
+        if let Some(last) = self.st.saves.last_mut().filter(|s| s.var == saved.var) {
             last.origin = Some(v);
         }
         saved
@@ -1116,17 +1203,17 @@ impl<'a> Rev<'a> {
             Some(l) => {
                 // Outside the loop's reverse (a value of the loop's header
                 // used after the loop): the last iteration's.
-                let index = match self.rev_index.get(&l) {
+                let index = match self.st.rev_index.get(&l) {
                     Some(&i) => i,
                     None => {
-                        let after = self.loops[l].after.expect("a copied loop");
+                        let after = self.st.loops[l].after.expect("a copied loop");
                         let end = self.restore(after);
-                        let int = self.b.ty(end);
+                        let int = self.st.b.ty(end);
                         let one = self.inst(Op::Const(crate::ir::Const::Int(1)), int);
                         self.inst(Op::Binary(BinaryOp::Sub, end, one), int)
                     }
                 };
-                let (at, _) = self.module.types.pointee(self.b.ty(s.var)).expect("a pointer");
+                let (at, _) = self.module.types.pointee(self.st.b.ty(s.var)).expect("a pointer");
                 let Type::Array(t, _) = *self.module.types.get(at) else { unreachable!("an array") };
                 let pt = self.ptr_ty(t);
                 let slot = self.inst(Op::ElementAddr(s.var, index), pt);
@@ -1136,25 +1223,25 @@ impl<'a> Rev<'a> {
     }
 
     fn param_var(&mut self, p: ValueId) -> ValueId {
-        if let Some(&v) = self.param_vars.get(&p) {
+        if let Some(&v) = self.st.param_vars.get(&p) {
             return v;
         }
         let t = self.src_ty(p);
         let v = self.var(t, None);
-        self.param_vars.insert(p, v);
+        self.st.param_vars.insert(p, v);
         v
     }
 
     fn mapped(&self, v: ValueId) -> ValueId {
-        self.map[v.index()].expect("operands are copied before their uses")
+        self.st.map[v.index()].expect("operands are copied before their uses")
     }
 
     /// The primal copy of `v` where the primal copy is being emitted.
     fn use_of(&mut self, v: ValueId) -> ValueId {
-        if let Some(&var) = self.param_vars.get(&v) {
+        if let Some(&var) = self.st.param_vars.get(&v) {
             return self.load(var);
         }
-        match self.pvar[v.index()] {
+        match self.st.pvar[v.index()] {
             Some(var) => self.load(var),
             None => self.mapped(v),
         }
@@ -1170,43 +1257,45 @@ impl<'a> Rev<'a> {
             for &p in &block.params {
                 let var = self.param_var(p);
                 let v = self.load(var);
-                self.map[p.index()] = Some(v);
+                self.st.map[p.index()] = Some(v);
                 if keep {
-                    self.ckpt[p.index()] = Some(self.save_value(p, v));
+                    self.st.ckpt[p.index()] = Some(self.save_value(p, v));
                 }
             }
         }
         for &v in &block.insts {
             let value = self.src.value(v);
-            self.span = value.span.or(self.src.span);
+            self.st.span = value.span.or(self.src.span);
             let ValueKind::Inst(op) = &value.kind else { continue };
             let mut op = op.clone();
             // `[PrimalSubstitute(s)]`: differentiated code computes `s` (a
             // plain call: the backward part calls the derivative of the
             // original callee, its own if it has one).
             let mut substituted = false;
-            if let (Op::Call(f, _), false) = (&mut op, self.normalize_only) {
+            if let (Op::Call(f, _), false) = (&mut op, self.st.normalize_only) {
                 if let Derivative::Substitute(s) = self.module.function(*f).derivative {
                     substituted = s != *f;
                     *f = s;
                 }
             }
             let operands: HashMap<ValueId, ValueId> = op.operands().into_iter().map(|o| (o, self.use_of(o))).collect();
-            if let (Op::Call(f, args), true) = (&op, self.active[v.index()] && !self.normalize_only && !substituted) {
+            if let (Op::Call(f, args), true) =
+                (&op, self.st.active[v.index()] && !self.st.normalize_only && !substituted)
+            {
                 if let Some(new) = self.primal_call_with_context(v, *f, args, &operands, value.ty)? {
-                    self.map[v.index()] = Some(new);
-                    if self.depth > 0 {
+                    self.st.map[v.index()] = Some(new);
+                    if self.st.depth > 0 {
                         let var = self.var(value.ty, None);
                         self.store(var, new);
-                        self.pvar[v.index()] = Some(var);
+                        self.st.pvar[v.index()] = Some(var);
                     }
                     if keep && !matches!(self.module.types.get(value.ty), Type::Void) {
-                        self.ckpt[v.index()] = Some(self.save_value(v, new));
+                        self.st.ckpt[v.index()] = Some(self.save_value(v, new));
                     }
                     continue;
                 }
             }
-            if let (Op::Call(f, args), false) = (&op, self.normalize_only) {
+            if let (Op::Call(f, args), false) = (&op, self.st.normalize_only) {
                 // What `inout` arguments hold before the call: the primal
                 // inputs of the callee's backward derivative.
                 let dirs: Vec<ParamDir> = self.module.function(*f).params.iter().map(|p| p.dir).collect();
@@ -1214,26 +1303,26 @@ impl<'a> Rev<'a> {
                     if dir == ParamDir::InOut {
                         let before = self.load(operands[&a]);
                         let saved = self.save(before);
-                        self.pre_call.insert((v, k), saved);
+                        self.st.pre_call.insert((v, k), saved);
                     }
                 }
             }
             op.map_operands(|o| operands[&o]);
             let new = self.inst(op, value.ty);
-            self.map[v.index()] = Some(new);
+            self.st.map[v.index()] = Some(new);
             let is_value = !matches!(
                 self.module.types.get(value.ty),
                 Type::Void | Type::Ptr(..) | Type::Texture(..) | Type::Sampler
             );
-            if self.depth > 0 && is_value {
+            if self.st.depth > 0 && is_value {
                 let var = self.var(value.ty, None);
                 self.store(var, new);
-                self.pvar[v.index()] = Some(var);
+                self.st.pvar[v.index()] = Some(var);
             }
             // Saved for the backward part when defined in a branch or a
             // loop (the backward part is not dominated by it).
             if keep && is_value && !matches!(self.src.op(v), Some(Op::Const(_))) {
-                self.ckpt[v.index()] = Some(self.save_value(v, new));
+                self.st.ckpt[v.index()] = Some(self.save_value(v, new));
             }
         }
         Ok(())
@@ -1302,7 +1391,7 @@ impl<'a> Rev<'a> {
         let r = self.inst(Op::Call(ext.primal, call_args), ret);
         let c = self.load(ctx);
         let saved = self.save(c);
-        self.call_ctx.insert(v, (ext, saved));
+        self.st.call_ctx.insert(v, (ext, saved));
         Ok(Some(r))
     }
 
@@ -1310,10 +1399,10 @@ impl<'a> Rev<'a> {
     /// the pair `f` was given for it, or (a pointer-like value made inside
     /// `f`) the value as its own derivative location.
     fn ptr_pair_arg(&mut self, a: ValueId, v: ValueId) -> ValueId {
-        if let Some(&pair) = self.ptr_pairs.get(&a) {
+        if let Some(&pair) = self.st.ptr_pairs.get(&a) {
             return pair;
         }
-        let t = self.b.ty(v);
+        let t = self.st.b.ty(v);
         let pair = self.module.types.ptr_pair(t).expect("a pointer-like differentiable type");
         self.inst(Op::Construct(vec![v, v]), pair)
     }
@@ -1327,7 +1416,7 @@ impl<'a> Rev<'a> {
             let c = *c;
             return self.inst(Op::Const(c), self.src_ty(v));
         }
-        if let Some(saved) = self.ckpt[v.index()] {
+        if let Some(saved) = self.st.ckpt[v.index()] {
             return self.restore(saved);
         }
         self.mapped(v)
@@ -1337,24 +1426,24 @@ impl<'a> Rev<'a> {
 
     /// The adjoint variable of `v` (created at zero).
     fn adj_var(&mut self, v: ValueId) -> Option<ValueId> {
-        if let Some(&a) = self.adj.get(&v) {
+        if let Some(&a) = self.st.adj.get(&v) {
             return Some(a);
         }
         let d = self.differential(self.src_ty(v))?;
         let a = self.var(d, None);
-        self.adj.insert(v, a);
+        self.st.adj.insert(v, a);
         Some(a)
     }
 
     /// The current adjoint of `v` (`None`: zero).
     fn adj_value(&mut self, v: ValueId) -> Option<ValueId> {
-        let a = *self.adj.get(&v)?;
+        let a = *self.st.adj.get(&v)?;
         Some(self.load(a))
     }
 
     /// `adj[v] += g`.
     fn add_adj(&mut self, v: ValueId, g: ValueId) -> Result<(), CodegenError> {
-        if !self.active[v.index()] {
+        if !self.st.active[v.index()] {
             return Ok(());
         }
         let Some(a) = self.adj_var(v) else { return Ok(()) };
@@ -1364,7 +1453,7 @@ impl<'a> Rev<'a> {
     /// `*ptr += g`.
     fn accumulate(&mut self, ptr: ValueId, g: ValueId) -> Result<(), CodegenError> {
         let old = self.load(ptr);
-        let t = self.b.ty(old);
+        let t = self.st.b.ty(old);
         let g = self.coerce_to(g, t)?;
         let sum = self.dadd(old, g, t)?;
         self.store(ptr, sum);
@@ -1374,7 +1463,7 @@ impl<'a> Rev<'a> {
     /// `g` in the type `t` of the adjoint it is added to (a scalar
     /// broadcast, the same differential type otherwise).
     fn coerce_to(&mut self, g: ValueId, t: TypeId) -> Result<ValueId, CodegenError> {
-        let gt = self.b.ty(g);
+        let gt = self.st.b.ty(g);
         if gt == t {
             return Ok(g);
         }
@@ -1399,7 +1488,7 @@ impl<'a> Rev<'a> {
 
     /// The sum of the components of a vector or matrix.
     fn sum(&mut self, v: ValueId) -> ValueId {
-        let t = self.b.ty(v);
+        let t = self.st.b.ty(v);
         match self.module.types.get(t).clone() {
             Type::Vector(s, n) => {
                 let st = self.module.types.intern(Type::Scalar(s));
@@ -1431,7 +1520,7 @@ impl<'a> Rev<'a> {
     /// The adjoint storage behind a pointer of `f` (`None`: memory whose
     /// derivative is not tracked, such as buffers).
     fn adj_ptr(&mut self, p: ValueId) -> Option<ValueId> {
-        if let Some(&a) = self.adj_mem.get(&p) {
+        if let Some(&a) = self.st.adj_mem.get(&p) {
             return Some(a);
         }
         match self.src.op(p)?.clone() {
@@ -1439,7 +1528,7 @@ impl<'a> Rev<'a> {
                 let (t, _) = self.module.types.pointee(self.src_ty(p))?;
                 let d = self.differential(t)?;
                 let a = self.var(d, None);
-                self.adj_mem.insert(p, a);
+                self.st.adj_mem.insert(p, a);
                 Some(a)
             }
             Op::FieldAddr(base, i) => {
@@ -1449,7 +1538,7 @@ impl<'a> Rev<'a> {
                     _ => i,
                 };
                 let ab = self.adj_ptr(base)?;
-                let (abt, _) = self.module.types.pointee(self.b.ty(ab))?;
+                let (abt, _) = self.module.types.pointee(self.st.b.ty(ab))?;
                 let et = self.module.types.element(abt, index)?;
                 let et = self.module.types.intern(et);
                 let pt = self.ptr_ty(et);
@@ -1457,7 +1546,7 @@ impl<'a> Rev<'a> {
             }
             Op::ElementAddr(base, idx) => {
                 let ab = self.adj_ptr(base)?;
-                let (abt, _) = self.module.types.pointee(self.b.ty(ab))?;
+                let (abt, _) = self.module.types.pointee(self.st.b.ty(ab))?;
                 let et = self.module.types.element(abt, 0)?;
                 let et = self.module.types.intern(et);
                 let pt = self.ptr_ty(et);
@@ -1474,7 +1563,7 @@ impl<'a> Rev<'a> {
     fn adj_part_ptr(&mut self, v: ValueId, index: Part) -> Option<ValueId> {
         let a = self.adj_var(v)?;
         let vt = self.src_ty(v);
-        let (at, _) = self.module.types.pointee(self.b.ty(a))?;
+        let (at, _) = self.module.types.pointee(self.st.b.ty(a))?;
         match index {
             Part::Const(i) => {
                 let i = match self.module.types.get(vt) {
@@ -1500,9 +1589,9 @@ impl<'a> Rev<'a> {
     fn reverse_seq(&mut self, nodes: &[Node]) -> Result<(), CodegenError> {
         // The part after a split ran only if no exit had: reversed under
         // the same condition, first.
-        if let Some(i) = nodes.iter().position(|n| self.splits.contains_key(&(n as *const Node))) {
+        if let Some(i) = nodes.iter().position(|n| self.st.splits.contains_key(&(n as *const Node))) {
             if i + 1 < nodes.len() {
-                let saved = self.splits[&(&nodes[i] as *const Node)];
+                let saved = self.st.splits[&(&nodes[i] as *const Node)];
                 let c = self.restore(saved);
                 self.reverse_guarded(c, &nodes[i + 1..])?;
                 return self.reverse_seq(&nodes[..=i]);
@@ -1522,7 +1611,7 @@ impl<'a> Rev<'a> {
                         let Some(var) = self.adj_var(p) else { continue };
                         let g = self.load(var);
                         moves.push((a, g));
-                        let t = self.b.ty(g);
+                        let t = self.st.b.ty(g);
                         let z = self.emit().zero(t);
                         self.store(var, z);
                     }
@@ -1532,35 +1621,35 @@ impl<'a> Rev<'a> {
                 }
                 Node::If { cond, then, els } => {
                     let c = self.primal(*cond);
-                    let (t, e, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+                    let (t, e, merge) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
                     let block = self.block();
-                    self.b.terminate(block, Terminator::If { cond: c, then: t, els: e, merge });
+                    self.st.b.terminate(block, Terminator::If { cond: c, then: t, els: e, merge });
                     for (start, region) in [(t, then), (e, els)] {
-                        self.cur = Some(start);
+                        self.st.cur = Some(start);
                         self.reverse_seq(region)?;
                         let end = self.block();
-                        self.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
+                        self.st.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
                     }
-                    self.cur = Some(merge);
+                    self.st.cur = Some(merge);
                 }
                 Node::Switch { value, cases, default } => {
                     let v = self.primal(*value);
                     let (bodies, brk) = self.open_switch(v, cases, default);
                     for (start, body) in bodies {
-                        self.cur = Some(start);
+                        self.st.cur = Some(start);
                         self.reverse_seq(body)?;
                         let end = self.block();
-                        self.b.terminate(end, Terminator::Branch { target: brk, args: Vec::new() });
+                        self.st.b.terminate(end, Terminator::Branch { target: brk, args: Vec::new() });
                     }
-                    self.cur = Some(brk);
+                    self.st.cur = Some(brk);
                 }
                 Node::Return(Some(v)) => {
-                    if let Some(g) = self.ret_adj {
+                    if let Some(g) = self.st.ret_adj {
                         self.add_adj(*v, g)?;
                     }
                 }
                 Node::Loop { body, continuing, .. } => {
-                    let l = self.loop_of_node[&(node as *const Node)];
+                    let l = self.st.loop_of_node[&(node as *const Node)];
                     self.reverse_loop(l, body, continuing)?;
                 }
                 Node::Break | Node::Continue | Node::Return(None) | Node::Unreachable => {}
@@ -1571,15 +1660,15 @@ impl<'a> Rev<'a> {
 
     /// `if (c) { reverse of nodes }`.
     fn reverse_guarded(&mut self, c: ValueId, nodes: &[Node]) -> Result<(), CodegenError> {
-        let (t, e, merge) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        let (t, e, merge) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
         let block = self.block();
-        self.b.terminate(block, Terminator::If { cond: c, then: t, els: e, merge });
-        self.b.terminate(e, Terminator::Branch { target: merge, args: Vec::new() });
-        self.cur = Some(t);
+        self.st.b.terminate(block, Terminator::If { cond: c, then: t, els: e, merge });
+        self.st.b.terminate(e, Terminator::Branch { target: merge, args: Vec::new() });
+        self.st.cur = Some(t);
         self.reverse_seq(nodes)?;
         let end = self.block();
-        self.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
-        self.cur = Some(merge);
+        self.st.b.terminate(end, Terminator::Branch { target: merge, args: Vec::new() });
+        self.st.cur = Some(merge);
         Ok(())
     }
 
@@ -1589,52 +1678,52 @@ impl<'a> Rev<'a> {
     fn reverse_loop(&mut self, l: usize, body: &[Node], continuing: &[Node]) -> Result<(), CodegenError> {
         let int = self.module.types.intern(Type::Scalar(slang_analysis::ty::Scalar::Int32));
         let bool_ty = self.bool_ty();
-        let before = self.loops[l].before.expect("a copied loop");
-        let after = self.loops[l].after.expect("a copied loop");
+        let before = self.st.loops[l].before.expect("a copied loop");
+        let after = self.st.loops[l].after.expect("a copied loop");
         let first = self.restore(before);
         let end = self.restore(after);
         let one = self.inst(Op::Const(crate::ir::Const::Int(1)), int);
         let last = self.inst(Op::Binary(BinaryOp::Sub, end, one), int);
         let r = self.var(int, None);
         self.store(r, last);
-        let (header, brk, cont) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+        let (header, brk, cont) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
         let block = self.block();
-        self.b.terminate(block, Terminator::Loop { header, brk, cont, args: Vec::new() });
-        self.cur = Some(header);
+        self.st.b.terminate(block, Terminator::Loop { header, brk, cont, args: Vec::new() });
+        self.st.cur = Some(header);
         let i = self.load(r);
         let more = self.inst(Op::Binary(BinaryOp::Ge, i, first), bool_ty);
-        let (go, stop, body_block) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
-        self.b.terminate(header, Terminator::If { cond: more, then: go, els: stop, merge: body_block });
-        self.b.terminate(go, Terminator::Branch { target: body_block, args: Vec::new() });
-        self.b.terminate(stop, Terminator::Branch { target: brk, args: Vec::new() });
-        self.cur = Some(body_block);
-        self.loop_stack.push(l);
-        self.rev_index.insert(l, i);
-        self.loops[l].rev_index = Some(i);
-        let ran = self.loops[l].continuing_ran.expect("a copied loop");
+        let (go, stop, body_block) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
+        self.st.b.terminate(header, Terminator::If { cond: more, then: go, els: stop, merge: body_block });
+        self.st.b.terminate(go, Terminator::Branch { target: body_block, args: Vec::new() });
+        self.st.b.terminate(stop, Terminator::Branch { target: brk, args: Vec::new() });
+        self.st.cur = Some(body_block);
+        self.st.loop_stack.push(l);
+        self.st.rev_index.insert(l, i);
+        self.st.loops[l].rev_index = Some(i);
+        let ran = self.st.loops[l].continuing_ran.expect("a copied loop");
         let c = self.restore(ran);
         self.reverse_guarded(c, continuing)?;
         self.reverse_seq(body)?;
-        self.loop_stack.pop();
-        self.rev_index.remove(&l);
+        self.st.loop_stack.pop();
+        self.st.rev_index.remove(&l);
         let end_block = self.block();
-        self.b.terminate(end_block, Terminator::Branch { target: cont, args: Vec::new() });
-        self.cur = Some(cont);
+        self.st.b.terminate(end_block, Terminator::Branch { target: cont, args: Vec::new() });
+        self.st.cur = Some(cont);
         let i2 = self.load(r);
         let one = self.inst(Op::Const(crate::ir::Const::Int(1)), int);
         let prev = self.inst(Op::Binary(BinaryOp::Sub, i2, one), int);
         self.store(r, prev);
-        self.b.terminate(cont, Terminator::Branch { target: header, args: Vec::new() });
-        self.loops[l].rev_blocks =
-            (header.0..self.b.func.blocks.len() as u32).map(BlockId).filter(|&b| b != brk).collect();
-        self.cur = Some(brk);
+        self.st.b.terminate(cont, Terminator::Branch { target: header, args: Vec::new() });
+        self.st.loops[l].rev_blocks =
+            (header.0..self.st.b.func.blocks.len() as u32).map(BlockId).filter(|&b| b != brk).collect();
+        self.st.cur = Some(brk);
         Ok(())
     }
 
     fn reverse_block(&mut self, b: BlockId) -> Result<(), CodegenError> {
         let insts = self.src.block(b).insts.clone();
         for &v in insts.iter().rev() {
-            self.span = self.src.value(v).span.or(self.src.span);
+            self.st.span = self.src.value(v).span.or(self.src.span);
             self.transpose(v)?;
         }
         Ok(())
@@ -1647,7 +1736,7 @@ impl<'a> Rev<'a> {
             Op::Store { ptr, value } => {
                 let Some(a) = self.adj_ptr(ptr) else { return Ok(()) };
                 let g = self.load(a);
-                let t = self.b.ty(g);
+                let t = self.st.b.ty(g);
                 let z = self.emit().zero(t);
                 self.store(a, z);
                 self.add_adj(value, g)
@@ -1657,9 +1746,9 @@ impl<'a> Rev<'a> {
                 let Some(g) = self.adj_value(v) else { return Ok(()) };
                 // Consumed: inside a loop, the same value of the previous
                 // iteration starts from zero.
-                if !self.loop_stack.is_empty() {
-                    let var = self.adj[&v];
-                    let t = self.b.ty(g);
+                if !self.st.loop_stack.is_empty() {
+                    let var = self.st.adj[&v];
+                    let t = self.st.b.ty(g);
                     let z = self.emit().zero(t);
                     self.store(var, z);
                 }
@@ -1700,7 +1789,7 @@ impl<'a> Rev<'a> {
                     }
                     Type::Struct { .. } => {
                         let map = self.module.types.struct_diff(vt).map(|d| d.fields.clone()).unwrap_or_default();
-                        let gt = self.b.ty(g);
+                        let gt = self.st.b.ty(g);
                         for (i, p) in parts.into_iter().enumerate() {
                             if let Some(Some(j)) = map.get(i) {
                                 let et = self.module.types.element(gt, *j).expect("a field");
@@ -1711,7 +1800,7 @@ impl<'a> Rev<'a> {
                         }
                     }
                     _ => {
-                        let gt = self.b.ty(g);
+                        let gt = self.st.b.ty(g);
                         for (i, p) in parts.into_iter().enumerate() {
                             let et = self.module.types.element(gt, i as u32).expect("a part");
                             let et = self.module.types.intern(et);
@@ -1736,7 +1825,7 @@ impl<'a> Rev<'a> {
                 Ok(())
             }
             Op::Swizzle(x, comps) => {
-                let gt = self.b.ty(g);
+                let gt = self.st.b.ty(g);
                 let st = match self.module.types.get(gt) {
                     Type::Vector(s, _) => self.module.types.intern(Type::Scalar(*s)),
                     _ => gt,
@@ -1760,7 +1849,7 @@ impl<'a> Rev<'a> {
             }
             Op::Select(c, a, b) => {
                 let c = self.primal(c);
-                let t = self.b.ty(g);
+                let t = self.st.b.ty(g);
                 let z = self.emit().zero(t);
                 let ga = self.inst(Op::Select(c, g, z), t);
                 let gb = self.inst(Op::Select(c, z, g), t);
@@ -1792,7 +1881,7 @@ impl<'a> Rev<'a> {
         let rp = sb.add_block_param(sblock, vt, None);
         let first_inst = sb.func.values.len();
         let out = {
-            let mut e = Emit { types: &mut self.module.types, b: &mut sb, block: sblock, span: self.span };
+            let mut e = Emit { types: &mut self.module.types, b: &mut sb, block: sblock, span: self.st.span };
             match &op {
                 Op::Binary(bop, ..) => rules::binary(&mut e, *bop, (pp[0], pp[1]), (dp[0], dp[1])),
                 Op::Unary(UnaryOp::Neg, _) => e.neg(dp[0]),
@@ -1862,7 +1951,7 @@ impl<'a> Rev<'a> {
                         c.push((x, a));
                     }
                     if is_diff[y.index()] {
-                        let t = self.b.ty(a);
+                        let t = self.st.b.ty(a);
                         c.push((y, self.inst(Op::Unary(UnaryOp::Neg, a), t)));
                     }
                     c
@@ -1877,13 +1966,13 @@ impl<'a> Rev<'a> {
                     vec![(x, self.emit().bin(BinaryOp::Div, a, k))]
                 }
                 Op::Unary(UnaryOp::Neg, x) => {
-                    let t = self.b.ty(a);
+                    let t = self.st.b.ty(a);
                     vec![(x, self.inst(Op::Unary(UnaryOp::Neg, a), t))]
                 }
                 Op::Splat(x) => vec![(x, self.sum(a))],
                 Op::Select(c, x, y) => {
                     let c = p(c).expect("a primal condition");
-                    let t = self.b.ty(a);
+                    let t = self.st.b.ty(a);
                     let z = self.emit().zero(t);
                     let mut out = Vec::new();
                     if is_diff[x.index()] {
@@ -1957,7 +2046,7 @@ impl<'a> Rev<'a> {
     /// Whether value `v` of `f` can carry a derivative (an instruction or
     /// parameter of a differentiable type).
     fn adj_var_possible(&mut self, v: ValueId) -> bool {
-        self.active[v.index()] && self.differential(self.src_ty(v)).is_some()
+        self.st.active[v.index()] && self.differential(self.src_ty(v)).is_some()
     }
 
     /// A value of type `t` that is `a` at part `k` and zero elsewhere.
@@ -1968,7 +2057,7 @@ impl<'a> Rev<'a> {
             Type::Array(_, n) => *n,
             _ => return a,
         };
-        let at = self.b.ty(a);
+        let at = self.st.b.ty(a);
         let parts = (0..n).map(|i| if i == k { a } else { self.emit().zero(at) }).collect();
         self.inst(Op::Construct(parts), t)
     }
@@ -1976,7 +2065,7 @@ impl<'a> Rev<'a> {
     /// The adjoint of `x` in `mul(x, y)` (`y` primal) given the result's
     /// adjoint `a`.
     fn mul_adjoint_left(&mut self, a: ValueId, y: ValueId, xt: TypeId) -> Result<ValueId, CodegenError> {
-        let yt = self.b.ty(y);
+        let yt = self.st.b.ty(y);
         match (self.module.types.get(xt).clone(), self.module.types.get(yt).clone()) {
             // mul(M, v): dM = outer(a, v).
             (Type::Matrix { .. }, Type::Vector(..)) => Ok(self.outer(a, y, xt)),
@@ -1994,7 +2083,7 @@ impl<'a> Rev<'a> {
 
     /// The adjoint of `y` in `mul(x, y)` (`x` primal).
     fn mul_adjoint_right(&mut self, a: ValueId, x: ValueId, yt: TypeId) -> Result<ValueId, CodegenError> {
-        let xt = self.b.ty(x);
+        let xt = self.st.b.ty(x);
         match (self.module.types.get(xt).clone(), self.module.types.get(yt).clone()) {
             // mul(M, v): dv = mul(a, M).
             (Type::Matrix { .. }, Type::Vector(..)) => Ok(self.inst(Op::Intrinsic(Intrinsic::Mul, vec![a, x]), yt)),
@@ -2033,10 +2122,10 @@ impl<'a> Rev<'a> {
             return Ok(());
         }
         let g = self.adj_value(v);
-        if let (Some(g), false) = (g, self.loop_stack.is_empty()) {
+        if let (Some(g), false) = (g, self.st.loop_stack.is_empty()) {
             // Consumed (see `transpose`).
-            let var = self.adj[&v];
-            let t = self.b.ty(g);
+            let var = self.st.adj[&v];
+            let t = self.st.b.ty(g);
             let z = self.emit().zero(t);
             self.store(var, z);
         }
@@ -2050,7 +2139,7 @@ impl<'a> Rev<'a> {
         }
         // With the callee's context saved in the primal part: its
         // backward-propagation function, with the context last.
-        let nested = self.call_ctx.get(&v).copied();
+        let nested = self.st.call_ctx.get(&v).copied();
         let bwd = match nested {
             Some((ext, _)) => ext.prop,
             None => backward_derivative(self.module, self.requests, f).map_err(|m| self.error(m))?,
@@ -2088,7 +2177,7 @@ impl<'a> Rev<'a> {
                     let Type::DifferentialPair { diff, .. } = *self.module.types.get(pair_ty) else {
                         unreachable!("a pair")
                     };
-                    let saved = self.pre_call[&(v, k)];
+                    let saved = self.st.pre_call[&(v, k)];
                     let p = self.restore(saved);
                     let d = match self.adj_ptr(a) {
                         Some(ap) => self.load(ap),
@@ -2121,7 +2210,7 @@ impl<'a> Rev<'a> {
                     call_args[i] = Some(self.ptr_pair_arg(a, v));
                 }
                 (ParamMap::Value(i), _) => {
-                    let saved = self.pre_call[&(v, k)];
+                    let saved = self.st.pre_call[&(v, k)];
                     call_args[i] = Some(self.restore(saved));
                 }
                 (ParamMap::Dropped, _) => {}
