@@ -343,6 +343,7 @@ fn derive_passes_prints_each_reverse_mode_pass() {
             "// ---- after primal ----",
             "// ---- after normalize ----",
             "// ---- after unzip ----",
+            "// ---- after linearize ----",
             "// ---- after transpose ----",
             "// ---- after checkpoint ----",
             "// ---- after extract ----"

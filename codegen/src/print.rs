@@ -85,7 +85,7 @@ fn list(values: &[ValueId]) -> String {
     values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
 }
 
-fn op_text(module: &Module, op: &Op) -> String {
+pub(crate) fn op_text(module: &Module, op: &Op) -> String {
     match op {
         Op::Const(c) => format!("const {}", const_text(*c)),
         Op::Unary(u, a) => format!("{} {a}", unary_name(*u)),

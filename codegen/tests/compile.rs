@@ -1065,7 +1065,7 @@ float f(float x, float y)
     let def = slang_analysis::autodiff::functions_named(&db, file, "f")[0];
     let passes = slang_codegen::backward_derivative_passes(&db, def).unwrap_or_else(|e| panic!("{e:?}"));
     let names: Vec<&str> = passes.iter().map(|p| p.0).collect();
-    assert_eq!(names, ["primal", "normalize", "unzip", "transpose", "checkpoint", "extract"]);
+    assert_eq!(names, ["primal", "normalize", "unzip", "linearize", "transpose", "checkpoint", "extract"]);
     let ir = |name: &str| passes.iter().find(|p| p.0 == name).unwrap().1.clone();
     // The primal: one `if` merging `s` into a block parameter.
     assert!(ir("primal").contains("sin(") && ir("primal").contains("if "), "{}", ir("primal"));
@@ -1191,8 +1191,19 @@ fn reverse_passes(src: &str, name: &str) -> std::collections::HashMap<&'static s
 /// reading `dResult`, the last parameter) on.
 fn backward_part(ir: &str) -> String {
     let first = ir.lines().next().unwrap_or_default();
-    let start = ir.find("add %").map(|i| ir[..i].rfind("\nb").unwrap() + 1).expect("a backward part");
-    format!("{first}\n{}", &ir[start..])
+    let entry = ir.lines().find(|l| l.starts_with("b0(")).expect("an entry block");
+    let d_result = entry.rsplit(", ").next().unwrap().split(':').next().unwrap().to_string();
+    let mut offset = 0;
+    let mut block_start = 0;
+    for line in ir.split_inclusive('\n') {
+        if line.starts_with('b') {
+            block_start = offset;
+        } else if !line.starts_with("b0(") && line.split([' ', ',', '(', ')', '\n']).any(|w| w == d_result) {
+            return format!("{first}\n{}", &ir[block_start..]);
+        }
+        offset += line.len();
+    }
+    panic!("no backward part: {ir}")
 }
 
 /// The checkpointing pass, before and after: transcription saves every
@@ -1346,4 +1357,41 @@ float g(float x)
     );
     // The extracted context is what the pass left.
     assert!(passes["extract"].contains("g_Intermediates"));
+}
+
+/// Linearization with tagging, the pass between unzip and transpose: each
+/// arithmetic instruction of `f` gets a block of `s_lin_f` holding its
+/// Jacobian-vector product by the forward-mode rules — parameters for the
+/// operands' primal values, the differentials of those that have one (not
+/// the `no_diff` `k`) and the result — with each instruction tagged:
+/// `cos` (reading primal values only) primal, the products differential.
+/// Transposition then replays the primal part (`cos`, with its operand
+/// recomputed or read) and transposes the differential part; `sin` itself
+/// is not needed by the backward part.
+#[test]
+fn linearization_pass_tags_each_instructions_jvp() {
+    let passes =
+        reverse_passes("[Differentiable]\nfloat f(float x, no_diff float k) { return sin(x * k) + k; }\n", "f");
+    expect![[r#"
+        func s_lin_f() -> void {
+          // f.%8: float = mul f.%0, f.%3
+          //   %0 = f.%0, %1 = d(f.%0), %2 = f.%3, %3 = f.%8
+        b0(%0: float, %1: float, %2: float, %3: float):
+          %4: float = mul %2, %1  [differential]
+          return %4
+          // f.%9: float = sin(f.%8)
+          //   %5 = f.%8, %6 = d(f.%8), %7 = f.%9
+        b1(%5: float, %6: float, %7: float):
+          %8: float = cos(%5)  [primal]
+          %9: float = mul %8, %6  [differential]
+          return %9
+          // f.%11: float = add f.%9, f.%3
+          //   %10 = f.%9, %11 = d(f.%9), %12 = f.%3, %13 = f.%11
+        b2(%10: float, %11: float, %12: float, %13: float):
+          return %11
+        }
+    "#]]
+    .assert_eq(&passes["linearize"]);
+    let back = backward_part(&passes["transpose"]);
+    assert!(back.contains("cos(") && !back.contains("sin("), "{back}");
 }

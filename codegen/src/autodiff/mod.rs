@@ -28,6 +28,7 @@
 
 pub mod checkpoint;
 pub mod fwd;
+pub mod linearize;
 pub mod pairs;
 pub mod rev;
 pub mod rules;

@@ -5,10 +5,11 @@
 //! "unzip + transpose"): `if`/`switch` regions, and loops, whose
 //! iterations are counted and reversed from the last; `return`, `break`
 //! and `continue` become flags first (the copied control flow is the
-//! normalized one, [`normalize`]). Transcription is two passes over the
-//! one function: [`unzip`] makes its primal blocks, [`transpose`] the
-//! differential blocks after them; [`crate::autodiff::checkpoint`] and
-//! [`extract`] follow.
+//! normalized one, [`normalize`]). Transcription is three passes:
+//! [`unzip`] makes the primal blocks of `s_bwd_f`, [`linearize`] the
+//! tagged Jacobian-vector products of `f`'s arithmetic, [`transpose`] the
+//! differential blocks after the primal ones;
+//! [`crate::autodiff::checkpoint`] and [`extract`] follow.
 //!
 //! * **Primal part.** `f`'s region tree ([`crate::structure`]) is copied
 //!   into the derivative. Block parameters become variables (assigned on
@@ -19,13 +20,13 @@
 //!   The next pass, [`crate::autodiff::checkpoint`], replaces the loads of
 //!   cheap values by their recomputation and drops the saves no one reads.
 //! * **Linearization and transposition, per instruction.** For an
-//!   arithmetic instruction, [`rules`] (the forward-mode Jacobian-vector
-//!   products) emits its linearization into a scratch function whose
-//!   inputs are placeholders for the operands, their differentials and
-//!   the result; the scratch code is *tagged* (an instruction is
-//!   differential when an operand is), its primal instructions are
-//!   replayed in the backward part, and its differential instructions
-//!   are transposed in reverse order (`add` → both operands, `mul` by a
+//!   arithmetic instruction, [`crate::autodiff::linearize`] has emitted
+//!   its linearization by the forward-mode rules into a block of
+//!   `s_lin_f` whose parameters stand for the operands, their
+//!   differentials and the result, and *tagged* it (an instruction is
+//!   differential when an operand is); transposition replays its primal
+//!   instructions in the backward part and transposes its differential
+//!   instructions in reverse order (`add` → both operands, `mul` by a
 //!   primal → multiply the adjoint, `dot`/`cross`/`mul` of matrices →
 //!   their transposes …). One set of derivative rules serves both modes.
 //!   Structural instructions (construct, extract, swizzle, splat,
@@ -47,7 +48,8 @@
 
 use std::collections::HashMap;
 
-use crate::autodiff::rules::{self, Emit};
+use crate::autodiff::linearize::Linearized;
+use crate::autodiff::rules::Emit;
 use crate::autodiff::Requests;
 use crate::ir::{
     AddressSpace, BinaryOp, BlockId, Derivative, FuncId, Function, FunctionBuilder, Intrinsic, Module, Op, Param,
@@ -223,7 +225,7 @@ pub struct SavedLoop {
 }
 
 /// Transcribe the backward derivative `derivative` of `primal` into one
-/// function: [`unzip`], then [`transpose`]. Every primal value the
+/// function: [`unzip`], [`linearize`], [`transpose`]. Every primal value the
 /// backward part reads is saved by the primal part (checkpointed);
 /// [`crate::autodiff::checkpoint`] then decides which to recompute
 /// instead and drops the saves nothing reads.
@@ -233,7 +235,8 @@ pub fn transcribe(
     primal: FuncId,
     derivative: FuncId,
 ) -> Result<Combined, CodegenError> {
-    let unzipped = unzip(module, requests, primal, derivative)?;
+    let mut unzipped = unzip(module, requests, primal, derivative)?;
+    linearize(module, &mut unzipped);
     transpose(module, requests, unzipped)
 }
 
@@ -286,12 +289,31 @@ pub fn unzip(
     Ok(Unzipped { primal, derivative, src, st })
 }
 
-/// The second pass of transcription: the differential blocks of
+/// The second pass of transcription: the linearization of `f`'s
+/// arithmetic, tagged ([`crate::autodiff::linearize`]), for [`transpose`].
+pub fn linearize(module: &mut Module, unzipped: &mut Unzipped) {
+    let lin = crate::autodiff::linearize::linearize(&mut module.types, &unzipped.src, &unzipped.st.active);
+    unzipped.st.lin = std::rc::Rc::new(lin);
+}
+
+impl Unzipped {
+    /// `f`, the function being differentiated.
+    pub fn src(&self) -> &Function {
+        &self.src
+    }
+
+    /// What [`linearize`] made (empty before it runs).
+    pub fn linearized(&self) -> &Linearized {
+        &self.st.lin
+    }
+}
+
+/// The third pass of transcription: the differential blocks of
 /// `s_bwd_f`, after its primal blocks, emitted in reverse — `f`'s regions
 /// from last to first (`if`/`switch` on their saved conditions, loops
 /// from their last iteration down), each instruction linearized with the
-/// forward-mode rules, its linearization tagged and transposed (see the
-/// module comment), adjoints accumulated in variables; calls become calls
+/// forward-mode rules ([`linearize`]) transposed (see the module
+/// comment), adjoints accumulated in variables; calls become calls
 /// of the callees' backward derivatives (requested, so transcribed by the
 /// same loop); at the end the parameters' derivatives are written.
 pub fn transpose(module: &mut Module, requests: &mut Requests, unzipped: Unzipped) -> Result<Combined, CodegenError> {
@@ -553,6 +575,8 @@ struct State {
     /// The parameters whose derivative the backward part writes at its
     /// end: (pair pointer, where the derivative is).
     write_back: Vec<(ValueId, WriteBack)>,
+    /// The linearization of `f`'s arithmetic ([`linearize`]).
+    lin: std::rc::Rc<Linearized>,
 }
 
 /// A primal value saved for the backward part: in a variable, or (inside
@@ -635,6 +659,7 @@ impl<'a> Rev<'a> {
             ptr_pairs: HashMap::new(),
             tree: Vec::new(),
             write_back: Vec::new(),
+            lin: std::rc::Rc::new(Linearized::default()),
         };
         Rev { module, requests, src, st }
     }
@@ -1867,45 +1892,21 @@ impl<'a> Rev<'a> {
     /// differential part.
     fn transpose_arith(&mut self, v: ValueId, op: Op, g: ValueId) -> Result<(), CodegenError> {
         let operands = op.operands();
-        let vt = self.src_ty(v);
-        let mut sb = FunctionBuilder::new(String::new(), vt, None);
-        let sblock = sb.new_block();
-        let mut pp = Vec::new();
-        let mut dp = Vec::new();
-        for &o in &operands {
-            let t = self.src_ty(o);
-            pp.push(sb.add_block_param(sblock, t, None));
-            let d = self.differential(t).filter(|_| self.adj_var_possible(o));
-            dp.push(d.map(|d| sb.add_block_param(sblock, d, None)));
-        }
-        let rp = sb.add_block_param(sblock, vt, None);
-        let first_inst = sb.func.values.len();
-        let out = {
-            let mut e = Emit { types: &mut self.module.types, b: &mut sb, block: sblock, span: self.st.span };
-            match &op {
-                Op::Binary(bop, ..) => rules::binary(&mut e, *bop, (pp[0], pp[1]), (dp[0], dp[1])),
-                Op::Unary(UnaryOp::Neg, _) => e.neg(dp[0]),
-                Op::Unary(..) => None,
-                Op::Intrinsic(i, _) => rules::intrinsic(&mut e, *i, &pp, &dp, rp, vt).map_err(|m| self.error(m))?,
-                _ => None,
-            }
+        // The instruction's linearization ([`linearize`]).
+        let lin = self.st.lin.clone();
+        let seg = match lin.segment(v) {
+            None => return Ok(()),
+            Some(Err(m)) => return Err(self.error(m.clone())),
+            Some(Ok(seg)) => seg,
         };
-        let Some(out) = out else { return Ok(()) };
-        // Tagging: differential instructions read a differential.
-        let mut is_diff = vec![false; sb.func.values.len()];
-        for d in dp.iter().flatten() {
-            is_diff[d.index()] = true;
-        }
-        let insts: Vec<ValueId> = (first_inst..sb.func.values.len()).map(|i| ValueId(i as u32)).collect();
-        for &i in &insts {
-            if let Some(op) = sb.func.op(i) {
-                is_diff[i.index()] = op.operands().iter().any(|o| is_diff[o.index()]);
-            }
-        }
+        let (pp, dp, rp, insts) = (&seg.primal_operands, &seg.diff_operands, seg.result, &seg.insts);
+        let Some(out) = seg.out else { return Ok(()) };
+        let sb = &lin.func;
+        let is_diff = &lin.differential;
         // Replay the primal instructions (reading only the primal operands
         // the rule uses, so that nothing else needs saving).
         let used: std::collections::HashSet<ValueId> =
-            insts.iter().filter_map(|&i| sb.func.op(i)).flat_map(|op| op.operands()).collect();
+            insts.iter().filter_map(|&i| sb.op(i)).flat_map(|op| op.operands()).collect();
         let mut pmap: HashMap<ValueId, ValueId> = HashMap::new();
         for (k, &o) in operands.iter().enumerate() {
             if used.contains(&pp[k]) {
@@ -1917,13 +1918,13 @@ impl<'a> Rev<'a> {
             let r = self.primal(v);
             pmap.insert(rp, r);
         }
-        for &i in &insts {
+        for &i in insts {
             if is_diff[i.index()] {
                 continue;
             }
-            let mut op = sb.func.op(i).expect("an instruction").clone();
+            let mut op = sb.op(i).expect("an instruction").clone();
             op.map_operands(|o| pmap[&o]);
-            let t = sb.ty(i);
+            let t = sb.value(i).ty;
             let new = self.inst(op, t);
             pmap.insert(i, new);
         }
@@ -1939,7 +1940,7 @@ impl<'a> Rev<'a> {
                 continue;
             }
             let Some(a) = ladj.remove(&i) else { continue };
-            let op = sb.func.op(i).expect("an instruction").clone();
+            let op = sb.op(i).expect("an instruction").clone();
             let p = |o: ValueId| pmap.get(&o).copied();
             let contributions: Vec<(ValueId, ValueId)> = match op {
                 Op::Binary(BinaryOp::Add, x, y) => {
@@ -1984,7 +1985,7 @@ impl<'a> Rev<'a> {
                     out
                 }
                 Op::Extract(x, k) => {
-                    let xt = sb.ty(x);
+                    let xt = sb.value(x).ty;
                     vec![(x, self.one_hot(a, k, xt))]
                 }
                 Op::Intrinsic(Intrinsic::Dot, args) => {
@@ -1993,7 +1994,7 @@ impl<'a> Rev<'a> {
                     vec![(d, self.emit().bin(BinaryOp::Mul, a, k))]
                 }
                 Op::Intrinsic(Intrinsic::Cross, args) => {
-                    let t = sb.ty(args[0]);
+                    let t = sb.value(args[0]).ty;
                     if is_diff[args[0].index()] {
                         let y = p(args[1]).expect("a primal operand");
                         vec![(args[0], self.inst(Op::Intrinsic(Intrinsic::Cross, vec![y, a]), t))]
@@ -2003,12 +2004,12 @@ impl<'a> Rev<'a> {
                     }
                 }
                 Op::Intrinsic(Intrinsic::Transpose, args) => {
-                    let t = sb.ty(args[0]);
+                    let t = sb.value(args[0]).ty;
                     vec![(args[0], self.inst(Op::Intrinsic(Intrinsic::Transpose, vec![a]), t))]
                 }
                 Op::Intrinsic(Intrinsic::Mul, args) => {
                     let (x, y) = (args[0], args[1]);
-                    let (xt, yt) = (sb.ty(x), sb.ty(y));
+                    let (xt, yt) = (sb.value(x).ty, sb.value(y).ty);
                     if is_diff[x.index()] {
                         let yp = p(y).expect("a primal operand");
                         vec![(x, self.mul_adjoint_left(a, yp, xt)?)]
@@ -2024,7 +2025,7 @@ impl<'a> Rev<'a> {
                 }
             };
             for (o, c) in contributions {
-                let t = sb.ty(o);
+                let t = sb.value(o).ty;
                 let c = self.coerce_to(c, t)?;
                 let sum = match ladj.remove(&o) {
                     Some(prev) => self.dadd(prev, c, t)?,
@@ -2041,12 +2042,6 @@ impl<'a> Rev<'a> {
             }
         }
         Ok(())
-    }
-
-    /// Whether value `v` of `f` can carry a derivative (an instruction or
-    /// parameter of a differentiable type).
-    fn adj_var_possible(&mut self, v: ValueId) -> bool {
-        self.st.active[v.index()] && self.differential(self.src_ty(v)).is_some()
     }
 
     /// A value of type `t` that is `a` at part `k` and zero elsewhere.
