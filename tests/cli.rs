@@ -342,8 +342,8 @@ fn derive_passes_prints_each_reverse_mode_pass() {
         [
             "// ---- after primal ----",
             "// ---- after normalize ----",
-            "// ---- after unzip ----",
             "// ---- after linearize ----",
+            "// ---- after unzip ----",
             "// ---- after transpose ----",
             "// ---- after checkpoint ----",
             "// ---- after extract ----"

@@ -147,11 +147,11 @@ pub fn backward_context_size(db: &dyn Db, def: slang_analysis::hir::DefId) -> Re
 /// as `(pass, IR)`: the primal in SSA form (`[ForceUnroll]` loops
 /// unrolled), its control flow normalized (`rev::normalize`, shown on its
 /// own: transcription copies the primal the same way), the transcription
-/// of `s_bwd_f` in three passes — unzip (its primal blocks, saving every
-/// value), linearize (the Jacobian-vector products of `f`'s arithmetic,
-/// each instruction tagged primal or differential) and transpose (the
-/// differential blocks after the primal ones, emitted in reverse) —, the
-/// same after
+/// of `s_bwd_f` in three passes — linearize (the Jacobian-vector
+/// products of `f`'s arithmetic, each instruction tagged primal or
+/// differential), unzip (the primal blocks of `s_bwd_f`, saving every
+/// value) and transpose (the differential blocks after the primal ones,
+/// emitted in reverse) —, the same after
 /// checkpointing (cheap values recomputed by the backward part instead,
 /// saves no one reads dropped), and the extracted `s_primal_ctx_f`,
 /// `s_bwd_prop_f` and the `s_bwd_f` that calls them.
@@ -169,11 +169,11 @@ pub fn backward_derivative_passes(
     check(&normalized, &requests.pending())?;
     out.push(("normalize", print::print_function(&normalized.types, &normalized, normalized.function(root))));
     let derivative = autodiff::rev::backward_derivative(&mut module, &mut requests, root).map_err(internal)?;
-    let mut unzipped = autodiff::rev::unzip(&mut module, &mut requests, root, derivative).map_err(|e| vec![e])?;
+    let lin = autodiff::rev::linearize(&mut module, root);
+    out.push(("linearize", lin.print(&module, module.function(root))));
+    let unzipped = autodiff::rev::unzip(&mut module, &mut requests, root, derivative, lin).map_err(|e| vec![e])?;
     check(&module, &requests.pending())?;
     out.push(("unzip", print::print_function(&module.types, &module, module.function(derivative))));
-    autodiff::rev::linearize(&mut module, &mut unzipped);
-    out.push(("linearize", unzipped.linearized().print(&module, unzipped.src())));
     let mut combined = autodiff::rev::transpose(&mut module, &mut requests, unzipped).map_err(|e| vec![e])?;
     check(&module, &requests.pending())?;
     let all: (u32, u32) = combined.saves.iter().fold((0, 0), |(b, n), s| (b + s.bytes, n + 1));

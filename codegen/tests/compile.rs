@@ -1065,7 +1065,7 @@ float f(float x, float y)
     let def = slang_analysis::autodiff::functions_named(&db, file, "f")[0];
     let passes = slang_codegen::backward_derivative_passes(&db, def).unwrap_or_else(|e| panic!("{e:?}"));
     let names: Vec<&str> = passes.iter().map(|p| p.0).collect();
-    assert_eq!(names, ["primal", "normalize", "unzip", "linearize", "transpose", "checkpoint", "extract"]);
+    assert_eq!(names, ["primal", "normalize", "linearize", "unzip", "transpose", "checkpoint", "extract"]);
     let ir = |name: &str| passes.iter().find(|p| p.0 == name).unwrap().1.clone();
     // The primal: one `if` merging `s` into a block parameter.
     assert!(ir("primal").contains("sin(") && ir("primal").contains("if "), "{}", ir("primal"));
@@ -1359,7 +1359,7 @@ float g(float x)
     assert!(passes["extract"].contains("g_Intermediates"));
 }
 
-/// Linearization with tagging, the pass between unzip and transpose: each
+/// Linearization with tagging, the first pass of transcription: each
 /// arithmetic instruction of `f` gets a block of `s_lin_f` holding its
 /// Jacobian-vector product by the forward-mode rules — parameters for the
 /// operands' primal values, the differentials of those that have one (not

@@ -37,8 +37,8 @@ pub struct DeriveArgs {
     pub code: bool,
     /// Print the IR of the backward derivative after each reverse-mode
     /// pass: primal (SSA, `[ForceUnroll]` loops unrolled), normalize,
-    /// unzip (the primal blocks, saving every value), linearize (the
-    /// Jacobian-vector products of the arithmetic, tagged), transpose (the
+    /// linearize (the Jacobian-vector products of the arithmetic, tagged),
+    /// unzip (the primal blocks, saving every value), transpose (the
     /// differential blocks after them, in reverse), checkpoint (cheap
     /// values recomputed instead, unread saves dropped), extract
     /// (`s_primal_ctx_f`, `s_bwd_prop_f`, `s_bwd_f`).

@@ -1,6 +1,6 @@
-//! Linearization with instruction tagging: the reverse-mode pass between
-//! [`rev::unzip`](crate::autodiff::rev::unzip) and
-//! [`rev::transpose`](crate::autodiff::rev::transpose).
+//! Linearization with instruction tagging: the first pass of reverse-mode
+//! transcription ([`rev::linearize`](crate::autodiff::rev::linearize)),
+//! read by [`rev::transpose`](crate::autodiff::rev::transpose).
 //!
 //! Every arithmetic instruction of `f` (unary and binary operators,
 //! built-in functions) whose result may carry a derivative is linearized
@@ -37,6 +37,9 @@ pub struct Linearized {
     pub differential: Vec<bool>,
     /// Where each instruction's segment is in [`Self::segments`].
     index: HashMap<ValueId, usize>,
+    /// Per value of `f`: whether it depends on a differentiable input
+    /// (activity analysis); only these may carry a derivative.
+    pub active: Vec<bool>,
 }
 
 /// The linearization of one instruction of `f`.
@@ -57,7 +60,7 @@ pub struct Segment {
 impl Default for Linearized {
     fn default() -> Self {
         let func = FunctionBuilder::new(String::new(), TypeId(0), None).finish();
-        Linearized { func, segments: Vec::new(), differential: Vec::new(), index: HashMap::new() }
+        Linearized { func, segments: Vec::new(), differential: Vec::new(), index: HashMap::new(), active: Vec::new() }
     }
 }
 
@@ -127,7 +130,7 @@ impl Linearized {
 
 /// Linearize the arithmetic of `src` (`active`: the values that depend
 /// on a differentiable input; only they may carry a derivative).
-pub fn linearize(types: &mut Types, src: &Function, active: &[bool]) -> Linearized {
+pub fn linearize(types: &mut Types, src: &Function, active: Vec<bool>) -> Linearized {
     let void = types.intern(Type::Void);
     let mut b = FunctionBuilder::new(format!("s_lin_{}", src.name), void, src.span);
     let mut segments = Vec::new();
@@ -154,7 +157,7 @@ pub fn linearize(types: &mut Types, src: &Function, active: &[bool]) -> Lineariz
         }
     }
     let index = segments.iter().enumerate().map(|(i, s)| (s.0, i)).collect();
-    Linearized { func: b.finish(), segments, differential, index }
+    Linearized { func: b.finish(), segments, differential, index, active }
 }
 
 fn segment(

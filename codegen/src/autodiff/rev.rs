@@ -225,7 +225,7 @@ pub struct SavedLoop {
 }
 
 /// Transcribe the backward derivative `derivative` of `primal` into one
-/// function: [`unzip`], [`linearize`], [`transpose`]. Every primal value the
+/// function: [`linearize`], [`unzip`], [`transpose`]. Every primal value the
 /// backward part reads is saved by the primal part (checkpointed);
 /// [`crate::autodiff::checkpoint`] then decides which to recompute
 /// instead and drops the saves nothing reads.
@@ -235,8 +235,8 @@ pub fn transcribe(
     primal: FuncId,
     derivative: FuncId,
 ) -> Result<Combined, CodegenError> {
-    let mut unzipped = unzip(module, requests, primal, derivative)?;
-    linearize(module, &mut unzipped);
+    let lin = linearize(module, primal);
+    let unzipped = unzip(module, requests, primal, derivative, lin)?;
     transpose(module, requests, unzipped)
 }
 
@@ -251,7 +251,16 @@ pub struct Unzipped {
     st: State,
 }
 
-/// The first pass of transcription: the primal blocks of `s_bwd_f`. The
+/// The first pass of transcription: activity analysis (which values of
+/// `primal` depend on a differentiable input), then the linearization of
+/// its arithmetic, tagged ([`crate::autodiff::linearize`]).
+pub fn linearize(module: &mut Module, primal: FuncId) -> Linearized {
+    let src = module.function(primal).clone();
+    let active = activity(&src, module);
+    crate::autodiff::linearize::linearize(&mut module.types, &src, active)
+}
+
+/// The second pass of transcription: the primal blocks of `s_bwd_f`. The
 /// parameters are unpacked (pairs' primal values, `inout` values into
 /// locals, adjoints started from incoming derivatives), `f`'s code is
 /// copied with its control flow normalized (see [`normalize`]), every
@@ -264,6 +273,7 @@ pub fn unzip(
     requests: &mut Requests,
     primal: FuncId,
     derivative: FuncId,
+    lin: Linearized,
 ) -> Result<Unzipped, CodegenError> {
     requests.backward_queue.retain(|&(_, d)| d != derivative);
     let src = module.function(primal).clone();
@@ -277,9 +287,9 @@ pub fn unzip(
         &mut module.functions[derivative.index()],
         FunctionBuilder::new(String::new(), TypeId(0), None).finish(),
     );
-    let active = activity(&src, module);
     let zero = src.derivative == Derivative::Zero;
-    let mut t = Rev::new(module, requests, &src, target, active, zero, false);
+    let mut t = Rev::new(module, requests, &src, target, lin.active.clone(), zero, false);
+    t.st.lin = std::rc::Rc::new(lin);
     let result = t.primal_part();
     let mut st = t.st;
     // (The function is in the module between the passes.)
@@ -289,26 +299,7 @@ pub fn unzip(
     Ok(Unzipped { primal, derivative, src, st })
 }
 
-/// The second pass of transcription: the linearization of `f`'s
-/// arithmetic, tagged ([`crate::autodiff::linearize`]), for [`transpose`].
-pub fn linearize(module: &mut Module, unzipped: &mut Unzipped) {
-    let lin = crate::autodiff::linearize::linearize(&mut module.types, &unzipped.src, &unzipped.st.active);
-    unzipped.st.lin = std::rc::Rc::new(lin);
-}
-
-impl Unzipped {
-    /// `f`, the function being differentiated.
-    pub fn src(&self) -> &Function {
-        &self.src
-    }
-
-    /// What [`linearize`] made (empty before it runs).
-    pub fn linearized(&self) -> &Linearized {
-        &self.st.lin
-    }
-}
-
-/// The third pass of transcription: the differential blocks of
+/// The last pass of transcription: the differential blocks of
 /// `s_bwd_f`, after its primal blocks, emitted in reverse — `f`'s regions
 /// from last to first (`if`/`switch` on their saved conditions, loops
 /// from their last iteration down), each instruction linearized with the
