@@ -143,7 +143,8 @@ fn reference_compiler_agrees_with_the_expected_values() {
     let slangc = slangc.into_string().unwrap();
     let Some((_, stdout)) = run_on_gpu(&["--slangc", &slangc, "../tests/compute"]) else { return };
     // Where the reference compiler is known to fail (README): it crashes
-    // on two, does not accept `fwd_diff(bwd_diff(f))` or `T.dmul`, and
+    // on two, does not accept `fwd_diff(bwd_diff(f))`,
+    // `bwd_diff(bwd_diff(f))` or `T.dmul`, and
     // gives 0 for d fmod(x, y)/dy (finite differences: -trunc(x / y)),
     // cannot unroll a `[ForceUnroll]` loop whose count depends on an
     // enclosing unrolled loop's counter, fails on a switch falling from a
@@ -167,6 +168,9 @@ fn reference_compiler_agrees_with_the_expected_values() {
         "bwd-loops.slang",
         "bwd-higher-order.slang",
         "bwd-fwd-of-bwd.slang",
+        "rev-bwd-of-bwd.slang",
+        "rev-bwd-of-bwd-cases.slang",
+        "rev-third-order.slang",
         "bwd-builtin-fmod.slang",
         "bwd-intrinsics.slang",
         "fwd-dmul.slang",

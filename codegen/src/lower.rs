@@ -4132,9 +4132,6 @@ impl FnLower<'_, '_> {
         args: &[ExprId],
     ) -> R<ValueId> {
         // (Modes from the innermost operator out.)
-        if modes.iter().filter(|forward| !**forward).count() > 1 {
-            return self.error("`bwd_diff(bwd_diff(f))` is not supported by code generation yet");
-        }
         let db = self.db();
         let mut operand = callee;
         while let Expr::Diff { func, .. } = self.body.expr(operand) {

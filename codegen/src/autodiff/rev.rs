@@ -585,6 +585,8 @@ struct LoopInfo {
     /// Saved values per value: `(MaxIters + 1)` times the enclosing
     /// loops'.
     cap: u32,
+    /// Its own bound on iterations (`MaxIters`).
+    bound: u32,
     /// The current iteration's number (in the primal copy).
     index: Option<ValueId>,
     broke: ValueId,
@@ -1092,6 +1094,7 @@ impl<'a> Rev<'a> {
         // so the iterations of a nested loop index saved values uniquely).
         self.st.loops.push(LoopInfo {
             cap,
+            bound: n,
             index: None,
             broke,
             continued,
@@ -1705,6 +1708,11 @@ impl<'a> Rev<'a> {
         let (header, brk, cont) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
         let block = self.block();
         self.st.b.terminate(block, Terminator::Loop { header, brk, cont, args: Vec::new() });
+        // As many iterations as the loop's (its last one included, which
+        // only tests the exit: `MaxIters + 1`), so that the derivative can
+        // be differentiated in reverse again.
+        let bound = self.st.loops[l].bound.saturating_add(1);
+        self.st.b.func.max_iters.push((header, bound));
         self.st.cur = Some(header);
         let i = self.load(r);
         let more = self.inst(Op::Binary(BinaryOp::Ge, i, first), bool_ty);
