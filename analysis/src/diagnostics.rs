@@ -390,6 +390,11 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                 InferDiagKind::NoSubscript { ty } => {
                     ("no-subscript", format!("a value of type `{ty}` cannot be subscripted"), abs)
                 }
+                InferDiagKind::IndexOutOfBounds { index, len } => (
+                    "index-out-of-bounds",
+                    format!("index {index} is out of bounds: the value has {len} elements"),
+                    abs,
+                ),
                 InferDiagKind::NotCallable { ty } => {
                     ("not-callable", format!("a value of type `{ty}` cannot be called"), abs)
                 }

@@ -415,7 +415,7 @@ impl LowerBody {
         if let Some(list) = node.children().find_map(ast::ParamList::cast) {
             for p in list.params() {
                 let mut ty = lower_type(p.ty());
-                for s in p.array_suffixes() {
+                for s in p.array_suffixes().collect::<Vec<_>>().into_iter().rev() {
                     ty = TypeRef::Array(Box::new(ty), array_len(&s));
                 }
                 let has = |k: SyntaxKind| {
@@ -631,7 +631,7 @@ impl LowerBody {
         v.declarators()
             .map(|d| {
                 let mut ty = d.ty().map(|t| lower_type(Some(t))).or_else(|| base.clone());
-                for s in d.array_suffixes() {
+                for s in d.array_suffixes().collect::<Vec<_>>().into_iter().rev() {
                     ty = ty.map(|t| TypeRef::Array(Box::new(t), array_len(&s)));
                 }
                 let init = d.initializer().map(|e| self.expr(e));

@@ -64,7 +64,7 @@ pub fn decl_type_ref(db: &dyn Db, def: DefId) -> Option<TypeRef> {
                 Some(t) => lower_type(Some(t)),
                 None => lower_type(node.parent().and_then(ast::VarDecl::cast)?.ty()),
             };
-            for s in d.array_suffixes() {
+            for s in d.array_suffixes().collect::<Vec<_>>().into_iter().rev() {
                 ty = TypeRef::Array(Box::new(ty), crate::hir::array_len(&s));
             }
             Some(ty)
@@ -73,7 +73,7 @@ pub fn decl_type_ref(db: &dyn Db, def: DefId) -> Option<TypeRef> {
         SyntaxKind::TYPEDEF => {
             let t = ast::Typedef::cast(node.clone())?;
             let mut ty = lower_type(t.ty());
-            for s in node.children().filter_map(ast::ArraySuffix::cast) {
+            for s in node.children().filter_map(ast::ArraySuffix::cast).collect::<Vec<_>>().into_iter().rev() {
                 ty = TypeRef::Array(Box::new(ty), crate::hir::array_len(&s));
             }
             Some(ty)
@@ -956,6 +956,11 @@ pub enum InferDiagKind {
     /// `x[0]` where `x` is a scalar or a struct without `__subscript`.
     NoSubscript {
         ty: String,
+    },
+    /// `a[3]` for a `float a[2]` (a literal index past a fixed size).
+    IndexOutOfBounds {
+        index: i64,
+        len: u32,
     },
     /// `x(1)` where `x` is a value, not a function.
     NotCallable {
@@ -2072,6 +2077,22 @@ impl<'db> Infer<'_, 'db> {
                         at: DiagAt::Expr(id),
                         kind: InferDiagKind::NoSubscript { ty: b.to_string() },
                     });
+                }
+                // A literal index past a fixed size (slangc's E30029).
+                let len = match &b {
+                    Ty::Array(_, Some(n)) => Some(*n),
+                    Ty::Vector(_, n) | Ty::Matrix(_, n, _) => Some(u32::from(*n)),
+                    _ => None,
+                };
+                if let (Some(len), Expr::Literal(LiteralKind::Int { value: Some(k), .. })) =
+                    (len, self.body.expr(index))
+                {
+                    if *k >= i64::from(len) {
+                        self.diags.push(InferDiag {
+                            at: DiagAt::Expr(index),
+                            kind: InferDiagKind::IndexOutOfBounds { index: *k, len },
+                        });
+                    }
                 }
                 match b {
                     Ty::Array(e, _) => (*e).clone(),
