@@ -355,6 +355,22 @@ fn derive_passes_prints_each_reverse_mode_pass() {
     assert_eq!(after("checkpoint"), "// saves 0 bytes per thread (0 values)", "{text}");
 }
 
+/// A file with an error elsewhere: `derive` still prints the signatures,
+/// and says why no code is generated, at the error's line and column.
+#[test]
+fn derive_locates_the_error_that_stops_code_generation() {
+    let dir = tmp_dir("derive-error");
+    let f = write(
+        &dir,
+        "f.slang",
+        "[Differentiable]\nfloat f(float x) { return x * x; }\nvoid g() { float y = undefinedName; }\n",
+    );
+    let out = run(&["derive", &f, "--function", "f", "--mode", "bwd"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("void bwd_diff(f)(inout DifferentialPair<float> x, float dResult)"), "{text}");
+    assert!(text.contains("// bwd_diff(f) is not generated: 3:22: "), "{text}");
+}
+
 /// `--stdio` (which LSP clients such as vscode-languageclient add) starts
 /// the language server, alone or after `lsp`.
 #[test]

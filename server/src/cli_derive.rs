@@ -51,6 +51,17 @@ pub struct DeriveArgs {
     pub file: PathBuf,
 }
 
+/// `LINE:COL: ` of a code-generation error with a range (which may be
+/// far from the function, e.g. an error elsewhere in the file).
+fn located(text: &str, e: &slang_codegen::CodegenError) -> String {
+    e.range
+        .map(|r| {
+            let (line, col) = slang_syntax::line_col(text, r.start());
+            format!("{line}:{col}: ")
+        })
+        .unwrap_or_default()
+}
+
 pub fn run(args: DeriveArgs) -> ExitCode {
     let (db, file) = match load_for_codegen(&args.file, &args.frontend) {
         Ok(x) => x,
@@ -118,7 +129,8 @@ pub fn run(args: DeriveArgs) -> ExitCode {
                     }
                     Err(errors) => {
                         if let Some(e) = errors.first() {
-                            let _ = writeln!(out, "// bwd_diff({}) is not generated: {}", args.function, e.message);
+                            let at = located(file.text(&db), e);
+                            let _ = writeln!(out, "// bwd_diff({}) is not generated: {at}{}", args.function, e.message);
                         }
                     }
                 }
@@ -138,7 +150,8 @@ pub fn run(args: DeriveArgs) -> ExitCode {
                 }
                 Err(errors) => {
                     for e in errors {
-                        let _ = writeln!(out, "// no generated {} code: {}", mode.operator(), e.message);
+                        let at = located(file.text(&db), &e);
+                        let _ = writeln!(out, "// no generated {} code: {at}{}", mode.operator(), e.message);
                     }
                 }
             }
@@ -152,7 +165,8 @@ pub fn run(args: DeriveArgs) -> ExitCode {
                 }
                 Err(errors) => {
                     for e in errors {
-                        let _ = writeln!(out, "// no reverse-mode passes: {}", e.message);
+                        let at = located(file.text(&db), &e);
+                        let _ = writeln!(out, "// no reverse-mode passes: {at}{}", e.message);
                     }
                     failed = true;
                 }
