@@ -380,6 +380,27 @@ fn derivative_and_compile_requests() {
     let text = r["result"]["text"].as_str().unwrap_or_else(|| panic!("{r}"));
     assert!(text.contains("DifferentialPair<float> s_fwd_shade(DifferentialPair<float3> n"), "{text}");
     assert!(text.contains("dot(") && text.contains("return"), "{text}");
+    // `passes`: the backward derivative's IR after each reverse-mode pass.
+    let r = c.request(
+        "slang-analyzer/derivative",
+        json!({"textDocument": {"uri": uri}, "position": pos(SHADER, "shade(float3"), "mode": "passes"}),
+    );
+    let text = r["result"]["text"].as_str().unwrap_or_else(|| panic!("{r}"));
+    let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("// ---- after ")).collect();
+    assert_eq!(
+        headers,
+        [
+            "// ---- after primal ----",
+            "// ---- after normalize ----",
+            "// ---- after linearize ----",
+            "// ---- after unzip ----",
+            "// ---- after transpose ----",
+            "// ---- after checkpoint ----",
+            "// ---- after extract ----"
+        ],
+        "{text}"
+    );
+    assert!(text.contains("func s_lin_shade(") && text.contains("func s_bwd_prop_shade("), "{text}");
     // Not a differentiable function: an error saying so.
     let r = c.request(
         "slang-analyzer/derivative",

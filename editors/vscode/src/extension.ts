@@ -26,7 +26,7 @@ interface GeneratedDocument {
 interface DerivativeParams {
   textDocument: TextDocumentIdentifier;
   position: Position;
-  mode?: 'fwd' | 'bwd' | 'both';
+  mode?: 'fwd' | 'bwd' | 'both' | 'passes';
 }
 
 interface CompileParams {
@@ -65,6 +65,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents),
     vscode.commands.registerCommand('slang.showForwardDerivative', () => showDerivative('fwd')),
     vscode.commands.registerCommand('slang.showBackwardDerivative', () => showDerivative('bwd')),
+    vscode.commands.registerCommand('slang.showReverseModePasses', () => showDerivative('passes')),
     // From the context menu the first argument is the document's URI; from
     // a key binding or another extension, the target and entry point.
     vscode.commands.registerCommand('slang.showCompiledOutput', (target?: unknown, entryPoint?: unknown) =>
@@ -281,7 +282,7 @@ async function displayLanguage(languageId: string): Promise<string> {
   return known.includes(f) ? f : 'plaintext';
 }
 
-async function showDerivative(mode: 'fwd' | 'bwd'): Promise<void> {
+async function showDerivative(mode: 'fwd' | 'bwd' | 'passes'): Promise<void> {
   const editor = slangEditor();
   const c = editor && runningClient();
   if (!editor || !c) {

@@ -37,11 +37,13 @@ export class GeneratedDocuments implements vscode.TextDocumentContentProvider, v
 }
 
 /** The URI for a derivative document: the server names it after the
- * function only, so the mode goes into the name (`bwd_diff(f).slang`). */
+ * function only, so the mode goes into the name (`bwd_diff(f).slang`,
+ * `passes(f).slang` for the reverse-mode passes). */
 export function derivativeUri(serverUri: string, mode: string): string {
   const m = /^(.*\/)([^/]*?)(\.slang)?$/.exec(serverUri);
   if (!m) {
     return serverUri;
   }
-  return `${m[1]}${mode}_diff(${m[2]})${m[3] ?? ''}`;
+  const name = mode === 'passes' ? `passes(${m[2]})` : `${mode}_diff(${m[2]})`;
+  return `${m[1]}${name}${m[3] ?? ''}`;
 }

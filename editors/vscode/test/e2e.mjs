@@ -6,6 +6,8 @@
 //   3. hovering a [Differentiable] function shows its derivative signatures;
 //   4. "Slang: Show Backward Derivative" opens a read-only document with the
 //      generated backward derivative (s_bwd_prop_…);
+//   5. "Slang: Show Reverse-Mode Passes (IR)" opens the IR after each pass;
+//   6. "Slang: Show Compiled Output…" with HLSL opens the target code;
 // and keeps a screenshot (target/editor-tests/vscode.png).
 //
 // Run test/setup.sh once first. Environment:
@@ -417,6 +419,16 @@ async function main() {
       throw new Error('typing into the generated document was not refused as read-only');
     });
     log(`typing into it: "${(await refusal.innerText()).trim()}"`);
+  });
+
+  await step('"Slang: Show Reverse-Mode Passes (IR)" opens the IR after each pass', async () => {
+    await page.locator('.tab', { hasText: 'shading.slang' }).first().click();
+    await gotoLine(fixture.shadeLine + 2, 5);
+    await command('Slang: Show Reverse-Mode Passes (IR)');
+    await page.locator('.tab', { hasText: 'passes(shade).slang' }).first().waitFor({ state: 'visible' });
+    const editor = page.locator('.editor-group-container.active .editor-instance').first();
+    await editor.locator('.view-line', { hasText: '// ---- after primal ----' }).first().waitFor();
+    log('passes(shade).slang opened at the primal IR');
   });
 
   await step('"Slang: Show Compiled Output…" with HLSL opens the target code', async () => {

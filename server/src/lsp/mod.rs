@@ -567,7 +567,8 @@ impl Backend {
 struct DerivativeParams {
     text_document: TextDocumentIdentifier,
     position: Position,
-    /// `fwd` or `bwd` (default: both).
+    /// `fwd` or `bwd` (default: both), or `passes`: the IR of the backward
+    /// derivative after each reverse-mode pass.
     mode: Option<String>,
 }
 
@@ -599,13 +600,14 @@ impl Backend {
     async fn derivative(&self, params: DerivativeParams) -> Result<GeneratedDocument> {
         let st = self.state.clone();
         let uri = params.text_document.uri.clone();
+        let passes = params.mode.as_deref() == Some("passes");
         let modes: Vec<slang_analysis::autodiff::Mode> = match params.mode.as_deref() {
             Some("fwd") => vec![slang_analysis::autodiff::Mode::Forward],
-            Some("bwd") => vec![slang_analysis::autodiff::Mode::Backward],
+            Some("bwd" | "passes") => vec![slang_analysis::autodiff::Mode::Backward],
             None | Some("both") => {
                 vec![slang_analysis::autodiff::Mode::Forward, slang_analysis::autodiff::Mode::Backward]
             }
-            Some(m) => return Err(Error::invalid_params(format!("unknown mode `{m}` (fwd, bwd or both)"))),
+            Some(m) => return Err(Error::invalid_params(format!("unknown mode `{m}` (fwd, bwd, both or passes)"))),
         };
         let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
             let offset = LineIndex::new(text, enc).text_size(params.position);
@@ -615,6 +617,23 @@ impl Backend {
                 == slang_analysis::autodiff::Differentiability::No
             {
                 return Err(format!("`{name}` is not differentiable: mark it `[Differentiable]`"));
+            }
+            if passes {
+                // The backward derivative's IR after each reverse-mode pass.
+                let mut out = format!("// Reverse-mode passes of `{name}` ({})\n", def.file(db).path(db));
+                match slang_codegen::backward_derivative_passes(db, def) {
+                    Ok(passes) => {
+                        for (pass, ir) in passes {
+                            out.push_str(&format!("\n// ---- after {pass} ----\n{ir}"));
+                        }
+                    }
+                    Err(errors) => {
+                        for e in errors {
+                            out.push_str(&format!("// no reverse-mode passes: {}\n", e.message));
+                        }
+                    }
+                }
+                return Ok((name, out));
             }
             let mut out = format!(
                 "// Derivatives of `{name}` ({})

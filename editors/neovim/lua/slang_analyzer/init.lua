@@ -174,8 +174,8 @@ end
 --- The generated derivative of the function at the cursor ('fwd', 'bwd' or
 --- nil for both) in a scratch buffer.
 function M.show_derivative(mode)
-  if mode and mode ~= '' and mode ~= 'fwd' and mode ~= 'bwd' and mode ~= 'both' then
-    notify('mode is fwd, bwd or both, not ' .. mode, vim.log.levels.ERROR)
+  if mode and mode ~= '' and mode ~= 'fwd' and mode ~= 'bwd' and mode ~= 'both' and mode ~= 'passes' then
+    notify('mode is fwd, bwd, both or passes, not ' .. mode, vim.log.levels.ERROR)
     return
   end
   request('slang-analyzer/derivative', function(client)
@@ -249,7 +249,7 @@ function M.create_commands()
     nargs = '?',
     desc = 'slang-analyzer: show the generated derivative of the function at the cursor',
     complete = function()
-      return { 'fwd', 'bwd', 'both' }
+      return { 'fwd', 'bwd', 'both', 'passes' }
     end,
   })
   cmd('SlangShowCompiled', function(a)
