@@ -401,6 +401,7 @@ fn derivative_and_compile_requests() {
         "{text}"
     );
     assert!(text.contains("func s_lin_shade(") && text.contains("func s_bwd_prop_shade("), "{text}");
+    assert_eq!(r["result"]["uri"], "slang-analyzer:/passes/shade.slang");
     // Not a differentiable function: an error saying so.
     let r = c.request(
         "slang-analyzer/derivative",

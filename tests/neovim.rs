@@ -202,6 +202,18 @@ fn check(api: &str) {
         "{semantic:?}"
     );
 
+    // :SlangShowDerivative passes — the IR after each reverse-mode pass, in
+    // a buffer of its own (the derivative's stays).
+    let p = &r["passes"];
+    assert!(p.is_object(), "no passes buffer: {log}");
+    assert_eq!(p["uri"], "slang-analyzer:/passes/shade.slang");
+    assert_eq!(p["modifiable"], false);
+    let ir = text(p, "text");
+    for pass in ["primal", "normalize", "linearize", "unzip", "transpose", "checkpoint", "extract"] {
+        assert!(ir.contains(&format!("// ---- after {pass} ----")), "{pass}: {ir}");
+    }
+    assert!(ir.contains("func s_lin_shade(") && ir.contains("func s_bwd_prop_shade("), "{ir}");
+
     // :SlangShowDerivative bwd — a read-only scratch buffer of generated code.
     let d = &r["derivative"];
     assert!(d.is_object(), "no derivative buffer: {log}");

@@ -178,6 +178,16 @@ local function main()
   end, 'derivative buffer')
   R.derivative = doc_info(find_doc_buffer('slang-analyzer:/derivative/'), buf)
 
+  -- :SlangShowDerivative passes: the IR after each reverse-mode pass, in a
+  -- buffer of its own.
+  vim.api.nvim_set_current_win(src_win)
+  vim.api.nvim_win_set_cursor(0, { row + 1, col })
+  vim.cmd('SlangShowDerivative passes')
+  wait(15000, function()
+    return find_doc_buffer('slang-analyzer:/passes/') ~= nil
+  end, 'passes buffer')
+  R.passes = doc_info(find_doc_buffer('slang-analyzer:/passes/'), buf)
+
   -- :SlangShowCompiled wgsl (the file's entry point).
   vim.api.nvim_set_current_win(src_win)
   vim.cmd('SlangShowCompiled wgsl')

@@ -662,7 +662,9 @@ impl Backend {
         .await?;
         match r {
             Some(Ok((name, text))) => Ok(GeneratedDocument {
-                uri: format!("slang-analyzer:/derivative/{name}.slang"),
+                // (The passes in a document of their own, beside the
+                // derivative's.)
+                uri: format!("slang-analyzer:/{}/{name}.slang", if passes { "passes" } else { "derivative" }),
                 language_id: "slang".to_string(),
                 text,
             }),
