@@ -2084,13 +2084,19 @@ impl<'db> Infer<'_, 'db> {
                     Ty::Vector(_, n) | Ty::Matrix(_, n, _) => Some(u32::from(*n)),
                     _ => None,
                 };
-                if let (Some(len), Expr::Literal(LiteralKind::Int { value: Some(k), .. })) =
-                    (len, self.body.expr(index))
-                {
-                    if *k >= i64::from(len) {
+                let literal = |e: ExprId| match self.body.expr(e) {
+                    Expr::Literal(LiteralKind::Int { value: Some(k), .. }) => Some(*k),
+                    _ => None,
+                };
+                let k = match self.body.expr(index) {
+                    Expr::Prefix { op: SyntaxKind::MINUS, expr } => literal(*expr).map(|k| -k),
+                    _ => literal(index),
+                };
+                if let (Some(len), Some(k)) = (len, k) {
+                    if k < 0 || k >= i64::from(len) {
                         self.diags.push(InferDiag {
                             at: DiagAt::Expr(index),
-                            kind: InferDiagKind::IndexOutOfBounds { index: *k, len },
+                            kind: InferDiagKind::IndexOutOfBounds { index: k, len },
                         });
                     }
                 }

@@ -244,7 +244,8 @@ fn overloads_pick_the_return_type_all_matching_candidates_agree_on() {
 
 /// A literal index past a fixed size: an error at the index (slangc's
 /// E30029 for arrays; vectors and matrix rows too, where code generation
-/// had no located error); indices within bounds, and ones that are not
+/// had no located error), negative ones too (naga's validation error had
+/// no source line); indices within bounds, and ones that are not
 /// literals, are not. `float b[4][2]` is four arrays of two (C-style
 /// suffixes bind right to left): `b[3][1]` is in bounds, `b[1][2]` not.
 #[test]
@@ -256,7 +257,7 @@ void k(int i)
     float a[2] = {1.0, 2.0};
     float3 v = float3(1, 2, 3);
     float2x3 m = float2x3(1, 2, 3, 4, 5, 6);
-    float s = a[1] + a[2] + a[i] + v[2] + v[3] + m[1].x + m[2].x;
+    float s = a[1] + a[2] + a[i] + v[2] + v[3] + m[1].x + m[2].x + a[-1];
     float b[4][2];
     float t = b[3][1] + b[1][2] + s;
     s = t;
@@ -266,6 +267,7 @@ void k(int i)
             /main.slang:7:24: error[index-out-of-bounds]: index 2 is out of bounds: the value has 2 elements
             /main.slang:7:45: error[index-out-of-bounds]: index 3 is out of bounds: the value has 3 elements
             /main.slang:7:61: error[index-out-of-bounds]: index 2 is out of bounds: the value has 2 elements
+            /main.slang:7:70: error[index-out-of-bounds]: index -1 is out of bounds: the value has 2 elements
             /main.slang:9:30: error[index-out-of-bounds]: index 2 is out of bounds: the value has 2 elements
         "#]],
     );
