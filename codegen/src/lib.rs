@@ -176,7 +176,7 @@ pub fn backward_derivative_passes(
     out.push(("unzip", print::print_function(&module.types, &module, module.function(derivative))));
     let mut combined = autodiff::rev::transpose(&mut module, &mut requests, unzipped).map_err(|e| vec![e])?;
     check(&module, &requests.pending())?;
-    let all: (u32, u32) = combined.saves.iter().fold((0, 0), |(b, n), s| (b + s.bytes, n + 1));
+    let all = autodiff::checkpoint::context_size(&combined.saves);
     let print_with_size = |module: &ir::Module, (bytes, values): (u32, u32)| {
         format!(
             "// saves {bytes} bytes per thread ({values} values)\n{}",
@@ -198,6 +198,17 @@ pub fn backward_derivative_passes(
         .join("\n");
     out.push(("extract", extracted));
     Ok(out)
+}
+
+/// [`backward_derivative_passes`] as one text: each pass's IR under a
+/// `// ---- after PASS ----` line (what `derive --passes` and the editor's
+/// passes view show).
+pub fn backward_derivative_passes_text(
+    db: &dyn Db,
+    def: slang_analysis::hir::DefId,
+) -> Result<String, Vec<CodegenError>> {
+    let passes = backward_derivative_passes(db, def)?;
+    Ok(passes.iter().map(|(pass, ir)| format!("\n// ---- after {pass} ----\n{ir}")).collect())
 }
 
 /// `def` and what it calls, in SSA form with `[ForceUnroll]` loops

@@ -157,11 +157,9 @@ pub fn run(args: DeriveArgs) -> ExitCode {
             }
         }
         if args.passes && !args.json && d.allows(Mode::Backward) {
-            match slang_codegen::backward_derivative_passes(&db, def) {
-                Ok(passes) => {
-                    for (pass, ir) in passes {
-                        let _ = writeln!(out, "\n// ---- after {pass} ----\n{ir}");
-                    }
+            match slang_codegen::backward_derivative_passes_text(&db, def) {
+                Ok(text) => {
+                    let _ = write!(out, "{text}");
                 }
                 Err(errors) => {
                     for e in errors {

@@ -51,7 +51,12 @@ pub fn run(module: &mut Module, combined: &mut Combined) -> (u32, u32) {
     }
     prune(&mut func, &mut combined.saves);
     module.functions[d] = func;
-    combined.saves.iter().fold((0u32, 0u32), |(bytes, n), s| (bytes.saturating_add(s.bytes), n + 1))
+    context_size(&combined.saves)
+}
+
+/// Bytes per thread and number of values of a set of saves.
+pub fn context_size(saves: &[Save]) -> (u32, u32) {
+    saves.iter().fold((0u32, 0u32), |(bytes, n), s| (bytes.saturating_add(s.bytes), n + 1))
 }
 
 /// Whether an instruction of `f` may be computed again from its operands.

@@ -30,9 +30,10 @@ use crate::ir::{BlockId, Function, FunctionBuilder, Module, Op, Terminator, Type
 pub struct Linearized {
     /// `s_lin_f`: one block per linearized instruction.
     pub func: Function,
-    /// Per instruction of `f`, in order: its linearization, or why its
-    /// derivative cannot be taken (reported if transposition needs it).
-    pub segments: Vec<(ValueId, Result<Segment, String>)>,
+    /// Per instruction of `f`, in order: its linearization, or (with the
+    /// block begun for it) why its derivative cannot be taken, reported if
+    /// transposition needs it.
+    pub segments: Vec<(ValueId, Linearization)>,
     /// Per value of [`Self::func`]: whether it is differential.
     pub differential: Vec<bool>,
     /// Where each instruction's segment is in [`Self::segments`].
@@ -41,6 +42,10 @@ pub struct Linearized {
     /// (activity analysis); only these may carry a derivative.
     pub active: Vec<bool>,
 }
+
+/// An instruction's linearization, or (with the block begun for it) why
+/// its derivative cannot be taken.
+pub type Linearization = Result<Segment, (BlockId, String)>;
 
 /// The linearization of one instruction of `f`.
 #[derive(Debug, Clone)]
@@ -65,7 +70,7 @@ impl Default for Linearized {
 }
 
 impl Linearized {
-    pub fn segment(&self, v: ValueId) -> Option<&Result<Segment, String>> {
+    pub fn segment(&self, v: ValueId) -> Option<&Linearization> {
         self.index.get(&v).map(|&i| &self.segments[i].1)
     }
 
@@ -82,22 +87,21 @@ impl Linearized {
                 module.types.display(src.value(*v).ty),
                 of_f(crate::print::op_text(module, op))
             );
-            let seg = match seg {
-                Ok(seg) => seg,
-                Err(e) => {
-                    heads.insert(format!("err{v}"), format!("{what}\n  //   no derivative: {e}"));
-                    continue;
+            let (block, detail) = match seg {
+                Ok(seg) => {
+                    let mut roles = Vec::new();
+                    for (k, o) in op.operands().iter().enumerate() {
+                        roles.push(format!("{} = f.{o}", seg.primal_operands[k]));
+                        if let Some(d) = seg.diff_operands[k] {
+                            roles.push(format!("{d} = d(f.{o})"));
+                        }
+                    }
+                    roles.push(format!("{} = f.{v}", seg.result));
+                    (seg.block, roles.join(", "))
                 }
+                Err((block, e)) => (*block, format!("no derivative: {e}")),
             };
-            let mut roles = Vec::new();
-            for (k, o) in op.operands().iter().enumerate() {
-                roles.push(format!("{} = f.{o}", seg.primal_operands[k]));
-                if let Some(d) = seg.diff_operands[k] {
-                    roles.push(format!("{d} = d(f.{o})"));
-                }
-            }
-            roles.push(format!("{} = f.{v}", seg.result));
-            heads.insert(seg.block.to_string(), format!("{what}\n  //   {}", roles.join(", ")));
+            heads.insert(block.to_string(), format!("{what}\n  //   {detail}"));
         }
         let mut out = String::new();
         for line in text.lines() {
@@ -117,11 +121,6 @@ impl Linearized {
                     writeln!(out, "{line}  [{tag}]").unwrap();
                 }
                 _ => writeln!(out, "{line}").unwrap(),
-            }
-        }
-        for (v, _) in self.segments.iter().filter(|s| s.1.is_err()) {
-            if let Some(head) = heads.get(&format!("err{v}")) {
-                writeln!(out, "{head}").unwrap();
             }
         }
         out
@@ -167,7 +166,7 @@ fn segment(
     v: ValueId,
     op: &Op,
     may_carry: &dyn Fn(&mut Types, ValueId) -> bool,
-) -> Result<Segment, String> {
+) -> Linearization {
     let span = src.value(v).span;
     let vt: TypeId = src.value(v).ty;
     let block = b.new_block();
@@ -193,7 +192,7 @@ fn segment(
                 Ok(out) => out,
                 Err(m) => {
                     b.terminate(block, Terminator::Unreachable);
-                    return Err(m);
+                    return Err((block, m));
                 }
             },
             _ => None,

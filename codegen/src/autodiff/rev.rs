@@ -1895,7 +1895,7 @@ impl<'a> Rev<'a> {
         let lin = self.st.lin.clone();
         let seg = match lin.segment(v) {
             None => return Ok(()),
-            Some(Err(m)) => return Err(self.error(m.clone())),
+            Some(Err((_, m))) => return Err(self.error(m.clone())),
             Some(Ok(seg)) => seg,
         };
         let (pp, dp, rp, insts) = (&seg.primal_operands, &seg.diff_operands, seg.result, &seg.insts);

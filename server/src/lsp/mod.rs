@@ -621,12 +621,8 @@ impl Backend {
             if passes {
                 // The backward derivative's IR after each reverse-mode pass.
                 let mut out = format!("// Reverse-mode passes of `{name}` ({})\n", def.file(db).path(db));
-                match slang_codegen::backward_derivative_passes(db, def) {
-                    Ok(passes) => {
-                        for (pass, ir) in passes {
-                            out.push_str(&format!("\n// ---- after {pass} ----\n{ir}"));
-                        }
-                    }
+                match slang_codegen::backward_derivative_passes_text(db, def) {
+                    Ok(text) => out.push_str(&text),
                     Err(errors) => {
                         for e in errors {
                             out.push_str(&format!("// no reverse-mode passes: {}\n", e.message));
