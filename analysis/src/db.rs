@@ -27,31 +27,36 @@ impl Db for RootDatabase {
 /// See [`Db::reparse_cache`].
 #[derive(Default, Clone)]
 pub struct ReparseCache {
-    entries: Arc<Mutex<HashMap<SourceFile, CachedParse>>>,
+    entries: Arc<Mutex<HashMap<(u8, SourceFile), CachedParse>>>,
 }
 
 #[derive(Clone)]
 struct CachedParse {
     text: Arc<str>,
-    defines: Vec<(String, String)>,
+    options: slang_syntax::ParseOptions,
     parse: slang_syntax::Parse,
 }
 
 impl ReparseCache {
-    /// Parse `text` with `defines`, reusing the previous parse of `file`.
-    pub fn parse(&self, file: SourceFile, text: &str, defines: &[(String, String)]) -> slang_syntax::Parse {
-        let previous = self.entries.lock().unwrap().get(&file).cloned();
+    /// Parse `text` with `options`, reusing the previous parse of `file`
+    /// in the same `slot` (a file has several parses: see
+    /// [`crate::expansion`]).
+    pub fn parse(
+        &self,
+        slot: u8,
+        file: SourceFile,
+        text: &str,
+        options: &slang_syntax::ParseOptions,
+    ) -> slang_syntax::Parse {
+        let previous = self.entries.lock().unwrap().get(&(slot, file)).cloned();
         let parse = previous
-            .filter(|p| p.defines == defines)
+            .filter(|p| p.options == *options)
             .and_then(|p| p.parse.reparse(&p.text, text))
-            .unwrap_or_else(|| {
-                let options = slang_syntax::ParseOptions { defines: defines.to_vec() };
-                slang_syntax::parse_with(text, &options)
-            });
+            .unwrap_or_else(|| slang_syntax::parse_with(text, options));
         self.entries
             .lock()
             .unwrap()
-            .insert(file, CachedParse { text: text.into(), defines: defines.to_vec(), parse: parse.clone() });
+            .insert((slot, file), CachedParse { text: text.into(), options: options.clone(), parse: parse.clone() });
         parse
     }
 }
@@ -126,17 +131,14 @@ impl RootDatabase {
     }
 
     /// For code generation: when `file` uses macros, a database like this
-    /// one (same files, search paths and defines) in which `file`'s macro
-    /// uses are expanded ([`slang_syntax::macro_expand`]), and the file in
-    /// it; `None` when there is nothing to expand.
+    /// one (same files, search paths and defines) in which `file`'s text is
+    /// its expanded text ([`crate::expansion`]; the semantic trees are the
+    /// same, and offsets are those of the text), and the file in it; `None`
+    /// when there is nothing to expand.
     pub fn with_macros_expanded(&self, file: SourceFile) -> Option<(RootDatabase, SourceFile)> {
         let ws = Workspace::get(self);
         let defines = ws.defines(self).clone();
-        let options = slang_syntax::ParseOptions { defines: defines.clone() };
-        // (The file's parse is cached: nothing is parsed again for a file
-        // without macros.)
-        let parse = crate::parse(self, file);
-        let expanded = slang_syntax::macro_expand::expand_macros_in(file.text(self), parse, &options)?;
+        let expanded = crate::expansion::expansion(self, file).as_ref()?.text.clone();
         let mut db = RootDatabase::new();
         db.set_defines(defines);
         db.set_search_paths(ws.search_paths(self).clone());

@@ -23,9 +23,40 @@ pub struct Diagnostic {
     pub message: String,
 }
 
-/// All diagnostics of `file`, sorted by position.
+/// All diagnostics of `file`, sorted by position, with ranges in the
+/// file's text: a diagnostic inside a macro's expansion points at the
+/// macro's use and says which macro.
+///
+/// An `#error` line reached with the configured defines stops the compile
+/// (as in the reference compiler): then only it and the syntax errors are
+/// reported, not what follows from the missing defines.
 #[salsa::tracked(returns(ref))]
 pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    let all = expanded_diagnostics(db, file);
+    let stopped = all.iter().any(|d| d.code == "error-directive");
+    let mut out: Vec<Diagnostic> = all
+        .iter()
+        .filter(|d| !stopped || matches!(d.code, "error-directive" | "syntax" | "lex" | "preprocessor"))
+        .map(|d| {
+            let mut d = d.clone();
+            if let Some(u) = crate::expansion::macro_use_at(db, file, d.range) {
+                d.message.push_str(&format!(" (in the expansion of macro `{}`)", u.name));
+            }
+            d.range = crate::expansion::to_source_range(db, file, d.range);
+            d
+        })
+        .collect();
+    out.sort_by_key(|d| (d.range.start(), d.range.end()));
+    // (An argument used twice in a macro's body gives the same diagnostic
+    // twice.)
+    out.dedup();
+    out
+}
+
+/// [`file_diagnostics`] with the ranges of the semantic tree
+/// ([`crate::parse`], the expanded text).
+#[salsa::tracked(returns(ref))]
+pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     let parse = parse(db, file);
     let mut out = Vec::new();
     for e in parse.errors() {

@@ -18,6 +18,7 @@ mod core_module;
 mod db;
 pub mod decl_check;
 pub mod diagnostics;
+pub mod expansion;
 pub mod generics;
 pub mod hir;
 pub mod ide;
@@ -31,6 +32,7 @@ pub mod visibility;
 pub use base::{SourceFile, Workspace};
 pub use db::{Db, RootDatabase};
 pub use diagnostics::{file_diagnostics, Diagnostic, Severity};
+pub use expansion::{source_parse, to_expanded_offset, to_expanded_range, to_source_range};
 pub use item_tree::{Item, ItemKind, ItemTree, Visibility};
 pub use module_graph::{file_imports, import_candidates, module_of, resolved_imports, Import, ImportKind};
 pub use salsa::Cancelled;
@@ -65,15 +67,11 @@ pub fn prewarm_core(db: &RootDatabase) {
     });
 }
 
-/// Parse a file (a query: re-parses only when the text or the predefined
-/// macros change).
+/// The tree the semantic model reads: the file with its macros expanded
+/// (see [`expansion`]; for a file that uses no macro, the tree of its
+/// text). A query: re-parses only when the text, the predefined macros or
+/// the macros of included files change.
 #[salsa::tracked(returns(ref))]
 pub fn parse(db: &dyn Db, file: SourceFile) -> slang_syntax::Parse {
-    let defines = Workspace::get(db).defines(db);
-    if defines.is_empty() && core_module::is_core_path(file.path(db)) {
-        if let Some(p) = core_module::cached_parse(file.path(db), file.text(db)) {
-            return p;
-        }
-    }
-    db.reparse_cache().parse(file, file.text(db), defines)
+    expansion::expanded_parse(db, file)
 }

@@ -170,7 +170,7 @@ pub fn import_candidates(db: &dyn Db, file: SourceFile, import: &Import) -> Vec<
 }
 
 #[salsa::tracked(returns(ref))]
-fn files_by_path(db: &dyn Db) -> HashMap<String, SourceFile> {
+pub(crate) fn files_by_path(db: &dyn Db) -> HashMap<String, SourceFile> {
     Workspace::get(db).files(db).iter().map(|&f| (f.path(db).clone(), f)).collect()
 }
 

@@ -61,3 +61,21 @@ fn editing_a_declaration_reruns_scopes() {
     let ran = executed(&db);
     assert!(ran.iter().any(|r| r == "global_scope"), "{ran:?}");
 }
+
+#[test]
+fn editing_a_function_body_in_a_file_with_macros_reruns_only_that_function() {
+    let mut db = RootDatabase::new();
+    let before = "#define SQ(x) ((x) * (x))\n#define SETTER [mutating]\nstruct S { float v; SETTER void set(float a) { v = SQ(a); } };\nfloat f(float x)\n{\n    return SQ(x) + 1.0;\n}\nfloat g(float y) { return SQ(y); }\n";
+    let a = db.set_file("/a.slang", before);
+    assert!(file_diagnostics(&db, a).is_empty(), "{:?}", file_diagnostics(&db, a));
+
+    db.start_logging_executions();
+    db.set_file("/a.slang", &before.replace("SQ(x) + 1.0", "SQ(x) + 2.0 * x"));
+    assert!(file_diagnostics(&db, a).is_empty());
+    let ran = executed(&db);
+    for q in ["global_scope", "imported_files", "module_of", "parse_options"] {
+        assert!(!ran.iter().any(|r| r == q), "{q} re-ran: {ran:?}");
+    }
+    assert_eq!(ran.iter().filter(|r| *r == "infer").count(), 1, "{ran:?}");
+    assert_eq!(ran.iter().filter(|r| *r == "body_with_source_map").count(), 1, "{ran:?}");
+}

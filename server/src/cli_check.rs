@@ -158,7 +158,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
                 "file": name,
                 "bytes": bytes,
                 "micros": micros,
-                "lossless": slang_analysis::parse(&db, *f).syntax_node().text() == text.as_str(),
+                "lossless": slang_analysis::source_parse(&db, *f).syntax_node().text() == text.as_str(),
                 "diagnostics": diagnostics,
             });
             let _ = writeln!(out, "{obj}");

@@ -112,6 +112,6 @@ impl FrontendArgs {
                 None => (d.clone(), "1".to_string()),
             })
             .collect();
-        slang_syntax::ParseOptions { defines }
+        slang_syntax::ParseOptions::with_defines(defines)
     }
 }

@@ -22,6 +22,7 @@ pub mod folding;
 pub mod format;
 pub mod lexer;
 pub mod macro_expand;
+pub mod macros;
 mod parser;
 pub mod preprocessor;
 mod reparse;
@@ -29,8 +30,9 @@ pub mod selection;
 mod syntax_kind;
 mod tree_builder;
 
+pub use macro_expand::{Expansion, MacroUse};
 pub use parser::ParseError;
-pub use preprocessor::{ConditionalBranch, MacroNames, ParseOptions};
+pub use preprocessor::{ConditionalBranch, IncludedMacros, MacroNames, ParseOptions};
 pub use rowan::{Direction, GreenNode, NodeOrToken, TextRange, TextSize, WalkEvent};
 pub use syntax_kind::SyntaxKind;
 

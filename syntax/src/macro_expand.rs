@@ -1,302 +1,244 @@
-//! Textual macro expansion, for code generation.
+//! The expanded text of a file: what the semantic model and code
+//! generation read.
 //!
 //! The syntax tree keeps macro uses as written (the editor shows and edits
-//! source, not expansions), and the semantic model reads through the
-//! common cases. Code generation needs the program the preprocessor makes:
-//! [`expand_macros`] replaces the uses of the file's `#define`d macros (and
-//! of those given with `-D`) in active code by their expansions, the C
-//! preprocessor's way — object-like and function-like macros, arguments
-//! expanded before substitution, `#` and `##`, rescanning with a macro
-//! not expanded inside its own expansion. Directive lines stay as they
-//! are (the parser still evaluates `#if` with them), and every line keeps
-//! its number: an expansion takes no more lines than its use did.
+//! source, not expansions). [`expand_file`] replaces every use of a macro
+//! in active code by its expansion ([`crate::macros`]: object-like and
+//! function-like macros, variadic ones, `#` and `##`, rescanning), with the
+//! macros defined so far in the file, by `-D`, and by the files it
+//! `#include`s ([`ParseOptions::includes`]). Directive lines and disabled
+//! text stay as they are (the parser evaluates `#if` the same way on the
+//! expanded text), and every line keeps its number: an expansion takes no
+//! more lines than its use did. The [`Expansion`] maps offsets both ways:
+//! outside uses it is a shift; inside a use, a token copied from an
+//! argument maps to that argument, anything else to the use.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-use crate::lexer::lex;
-use crate::preprocessor::{ParseOptions, BUILTIN_DEFINES};
-use crate::SyntaxKind;
+use crate::macros::{self, DefineLine, Tok};
+use crate::preprocessor::{include_spelling, ParseOptions, BUILTIN_DEFINES};
+use crate::{SyntaxKind, TextRange, TextSize, WalkEvent};
 
-#[derive(Debug, Clone)]
-struct Macro {
-    /// `None` for an object-like macro.
-    params: Option<Vec<String>>,
-    body: String,
+/// One use of a macro in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MacroUse {
+    pub name: String,
+    /// The macro's name where it is used.
+    pub name_range: TextRange,
+    /// The whole use in the source: the name, and the arguments up to the
+    /// closing `)`.
+    pub source: TextRange,
+    /// The expansion in the expanded text (without the newlines kept after
+    /// it).
+    pub expanded: TextRange,
+    /// The source ranges of the arguments' significant tokens.
+    pub arg_tokens: Vec<TextRange>,
 }
 
-/// One lexed token of a fragment: its kind and text.
-#[derive(Debug, Clone)]
-struct Tok {
-    kind: SyntaxKind,
-    text: String,
+/// A file's text with its macro uses expanded, and the map between the
+/// two texts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expansion {
+    pub text: String,
+    /// In source order.
+    pub uses: Vec<MacroUse>,
 }
 
-fn tokens(text: &str) -> Vec<Tok> {
-    let mut out = Vec::new();
-    let mut at = 0usize;
-    for t in lex(text).tokens {
-        let len = t.len as usize;
-        out.push(Tok { kind: t.kind, text: text[at..at + len].to_string() });
-        at += len;
+impl Expansion {
+    /// The use whose source covers `offset` (its name or arguments).
+    pub fn use_at_source(&self, offset: TextSize) -> Option<&MacroUse> {
+        let i = self.uses.partition_point(|u| u.source.end() <= offset);
+        self.uses.get(i).filter(|u| u.source.start() <= offset && offset < u.source.end())
     }
-    out
+
+    /// The use whose expansion covers `range` (a non-empty range inside it,
+    /// or an empty one strictly inside).
+    pub fn use_at_expanded(&self, range: TextRange) -> Option<&MacroUse> {
+        let i = self.uses.partition_point(|u| u.expanded.end() <= range.start());
+        self.uses.get(i).filter(|u| {
+            u.expanded.contains_range(range)
+                && (!range.is_empty() || (u.expanded.start() < range.start() && range.start() < u.expanded.end()))
+        })
+    }
+
+    /// Where a source offset is in the expanded text. Inside a use: on an
+    /// argument's token that the expansion copies, that copy; else the
+    /// start of the expansion.
+    pub fn to_expanded(&self, source: &str, offset: TextSize) -> TextSize {
+        if let Some(u) = self.use_at_source(offset) {
+            if let Some(tok) = u.arg_tokens.iter().find(|t| t.contains_inclusive(offset)) {
+                if let Some(at) = find_token(&self.text[u.expanded], &source[*tok]) {
+                    return u.expanded.start() + TextSize::from(at as u32) + (offset - tok.start());
+                }
+            }
+            return u.expanded.start();
+        }
+        let i = self.uses.partition_point(|u| u.source.end() <= offset);
+        match i.checked_sub(1).map(|k| &self.uses[k]) {
+            Some(u) => offset + u.expanded.end() - u.source.end(),
+            None => offset,
+        }
+    }
+
+    /// Where a range of the expanded text came from. Inside one use's
+    /// expansion: the argument token it copies, else the whole use; across
+    /// uses, from the start of the first to the end of the last.
+    pub fn to_source(&self, source: &str, range: TextRange) -> TextRange {
+        if let Some(u) = self.use_at_expanded(range) {
+            let text = &self.text[range];
+            if !text.is_empty() {
+                if let Some(tok) = u.arg_tokens.iter().find(|t| &source[**t] == text) {
+                    return *tok;
+                }
+            }
+            return u.source;
+        }
+        let start = self.offset_to_source(range.start(), false);
+        let end = self.offset_to_source(range.end(), true);
+        TextRange::new(start, end.max(start))
+    }
+
+    fn offset_to_source(&self, offset: TextSize, is_end: bool) -> TextSize {
+        let i = self.uses.partition_point(|u| u.expanded.end() <= offset);
+        if let Some(u) = self.uses.get(i) {
+            if u.expanded.start() < offset {
+                return if is_end { u.source.end() } else { u.source.start() };
+            }
+        }
+        // After use `i - 1` (if any): a shift. (Newlines kept after an
+        // expansion are not part of it: the shift stays the same.)
+        match i.checked_sub(1).map(|k| &self.uses[k]) {
+            Some(u) => offset - u.expanded.end() + u.source.end(),
+            None => offset,
+        }
+    }
 }
 
-fn is_trivia(kind: SyntaxKind) -> bool {
-    matches!(kind, SyntaxKind::WHITESPACE | SyntaxKind::COMMENT)
+/// The offset of the first occurrence of `word` in `text` as a whole
+/// token (not inside a longer identifier).
+fn find_token(text: &str, word: &str) -> Option<usize> {
+    if word.is_empty() {
+        return None;
+    }
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(k) = text[from..].find(word) {
+        let at = from + k;
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        if !before.is_some_and(is_ident) && !after.is_some_and(is_ident) {
+            return Some(at);
+        }
+        from = at + word.len().max(1);
+    }
+    None
 }
 
 /// The text of `text` with macro uses expanded (see the module's
 /// documentation), or `None` when nothing was expanded.
 pub fn expand_macros(text: &str, options: &ParseOptions) -> Option<String> {
-    expand_macros_in(text, &crate::parse_with(text, options), options)
+    expand_file(text, &crate::parse_with(text, options), options).map(|e| e.text)
 }
 
 /// [`expand_macros`] given the file's parse (with the same options).
 pub fn expand_macros_in(text: &str, parse: &crate::Parse, options: &ParseOptions) -> Option<String> {
+    expand_file(text, parse, options).map(|e| e.text)
+}
+
+/// The expansion of a file given its parse (with the same options), or
+/// `None` when no macro is used.
+pub fn expand_file(text: &str, parse: &crate::Parse, options: &ParseOptions) -> Option<Expansion> {
     let names = parse.macros();
-    if names.function_like.is_empty() && names.object_like.is_empty() && options.defines.is_empty() {
+    if names.function_like.is_empty()
+        && names.object_like.is_empty()
+        && options.defines.is_empty()
+        && options.includes.iter().all(|(_, m)| m.is_empty())
+        && !BUILTIN_DEFINES.iter().any(|(n, _)| text.contains(n))
+    {
         return None;
     }
-    let mut macros: HashMap<String, Macro> = HashMap::new();
-    for (name, value) in
-        BUILTIN_DEFINES.iter().map(|(n, v)| (n.to_string(), v.to_string())).chain(options.defines.clone())
-    {
-        macros.insert(name, Macro { params: None, body: value });
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut changed = false;
-    // Line by line: directive lines (with their continuations) update the
-    // macros; runs of other lines are expanded together (a call's
-    // arguments may span lines).
-    let mut code = String::new();
-    let mut code_start = 0usize;
-    let mut offset = 0usize;
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        if line.trim_start().starts_with('#') {
-            let mut directive = line.to_string();
-            let mut end = i;
-            while directive.trim_end_matches(['\n', '\r']).ends_with('\\') && end + 1 < lines.len() {
-                end += 1;
-                directive.push_str(lines[end]);
-            }
-            flush(&mut out, &mut code, code_start, &macros, parse, &mut changed);
-            if parse.is_active(crate::TextSize::from(offset as u32)) {
-                define(&directive, &mut macros);
-            }
-            out.push_str(&directive);
-            for l in &lines[i..=end] {
-                offset += l.len();
-            }
-            i = end + 1;
-            code_start = offset;
-            continue;
-        }
-        code.push_str(line);
-        offset += line.len();
-        i += 1;
-    }
-    flush(&mut out, &mut code, code_start, &macros, parse, &mut changed);
-    changed.then_some(out)
-}
-
-/// Expand the code collected so far (starting at `start` in the file) into
-/// `out`, unless it is inactive.
-fn flush(
-    out: &mut String,
-    code: &mut String,
-    start: usize,
-    macros: &HashMap<String, Macro>,
-    parse: &crate::Parse,
-    changed: &mut bool,
-) {
-    if code.is_empty() {
-        return;
-    }
-    if macros.is_empty() || !parse.is_active(crate::TextSize::from(start as u32)) {
-        out.push_str(code);
-    } else {
-        let expanded = expand(&tokens(code), macros, &HashSet::new(), 0);
-        if expanded != *code {
-            *changed = true;
-        }
-        out.push_str(&expanded);
-    }
-    code.clear();
-}
-
-/// `#define` / `#undef` lines change the macros.
-fn define(directive: &str, macros: &mut HashMap<String, Macro>) {
-    let joined = directive.replace("\\\r\n", " ").replace("\\\n", " ");
-    let rest = joined.trim_start().trim_start_matches('#').trim_start();
-    if let Some(rest) = rest.strip_prefix("undef") {
-        macros.remove(rest.trim());
-        return;
-    }
-    let Some(rest) = rest.strip_prefix("define") else { return };
-    if !rest.starts_with([' ', '\t']) {
-        return;
-    }
-    let rest = rest.trim_start();
-    let name_len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
-    if name_len == 0 {
-        return;
-    }
-    let name = rest[..name_len].to_string();
-    let after = &rest[name_len..];
-    let (params, body) = match after.strip_prefix('(') {
-        // `NAME(` with no space: function-like.
-        Some(p) => {
-            let Some(close) = p.find(')') else { return };
-            let params = p[..close].split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
-            (Some(params), &p[close + 1..])
-        }
-        None => (None, after),
-    };
-    // (Comments in the body are whitespace.)
-    let body: String = tokens(body.trim())
-        .into_iter()
-        .map(|t| if t.kind == SyntaxKind::COMMENT { " ".to_string() } else { t.text })
-        .collect::<String>()
-        .trim()
-        .to_string();
-    macros.insert(name, Macro { params, body });
-}
-
-/// The expansion of a token list: macro uses replaced, `hide` not expanded.
-fn expand(toks: &[Tok], macros: &HashMap<String, Macro>, hide: &HashSet<String>, depth: u32) -> String {
-    let mut out = String::new();
-    let mut i = 0;
-    while i < toks.len() {
-        let t = &toks[i];
-        let m = (t.kind == SyntaxKind::IDENT)
-            .then(|| macros.get(&t.text))
-            .flatten()
-            .filter(|_| !hide.contains(&t.text) && depth < 64);
-        let Some(m) = m else {
-            out.push_str(&t.text);
-            i += 1;
-            continue;
-        };
-        let mut inner_hide = hide.clone();
-        inner_hide.insert(t.text.clone());
-        match &m.params {
-            None => {
-                out.push_str(&expand(&tokens(&m.body), macros, &inner_hide, depth + 1));
-                i += 1;
-            }
-            Some(params) => {
-                // The arguments: after `(`, split at top-level commas.
-                let mut j = i + 1;
-                while j < toks.len() && is_trivia(toks[j].kind) {
-                    j += 1;
-                }
-                if j >= toks.len() || toks[j].text != "(" {
-                    // A function-like macro's name alone is not a use.
-                    out.push_str(&t.text);
-                    i += 1;
-                    continue;
-                }
-                let mut args: Vec<Vec<Tok>> = vec![Vec::new()];
-                let mut level = 0;
-                let mut k = j + 1;
-                let mut newlines = 0;
-                while k < toks.len() {
-                    let a = &toks[k];
-                    newlines += a.text.matches('\n').count();
-                    match a.text.as_str() {
-                        "(" | "[" | "{" => level += 1,
-                        ")" | "]" | "}" if level > 0 => level -= 1,
-                        ")" => break,
-                        "," if level == 0 => {
-                            args.push(Vec::new());
-                            k += 1;
-                            continue;
+    let mut macros = options.initial_macros();
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut uses = Vec::new();
+    let mut run: Vec<Tok> = Vec::new();
+    let root = parse.syntax_node();
+    let mut walk = root.preorder_with_tokens();
+    while let Some(event) = walk.next() {
+        let WalkEvent::Enter(element) = event else { continue };
+        match element {
+            rowan::NodeOrToken::Node(node) if node.kind().is_pp_directive() => {
+                flush(&mut out, &mut run, &macros, &mut uses);
+                let line = node.text().to_string();
+                let active = parse.is_active(node.text_range().start());
+                match node.kind() {
+                    _ if !active => {}
+                    SyntaxKind::PP_DEFINE | SyntaxKind::PP_UNDEF => match macros::parse_define_line(&line) {
+                        Some(DefineLine::Define(n, d)) => {
+                            macros.insert(n, d.into());
                         }
-                        _ => {}
+                        Some(DefineLine::Undef(n)) => {
+                            macros.remove(&n);
+                        }
+                        None => {}
+                    },
+                    SyntaxKind::PP_INCLUDE => {
+                        let rest = line.trim_start().trim_start_matches('#').trim_start();
+                        if let Some(spelling) = rest.strip_prefix("include").and_then(include_spelling) {
+                            options.apply_include(spelling, &mut macros);
+                        }
                     }
-                    args.last_mut().expect("one argument at least").push(a.clone());
-                    k += 1;
+                    _ => {}
                 }
-                if k >= toks.len() {
-                    // No closing parenthesis: left as written.
-                    out.push_str(&t.text);
-                    i += 1;
-                    continue;
+                out.push_str(&line);
+                walk.skip_subtree();
+            }
+            rowan::NodeOrToken::Node(_) => {}
+            rowan::NodeOrToken::Token(t) => {
+                if t.kind() == SyntaxKind::DISABLED_TEXT {
+                    flush(&mut out, &mut run, &macros, &mut uses);
+                    out.push_str(t.text());
+                } else {
+                    run.push(Tok { kind: t.kind(), text: t.text().to_string(), offset: t.text_range().start().into() });
                 }
-                if params.is_empty() && args.len() == 1 && args[0].iter().all(|a| is_trivia(a.kind)) {
-                    args.clear();
-                }
-                let raw: Vec<String> = args
-                    .iter()
-                    .map(|a| a.iter().map(|t| t.text.as_str()).collect::<String>().trim().replace('\n', " "))
-                    .collect();
-                let expanded: Vec<String> =
-                    args.iter().map(|a| expand(a, macros, hide, depth + 1).trim().replace('\n', " ")).collect();
-                let body = substitute(&m.body, params, &raw, &expanded);
-                out.push_str(&expand(&tokens(&body), macros, &inner_hide, depth + 1));
-                // The lines the use took, kept.
-                out.push_str(&"\n".repeat(newlines));
-                i = k + 1;
             }
         }
     }
-    out
+    flush(&mut out, &mut run, &macros, &mut uses);
+    (!uses.is_empty()).then_some(Expansion { text: out, uses })
 }
 
-/// A function-like macro's body with its parameters replaced: by the
-/// expanded argument, by the argument as a string after `#`, by the
-/// argument as written next to `##` (which then pastes).
-fn substitute(body: &str, params: &[String], raw: &[String], expanded: &[String]) -> String {
-    let toks = tokens(body);
-    let param = |text: &str| params.iter().position(|p| p == text);
-    let arg = |k: usize, list: &[String]| list.get(k).cloned().unwrap_or_default();
-    let next_real = |from: usize| (from..toks.len()).find(|&x| !is_trivia(toks[x].kind));
-    let prev_real = |before: usize| (0..before).rev().find(|&x| !is_trivia(toks[x].kind));
-    let mut out = String::new();
+/// Expands a run of code tokens (between directives) into `out`.
+fn flush(out: &mut String, run: &mut Vec<Tok>, macros: &macros::MacroMap, uses: &mut Vec<MacroUse>) {
+    let size = |n: usize| TextSize::from(n as u32);
     let mut i = 0;
-    while i < toks.len() {
-        let t = &toks[i];
-        if t.text == "#" {
-            if let Some(n) = next_real(i + 1) {
-                if let Some(k) = param(&toks[n].text) {
-                    out.push('"');
-                    out.push_str(&arg(k, raw).replace('\\', "\\\\").replace('"', "\\\""));
-                    out.push('"');
-                    i = n + 1;
-                    continue;
-                }
+    while i < run.len() {
+        match macros::expand_use(run, i, macros, &HashSet::new(), 0) {
+            Some(u) => {
+                let last = &run[u.end - 1];
+                let source = TextRange::new(size(run[i].offset), size(last.offset + last.text.len()));
+                let start = out.len();
+                // One line: the lines of the use follow it.
+                out.push_str(&u.expansion.replace(['\n', '\r'], " "));
+                let expanded = TextRange::new(size(start), size(out.len()));
+                out.push_str(&"\n".repeat(u.newlines));
+                let arg_tokens = u
+                    .args
+                    .iter()
+                    .flat_map(|&(s, e)| &run[s..e])
+                    .filter(|t| !macros::is_trivia(t.kind))
+                    .map(|t| TextRange::at(size(t.offset), size(t.text.len())))
+                    .collect();
+                let name_range = TextRange::at(size(run[i].offset), size(run[i].text.len()));
+                uses.push(MacroUse { name: run[i].text.clone(), name_range, source, expanded, arg_tokens });
+                i = u.end;
             }
-        }
-        if t.text == "##" {
-            // Paste: drop the whitespace around.
-            while out.ends_with([' ', '\t']) {
-                out.pop();
-            }
-            i = next_real(i + 1).unwrap_or(toks.len());
-            if i < toks.len() {
-                match param(&toks[i].text) {
-                    Some(k) => out.push_str(&arg(k, raw)),
-                    None => out.push_str(&toks[i].text),
-                }
+            None => {
+                out.push_str(&run[i].text);
                 i += 1;
             }
-            continue;
         }
-        match param(&t.text) {
-            Some(k) => {
-                let pasted = next_real(i + 1).is_some_and(|n| toks[n].text == "##")
-                    || prev_real(i).is_some_and(|p| toks[p].text == "##");
-                out.push_str(&arg(k, if pasted { raw } else { expanded }));
-            }
-            None => out.push_str(&t.text),
-        }
-        i += 1;
     }
-    out
+    run.clear();
 }
 
 #[cfg(test)]
@@ -340,8 +282,58 @@ mod tests {
 
     #[test]
     fn defines_from_options_and_nothing_to_do() {
-        let options = ParseOptions { defines: vec![("N".into(), "4".into())] };
+        let options = ParseOptions::with_defines(vec![("N".into(), "4".into())]);
         assert_eq!(expand_macros("int a[N];\n", &options).as_deref(), Some("int a[4];\n"));
         assert_eq!(expand_macros("int a[4];\n", &ParseOptions::default()), None);
+    }
+
+    #[test]
+    fn map_between_texts() {
+        let text = "#define SQ(x) ((x)*(x))\n#define SETTER [mutating]\nfloat g(float v) { return SQ(v) + v; }\nSETTER void f();\n";
+        let e = expand_file(text, &crate::parse(text), &ParseOptions::default()).unwrap();
+        assert_eq!(
+            e.text,
+            "#define SQ(x) ((x)*(x))\n#define SETTER [mutating]\nfloat g(float v) { return ((v)*(v)) + v; }\n[mutating] void f();\n"
+        );
+        let at = |s: &str, needle: &str, n: usize| s.match_indices(needle).nth(n).unwrap().0 as u32;
+        let r = |a: u32, len: u32| TextRange::at(a.into(), len.into());
+        // After an expansion: shifted.
+        let src_v = at(text, "v;", 0);
+        let exp_v = at(&e.text, "v;", 0);
+        assert_eq!(e.to_expanded(text, src_v.into()), exp_v.into());
+        assert_eq!(e.to_source(text, r(exp_v, 1)), r(src_v, 1));
+        // An argument: its copy in the expansion, and back.
+        let src_arg = at(text, "SQ(v)", 0) + 3;
+        let exp_arg = at(&e.text, "((v)", 0) + 2;
+        assert_eq!(e.to_expanded(text, src_arg.into()), exp_arg.into());
+        assert_eq!(e.to_source(text, r(exp_arg, 1)), r(src_arg, 1));
+        // Anything else in an expansion: the whole use.
+        let use_range = r(at(text, "SQ(v)", 0), 5);
+        assert_eq!(e.to_source(text, r(exp_arg - 2, 9)), use_range);
+        assert_eq!(e.to_source(text, r(at(&e.text, "[mutating] void", 0), 10)), r(at(text, "SETTER void", 0), 6));
+        assert_eq!(e.use_at_source(use_range.start()).map(|u| u.name.as_str()), Some("SQ"));
+    }
+
+    #[test]
+    fn macros_from_includes() {
+        use std::sync::Arc;
+        let defs = vec![("HAS(t)", " ((4 >> (t)) & 1)"), ("K", " 3")]
+            .into_iter()
+            .map(|(n, b)| match crate::macros::parse_define_line(&format!("#define {n}{b}")) {
+                Some(DefineLine::Define(n, d)) => (n, Some(Arc::new(d))),
+                _ => unreachable!(),
+            })
+            .collect();
+        let options = ParseOptions { defines: Vec::new(), includes: vec![("defs.slangh".into(), Arc::new(defs))] };
+        let text = "#include \"defs.slangh\"\n#if HAS(2)\nint a = K;\n#else\nint b;\n#endif\n";
+        let parse = crate::parse_with(text, &options);
+        assert!(parse.errors().is_empty(), "{:?}", parse.errors());
+        let e = expand_file(text, &parse, &options).unwrap();
+        assert!(e.text.contains("int a = 3;"), "{}", e.text);
+        assert!(!parse.is_active(TextSize::from(at_of(text, "int b"))));
+    }
+
+    fn at_of(s: &str, needle: &str) -> u32 {
+        s.find(needle).unwrap() as u32
     }
 }

@@ -14,9 +14,11 @@
 //! a use of a macro parses as the ordinary code it looks like, with two
 //! allowances given to the parser (see [`MacroNames`]).
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
 use rustc_hash::FxHashSet as HashSet;
+
+use crate::macros::{self, DefineLine, MacroDef, MacroMap};
 
 use crate::lexer::{lex, Token};
 use crate::SyntaxKind::{self, *};
@@ -27,6 +29,65 @@ use text_size::{TextRange, TextSize};
 pub struct ParseOptions {
     /// Predefined macros (`-D NAME=VALUE`), in addition to the built-in ones.
     pub defines: Vec<(String, String)>,
+    /// What each `#include` of the file does to the macros, by the name as
+    /// written between the quotes (the host resolves and preprocesses the
+    /// included files): definitions (`Some`) and `#undef`s (`None`), in order.
+    pub includes: Vec<(String, IncludedMacros)>,
+}
+
+/// The macro definitions an included file leaves behind, in order.
+pub type IncludedMacros = Arc<Vec<(String, Option<Arc<MacroDef>>)>>;
+
+impl ParseOptions {
+    pub fn with_defines(defines: Vec<(String, String)>) -> ParseOptions {
+        ParseOptions { defines, includes: Vec::new() }
+    }
+
+    /// The macros defined before the first line: the built-in ones and
+    /// the predefined ones.
+    pub fn initial_macros(&self) -> MacroMap {
+        let mut macros = MacroMap::new();
+        for (name, value) in BUILTIN_DEFINES {
+            macros.insert(name.to_string(), Arc::new(MacroDef::object(*value)));
+        }
+        for (name, value) in &self.defines {
+            macros.insert(name.clone(), Arc::new(MacroDef::object(value.clone())));
+        }
+        macros
+    }
+
+    /// Applies the effects of `#include <spelling>` to `macros`; returns
+    /// the names defined.
+    pub fn apply_include(&self, spelling: &str, macros: &mut MacroMap) -> Vec<String> {
+        let mut defined = Vec::new();
+        if let Some((_, effects)) = self.includes.iter().find(|(s, _)| s == spelling) {
+            for (name, def) in effects.iter() {
+                match def {
+                    Some(d) => {
+                        macros.insert(name.clone(), d.clone());
+                        defined.push(name.clone());
+                    }
+                    None => {
+                        macros.remove(name);
+                    }
+                }
+            }
+        }
+        defined
+    }
+}
+
+/// The file name of an `#include` line's text (after `include`): the
+/// text between the quotes or angle brackets.
+pub fn include_spelling(rest: &str) -> Option<&str> {
+    let rest = rest.trim();
+    let (open, close) = match rest.chars().next()? {
+        '"' => ('"', '"'),
+        '<' => ('<', '>'),
+        _ => return None,
+    };
+    let inner = rest.strip_prefix(open)?;
+    Some(&inner[..inner.find(close)?])
 }
 
 /// Macros the reference compiler always defines.
@@ -97,6 +158,39 @@ fn len_bit(name: &str) -> u64 {
 }
 
 impl MacroNames {
+    /// Notes a macro's definition.
+    fn record(&mut self, n: &str, def: &MacroDef) {
+        self.len_mask |= len_bit(n);
+        // Macros that open or close a `{` block
+        // (`BEGIN_PASS(...)` ... `END_PASS`).
+        let lexed = lex(&def.body);
+        let balance: i32 = lexed
+            .tokens
+            .iter()
+            .map(|t| match t.kind {
+                L_CURLY => 1,
+                R_CURLY => -1,
+                _ => 0,
+            })
+            .sum();
+        if lexed.tokens.iter().any(|t| t.kind == POUND2) {
+            self.pasting.insert(n.to_string());
+        }
+        if balance > 0 {
+            self.opens_block.insert(n.to_string());
+        } else if balance < 0 {
+            self.closes_block.insert(n.to_string());
+        }
+        if def.is_function_like() {
+            self.function_like.insert(n.to_string());
+        } else {
+            if def.body.is_empty() {
+                self.empty.insert(n.to_string());
+            }
+            self.object_like.insert(n.to_string());
+        }
+    }
+
     pub fn is_function_like(&self, name: &str) -> bool {
         self.len_mask & len_bit(name) != 0 && self.function_like.contains(name)
     }
@@ -135,12 +229,6 @@ pub(crate) struct PpResult {
     pub errors: Vec<PpError>,
 }
 
-#[derive(Clone)]
-struct MacroDef {
-    function_like: bool,
-    body: String,
-}
-
 struct Frame {
     parent_active: bool,
     any_taken: bool,
@@ -150,13 +238,7 @@ struct Frame {
 }
 
 pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &ParseOptions) -> PpResult {
-    let mut macros: HashMap<String, MacroDef> = HashMap::new();
-    for (name, value) in BUILTIN_DEFINES {
-        macros.insert(name.to_string(), MacroDef { function_like: false, body: value.to_string() });
-    }
-    for (name, value) in &options.defines {
-        macros.insert(name.clone(), MacroDef { function_like: false, body: value.clone() });
-    }
+    let mut macros = options.initial_macros();
 
     let tok_text = |i: usize| &text[offsets[i] as usize..offsets[i + 1] as usize];
     let mut roles = vec![Role::Code; tokens.len()];
@@ -235,44 +317,24 @@ pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &P
             let body_start = TextSize::new(offsets[end]);
             match dkind {
                 PP_DEFINE if active => {
-                    if let Some(n) = macro_name {
-                        let function_like = d.params.is_some();
-                        let body = strip_comments(rest_text);
-                        names.len_mask |= len_bit(&n);
-                        // Macros that open or close a `{` block
-                        // (`BEGIN_PASS(...)` ... `END_PASS`).
-                        let lexed = lex(&body);
-                        let balance: i32 = lexed
-                            .tokens
-                            .iter()
-                            .map(|t| match t.kind {
-                                L_CURLY => 1,
-                                R_CURLY => -1,
-                                _ => 0,
-                            })
-                            .sum();
-                        if lexed.tokens.iter().any(|t| t.kind == POUND2) {
-                            names.pasting.insert(n.clone());
-                        }
-                        if balance > 0 {
-                            names.opens_block.insert(n.clone());
-                        } else if balance < 0 {
-                            names.closes_block.insert(n.clone());
-                        }
-                        if function_like {
-                            names.function_like.insert(n.clone());
-                        } else {
-                            if body.is_empty() {
-                                names.empty.insert(n.clone());
-                            }
-                            names.object_like.insert(n.clone());
-                        }
-                        macros.insert(n, MacroDef { function_like, body });
+                    let line = &text[offsets[start] as usize..offsets[end] as usize];
+                    if let Some(DefineLine::Define(n, def)) = macros::parse_define_line(line) {
+                        names.record(&n, &def);
+                        macros.insert(n, Arc::new(def));
                     }
                 }
                 PP_UNDEF if active => {
                     if let Some(n) = macro_name {
                         macros.remove(&n);
+                    }
+                }
+                PP_INCLUDE if active => {
+                    if let Some(spelling) = include_spelling(rest_text) {
+                        for n in options.apply_include(spelling, &mut macros) {
+                            if let Some(def) = macros.get(&n).cloned() {
+                                names.record(&n, &def);
+                            }
+                        }
                     }
                 }
                 PP_IF | PP_IFDEF | PP_IFNDEF => {
@@ -401,28 +463,55 @@ fn has_unescaped_newline(ws: &str) -> bool {
     false
 }
 
-fn strip_comments(s: &str) -> String {
-    let lexed = lex(s);
-    let mut out = String::new();
-    let mut pos = 0usize;
-    for t in &lexed.tokens {
-        let piece = &s[pos..pos + t.len as usize];
-        if t.kind == COMMENT {
-            out.push(' ');
-        } else {
-            out.push_str(piece);
-        }
-        pos += t.len as usize;
-    }
-    out.trim().to_string()
-}
-
 // ---------------------------------------------------------------------------
 // `#if` expression evaluation.
 
-fn eval_condition(text: &str, macros: &HashMap<String, MacroDef>, errors: &mut Vec<PpError>, range: TextRange) -> bool {
+/// `defined X` and `defined(X)` replaced by `1` or `0`.
+fn replace_defined(text: &str, macros: &MacroMap) -> String {
+    if !text.contains("defined") {
+        return text.to_string();
+    }
+    let toks = macros::tokens(text);
+    let next = |from: usize| (from..toks.len()).find(|&x| !macros::is_trivia(toks[x].kind));
+    let mut out = String::new();
+    let mut i = 0;
+    while i < toks.len() {
+        if toks[i].text == "defined" {
+            let mut j = next(i + 1);
+            let paren = j.is_some_and(|j| toks[j].text == "(");
+            if paren {
+                j = j.and_then(|j| next(j + 1));
+            }
+            if let Some(n) = j.filter(|&n| toks[n].kind == IDENT || toks[n].kind.is_keyword()) {
+                let mut end = n + 1;
+                if paren {
+                    match next(n + 1).filter(|&c| toks[c].text == ")") {
+                        Some(c) => end = c + 1,
+                        None => {
+                            out.push_str(&toks[i].text);
+                            i += 1;
+                            continue;
+                        }
+                    }
+                }
+                out.push_str(if macros.contains_key(&toks[n].text) { " 1 " } else { " 0 " });
+                i = end;
+                continue;
+            }
+        }
+        out.push_str(&toks[i].text);
+        i += 1;
+    }
+    out
+}
+
+fn eval_condition(text: &str, macros: &MacroMap, errors: &mut Vec<PpError>, range: TextRange) -> bool {
+    // `defined X` first (its operand is not expanded), then the macros
+    // (function-like ones too), then `defined` met in expansions.
+    let text = replace_defined(text, macros);
+    let text = replace_defined(&macros::expand_text(&text, macros), macros);
     let mut toks = Vec::new();
-    if let Err(msg) = expand_into(text, macros, &mut toks, 0) {
+    if let Err(msg) = expand_into(&text, macros, &mut toks, 0) {
         errors.push(PpError { range, message: msg, is_warning: false });
         return false;
     }
@@ -452,7 +541,7 @@ enum PpTok {
 
 /// Lexes `text` and expands object-like macros and `defined`, producing a
 /// flat list of numbers and operators.
-fn expand_into(text: &str, macros: &HashMap<String, MacroDef>, out: &mut Vec<PpTok>, depth: u32) -> Result<(), String> {
+fn expand_into(text: &str, macros: &MacroMap, out: &mut Vec<PpTok>, depth: u32) -> Result<(), String> {
     if depth > 64 {
         return Err("macro expansion too deep in #if condition".into());
     }
@@ -508,7 +597,8 @@ fn expand_into(text: &str, macros: &HashMap<String, MacroDef>, out: &mut Vec<PpT
                 out.push(PpTok::Num(macros.contains_key(name) as i64));
             }
             IDENT => match macros.get(s) {
-                Some(def) if !def.function_like => expand_into(&def.body.clone(), macros, out, depth + 1)?,
+                // (Left after expansion: a macro inside its own expansion.)
+                Some(def) if !def.is_function_like() => out.push(PpTok::Num(0)),
                 Some(_) => {
                     // A function-like macro call inside #if: not expanded; skip
                     // its arguments and count it as 0.
@@ -677,9 +767,12 @@ mod tests {
     use super::*;
 
     fn eval(cond: &str, defs: &[(&str, &str)]) -> bool {
-        let mut macros = HashMap::new();
+        let mut macros = MacroMap::new();
         for (n, v) in defs {
-            macros.insert(n.to_string(), MacroDef { function_like: false, body: v.to_string() });
+            match macros::parse_define_line(&format!("#define {n}{v}")) {
+                Some(DefineLine::Define(n, d)) => macros.insert(n, Arc::new(d)),
+                _ => panic!("bad test define {n}"),
+            };
         }
         let mut errors = Vec::new();
         let r = eval_condition(cond, &macros, &mut errors, TextRange::default());
@@ -693,8 +786,12 @@ mod tests {
         assert!(!eval("0", &[]));
         assert!(!eval("UNKNOWN", &[]));
         assert!(eval("defined(A) && !defined B", &[("A", "")]));
-        assert!(eval("A >= 2 && A << 1 == 4", &[("A", "2")]));
-        assert!(eval("A > 1 ? B : 0", &[("A", "2"), ("B", "C"), ("C", "7")]));
+        assert!(eval("A >= 2 && A << 1 == 4", &[("A", " 2")]));
+        assert!(eval("A > 1 ? B : 0", &[("A", " 2"), ("B", " C"), ("C", " 7")]));
+        // Function-like macros, `defined` in an expansion, recursion.
+        assert!(eval("HAS(2) && !HAS(1)", &[("HAS(t)", " ((MASK >> (t)) & 1)"), ("MASK", " 4")]));
+        assert!(eval("IS_DEF", &[("IS_DEF", " defined(MASK)"), ("MASK", " 1")]));
+        assert!(!eval("X", &[("X", " X")]));
         assert!(eval("(1 + 2) * 3 == 9 && 10 / 3 == 3 && -1 < 0", &[]));
         assert!(eval("0x10 == 16 && 0b11 == 3 && 1u", &[]));
     }

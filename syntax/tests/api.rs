@@ -74,12 +74,12 @@ fn conditional_branches_and_active_regions() {
     assert!(p.is_active(offset("int c")));
     assert!(p.is_active(offset("int d")));
 
-    let p = parse_with(text, &ParseOptions { defines: vec![("B".into(), "2".into())] });
+    let p = parse_with(text, &ParseOptions { defines: vec![("B".into(), "2".into())], ..Default::default() });
     let active: Vec<bool> = p.conditional_branches().iter().map(|b| b.active).collect();
     assert_eq!(active, vec![false, true, false]);
     assert!(p.is_active(offset("int b")));
 
-    let p = parse_with(text, &ParseOptions { defines: vec![("A".into(), String::new())] });
+    let p = parse_with(text, &ParseOptions { defines: vec![("A".into(), String::new())], ..Default::default() });
     let active: Vec<bool> = p.conditional_branches().iter().map(|b| b.active).collect();
     assert_eq!(active, vec![true, false, false]);
 

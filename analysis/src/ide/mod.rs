@@ -13,6 +13,7 @@ use crate::{parse, Db, SourceFile};
 
 mod assists;
 pub mod inlay;
+mod macros;
 mod refs;
 mod related;
 pub mod signature_help;
@@ -20,6 +21,7 @@ pub mod tokens;
 
 pub use assists::{assists, Assist, AssistKind, FileEdit};
 pub use inlay::{inlay_hints, InlayConfig, InlayHint, InlayKind};
+pub use macros::{macro_definition, macro_hover};
 pub use refs::*;
 pub use related::{related_information, Related};
 pub use signature_help::{signature_help, SignatureHelp, SignatureInfo};

@@ -37,8 +37,13 @@ const ABOUT_DECLARATIONS: &[&str] = &[
     "private-type",
 ];
 
-/// The related places of `diag` (a diagnostic of `file`).
+/// The related places of `diag` (a diagnostic of `file`, as
+/// [`crate::file_diagnostics`] gives it: in the file's own offsets). The
+/// places are in semantic-tree offsets ([`crate::parse`]).
 pub fn related_information(db: &dyn Db, file: SourceFile, diag: &Diagnostic) -> Vec<Related> {
+    let mut diag = diag.clone();
+    diag.range = crate::expansion::to_expanded_range(db, file, diag.range);
+    let diag = &diag;
     let root = parse(db, file).syntax_node();
     let mut out: Vec<Related> = Vec::new();
     // Only the subtree covering the diagnostic is walked.

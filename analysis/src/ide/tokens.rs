@@ -109,8 +109,44 @@ pub struct SemanticToken {
     pub modifiers: u32,
 }
 
-/// The semantic tokens of `file`, or of those overlapping `range`.
+/// The semantic tokens of `file`, or of those overlapping `range`, in the
+/// file's own offsets (not the semantic tree's, unlike the other IDE
+/// features: tokens cover what the user wrote). In a macro's use, its name
+/// is a macro and the tokens of its arguments are classified as they are
+/// used in the expansion.
 pub fn semantic_tokens(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> Vec<SemanticToken> {
+    let Some(e) = crate::expansion::expansion(db, file) else { return expanded_tokens(db, file, range) };
+    let text = file.text(db);
+    let exp_range = range.map(|r| crate::expansion::to_expanded_range(db, file, r));
+    let mut out: Vec<SemanticToken> = expanded_tokens(db, file, exp_range)
+        .into_iter()
+        .filter_map(|mut t| {
+            let r = e.to_source(text, t.range);
+            if e.use_at_expanded(t.range).is_some_and(|u| u.source == r) {
+                return None;
+            }
+            t.range = r;
+            Some(t)
+        })
+        .collect();
+    // Macros' names: of each use, and of macros passed as arguments.
+    let names = crate::source_parse(db, file).macros();
+    let defines = crate::Workspace::get(db).defines(db);
+    let is_macro = |n: &str| names.is_object_like(n) || names.is_function_like(n) || defines.iter().any(|d| d.0 == n);
+    for u in &e.uses {
+        let args = u.arg_tokens.iter().filter(|&&r| is_macro(&text[r]));
+        for &r in std::iter::once(&u.name_range).chain(args) {
+            if range.is_none_or(|range| range.intersect(r).is_some()) {
+                out.push(SemanticToken { range: r, kind: TokenKind::Macro, modifiers: 0 });
+            }
+        }
+    }
+    out.sort_by_key(|t| (t.range.start(), t.range.end()));
+    out.dedup_by_key(|t| t.range.start());
+    out
+}
+
+fn expanded_tokens(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> Vec<SemanticToken> {
     let parse = parse(db, file);
     let root = parse.syntax_node();
     let mut defs = HashMap::new();

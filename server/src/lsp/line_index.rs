@@ -1,7 +1,15 @@
 //! Offsets ↔ LSP positions (UTF-16 code units by default, UTF-8 bytes when
 //! the client negotiates it).
+//!
+//! [`LineIndex::new`] converts offsets of a text; [`LineIndex::of`]
+//! converts offsets of a file's semantic tree (the macro-expanded text,
+//! see `slang_analysis::expansion`) to and from positions in what the
+//! user wrote.
 
-use slang_analysis::{TextRange, TextSize};
+use std::sync::Arc;
+
+use slang_analysis::{SourceFile, TextRange, TextSize};
+use slang_syntax::Expansion;
 use tower_lsp_server::lsp_types::{Position, Range};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,13 +23,39 @@ pub struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
     encoding: Encoding,
+    /// Offsets are those of this expansion of `text`.
+    expansion: Option<Arc<Expansion>>,
 }
 
 impl<'a> LineIndex<'a> {
     pub fn new(text: &'a str, encoding: Encoding) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { text, starts, encoding }
+        LineIndex { text, starts, encoding, expansion: None }
+    }
+
+    /// For the offsets of `file`'s semantic tree.
+    pub fn of(db: &'a dyn slang_analysis::Db, file: SourceFile, encoding: Encoding) -> Self {
+        let mut li = LineIndex::new(file.text(db), encoding);
+        li.expansion = slang_analysis::expansion::expansion(db, file).clone();
+        li
+    }
+
+    /// Whether `r` (a semantic-tree range) stands for text the user wrote
+    /// as it is: not inside a macro's expansion, or a token copied from a
+    /// macro's argument. Edits are made only there.
+    pub fn is_exact(&self, r: TextRange) -> bool {
+        match &self.expansion {
+            Some(e) => e.use_at_expanded(r).is_none_or(|u| e.to_source(self.text, r) != u.source),
+            None => true,
+        }
+    }
+
+    fn to_source(&self, r: TextRange) -> TextRange {
+        match &self.expansion {
+            Some(e) => e.to_source(self.text, r),
+            None => r,
+        }
     }
 
     /// The byte offset of a position; positions past the end of a line or
@@ -46,10 +80,22 @@ impl<'a> LineIndex<'a> {
     }
 
     pub fn text_size(&self, pos: Position) -> TextSize {
-        TextSize::from(self.offset(pos) as u32)
+        let offset = TextSize::from(self.offset(pos) as u32);
+        match &self.expansion {
+            Some(e) => e.to_expanded(self.text, offset),
+            None => offset,
+        }
     }
 
     pub fn position(&self, offset: usize) -> Position {
+        let offset = match &self.expansion {
+            Some(_) => self.to_source(TextRange::empty(TextSize::from(offset as u32))).start().into(),
+            None => offset,
+        };
+        self.source_position(offset)
+    }
+
+    fn source_position(&self, offset: usize) -> Position {
         let offset = offset.min(self.text.len());
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let start = self.starts[line];
@@ -73,7 +119,8 @@ impl<'a> LineIndex<'a> {
     }
 
     pub fn range(&self, r: TextRange) -> Range {
-        Range { start: self.position(r.start().into()), end: self.position(r.end().into()) }
+        let r = self.to_source(r);
+        Range { start: self.source_position(r.start().into()), end: self.source_position(r.end().into()) }
     }
 }
 

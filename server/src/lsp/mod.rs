@@ -293,7 +293,7 @@ fn to_lsp_diagnostics(
                     let range = if r.file == file {
                         li.range(r.range)
                     } else {
-                        others.entry(r.file).or_insert_with(|| LineIndex::new(r.file.text(db), encoding)).range(r.range)
+                        others.entry(r.file).or_insert_with(|| LineIndex::of(db, r.file, encoding)).range(r.range)
                     };
                     Some(DiagnosticRelatedInformation { location: Location { uri, range }, message: r.message })
                 })
@@ -362,8 +362,8 @@ impl Backend {
                 return;
             }
             let st = state.clone();
-            let compiled = on_snapshot(&state, &uri, move |db, file, text, enc| {
-                let li = LineIndex::new(text, enc);
+            let compiled = on_snapshot(&state, &uri, move |db, file, _text, enc| {
+                let li = LineIndex::of(db, file, enc);
                 st.generator
                     .check(db, file)
                     .into_iter()
@@ -407,10 +407,14 @@ impl Backend {
         f: fn(&dyn slang_analysis::Db, SourceFile, slang_analysis::TextSize) -> Vec<ide::NavTarget>,
     ) -> Result<Option<GotoDefinitionResponse>> {
         let r = on_snapshot(&self.state, &p.text_document.uri, move |db, file, text, enc| {
-            let li = LineIndex::new(text, enc);
+            // On a macro's name: its `#define` (in the files' own offsets).
+            if let Some(t) = ide::macro_definition(db, file, LineIndex::new(text, enc).text_size(p.position)) {
+                return vec![(t.file.path(db).clone(), LineIndex::new(t.file.text(db), enc).range(t.focus_range))];
+            }
+            let li = LineIndex::of(db, file, enc);
             f(db, file, li.text_size(p.position))
                 .into_iter()
-                .map(|t| (t.file.path(db).clone(), LineIndex::new(t.file.text(db), enc).range(t.focus_range)))
+                .map(|t| (t.file.path(db).clone(), LineIndex::of(db, t.file, enc).range(t.focus_range)))
                 .collect::<Vec<_>>()
         })
         .await?;
@@ -426,6 +430,7 @@ impl Backend {
     /// not yet packed.
     async fn token_data(&self, uri: &Uri, range: Option<Range>) -> Result<Option<Vec<SemanticToken>>> {
         on_snapshot(&self.state, uri, move |db, file, text, enc| {
+            // (The tokens are given in the file's own offsets.)
             let li = LineIndex::new(text, enc);
             let range = range.map(|r| li.text_range(r));
             let mut out = Vec::new();
@@ -469,7 +474,7 @@ impl Backend {
     ) -> Result<Option<Vec<TextEdit>>> {
         let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
             let li = LineIndex::new(text, enc);
-            let root = slang_analysis::parse(db, file).syntax_node();
+            let root = slang_analysis::source_parse(db, file).syntax_node();
             let opts = slang_syntax::format::FormatOptions {
                 indent_width: options.tab_size.clamp(1, 16),
                 use_tabs: !options.insert_spaces,
@@ -609,8 +614,8 @@ impl Backend {
             }
             Some(m) => return Err(Error::invalid_params(format!("unknown mode `{m}` (fwd, bwd, both or passes)"))),
         };
-        let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
-            let offset = LineIndex::new(text, enc).text_size(params.position);
+        let r = on_snapshot(&self.state, &uri, move |db, file, _text, enc| {
+            let offset = LineIndex::of(db, file, enc).text_size(params.position);
             let def = ide::function_at(db, file, offset).ok_or_else(|| "no function at this position".to_string())?;
             let name = slang_analysis::infer::item_of(db, def).and_then(|i| i.name.clone()).unwrap_or_default();
             if slang_analysis::autodiff::fn_differentiability(db, file, def)
@@ -968,7 +973,15 @@ impl LanguageServer for Backend {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let p = params.text_document_position_params;
         let r = on_snapshot(&self.state, &p.text_document.uri, move |db, file, text, enc| {
-            let li = LineIndex::new(text, enc);
+            // On a macro's name: its definition (in the file's own offsets).
+            let own = LineIndex::new(text, enc);
+            if let Some(h) = ide::macro_hover(db, file, own.text_size(p.position)) {
+                return Some(Hover {
+                    contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: h.markdown }),
+                    range: Some(own.range(h.range)),
+                });
+            }
+            let li = LineIndex::of(db, file, enc);
             ide::hover(db, file, li.text_size(p.position)).map(|h| Hover {
                 contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: h.markdown }),
                 range: Some(li.range(h.range)),
@@ -998,13 +1011,13 @@ impl LanguageServer for Backend {
         let p = params.text_document_position;
         let include = params.context.include_declaration;
         let st = self.state.clone();
-        let r = on_snapshot(&self.state, &p.text_document.uri.clone(), move |db, file, text, enc| {
-            let li = LineIndex::new(text, enc);
+        let r = on_snapshot(&self.state, &p.text_document.uri.clone(), move |db, file, _text, enc| {
+            let li = LineIndex::of(db, file, enc);
             ide::find_references(db, file, li.text_size(p.position), include)
                 .into_iter()
                 .filter_map(|r| {
                     let uri = st.uri_of(r.file.path(db))?;
-                    Some(Location { uri, range: LineIndex::new(r.file.text(db), enc).range(r.range) })
+                    Some(Location { uri, range: LineIndex::of(db, r.file, enc).range(r.range) })
                 })
                 .collect::<Vec<_>>()
         })
@@ -1014,8 +1027,8 @@ impl LanguageServer for Backend {
 
     async fn document_highlight(&self, params: DocumentHighlightParams) -> Result<Option<Vec<DocumentHighlight>>> {
         let p = params.text_document_position_params;
-        let r = on_snapshot(&self.state, &p.text_document.uri.clone(), move |db, file, text, enc| {
-            let li = LineIndex::new(text, enc);
+        let r = on_snapshot(&self.state, &p.text_document.uri.clone(), move |db, file, _text, enc| {
+            let li = LineIndex::of(db, file, enc);
             ide::document_highlights(db, file, li.text_size(p.position))
                 .into_iter()
                 .map(|(range, kind)| DocumentHighlight {
@@ -1033,8 +1046,8 @@ impl LanguageServer for Backend {
     }
 
     async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
-        let r = on_snapshot(&self.state, &params.text_document.uri.clone(), move |db, file, text, enc| {
-            let li = LineIndex::new(text, enc);
+        let r = on_snapshot(&self.state, &params.text_document.uri.clone(), move |db, file, _text, enc| {
+            let li = LineIndex::of(db, file, enc);
             ide::prepare_rename(db, file, li.text_size(params.position)).map(|r| li.range(r))
         })
         .await?;
@@ -1049,16 +1062,24 @@ impl LanguageServer for Backend {
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
         let p = params.text_document_position;
         let st = self.state.clone();
-        let r = on_snapshot(&self.state, &p.text_document.uri.clone(), move |db, file, text, enc| {
-            let li = LineIndex::new(text, enc);
-            ide::rename(db, file, li.text_size(p.position), &params.new_name).map(|edits| {
+        let r = on_snapshot(&self.state, &p.text_document.uri.clone(), move |db, file, _text, enc| {
+            let li = LineIndex::of(db, file, enc);
+            ide::rename(db, file, li.text_size(p.position), &params.new_name).and_then(|edits| {
                 let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
                 for (f, range, new_text) in edits {
                     let Some(uri) = st.uri_of(f.path(db)) else { continue };
-                    let range = LineIndex::new(f.text(db), enc).range(range);
-                    changes.entry(uri).or_default().push(TextEdit { range, new_text });
+                    let fli = LineIndex::of(db, f, enc);
+                    if !fli.is_exact(range) {
+                        // A use spelled inside a macro's body: renaming it
+                        // would rewrite the macro's use, not the name.
+                        return Err(format!(
+                            "cannot rename: a use in {} comes from a macro's expansion",
+                            f.path(db).rsplit('/').next().unwrap_or_default()
+                        ));
+                    }
+                    changes.entry(uri).or_default().push(TextEdit { range: fli.range(range), new_text });
                 }
-                changes
+                Ok(changes)
             })
         })
         .await?;
@@ -1125,11 +1146,13 @@ impl LanguageServer for Backend {
             }
         };
         let range = params.range;
-        let r = on_snapshot(&self.state, &params.text_document.uri, move |db, file, text, enc| {
-            let li = LineIndex::new(text, enc);
+        let r = on_snapshot(&self.state, &params.text_document.uri, move |db, file, _text, enc| {
+            let li = LineIndex::of(db, file, enc);
             let range = li.text_range(range);
             ide::inlay_hints(db, file, range, &cfg)
                 .into_iter()
+                // None inside a macro's expansion (it is not on screen).
+                .filter(|h| li.is_exact(slang_analysis::TextRange::empty(h.offset)))
                 .map(|h| InlayHint {
                     position: li.position(h.offset.into()),
                     label: InlayHintLabel::String(h.label),
@@ -1151,8 +1174,8 @@ impl LanguageServer for Backend {
 
     async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
         let p = params.text_document_position_params;
-        let r = on_snapshot(&self.state, &p.text_document.uri, move |db, file, text, enc| {
-            let li = LineIndex::new(text, enc);
+        let r = on_snapshot(&self.state, &p.text_document.uri, move |db, file, _text, enc| {
+            let li = LineIndex::of(db, file, enc);
             let help = ide::signature_help(db, file, li.text_size(p.position))?;
             let units = |s: &str| match enc {
                 Encoding::Utf8 => s.len() as u32,
@@ -1204,7 +1227,7 @@ impl LanguageServer for Backend {
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
         let r = on_snapshot(&self.state, &params.text_document.uri, |db, file, text, enc| {
             let li = LineIndex::new(text, enc);
-            let root = slang_analysis::parse(db, file).syntax_node();
+            let root = slang_analysis::source_parse(db, file).syntax_node();
             slang_syntax::folding::folding_ranges(&root, text)
                 .into_iter()
                 .filter_map(|f| {
@@ -1237,7 +1260,7 @@ impl LanguageServer for Backend {
         let positions = params.positions;
         let r = on_snapshot(&self.state, &params.text_document.uri, move |db, file, text, enc| {
             let li = LineIndex::new(text, enc);
-            let root = slang_analysis::parse(db, file).syntax_node();
+            let root = slang_analysis::source_parse(db, file).syntax_node();
             positions
                 .iter()
                 .map(|&p| {
@@ -1268,7 +1291,7 @@ impl LanguageServer for Backend {
                     .into_iter()
                     .filter_map(|s| {
                         let uri = st.uri_of(s.file.path(&db))?;
-                        let range = LineIndex::new(s.file.text(&db), enc).range(s.focus_range);
+                        let range = LineIndex::of(&db, s.file, enc).range(s.focus_range);
                         #[allow(deprecated)] // `deprecated` must be written out.
                         Some(SymbolInformation {
                             name: s.name,
@@ -1294,8 +1317,8 @@ impl LanguageServer for Backend {
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
-        let r = on_snapshot(&self.state, &params.text_document.uri, |db, file, text, enc| {
-            let li = LineIndex::new(text, enc);
+        let r = on_snapshot(&self.state, &params.text_document.uri, |db, file, _text, enc| {
+            let li = LineIndex::of(db, file, enc);
             lsp_symbols(&li, ide::document_symbols(db, file))
         })
         .await?;
@@ -1305,8 +1328,8 @@ impl LanguageServer for Backend {
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let p = params.text_document_position;
         let uri = p.text_document.uri.clone();
-        let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
-            let li = LineIndex::new(text, enc);
+        let r = on_snapshot(&self.state, &uri, move |db, file, _text, enc| {
+            let li = LineIndex::of(db, file, enc);
             ide::completions(db, file, li.text_size(p.position))
                 .into_iter()
                 .map(|c| CompletionItem {
@@ -1359,15 +1382,17 @@ impl LanguageServer for Backend {
         let st = self.state.clone();
         let range = params.range;
         let context = params.context.diagnostics;
-        let r = on_snapshot(&self.state, &uri, move |db, file, text, enc| {
-            let li = LineIndex::new(text, enc);
+        let r = on_snapshot(&self.state, &uri, move |db, file, _text, enc| {
+            let li = LineIndex::of(db, file, enc);
             ide::assists(db, file, li.text_range(range))
                 .into_iter()
+                // No edit of a macro's expansion (it would rewrite the use).
+                .filter(|a| a.edits.iter().all(|e| LineIndex::of(db, e.file, enc).is_exact(e.range)))
                 .map(|a| {
                     let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
                     for e in &a.edits {
                         let Some(uri) = st.uri_of(e.file.path(db)) else { continue };
-                        let eli = LineIndex::new(e.file.text(db), enc);
+                        let eli = LineIndex::of(db, e.file, enc);
                         changes
                             .entry(uri)
                             .or_default()
