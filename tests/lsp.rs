@@ -963,3 +963,44 @@ fn random_messages_never_stop_the_server() {
     assert_eq!(d[0]["code"], "unresolved-name");
     c.shutdown();
 }
+
+/// Macros through the protocol: a diagnostic inside an expansion at the
+/// argument it comes from (naming the macro); hover through a macro's
+/// argument; hover, go to definition and references on a macro's name;
+/// semantic tokens in the text the user wrote.
+#[test]
+fn macros_are_expanded_for_the_editor() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/slang-analyzer-test/macros.slang";
+    let text = "#define SETTER_DECL [mutating]\n#define TWICE(e) ((e) + (e))\nstruct Light { float intensity; SETTER_DECL void set(float v) { intensity = v; } };\nfloat f(Light gLight) { return TWICE(gLight.intensity) + TWICE(missing); }\n";
+    c.open(uri, text);
+    let d = c.diagnostics(uri, 1);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["code"], "unresolved-name");
+    assert_eq!(d[0]["range"]["start"], pos(text, "missing"));
+    assert!(d[0]["message"].as_str().unwrap().contains("in the expansion of macro `TWICE`"), "{d:?}");
+    let hover = |c: &mut Client, at: Value| {
+        let h = c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": at}));
+        (h["result"]["contents"]["value"].as_str().unwrap_or_default().to_string(), h["result"]["range"].clone())
+    };
+    let (md, range) = hover(&mut c, pos(text, "intensity) +"));
+    assert!(md.contains("float intensity"), "{md}");
+    assert_eq!(range["start"], pos(text, "intensity) +"));
+    let (md, range) = hover(&mut c, pos(text, "TWICE(gLight"));
+    assert!(
+        md.contains("#define TWICE(e) ((e) + (e))") && md.contains("((gLight.intensity) + (gLight.intensity))"),
+        "{md}"
+    );
+    assert_eq!(range["start"], pos(text, "TWICE(gLight"));
+    let g = c.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": uri}, "position": pos(text, "TWICE(missing")}),
+    );
+    assert_eq!(g["result"][0]["range"]["start"], pos(text, "TWICE(e)"), "{g}");
+    let r = c.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": uri}, "position": pos(text, "TWICE(e)"), "context": {"includeDeclaration": true}}),
+    );
+    assert_eq!(r["result"].as_array().map(Vec::len), Some(3), "{r}");
+    c.shutdown();
+}

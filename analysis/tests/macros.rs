@@ -123,6 +123,12 @@ float f() { return TWICE(gLight.intens$0ity); }
         ```
     "#]]
     .assert_eq(&h.markdown);
+    // References of a macro: its `#define` and its uses.
+    let refs = ide::macro_references(db, file, TextSize::from(t), true).unwrap();
+    let found: Vec<(u32, bool)> = refs.iter().map(|r| (u32::from(r.range.start()), r.is_declaration)).collect();
+    let def_at = text.find("TWICE(e)").unwrap() as u32;
+    assert_eq!(found, vec![(def_at, true), (t - 1, false)]);
+    assert_eq!(ide::macro_references(db, file, TextSize::from(def_at + 2), false).unwrap().len(), 1);
     // Semantic tokens are in the text's own offsets: the macro's name is a
     // macro, the argument's names are what they name.
     let toks = ide::semantic_tokens(db, file, None);

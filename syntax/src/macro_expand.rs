@@ -66,7 +66,8 @@ impl Expansion {
     /// start of the expansion.
     pub fn to_expanded(&self, source: &str, offset: TextSize) -> TextSize {
         if let Some(u) = self.use_at_source(offset) {
-            if let Some(tok) = u.arg_tokens.iter().find(|t| t.contains_inclusive(offset)) {
+            let tok = u.arg_tokens.iter().find(|t| t.contains(offset));
+            if let Some(tok) = tok.or_else(|| u.arg_tokens.iter().find(|t| t.contains_inclusive(offset))) {
                 if let Some(at) = find_token(&self.text[u.expanded], &source[*tok]) {
                     return u.expanded.start() + TextSize::from(at as u32) + (offset - tok.start());
                 }
@@ -124,8 +125,8 @@ fn find_token(text: &str, word: &str) -> Option<usize> {
     let mut from = 0;
     while let Some(k) = text[from..].find(word) {
         let at = from + k;
-        let before = text[..at].chars().next_back();
-        let after = text[at + word.len()..].chars().next();
+        let before = text[..at].chars().next_back().filter(|_| word.starts_with(is_ident));
+        let after = text[at + word.len()..].chars().next().filter(|_| word.ends_with(is_ident));
         if !before.is_some_and(is_ident) && !after.is_some_and(is_ident) {
             return Some(at);
         }
@@ -312,6 +313,14 @@ mod tests {
         assert_eq!(e.to_source(text, r(exp_arg - 2, 9)), use_range);
         assert_eq!(e.to_source(text, r(at(&e.text, "[mutating] void", 0), 10)), r(at(text, "SETTER void", 0), 6));
         assert_eq!(e.use_at_source(use_range.start()).map(|u| u.name.as_str()), Some("SQ"));
+        // At the start of an argument's token that follows another (`a.b`):
+        // that token, not the one before.
+        let text = "#define ID(x) (x)\nfloat f() { return ID(s.v); }\n";
+        let e = expand_file(text, &crate::parse(text), &ParseOptions::default()).unwrap();
+        let v = at(text, "v)", 0);
+        assert_eq!(&e.text[usize::from(e.to_expanded(text, v.into()))..][..1], "v");
+        let dot = at(text, ".v", 0);
+        assert_eq!(&e.text[usize::from(e.to_expanded(text, dot.into()))..][..1], ".");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use slang_syntax::ast::AstNode;
 use slang_syntax::{SyntaxKind, SyntaxNode, TextRange, TextSize};
 
-use super::{HoverResult, NavTarget};
+use super::{HoverResult, NavTarget, Reference};
 use crate::{Db, SourceFile};
 
 /// The `#define` of the macro used at `offset` (of `file`'s text): in the
@@ -43,6 +43,62 @@ pub fn macro_hover(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<Ho
     Some(HoverResult { range, markdown: md })
 }
 
+/// The uses of the macro named at `offset` (a use, or the name in its
+/// `#define`) in every file of the workspace, and its definitions when
+/// `include_declaration`: each in its file's own offsets.
+pub fn macro_references(
+    db: &dyn Db,
+    file: SourceFile,
+    offset: TextSize,
+    include_declaration: bool,
+) -> Option<Vec<Reference>> {
+    let name = match macro_use_at(db, file, offset) {
+        Some((name, _)) => name,
+        None => define_name_at(db, file, offset)?,
+    };
+    let mut out = Vec::new();
+    for &f in crate::Workspace::get(db).files(db).iter() {
+        if crate::core_module::is_core_path(f.path(db)) {
+            continue;
+        }
+        if include_declaration {
+            for (range, _) in defines_named(db, f, &name) {
+                out.push(Reference { file: f, range, is_declaration: true, is_write: false });
+            }
+        }
+        if let Some(e) = crate::expansion::expansion(db, f) {
+            for u in e.uses.iter().filter(|u| u.name == name) {
+                out.push(Reference { file: f, range: u.name_range, is_declaration: false, is_write: false });
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The macro's name when `offset` is on the name of a `#define`.
+fn define_name_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<String> {
+    let root = crate::source_parse(db, file).syntax_node();
+    let token = root.token_at_offset(offset.min(root.text_range().end())).find(|t| t.kind() == SyntaxKind::IDENT)?;
+    let name = token.parent().filter(|n| n.kind() == SyntaxKind::NAME)?;
+    name.parent().filter(|d| d.kind() == SyntaxKind::PP_DEFINE)?;
+    Some(token.text().to_string())
+}
+
+/// The `#define`s of `name` in `file` (active ones): the name's range and
+/// the directive.
+fn defines_named(db: &dyn Db, file: SourceFile, name: &str) -> Vec<(TextRange, SyntaxNode)> {
+    let parse = crate::source_parse(db, file);
+    parse
+        .syntax_node()
+        .descendants()
+        .filter(|n| n.kind() == SyntaxKind::PP_DEFINE && parse.is_active(n.text_range().start()))
+        .filter_map(|node| {
+            let n = slang_syntax::ast::PpDefine::cast(node.clone())?.name()?;
+            (n.syntax().text() == name).then(|| (n.syntax().text_range(), node))
+        })
+        .collect()
+}
+
 /// The name and its range, when `offset` is on the name of a macro's use.
 fn macro_use_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<(String, TextRange)> {
     let e = crate::expansion::expansion(db, file).as_ref()?;
@@ -58,18 +114,9 @@ fn find_define(
     name: &str,
     before: Option<TextSize>,
 ) -> Option<(SourceFile, SyntaxNode, TextRange)> {
-    let parse = crate::source_parse(db, file);
-    let mut found = None;
-    for node in parse.syntax_node().descendants().filter(|n| n.kind() == SyntaxKind::PP_DEFINE) {
-        if before.is_some_and(|b| node.text_range().start() > b) || !parse.is_active(node.text_range().start()) {
-            continue;
-        }
-        let Some(n) = slang_syntax::ast::PpDefine::cast(node.clone()).and_then(|d| d.name()) else {
-            continue;
-        };
-        if n.syntax().text() == name {
-            found = Some((file, node.clone(), n.syntax().text_range()));
-        }
-    }
-    found
+    defines_named(db, file, name)
+        .into_iter()
+        .filter(|(_, node)| before.is_none_or(|b| node.text_range().start() <= b))
+        .last()
+        .map(|(range, node)| (file, node, range))
 }

@@ -21,7 +21,7 @@ pub mod tokens;
 
 pub use assists::{assists, Assist, AssistKind, FileEdit};
 pub use inlay::{inlay_hints, InlayConfig, InlayHint, InlayKind};
-pub use macros::{macro_definition, macro_hover};
+pub use macros::{macro_definition, macro_hover, macro_references};
 pub use refs::*;
 pub use related::{related_information, Related};
 pub use signature_help::{signature_help, SignatureHelp, SignatureInfo};

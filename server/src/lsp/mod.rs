@@ -1011,7 +1011,19 @@ impl LanguageServer for Backend {
         let p = params.text_document_position;
         let include = params.context.include_declaration;
         let st = self.state.clone();
-        let r = on_snapshot(&self.state, &p.text_document.uri.clone(), move |db, file, _text, enc| {
+        let r = on_snapshot(&self.state, &p.text_document.uri.clone(), move |db, file, text, enc| {
+            // A macro's uses (in the files' own offsets).
+            if let Some(refs) =
+                ide::macro_references(db, file, LineIndex::new(text, enc).text_size(p.position), include)
+            {
+                return refs
+                    .into_iter()
+                    .filter_map(|r| {
+                        let uri = st.uri_of(r.file.path(db))?;
+                        Some(Location { uri, range: LineIndex::new(r.file.text(db), enc).range(r.range) })
+                    })
+                    .collect::<Vec<_>>();
+            }
             let li = LineIndex::of(db, file, enc);
             ide::find_references(db, file, li.text_size(p.position), include)
                 .into_iter()
