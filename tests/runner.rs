@@ -429,3 +429,67 @@ impl RandomProgram {
         )
     }
 }
+
+/// A test that crashes the process (a fault in the GPU driver, say) or runs
+/// past the time limit fails alone: the runner reports it and goes on with
+/// the next test in a new worker process.
+#[test]
+fn a_crash_or_a_hang_fails_only_that_test() {
+    if std::env::var_os("SLANG_ANALYZER_NO_GPU").is_some_and(|v| v == "1") {
+        return;
+    }
+    for (hook, args, why) in [
+        ("SLANG_ANALYZER_TEST_ABORT_ON", vec!["test", "runner"], "crashed during this test"),
+        ("SLANG_ANALYZER_TEST_HANG_ON", vec!["test", "--timeout", "3", "runner"], "took longer than 3 s"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_slang-analyzer"))
+            .args(&args)
+            .env(hook, "wrong_check.slang")
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests"))
+            .output()
+            .expect("run slang-analyzer test");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        assert!(line_of(&stdout, "wrong_check.slang").contains(why), "{stdout}");
+        // The tests after it still ran, and the total counts every test once.
+        assert!(line_of(&stdout, "wrong_expected.slang").starts_with("FAIL"), "{stdout}");
+        assert!(stdout.lines().last().is_some_and(|l| l == "0 passed, 5 failed, 1 skipped"), "{stdout}");
+    }
+}
+
+/// `// TEST` with a space counts; a `-cpu`-only line runs on the Vulkan
+/// device; lines with different `-xslang -D` flags each run.
+#[test]
+fn spaced_cpu_only_and_several_test_lines_run() {
+    let dir = std::env::temp_dir().join(format!("slang-analyzer-runner-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = "//TEST_INPUT:ubuffer(data=[0 0], stride=4):out,name=outputBuffer\nRWStructuredBuffer<float> outputBuffer;\n[numthreads(1, 1, 1)]\nvoid computeMain()\n{\n    outputBuffer[0] = K * 2.0;\n    outputBuffer[1] = 1.0;\n}\n";
+    let write = |name: &str, header: &str, expected: &str| {
+        std::fs::write(dir.join(name), format!("{header}{body}")).unwrap();
+        std::fs::write(dir.join(format!("{name}.expected.txt")), expected).unwrap();
+    };
+    let typed = "-compute -output-using-type";
+    write(
+        "spaced.slang",
+        &format!("// TEST(compute):COMPARE_COMPUTE_EX:-vk {typed} -xslang -DK=3.0\n"),
+        "type: float\n6.0\n1.0\n",
+    );
+    write(
+        "cpu_only.slang",
+        &format!("//TEST(compute):COMPARE_COMPUTE_EX:-cpu {typed} -xslang -DK=1.5\n"),
+        "type: float\n3.0\n1.0\n",
+    );
+    // The expected output holds for K=2 only: the second line must fail.
+    write(
+        "two_lines.slang",
+        &format!("//TEST(compute):COMPARE_COMPUTE_EX:-vk {typed} -xslang -DK=2.0\n//TEST(compute):COMPARE_COMPUTE_EX:-vk {typed} -xslang -DK=5.0\n"),
+        "type: float\n4.0\n1.0\n",
+    );
+    let Some((status, stdout)) = run_on_gpu(&[dir.to_str().unwrap()]) else { return };
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(status, Some(1), "{stdout}");
+    assert!(line_of(&stdout, "spaced.slang").starts_with("PASS"), "{stdout}");
+    assert!(line_of(&stdout, "cpu_only.slang").starts_with("PASS"), "{stdout}");
+    let two = line_of(&stdout, "two_lines.slang");
+    assert!(two.starts_with("FAIL") && two.contains("TEST line 2:"), "{stdout}");
+}

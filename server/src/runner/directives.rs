@@ -39,15 +39,16 @@ impl TestLine {
         self.args.iter().any(|a| a == flag)
     }
 
-    /// The API flag that this runner cannot stand in for (`-cpu`, `-cuda`).
+    /// The API flag that this runner cannot stand in for (`-cuda`: CUDA
+    /// code may use what only CUDA has).
     pub fn needs_other_backend(&self) -> Option<&'static str> {
-        if self.has("-cuda") {
-            Some("CUDA")
-        } else if self.has("-cpu") {
-            Some("the CPU/C++ backend")
-        } else {
-            None
-        }
+        self.has("-cuda").then_some("CUDA")
+    }
+
+    /// `-cpu`: meant for the CPU backend; the computation is the same on
+    /// the Vulkan device, which runs it when no other line is there.
+    pub fn is_cpu(&self) -> bool {
+        self.has("-cpu")
     }
 
     /// `-vk` or `-wgpu`: the line meant for Vulkan-like devices.
@@ -255,6 +256,15 @@ pub fn parse(text: &str) -> TestFile {
     for (index, raw) in text.lines().enumerate() {
         let line = index + 1;
         let trimmed = raw.trim();
+        // `// TEST(...)` with spaces after the slashes counts too.
+        let spaced;
+        let trimmed = match trimmed.strip_prefix("//") {
+            Some(rest) if rest.starts_with([' ', '\t']) && rest.trim_start().starts_with("TEST") => {
+                spaced = format!("//{}", rest.trim_start());
+                spaced.as_str()
+            }
+            _ => trimmed,
+        };
         if trimmed.starts_with("//TEST_IGNORE_FILE") {
             file.ignore_file = true;
         } else if let Some(rest) = trimmed.strip_prefix("//TEST_INPUT") {

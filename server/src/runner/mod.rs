@@ -72,12 +72,36 @@ fn run_source(
     source: &str,
     printed: &mut Option<Vec<String>>,
 ) -> Result<Outcome, Outcome> {
-    let fail = |reason: String| Outcome::Fail(reason);
     let file = directives::parse(source);
     if file.ignore_file || file.tests.is_empty() {
         return Ok(Outcome::NotATest);
     }
-    let test = choose_test_line(&file.tests)?;
+    let lines = choose_test_lines(&file.tests)?;
+    let several = lines.len() > 1;
+    for test in lines {
+        match run_line(gpu, settings, path, source, &file, test, printed) {
+            Ok(Outcome::Pass) => {}
+            // (Which line, when there are several.)
+            Ok(Outcome::Fail(e)) | Err(Outcome::Fail(e)) if several => {
+                return Ok(Outcome::Fail(format!("TEST line {}: {e}", test.line)))
+            }
+            other => return other,
+        }
+    }
+    Ok(Outcome::Pass)
+}
+
+/// Run one `//TEST` line of a test file.
+fn run_line(
+    gpu: &Gpu,
+    settings: &Settings,
+    path: &Path,
+    source: &str,
+    file: &directives::TestFile,
+    test: &TestLine,
+    printed: &mut Option<Vec<String>>,
+) -> Result<Outcome, Outcome> {
+    let fail = |reason: String| Outcome::Fail(reason);
     let mut inputs = Vec::new();
     let mut conformances = Vec::new();
     // `set p = new T{ … }`: one input per field (`p.field`).
@@ -306,21 +330,41 @@ fn struct_fields(path: &Path, frontend: &FrontendArgs, ty: &str) -> Result<Vec<S
     Err(format!("`new {ty}{{…}}`: no struct `{ty}` in the test"))
 }
 
-/// The first enabled compute line, preferring one meant for Vulkan-like
-/// APIs; lines that need CUDA or the CPU backend only as a last resort,
-/// reported as skipped.
-fn choose_test_line(tests: &[TestLine]) -> Result<&TestLine, Outcome> {
+/// The compute lines to run: one per distinct set of compiler arguments
+/// (`-xslang -DX=1` and `-DX=2` lines compute different things), each
+/// time the line meant for Vulkan-like APIs if there is one, else another
+/// API's, else a `-cpu` one (the same computation). Lines that need CUDA
+/// are not run; a file with only those is skipped.
+fn choose_test_lines(tests: &[TestLine]) -> Result<Vec<&TestLine>, Outcome> {
     let compute: Vec<&TestLine> = tests.iter().filter(|t| t.is_compute()).collect();
     if compute.is_empty() {
         let kinds: Vec<&str> = tests.iter().map(|t| t.kind.as_str()).collect();
         return Err(Outcome::Skip(format!("no compute test line ({})", kinds.join(", "))));
     }
     let runnable: Vec<&TestLine> = compute.iter().copied().filter(|t| t.needs_other_backend().is_none()).collect();
-    if let Some(t) = runnable.iter().find(|t| t.is_vulkan_like()).or(runnable.first()) {
-        return Ok(t);
+    let rank = |t: &TestLine| {
+        if t.is_vulkan_like() {
+            0
+        } else if t.is_cpu() {
+            2
+        } else {
+            1
+        }
+    };
+    let mut chosen: Vec<&TestLine> = Vec::new();
+    for t in &runnable {
+        let key = (t.compiler_args(), t.filecheck_buffer.clone(), t.entry());
+        match chosen.iter().position(|c| (c.compiler_args(), c.filecheck_buffer.clone(), c.entry()) == key) {
+            Some(i) if rank(t) < rank(chosen[i]) => chosen[i] = t,
+            Some(_) => {}
+            None => chosen.push(t),
+        }
     }
-    let needs = compute[0].needs_other_backend().unwrap_or("another backend");
-    Err(Outcome::Skip(format!("its compute test lines need {needs}")))
+    if chosen.is_empty() {
+        let needs = compute[0].needs_other_backend().unwrap_or("another backend");
+        return Err(Outcome::Skip(format!("its compute test lines need {needs}")));
+    }
+    Ok(chosen)
 }
 
 /// `foo.slang` → `foo.slang.expected.txt`.
