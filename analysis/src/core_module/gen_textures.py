@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generate the texture section of resources.slang.
+"""Generate the texture section of resources.slang (which continues in
+resources2.slang .. resources4.slang).
 
 Every texture type is a combination of
   * a base: `Texture` (sampled with a separate `SamplerState`), `Sampler`
@@ -350,6 +351,9 @@ def all_textures():
     result.append(Tex("DepthTexture", "", "2D", True, True))
     for shape, array in shapes:
         result.append(Tex("Sampler", "", shape, array, False, shadow=True))
+    # Multisampled shadow samplers: dimensions only (no sampling, no load).
+    result.append(Tex("Sampler", "", "2D", False, True, shadow=True))
+    result.append(Tex("Sampler", "", "2D", True, True, shadow=True))
     return result
 
 
@@ -367,23 +371,59 @@ def splice(text, new_section):
     return text[:start] + new_section + text[end:]
 
 
+# resources.slang is split in PARTS files (parsed in parallel at start-up):
+# the generated section starts in the first and ends in the last. The parts
+# after the first begin with a header; the split points are blank lines
+# before a top-level declaration, near equal sizes.
+PARTS = ["resources.slang", "resources2.slang", "resources3.slang", "resources4.slang"]
+
+
+def header(k):
+    return (
+        f"//! Resource types, continued (part {k} of {len(PARTS)}; `resources.slang` is split so\n"
+        "//! that the parts parse in parallel at start-up).\n\n"
+    )
+
+
+def join(texts):
+    whole = texts[0]
+    for k, t in enumerate(texts[1:], start=2):
+        h = header(k)
+        whole += t[len(h):] if t.startswith(h) else t
+    return whole
+
+
+def split(whole):
+    cuts = [0]
+    for k in range(1, len(PARTS)):
+        target = len(whole) * k // len(PARTS)
+        i = whole.find("\n\n", target)
+        while i != -1 and whole[i + 2 : i + 3] in ("", " ", "}", "\n", "\t"):
+            i = whole.find("\n\n", i + 1)
+        cuts.append(i + 2)
+    cuts.append(len(whole))
+    parts = [whole[cuts[k] : cuts[k + 1]] for k in range(len(PARTS))]
+    return [parts[0]] + [header(k + 1) + p for k, p in enumerate(parts) if k > 0]
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "resources.slang")
+    paths = [os.path.join(here, p) for p in PARTS]
     new_section = section()
     if "--print" in sys.argv:
         sys.stdout.write(new_section)
         return 0
-    text = open(path, encoding="utf-8").read()
-    updated = splice(text, new_section)
+    texts = [open(p, encoding="utf-8").read() for p in paths]
+    updated = split(splice(join(texts), new_section))
     if "--check" in sys.argv:
-        if updated != text:
-            print("resources.slang: generated section is out of date; run gen_textures.py")
+        if updated != texts:
+            print("resources*.slang: generated section is out of date; run gen_textures.py")
             return 1
         return 0
-    if updated != text:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(updated)
+    for path, old, new in zip(paths, texts, updated):
+        if new != old:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
     return 0
 
 
