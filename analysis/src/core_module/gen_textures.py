@@ -177,15 +177,19 @@ def sampling_methods(t):
         out.append(f"{e} SampleBias({s}{loc}, float bias);")
         if not t.cube:
             out.append(f"{e} SampleBias({s}{loc}, float bias, {off});")
+            out.append(f"{e} SampleBias({s}{loc}, float bias, {off}, float clamp);")
+            out.append(f"{e} SampleBias({s}{loc}, float bias, {off}, float clamp, out uint status);")
         out.append("/// Filtered sample with explicit gradients.")
         out.append(f"{e} SampleGrad({s}{loc}, {grad} gradX, {grad} gradY);")
         if not t.cube:
             out.append(f"{e} SampleGrad({s}{loc}, {grad} gradX, {grad} gradY, {off});")
             out.append(f"{e} SampleGrad({s}{loc}, {grad} gradX, {grad} gradY, {off}, float lodClamp);")
+            out.append(f"{e} SampleGrad({s}{loc}, {grad} gradX, {grad} gradY, {off}, float lodClamp, out uint status);")
         out.append("/// Filtered sample at an explicit mip level.")
         out.append(f"{e} SampleLevel({s}{loc}, float level);")
         if not t.cube:
             out.append(f"{e} SampleLevel({s}{loc}, float level, {off});")
+            out.append(f"{e} SampleLevel({s}{loc}, float level, {off}, out uint status);")
     # Comparison sampling: a separate comparison sampler, or none for
     # combined types (whose own sampler state is used).
     cmp_forms = ["SamplerComparisonState s, "]
@@ -207,6 +211,12 @@ def sampling_methods(t):
             out.append(f"float {name}({cs}{loc}, float compareValue{extra});")
             if not t.cube:
                 out.append(f"float {name}({cs}{loc}, float compareValue{extra}, {off});")
+                # The sparse-residency forms: a clamp (SampleCmp) and a status.
+                if name == "SampleCmp":
+                    out.append(f"float {name}({cs}{loc}, float compareValue, {off}, float clamp);")
+                    out.append(f"float {name}({cs}{loc}, float compareValue, {off}, float clamp, out uint status);")
+                elif name == "SampleCmpLevelZero":
+                    out.append(f"float {name}({cs}{loc}, float compareValue, {off}, out uint status);")
     return out
 
 
@@ -219,6 +229,8 @@ def load_methods(t):
         out.append(f"T Load({loc}, int sampleIndex);")
         out.append(f"T Load({loc}, int sampleIndex, {off});")
         out.append(f"T Load({loc}, int sampleIndex, {off}, out uint status);")
+        out.append("/// The texel at `location`, sample index last.")
+        out.append(f"T Load({vec('int', t.n_texel + 1)} location);")
         out.append("/// Position of sample `s` relative to the pixel center.")
         out.append("vector<float, 2> GetSamplePosition(int s);")
     elif t.writable:
