@@ -257,6 +257,10 @@ def subscripts(t):
     if t.writable and not t.ms:
         out.append("/// Writes `value` to the texel at `location`.")
         out.append(f"void Store({coord} location, T value);")
+    if t.access == "RW" and not t.ms and not t.array and not t.cube and t.base == "Texture":
+        out.append("/// Atomic add to a `float` texel (NVAPI); returns the value before.")
+        out.append(f"float InterlockedAddF32({coord} coord, float value);")
+        out.append(f"void InterlockedAddF32({coord} coord, float value, out float originalValue);")
     if t.writable or t.base == "DepthTexture":
         return out
     if t.ms:
@@ -426,9 +430,11 @@ def main():
         sys.stdout.write(new_section)
         return 0
     texts = [open(p, encoding="utf-8").read() for p in paths]
-    updated = split(splice(join(texts), new_section))
+    whole = join(texts)
+    updated = split(splice(whole, new_section))
     if "--check" in sys.argv:
-        if updated != texts:
+        # The section only: hand edits outside it move the split points.
+        if splice(whole, new_section) != whole:
             print("resources*.slang: generated section is out of date; run gen_textures.py")
             return 1
         return 0
