@@ -135,6 +135,10 @@ IMAGE_SHAPES = [
 IMAGE_ATOMICS = ["Add", "Min", "Max", "And", "Or", "Xor", "Exchange"]
 
 
+# Multisampled storage images: (type, coordinate type); a sample index follows.
+MS_IMAGE_SHAPES = [("RWTexture2DMS", "vector<int, 2>"), ("RWTexture2DMSArray", "vector<int, 3>")]
+
+
 def image_functions():
     """`imageLoad`, `imageStore`, `imageSize` and `imageAtomic*` on the
     storage-image types. Atomics work on the first component of a vector
@@ -149,6 +153,11 @@ def image_functions():
             out.append(f"E imageAtomic{op}<E : __BuiltinArithmeticType>({img}<E> image, {coord} P, E data);")
         out.append(f"E imageAtomicCompSwap<E : __BuiltinArithmeticType, let N : int>({img}<vector<E, N>> image, {coord} P, E compare, E data);")
         out.append(f"E imageAtomicCompSwap<E : __BuiltinArithmeticType>({img}<E> image, {coord} P, E compare, E data);")
+    for img, coord in MS_IMAGE_SHAPES:
+        out.append(f"T imageLoad<T>({img}<T> image, {coord} P, int sample);")
+        out.append(f"void imageStore<T>({img}<T> image, {coord} P, int sample, T data);")
+        out.append(f"{coord} imageSize<T>({img}<T> image);")
+        out.append(f"int imageSamples<T>({img}<T> image);")
     return out
 
 

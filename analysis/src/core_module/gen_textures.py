@@ -215,8 +215,8 @@ def sampling_methods(t):
                 if name == "SampleCmp":
                     out.append(f"float {name}({cs}{loc}, float compareValue, {off}, float clamp);")
                     out.append(f"float {name}({cs}{loc}, float compareValue, {off}, float clamp, out uint status);")
-                elif name == "SampleCmpLevelZero":
-                    out.append(f"float {name}({cs}{loc}, float compareValue, {off}, out uint status);")
+                elif name in ("SampleCmpLevelZero", "SampleCmpLevel", "SampleCmpBias", "SampleCmpGrad"):
+                    out.append(f"float {name}({cs}{loc}, float compareValue{extra}, {off}, out uint status);")
     return out
 
 
