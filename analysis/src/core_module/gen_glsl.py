@@ -158,6 +158,11 @@ def image_functions():
         out.append(f"void imageStore<T>({img}<T> image, {coord} P, int sample, T data);")
         out.append(f"{coord} imageSize<T>({img}<T> image);")
         out.append(f"int imageSamples<T>({img}<T> image);")
+        for op in IMAGE_ATOMICS:
+            out.append(f"E imageAtomic{op}<E : __BuiltinArithmeticType, let N : int>({img}<vector<E, N>> image, {coord} P, int sample, E data);")
+            out.append(f"E imageAtomic{op}<E : __BuiltinArithmeticType>({img}<E> image, {coord} P, int sample, E data);")
+        out.append(f"E imageAtomicCompSwap<E : __BuiltinArithmeticType, let N : int>({img}<vector<E, N>> image, {coord} P, int sample, E compare, E data);")
+        out.append(f"E imageAtomicCompSwap<E : __BuiltinArithmeticType>({img}<E> image, {coord} P, int sample, E compare, E data);")
     return out
 
 
