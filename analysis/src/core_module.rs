@@ -15,6 +15,9 @@ pub const CORE_FILES: &[(&str, &str)] = &[
     ("resources3.slang", include_str!("core_module/resources3.slang")),
     ("resources4.slang", include_str!("core_module/resources4.slang")),
     ("intrinsics.slang", include_str!("core_module/intrinsics.slang")),
+    ("intrinsics2.slang", include_str!("core_module/intrinsics2.slang")),
+    ("coop.slang", include_str!("core_module/coop.slang")),
+    ("glsl.slang", include_str!("core_module/glsl.slang")),
     ("cuda.slang", include_str!("core_module/cuda.slang")),
 ];
 

@@ -2017,7 +2017,7 @@ impl<'db> Infer<'_, 'db> {
                 }
                 let arg_tys: Vec<Ty> = args.iter().map(|&a| self.expr(a)).collect();
                 if let Ty::Func(defs) = &callee_ty {
-                    self.check_derivative_flow(id, callee, defs, args.len());
+                    self.check_derivative_flow(id, callee, defs, &arg_tys);
                     self.check_generic_arguments(callee, defs, &args, &arg_tys);
                 }
                 // A constructor call runs an `__init`: a call like any
@@ -2421,8 +2421,9 @@ impl<'db> Infer<'_, 'db> {
     /// function that is not differentiable and returns a differentiable
     /// type, outside `no_diff(…)`: the derivative would be silently lost
     /// there (the reference compiler's E41022).
-    fn check_derivative_flow(&mut self, id: ExprId, callee: ExprId, defs: &[DefId], n_args: usize) {
+    fn check_derivative_flow(&mut self, id: ExprId, callee: ExprId, defs: &[DefId], arg_tys: &[Ty]) {
         use crate::autodiff::{fn_differentiability, type_diff, Differentiability, TypeDiff};
+        let n_args = arg_tys.len();
         // Calls itself: the overload of that arity is this function.
         let same_arity: Vec<&DefId> = defs.iter().filter(|&&d| fn_sig(self.db(), d).params.len() == n_args).collect();
         if self.differentiable && same_arity == [&self.def] {
@@ -2487,7 +2488,7 @@ impl<'db> Infer<'_, 'db> {
     fn callee_differentiable(&self, defs: &[DefId]) -> bool {
         use crate::autodiff::{fn_differentiability, type_diff, Differentiability, TypeDiff};
         let db = self.db();
-        defs.iter().all(|&d| {
+        let one = |&d: &DefId| {
             let sig = fn_sig(db, d);
             let ret = DeclCtx::for_def(db, d).resolve(&sig.ret);
             let returns_diff = type_diff(db, self.ctx.file, &ret) == TypeDiff::Value
@@ -2498,7 +2499,15 @@ impl<'db> Infer<'_, 'db> {
                 fn_differentiability(db, self.ctx.file, d) != Differentiability::No
             };
             returns_diff && differentiable
-        })
+        };
+        // A built-in is differentiable if one of its overloads is (`exp` of
+        // a `float`, whatever its `CoopVec` overload): a call whose inputs
+        // carry no derivative is not reported anyway.
+        if defs.iter().all(|&d| is_core(db, d.file(db))) {
+            defs.iter().any(one)
+        } else {
+            defs.iter().all(one)
+        }
     }
 
     /// A field of a non-differentiable `this` carrying a differentiable
@@ -3844,7 +3853,13 @@ fn broadcast(a: &Ty, b: &Ty) -> Option<Ty> {
 }
 
 fn arith(a: &Ty, b: &Ty) -> Ty {
-    broadcast(a, b).unwrap_or(Ty::Unknown)
+    match (a, b) {
+        // A matrix and a vector: an element-wise product in HLSL terms, the
+        // linear-algebra product (a vector) in GLSL code (`mat4 * vec4`,
+        // with `-allow-glsl`), which a file does not say: not known.
+        (Ty::Matrix(..), Ty::Vector(..)) | (Ty::Vector(..), Ty::Matrix(..)) => Ty::Unknown,
+        _ => broadcast(a, b).unwrap_or(Ty::Unknown),
+    }
 }
 
 /// The function and expression of the syntax node `node`, if it is an

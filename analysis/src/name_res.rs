@@ -154,11 +154,13 @@ pub fn global_scope(db: &dyn Db, file: SourceFile) -> Arc<GlobalScope> {
         // of this module were handled with the module's files.
     }
     // `using namespace a::b;` brings the namespace's members in.
+    // The namespace may be declared by the module, by the core module
+    // (`linalg`), or by both.
     for path in usings {
-        if let Some(table) = scope.namespaces.get(&path).cloned() {
-            for (name, defs) in table {
-                scope.names.entry(name).or_default().extend(defs);
-            }
+        let core_table = scope.core.as_ref().and_then(|c| c.namespaces.get(&path).cloned());
+        let tables = [scope.namespaces.get(&path).cloned(), core_table];
+        for (name, defs) in tables.into_iter().flatten().flatten() {
+            scope.names.entry(name).or_default().extend(defs);
         }
     }
     for (name, _) in Workspace::get(db).defines(db) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generate the texture section of resources.slang.
+"""Generate the texture section of resources.slang (which continues in
+resources2.slang .. resources4.slang).
 
 Every texture type is a combination of
   * a base: `Texture` (sampled with a separate `SamplerState`), `Sampler`
@@ -176,15 +177,19 @@ def sampling_methods(t):
         out.append(f"{e} SampleBias({s}{loc}, float bias);")
         if not t.cube:
             out.append(f"{e} SampleBias({s}{loc}, float bias, {off});")
+            out.append(f"{e} SampleBias({s}{loc}, float bias, {off}, float clamp);")
+            out.append(f"{e} SampleBias({s}{loc}, float bias, {off}, float clamp, out uint status);")
         out.append("/// Filtered sample with explicit gradients.")
         out.append(f"{e} SampleGrad({s}{loc}, {grad} gradX, {grad} gradY);")
         if not t.cube:
             out.append(f"{e} SampleGrad({s}{loc}, {grad} gradX, {grad} gradY, {off});")
             out.append(f"{e} SampleGrad({s}{loc}, {grad} gradX, {grad} gradY, {off}, float lodClamp);")
+            out.append(f"{e} SampleGrad({s}{loc}, {grad} gradX, {grad} gradY, {off}, float lodClamp, out uint status);")
         out.append("/// Filtered sample at an explicit mip level.")
         out.append(f"{e} SampleLevel({s}{loc}, float level);")
         if not t.cube:
             out.append(f"{e} SampleLevel({s}{loc}, float level, {off});")
+            out.append(f"{e} SampleLevel({s}{loc}, float level, {off}, out uint status);")
     # Comparison sampling: a separate comparison sampler, or none for
     # combined types (whose own sampler state is used).
     cmp_forms = ["SamplerComparisonState s, "]
@@ -206,6 +211,12 @@ def sampling_methods(t):
             out.append(f"float {name}({cs}{loc}, float compareValue{extra});")
             if not t.cube:
                 out.append(f"float {name}({cs}{loc}, float compareValue{extra}, {off});")
+                # The sparse-residency forms: a clamp (SampleCmp) and a status.
+                if name == "SampleCmp":
+                    out.append(f"float {name}({cs}{loc}, float compareValue, {off}, float clamp);")
+                    out.append(f"float {name}({cs}{loc}, float compareValue, {off}, float clamp, out uint status);")
+                elif name in ("SampleCmpLevelZero", "SampleCmpLevel", "SampleCmpBias", "SampleCmpGrad"):
+                    out.append(f"float {name}({cs}{loc}, float compareValue{extra}, {off}, out uint status);")
     return out
 
 
@@ -218,6 +229,8 @@ def load_methods(t):
         out.append(f"T Load({loc}, int sampleIndex);")
         out.append(f"T Load({loc}, int sampleIndex, {off});")
         out.append(f"T Load({loc}, int sampleIndex, {off}, out uint status);")
+        out.append("/// The texel at `location`, sample index last.")
+        out.append(f"T Load({vec('int', t.n_texel + 1)} location);")
         out.append("/// Position of sample `s` relative to the pixel center.")
         out.append("vector<float, 2> GetSamplePosition(int s);")
     elif t.writable:
@@ -244,6 +257,10 @@ def subscripts(t):
     if t.writable and not t.ms:
         out.append("/// Writes `value` to the texel at `location`.")
         out.append(f"void Store({coord} location, T value);")
+    if t.access == "RW" and not t.ms and not t.array and not t.cube and t.base == "Texture":
+        out.append("/// Atomic add to a `float` texel (NVAPI); returns the value before.")
+        out.append(f"float InterlockedAddF32({coord} coord, float value);")
+        out.append(f"void InterlockedAddF32({coord} coord, float value, out float originalValue);")
     if t.writable or t.base == "DepthTexture":
         return out
     if t.ms:
@@ -350,6 +367,9 @@ def all_textures():
     result.append(Tex("DepthTexture", "", "2D", True, True))
     for shape, array in shapes:
         result.append(Tex("Sampler", "", shape, array, False, shadow=True))
+    # Multisampled shadow samplers: dimensions only (no sampling, no load).
+    result.append(Tex("Sampler", "", "2D", False, True, shadow=True))
+    result.append(Tex("Sampler", "", "2D", True, True, shadow=True))
     return result
 
 
@@ -367,23 +387,61 @@ def splice(text, new_section):
     return text[:start] + new_section + text[end:]
 
 
+# resources.slang is split in PARTS files (parsed in parallel at start-up):
+# the generated section starts in the first and ends in the last. The parts
+# after the first begin with a header; the split points are blank lines
+# before a top-level declaration, near equal sizes.
+PARTS = ["resources.slang", "resources2.slang", "resources3.slang", "resources4.slang"]
+
+
+def header(k):
+    return (
+        f"//! Resource types, continued (part {k} of {len(PARTS)}; `resources.slang` is split so\n"
+        "//! that the parts parse in parallel at start-up).\n\n"
+    )
+
+
+def join(texts):
+    whole = texts[0]
+    for k, t in enumerate(texts[1:], start=2):
+        h = header(k)
+        whole += t[len(h):] if t.startswith(h) else t
+    return whole
+
+
+def split(whole):
+    cuts = [0]
+    for k in range(1, len(PARTS)):
+        target = len(whole) * k // len(PARTS)
+        i = whole.find("\n\n", target)
+        while i != -1 and whole[i + 2 : i + 3] in ("", " ", "}", "\n", "\t"):
+            i = whole.find("\n\n", i + 1)
+        cuts.append(i + 2)
+    cuts.append(len(whole))
+    parts = [whole[cuts[k] : cuts[k + 1]] for k in range(len(PARTS))]
+    return [parts[0]] + [header(k + 1) + p for k, p in enumerate(parts) if k > 0]
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "resources.slang")
+    paths = [os.path.join(here, p) for p in PARTS]
     new_section = section()
     if "--print" in sys.argv:
         sys.stdout.write(new_section)
         return 0
-    text = open(path, encoding="utf-8").read()
-    updated = splice(text, new_section)
+    texts = [open(p, encoding="utf-8").read() for p in paths]
+    whole = join(texts)
+    updated = split(splice(whole, new_section))
     if "--check" in sys.argv:
-        if updated != text:
-            print("resources.slang: generated section is out of date; run gen_textures.py")
+        # The section only: hand edits outside it move the split points.
+        if splice(whole, new_section) != whole:
+            print("resources*.slang: generated section is out of date; run gen_textures.py")
             return 1
         return 0
-    if updated != text:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(updated)
+    for path, old, new in zip(paths, texts, updated):
+        if new != old:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
     return 0
 
 
