@@ -64,7 +64,6 @@ fn is_hard_keyword(kind: SyntaxKind, word: &str) -> bool {
             | THIS_KW
             | THIS_TYPE_KW
             | LET_KW
-            | VAR_KW
             | STATIC_KW
             | CONST_KW
             | CONSTEXPR_KW
