@@ -689,6 +689,22 @@ mod tests {
     }
 
     #[test]
+    fn integer_overflow_is_an_error() {
+        // Beyond 64 bits is a lexical error, as for the reference compiler.
+        check(
+            "18446744073709551615 18446744073709551616 0x1FFFFFFFFFFFFFFFF 0xFFFFFFFFFFFFFFFFull",
+            expect_test::expect![[r#"
+                INT_NUMBER "18446744073709551615"
+                INT_NUMBER "18446744073709551616"
+                INT_NUMBER "0x1FFFFFFFFFFFFFFFF"
+                INT_NUMBER "0xFFFFFFFFFFFFFFFFull"
+                error 21..41: integer literal is too large to be represented in any integer type
+                error 42..61: integer literal is too large to be represented in any integer type
+            "#]],
+        );
+    }
+
+    #[test]
     fn strings_comments_and_errors() {
         check(
             "\"a\\\"b\" 'c' '\\n' R\"(raw \" text)\" // line\n/// doc\n/* block */ \"open\n` /* never",
