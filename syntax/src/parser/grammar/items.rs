@@ -844,6 +844,9 @@ fn where_pred(p: &mut Parser<'_>) {
         } else if exprs::expr_no_comma(p).is_none() {
             // `where nonempty(T)`, `where countof(T) == N`: value constraints.
             p.error("expected a constraint in a where clause");
+        } else if p.at(IDENT) && p.nth_text(0) == "implicit" {
+            // `where ToType(FromType) implicit`: an implicit coercion.
+            p.bump_remap(IDENT);
         }
         pred.complete(p, WHERE_PRED);
     }
