@@ -68,6 +68,12 @@ const SOFT_MODIFIERS = [
   'lowp', 'flat', 'smooth', 'triangle', 'point', 'line', 'lineadj',
   'triangleadj', 'indices', 'vertices', 'primitives', 'payload',
   'dynamic_uniform', 'ref',
+  // GLSL ray-tracing / mesh qualifiers and `pervertex`.
+  'pervertex', 'rayPayloadEXT', 'rayPayloadNV', 'rayPayloadInEXT', 'rayPayloadInNV',
+  'hitAttributeEXT', 'hitAttributeNV', 'callableDataEXT', 'callableDataNV',
+  'callableDataInEXT', 'callableDataInNV', 'shaderRecordEXT', 'shaderRecordNV',
+  'hitObjectAttributeNV', 'hitObjectAttributeEXT', 'perprimitiveEXT', 'perprimitiveNV',
+  'taskPayloadSharedEXT',
 ];
 
 // Hard keywords: never identifiers.
@@ -86,6 +92,7 @@ const RESERVED = [
   '__spirv_version', '__cuda_sm_version', '__implicit_conversion', '__attributeTarget',
   '__builtin_type', '__magic_type', '__intrinsic_type', '__requiresNVAPI', '__readNone',
   '__unsafeForceInlineEarly', '__noinline', '__forceinline',
+  '__func_extension', '__constraint', '__import', '__extension',
 ];
 
 // Punctuation inside token trees (macro arguments, `layout(...)` …).
@@ -96,7 +103,7 @@ const TOKEN_TREE_PUNCTUATION = [
 ];
 
 // Modifiers allowed before a local declaration in a function body.
-const LOCAL_MODIFIERS = ['precise'];
+const LOCAL_MODIFIERS = ['precise', 'highp', 'mediump', 'lowp'];
 
 module.exports = grammar({
   name: 'slang',
@@ -218,6 +225,7 @@ module.exports = grammar({
     [$.namespace_declaration],
     [$.enum_declaration],
     [$.struct_declaration],
+    [$.glsl_block],
     [$.function_definition, $._type_identifier],
     [$.modifier],
     [$.modifier, $.modified_type],
@@ -251,6 +259,8 @@ module.exports = grammar({
       $.init_declaration,
       $.cbuffer_declaration,
       $.generic_declaration,
+      $.func_extension_declaration,
+      $.constraint_declaration,
       $.static_assert,
       $.glsl_block,
       $.glsl_layout_declaration,
@@ -329,6 +339,27 @@ module.exports = grammar({
         seq('__intrinsic_asm', repeat(choice($.string_literal, $.raw_string_literal, $.identifier, $.number_literal, ',')), ';'),
       ),
     )),
+
+    // `__func_extension<T : IFloat> fwd_diff(f<T>)(params) -> R { ... }`:
+    // a derivative (or `__apply`) given for an existing function.
+    func_extension_declaration: $ => seq(
+      optional($._decl_prefix),
+      '__func_extension',
+      optional(field('generic_parameters', $.generic_parameters)),
+      field('function', choice(
+        $.differentiate_expression,
+        $.sizeof_expression,
+        alias($._func_extension_call, $.call_expression),
+      )),
+      field('parameters', $.parameter_list),
+      repeat($._function_suffix),
+      choice(field('body', $.compound_statement), ';'),
+    ),
+
+    _func_extension_call: $ => seq(field('function', $.identifier), field('arguments', $.argument_list)),
+
+    // `__constraint A.B : IFoo;` in an interface.
+    constraint_declaration: $ => seq('__constraint', $.where_predicate, ';'),
 
     _function_suffix: $ => choice(
       // An object-like macro of the file (`COMMON_CONSTRAINTS` for `where`s).
@@ -447,7 +478,8 @@ module.exports = grammar({
       repeat1($.where_clause),
     ),
 
-    inheritance_list: $ => seq(':', commaSep1($._type)),
+    // (`IFoo & IBar`: a conjunction, side by side as with `,`.)
+    inheritance_list: $ => seq(':', sep1($._type, choice(',', '&'))),
 
     declaration_list: $ => seq('{', repeat($._item), '}'),
 
@@ -456,7 +488,9 @@ module.exports = grammar({
       'enum',
       optional(choice('class', 'struct')),
       optional(field('name', $._type_identifier)),
+      optional(field('generic_parameters', $.generic_parameters)),
       optional($.inheritance_list),
+      repeat($.where_clause),
       choice(
         seq(field('body', $.enumerator_list), optional(';')),
         ';',
@@ -482,7 +516,7 @@ module.exports = grammar({
 
     extension_declaration: $ => seq(
       optional($._decl_prefix),
-      'extension',
+      choice('extension', '__extension'),
       optional(field('generic_parameters', $.generic_parameters)),
       field('type', $._type),
       optional($.inheritance_list),
@@ -507,7 +541,7 @@ module.exports = grammar({
       optional(field('generic_parameters', $.generic_parameters)),
       optional(seq(':', sep1($._type, '&'))),
       // `= __packBranch(...)`: a type-level intrinsic call.
-      optional(seq('=', field('type', choice($._type, $.macro_type)))),
+      optional(seq('=', field('type', choice($._type, $.macro_type)), repeat(seq('&', $._type)))),
       repeat($.where_clause),
       ';',
     ),
@@ -529,7 +563,7 @@ module.exports = grammar({
 
     _dotted_name: $ => sep1($.identifier, choice('.', '::')),
 
-    import_declaration: $ => seq(optional($._decl_prefix), 'import', field('module', $._module_name), ';'),
+    import_declaration: $ => seq(optional($._decl_prefix), choice('import', '__import'), field('module', $._module_name), ';'),
 
     module_declaration: $ => seq(
       optional($._decl_prefix),
@@ -561,6 +595,8 @@ module.exports = grammar({
         seq(field('name', $.identifier), ':', field('type', $._type)),
         seq(field('type', $._type), field('name', $.identifier)),
       ),
+      // An indexed property: `property float b[2] { get; }`.
+      repeat($.array_suffix),
       choice(field('body', $.accessor_list), ';'),
     ),
 
@@ -607,8 +643,8 @@ module.exports = grammar({
       optional($._decl_prefix),
       field('name', $.identifier),
       field('body', $.declaration_list),
-      optional(commaSep1($.declarator)),
-      ';',
+      // (Without an instance name, the `;` is optional, as after a struct.)
+      choice(seq(commaSep1($.declarator), ';'), optional(';')),
     )),
 
     // `layout(local_size_x = 8) in;`
@@ -645,7 +681,8 @@ module.exports = grammar({
       repeat($.attribute),
       optional('each'),
       optional('typename'),
-      field('name', $._type_identifier),
+      // (`__generic<This : IFoo>`: a parameter named `This`.)
+      field('name', choice($._type_identifier, alias($.this_type, $.type_identifier))),
       optional(seq(':', sep1($._type, '&'))),
       optional(seq('=', field('default', $._type))),
     ),
@@ -741,7 +778,8 @@ module.exports = grammar({
 
     double_bracket_attribute: $ => $._double_bracket_attribute_inner,
 
-    _double_bracket_attribute_inner: $ => seq('[', '[', commaSep1($._attribute_item), ']', ']'),
+    // (`[[A(0) B(1)]]`: the comma may be left out.)
+    _double_bracket_attribute_inner: $ => seq('[', '[', sep1($._attribute_item, optional(',')), ']', ']'),
 
     _attribute_item: $ => seq(
       field('name', $.attribute_name),
@@ -852,6 +890,7 @@ module.exports = grammar({
       $.typedef_declaration,
       $.typealias_declaration,
       $.static_assert,
+      $.using_declaration,
       alias($._local_function_definition, $.function_definition),
     ),
 
@@ -919,7 +958,8 @@ module.exports = grammar({
 
     switch_statement: $ => seq('switch', field('condition', $._condition), field('body', $.switch_body)),
 
-    switch_body: $ => seq('{', repeat($.case_clause), '}'),
+    // (Statements before the first `case` are unreachable, not an error.)
+    switch_body: $ => seq('{', repeat($._statement), repeat($.case_clause), '}'),
 
     case_clause: $ => prec.right(seq(
       choice(seq('case', field('value', $._expression_no_comma)), 'default'),
@@ -1183,7 +1223,7 @@ module.exports = grammar({
 
     number_literal: _ => token(choice(
       // hex (integer or float)
-      /0[xX][0-9a-fA-F_]*(\.[0-9a-fA-F_]*)?([pP][+-]?[0-9_]+)?[a-zA-Z0-9_]*/,
+      /0[xX][0-9a-fA-F_]*(\.[0-9a-fA-F_]*)?([pP][+-]?[0-9_]+)?(#INF|#IND)?[a-zA-Z0-9_]*/,
       // binary
       /0[bB][01_]+[a-zA-Z0-9_]*/,
       // decimal

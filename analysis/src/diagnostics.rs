@@ -65,7 +65,10 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     for w in parse.warnings() {
         // An `#error` reached with the configured defines stops the
         // compile: for `check` it is an error.
-        let severity = if w.code() == "error-directive" { Severity::Error } else { Severity::Warning };
+        // A malformed numeric literal is an error too (not a syntax error:
+        // the reference compiler reports it when checking).
+        let severity =
+            if matches!(w.code(), "error-directive" | "invalid-literal") { Severity::Error } else { Severity::Warning };
         out.push(Diagnostic { range: w.range, severity, code: w.code(), message: w.message.clone() });
     }
     for (import, target) in file_imports(db, file).iter().zip(resolved_imports(db, file)) {

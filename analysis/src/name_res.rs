@@ -355,7 +355,19 @@ impl Walker<'_> {
             // Not name references, or not ones we model.
             ATTRIBUTE | SEMANTIC | REGISTER_BINDING | PACKOFFSET | LAYOUT_MODIFIER | MODIFIER_CALL | MACRO_CALL
             | SPIRV_ASM_EXPR | ASM_STMT | FN_BODY_ASM | IGNORED_BLOCK | IMPORT_DECL | INCLUDE_DECL | MODULE_DECL
-            | IMPLEMENTING_DECL | USING_DECL | STATIC_ASSERT | ERROR | MACRO_TYPE => return,
+            | IMPLEMENTING_DECL | USING_DECL | STATIC_ASSERT | ERROR | MACRO_TYPE
+            // `__func_extension`s, `__constraint`s, `attribute_syntax` and
+            // type-level pack functions are not modelled yet.
+            | FUNC_EXTENSION | CONSTRAINT_DECL | ATTRIBUTE_SYNTAX_DECL | TYPE_CALL => return,
+            PATH_TYPE if node.first_child().is_some_and(|c| c.kind() == TYPE_CALL) => return,
+            // The pack intrinsics in expressions: `__first(t)`.
+            PATH_EXPR
+                if node.first_token().is_some_and(|t| {
+                    matches!(t.text(), "__first" | "__last" | "__trimFirst" | "__trimLast" | "__packBranch")
+                }) =>
+            {
+                return
+            }
             k if k.is_pp_directive() => return,
             PATH_EXPR => {
                 self.check_ref(node, false);

@@ -23,6 +23,30 @@ const EXCEPTIONS: &[(&str, &str)] = &[
         "`float FIELD(0);` declares a field whose name a pasting macro makes; the Rust parser knows `FIELD` \
          is a function-like macro from the `#define`, tree-sitter sees a method with a literal for a parameter",
     ),
+    (
+        "syntax/test_data/ok/func_extension_constraints.slang",
+        "`attribute_syntax [Name(p : T)] : Class;` is not in the grammar (one test of the Slang suite uses it)",
+    ),
+    (
+        "syntax/test_data/ok/glsl_qualifiers_macros.slang",
+        "`Texture2D t R(: register(t2));`: the Rust parser takes a one-letter capital word before `(` after a \
+         declared name as a macro standing for a semantic; the grammar only knows the file's own macros",
+    ),
+    (
+        "syntax/test_data/ok/keyword_names.slang",
+        "keywords used as declared names (`int struct = 42;`, `Buffer cbuffer`) and `var` as a name: the \
+         Rust parser decides by the next token, the grammar's reserved words are never names",
+    ),
+    (
+        "syntax/test_data/ok/lenient_statements.slang",
+        "a `typedef` without `;` at the end of its line, `throw e` without `;`, `try f(x);` and other forms the \
+         reference compiler takes and the Rust parser follows; not in the grammar",
+    ),
+    (
+        "syntax/test_data/ok/packs_type_calls.slang",
+        "type-level pack functions (`__first(T)::Nested`, `__first(T).Element x;`, `each __trimFirst(T)`) are \
+         only in the grammar as a whole typealias value",
+    ),
 ];
 
 fn folder_of(rel: &str) -> String {

@@ -39,7 +39,7 @@ pub fn db_path(path: &Path) -> String {
 
 pub fn read_text(path: &Path) -> std::io::Result<String> {
     let bytes = std::fs::read(path)?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    Ok(slang_syntax::decode_source(&bytes))
 }
 
 /// A database holding one file from disk (and what it imports), set up
@@ -112,7 +112,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
     for file in &files {
         match std::fs::read(file) {
             Ok(bytes) => {
-                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let text = slang_syntax::decode_source(&bytes);
                 let path = db_path(file);
                 display.insert(path.clone(), file.display().to_string());
                 let f = db.set_file(&path, &text);

@@ -64,9 +64,9 @@ pub fn run(args: ParseArgs) -> ExitCode {
                 continue;
             }
         };
-        // Invalid UTF-8 is replaced rather than rejected, so a stray byte
-        // gives a located error instead of an unreadable file.
-        let text = String::from_utf8_lossy(&bytes).into_owned();
+        // UTF-16 is decoded; invalid UTF-8 is replaced rather than rejected,
+        // so a stray byte gives a located error instead of an unreadable file.
+        let text = slang_syntax::decode_source(&bytes);
         let start = Instant::now();
         let parse = slang_syntax::parse_with(&text, &options);
         let micros = start.elapsed().as_micros() as u64;

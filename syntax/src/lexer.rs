@@ -18,6 +18,10 @@ pub struct LexError {
     pub offset: u32,
     pub len: u32,
     pub message: String,
+    /// A malformed numeric literal (`0LUL`, `1.0ff`, `0x1p`): the token is
+    /// whole and the parse goes on; the reference compiler reports these
+    /// when checking, not as syntax errors.
+    pub literal: bool,
 }
 
 pub struct Lexed {
@@ -60,7 +64,6 @@ fn is_hard_keyword(kind: SyntaxKind, word: &str) -> bool {
             | THIS_KW
             | THIS_TYPE_KW
             | LET_KW
-            | VAR_KW
             | STATIC_KW
             | CONST_KW
             | CONSTEXPR_KW
@@ -132,6 +135,36 @@ fn is_ident_continue(b: u8) -> bool {
     IDENT_CONTINUE[b as usize]
 }
 
+/// Whether the digits of an integer literal (with its `0x`/`0b`/`0`
+/// prefix, `_` separators allowed) exceed 64 bits.
+fn int_overflows(digits: &str) -> bool {
+    let b = digits.as_bytes();
+    let (radix, body) = match b {
+        [b'0', b'x' | b'X', rest @ ..] => (16, rest),
+        [b'0', b'b' | b'B', rest @ ..] => (2, rest),
+        [b'0', rest @ ..] if !rest.is_empty() => (8, rest),
+        _ => (10, b),
+    };
+    let mut value: u64 = 0;
+    for &c in body {
+        if c == b'_' {
+            continue;
+        }
+        let Some(d) = (c as char).to_digit(radix) else { return false };
+        match value.checked_mul(radix as u64).and_then(|v| v.checked_add(d as u64)) {
+            Some(v) => value = v,
+            None => return true,
+        }
+    }
+    false
+}
+
+/// A floating-point suffix, lowercased: `f`, `h`, `hf`/`fh` (half),
+/// `l`, `lf`/`fl` (double), `d`.
+fn is_float_suffix(s: &str) -> bool {
+    matches!(s, "f" | "h" | "lf" | "fl" | "l" | "d" | "hf" | "fh")
+}
+
 impl<'a> Lexer<'a> {
     fn peek(&self, n: usize) -> u8 {
         self.bytes.get(self.pos + n).copied().unwrap_or(0)
@@ -142,7 +175,12 @@ impl<'a> Lexer<'a> {
     }
 
     fn error(&mut self, start: usize, message: impl Into<String>) {
-        self.errors.push(LexError { offset: start as u32, len: (self.pos - start) as u32, message: message.into() });
+        self.errors.push(LexError {
+            offset: start as u32,
+            len: (self.pos - start) as u32,
+            message: message.into(),
+            literal: false,
+        });
     }
 
     fn run(&mut self) {
@@ -365,6 +403,7 @@ impl<'a> Lexer<'a> {
     fn number(&mut self) -> SyntaxKind {
         let start = self.pos;
         let mut is_float = false;
+        let mut bad_exponent = false;
         let radix_prefix = self.peek(0) == b'0' && matches!(self.peek(1), b'x' | b'X' | b'b' | b'B');
         if radix_prefix {
             let hex = matches!(self.peek(1), b'x' | b'X');
@@ -382,7 +421,7 @@ impl<'a> Lexer<'a> {
             }
             if hex && matches!(self.peek(0), b'p' | b'P') {
                 is_float = true;
-                self.exponent();
+                bad_exponent = !self.exponent();
             }
         } else {
             while self.peek(0).is_ascii_digit() || self.peek(0) == b'_' {
@@ -392,7 +431,11 @@ impl<'a> Lexer<'a> {
             // on an integer (`1.xxx` is a swizzle of 1.0 in Slang? No: we
             // treat `1.` as a float and any letters after it as a suffix
             // only when they form a valid one).
-            if self.peek(0) == b'.' && self.peek(1) != b'.' {
+            if self.peek(0) == b'.' && self.peek(1) == b'.' && is_ident_start(self.peek(2)) {
+                // `0..x`: the float `0.` and a swizzle.
+                self.pos += 1;
+                is_float = true;
+            } else if self.peek(0) == b'.' && self.peek(1) != b'.' {
                 let after = self.peek(1);
                 if after.is_ascii_digit()
                     || !is_ident_start(after)
@@ -408,20 +451,22 @@ impl<'a> Lexer<'a> {
             }
             if matches!(self.peek(0), b'e' | b'E')
                 && (self.peek(1).is_ascii_digit()
-                    || (matches!(self.peek(1), b'+' | b'-') && self.peek(2).is_ascii_digit()))
+                    || (matches!(self.peek(1), b'+' | b'-') && self.peek(2).is_ascii_digit())
+                    || (is_float && matches!(self.peek(1), b'+' | b'-')))
             {
+                // (`0.123e-abc` is a float with a bad exponent.)
                 is_float = true;
-                self.exponent();
+                bad_exponent = !self.exponent();
             }
         }
-        // MSVC-style special values: `1.#INF`, `1#INF`, `1.#QNAN`.
-        if !radix_prefix && self.peek(0) == b'#' {
+        // MSVC-style special values: `1.#INF`, `1#INF`, `1.#QNAN`, `0x1.0#INF`.
+        if self.peek(0) == b'#' && (!radix_prefix || is_float) {
             let rest = &self.text[self.pos + 1..];
             if let Some(word) = ["INF", "IND", "QNAN", "SNAN"].iter().find(|w| rest.starts_with(**w)) {
                 self.pos += 1 + word.len();
                 is_float = true;
             }
-        } else if !radix_prefix && self.peek(0) == b'.' && self.peek(1) == b'#' {
+        } else if (!radix_prefix || is_float) && self.peek(0) == b'.' && self.peek(1) == b'#' {
             let rest = &self.text[self.pos + 2..];
             if let Some(word) = ["INF", "IND", "QNAN", "SNAN"].iter().find(|w| rest.starts_with(**w)) {
                 self.pos += 2 + word.len();
@@ -437,17 +482,37 @@ impl<'a> Lexer<'a> {
             self.pos += 1;
         }
         let suffix = self.text[suffix_start..self.pos].to_ascii_lowercase();
-        let int_suffix = matches!(suffix.as_str(), "" | "u" | "l" | "ul" | "lu" | "ll" | "ull" | "llu" | "z" | "uz");
-        let float_suffix = matches!(suffix.as_str(), "f" | "h" | "lf" | "l" | "d" | "hf");
+        let int_suffix =
+            matches!(suffix.as_str(), "" | "u" | "l" | "ul" | "lu" | "ll" | "ull" | "llu" | "z" | "uz" | "zu");
+        let float_suffix = is_float_suffix(&suffix);
         if !radix_prefix && !is_float && float_suffix && !int_suffix {
             is_float = true;
         }
         let ok = if is_float { suffix.is_empty() || float_suffix } else { int_suffix };
-        if !ok {
+        // Any run of letters after a number stays part of its token (the
+        // reference compiler lexes it so too, and rejects it when checking).
+        if bad_exponent {
+            self.errors.push(LexError {
+                offset: start as u32,
+                len: (self.pos - start) as u32,
+                message: format!("invalid floating-point number `{}`", &self.text[start..self.pos]),
+                literal: true,
+            });
+        } else if !is_float && ok && int_overflows(&self.text[start..suffix_start]) {
+            // The reference compiler's lexer rejects these.
+            self.errors.push(LexError {
+                offset: start as u32,
+                len: (self.pos - start) as u32,
+                message: "integer literal is too large to be represented in any integer type".into(),
+                literal: false,
+            });
+        } else if !ok {
+            let what = if is_float { "floating-point" } else { "integer" };
             self.errors.push(LexError {
                 offset: suffix_start as u32,
                 len: (self.pos - suffix_start) as u32,
-                message: format!("invalid suffix `{}` on numeric literal", &self.text[suffix_start..self.pos]),
+                message: format!("invalid suffix `{}` on {what} literal", &self.text[suffix_start..self.pos]),
+                literal: true,
             });
         }
         let _ = start;
@@ -463,20 +528,20 @@ impl<'a> Lexer<'a> {
         while end < self.bytes.len() && is_ident_continue(self.bytes[end]) {
             end += 1;
         }
-        matches!(
-            self.text.get(at..end).map(|s| s.to_ascii_lowercase()).as_deref(),
-            Some("f" | "h" | "lf" | "l" | "d" | "hf")
-        )
+        self.text.get(at..end).is_some_and(|s| is_float_suffix(&s.to_ascii_lowercase()))
     }
 
-    fn exponent(&mut self) {
+    /// `e`/`p`, a sign and digits; whether there were digits.
+    fn exponent(&mut self) -> bool {
         self.pos += 1;
         if matches!(self.peek(0), b'+' | b'-') {
             self.pos += 1;
         }
+        let digits = self.pos;
         while self.peek(0).is_ascii_digit() {
             self.pos += 1;
         }
+        self.pos > digits
     }
 
     fn punct(&mut self) -> SyntaxKind {
@@ -597,7 +662,44 @@ mod tests {
                 DOT "."
                 IDENT "xy"
                 INT_NUMBER "7q"
-                error 109..110: invalid suffix `q` on numeric literal
+                error 109..110: invalid suffix `q` on integer literal
+            "#]],
+        );
+    }
+
+    #[test]
+    fn number_suffixes_and_swizzles() {
+        check(
+            "0ZU 1UZ 1e0fh 1e0FL 0x1.0#INFhf 0..x 0LUL 0x1p",
+            expect_test::expect![[r#"
+                INT_NUMBER "0ZU"
+                INT_NUMBER "1UZ"
+                FLOAT_NUMBER "1e0fh"
+                FLOAT_NUMBER "1e0FL"
+                FLOAT_NUMBER "0x1.0#INFhf"
+                FLOAT_NUMBER "0."
+                DOT "."
+                IDENT "x"
+                INT_NUMBER "0LUL"
+                FLOAT_NUMBER "0x1p"
+                error 38..41: invalid suffix `LUL` on integer literal
+                error 42..46: invalid floating-point number `0x1p`
+            "#]],
+        );
+    }
+
+    #[test]
+    fn integer_overflow_is_an_error() {
+        // Beyond 64 bits is a lexical error, as for the reference compiler.
+        check(
+            "18446744073709551615 18446744073709551616 0x1FFFFFFFFFFFFFFFF 0xFFFFFFFFFFFFFFFFull",
+            expect_test::expect![[r#"
+                INT_NUMBER "18446744073709551615"
+                INT_NUMBER "18446744073709551616"
+                INT_NUMBER "0x1FFFFFFFFFFFFFFFF"
+                INT_NUMBER "0xFFFFFFFFFFFFFFFFull"
+                error 21..41: integer literal is too large to be represented in any integer type
+                error 42..61: integer literal is too large to be represented in any integer type
             "#]],
         );
     }

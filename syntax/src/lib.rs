@@ -70,6 +70,9 @@ pub enum ErrorSource {
     Lexer,
     Preprocessor,
     Parser,
+    /// A malformed numeric literal (`0LUL`, `1.0ff`): the file parses, but
+    /// the literal has no value; an error for the checker, not the parser.
+    Literal,
 }
 
 impl SyntaxError {
@@ -81,6 +84,7 @@ impl SyntaxError {
             ErrorSource::Preprocessor if self.message.starts_with("#warning") => "warning-directive",
             ErrorSource::Preprocessor => "preprocessor",
             ErrorSource::Parser => "syntax",
+            ErrorSource::Literal => "invalid-literal",
         }
     }
 }
@@ -114,9 +118,11 @@ impl Parse {
         &self.errors
     }
 
-    /// Warnings, sorted by position: `#warning` lines, and `#error` lines
+    /// Warnings, sorted by position: `#warning` lines, `#error` lines
     /// reached with the current defines (they mean the file needs defines
-    /// from its build, not that its text is malformed).
+    /// from its build, not that its text is malformed), and malformed
+    /// numeric literals (code `invalid-literal`: not syntax errors, as for
+    /// the reference compiler, but errors for a checker).
     pub fn warnings(&self) -> &[SyntaxError] {
         &self.warnings
     }
@@ -140,6 +146,33 @@ impl Parse {
     /// The tree as indented text, for tests and debugging.
     pub fn debug_tree(&self) -> String {
         debug_tree(&self.syntax_node())
+    }
+}
+
+/// The text of a source file from its bytes. UTF-16 files (little or big
+/// endian, recognized by their byte-order mark, which is kept as U+FEFF)
+/// are decoded, as the reference compiler does; anything else is read as
+/// UTF-8, with invalid sequences replaced (so a stray byte gives a located
+/// error rather than an unreadable file).
+pub fn decode_source(bytes: &[u8]) -> String {
+    let utf16 = |le: bool| {
+        let units = bytes.chunks_exact(2).map(|c| {
+            if le {
+                u16::from_le_bytes([c[0], c[1]])
+            } else {
+                u16::from_be_bytes([c[0], c[1]])
+            }
+        });
+        let mut s: String = char::decode_utf16(units).map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER)).collect();
+        if bytes.len() % 2 == 1 {
+            s.push(char::REPLACEMENT_CHARACTER);
+        }
+        s
+    };
+    match bytes {
+        [0xFF, 0xFE, ..] => utf16(true),
+        [0xFE, 0xFF, ..] => utf16(false),
+        _ => String::from_utf8_lossy(bytes).into_owned(),
     }
 }
 

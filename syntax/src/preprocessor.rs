@@ -281,7 +281,7 @@ pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &P
                 "warning" => PP_WARNING,
                 "version" => PP_VERSION,
                 "extension" => PP_EXTENSION,
-                "language" => PP_LANGUAGE,
+                "language" | "lang" => PP_LANGUAGE,
                 _ => PP_UNKNOWN,
             };
             let after_name = name_tok.map_or(end, |j| j + 1);

@@ -130,6 +130,7 @@ syntax_kinds! {
         "enum" => ENUM_KW,
         "interface" => INTERFACE_KW,
         "extension" => EXTENSION_KW,
+        "__extension" => UNDERSCORE_EXTENSION_KW,
         "typealias" => TYPEALIAS_KW,
         "typedef" => TYPEDEF_KW,
         "namespace" => NAMESPACE_KW,
@@ -137,6 +138,7 @@ syntax_kinds! {
         "module" => MODULE_KW,
         "implementing" => IMPLEMENTING_KW,
         "import" => IMPORT_KW,
+        "__import" => UNDERSCORE_IMPORT_KW,
         "__include" => INCLUDE_KW,
         "__exported" => EXPORTED_KW,
         "associatedtype" => ASSOCIATEDTYPE_KW,
@@ -158,6 +160,9 @@ syntax_kinds! {
         "packoffset" => PACKOFFSET_KW,
         "layout" => LAYOUT_KW,
         "__generic" => GENERIC_KW,
+        "__func_extension" => FUNC_EXTENSION_KW,
+        "__constraint" => CONSTRAINT_KW,
+        "attribute_syntax" => ATTRIBUTE_SYNTAX_KW,
         "where" => WHERE_KW,
         "optional" => OPTIONAL_KW,
         "each" => EACH_KW,
@@ -372,6 +377,13 @@ syntax_kinds! {
         RETURN_TYPE,
         THROWS_CLAUSE,
         FN_BODY_ASM,
+        // FUNC_EXTENSION: `__func_extension fwd_diff(f)(params) -> R { ... }`,
+        // a derivative (or `__apply`) given for an existing function.
+        FUNC_EXTENSION,
+        // CONSTRAINT_DECL: `__constraint A.B : IFoo;` in an interface.
+        CONSTRAINT_DECL,
+        // ATTRIBUTE_SYNTAX_DECL: `attribute_syntax [Name(p: T)] : Class;`.
+        ATTRIBUTE_SYNTAX_DECL,
 
         // Parameters and generics.
         PARAM_LIST,
@@ -406,6 +418,9 @@ syntax_kinds! {
         EACH_TYPE,
         TUPLE_TYPE,
         ANON_STRUCT_TYPE,
+        // TYPE_CALL: a built-in type-level function of packs:
+        // `__packBranch(T, A, B)`, `__first(T)`, `__trimFirst(T)`.
+        TYPE_CALL,
         // MACRO_TYPE: a macro invocation in type position: `CONST(float) x;`.
         MACRO_TYPE,
 

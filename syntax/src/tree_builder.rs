@@ -41,12 +41,15 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
         }
     };
     let mut errors: Vec<SyntaxError> = Vec::with_capacity(lexed.errors.len() + pp.errors.len() + parse_errors.len());
-    errors.extend(lexed.errors.into_iter().filter(|e| !free_text(e.offset)).map(|e| SyntaxError {
-        range: TextRange::at(TextSize::new(e.offset), TextSize::new(e.len)),
-        message: e.message,
-        source: ErrorSource::Lexer,
-    }));
     let mut warnings = Vec::new();
+    for e in lexed.errors.into_iter().filter(|e| !free_text(e.offset)) {
+        let range = TextRange::at(TextSize::new(e.offset), TextSize::new(e.len));
+        if e.literal {
+            warnings.push(SyntaxError { range, message: e.message, source: ErrorSource::Literal });
+        } else {
+            errors.push(SyntaxError { range, message: e.message, source: ErrorSource::Lexer });
+        }
+    }
     for e in pp.errors {
         let e_is_warning = e.is_warning;
         let diag = SyntaxError { range: e.range, message: e.message, source: ErrorSource::Preprocessor };
@@ -62,6 +65,7 @@ pub(crate) fn parse_text(text: &str, options: &ParseOptions) -> Parse {
         source: ErrorSource::Parser,
     }));
     errors.sort_by_key(|e| e.range.start());
+    warnings.sort_by_key(|e| e.range.start());
 
     Parse { green, errors, warnings, branches: pp.branches, macros: pp.macros }
 }

@@ -182,3 +182,24 @@ fn text_in_branches_not_taken_need_not_lex() {
     // The same text in active code is an error.
     assert!(!parse("int a = 'x;\n").errors().is_empty());
 }
+
+#[test]
+fn utf16_sources_are_decoded() {
+    let text = "\u{feff}void main() {}\r\n";
+    let le: Vec<u8> = text.encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
+    let be: Vec<u8> = text.encode_utf16().flat_map(|u| u.to_be_bytes()).collect();
+    for bytes in [le, be] {
+        let decoded = slang_syntax::decode_source(&bytes);
+        assert_eq!(decoded, text);
+        assert!(parse(&decoded).errors().is_empty());
+    }
+    // UTF-8 stays as it is; invalid bytes are replaced.
+    assert_eq!(slang_syntax::decode_source(b"int x;"), "int x;");
+    assert_eq!(slang_syntax::decode_source(b"int \xffx;"), "int \u{fffd}x;");
+}
+
+#[test]
+fn lang_directive_is_known() {
+    assert!(error_messages("#lang slang 2026\nvoid f() {}\n").is_empty());
+    assert!(error_messages("#language slang 2026\nvoid f() {}\n").is_empty());
+}

@@ -26,6 +26,10 @@ fn render(text: &str) -> (String, usize) {
         let (line, col) = slang_syntax::line_col(text, e.range.start());
         out.push_str(&format!("error {line}:{col} {:?}: {}\n", e.range, e.message));
     }
+    for w in parse.warnings() {
+        let (line, col) = slang_syntax::line_col(text, w.range.start());
+        out.push_str(&format!("warning[{}] {line}:{col} {:?}: {}\n", w.code(), w.range, w.message));
+    }
     (out, parse.errors().len())
 }
 

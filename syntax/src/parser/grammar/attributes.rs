@@ -24,7 +24,8 @@ pub(crate) fn attribute(p: &mut Parser<'_>) {
     }
     loop {
         attribute_body(p);
-        if !p.eat(COMMA) {
+        // `[[A(0) B(1)]]`: the comma between attributes may be left out.
+        if !(p.eat(COMMA) || p.at(IDENT) || p.current().is_keyword()) {
             break;
         }
     }
@@ -149,6 +150,10 @@ fn is_dunder_item_keyword(k: SyntaxKind) -> bool {
             | INTRINSIC_ASM_KW
             | FWD_DIFF2_KW
             | BWD_DIFF2_KW
+            | FUNC_EXTENSION_KW
+            | CONSTRAINT_KW
+            | UNDERSCORE_IMPORT_KW
+            | UNDERSCORE_EXTENSION_KW
     )
 }
 
@@ -190,11 +195,20 @@ pub(crate) fn at_modifier(p: &Parser<'_>) -> bool {
         // modifiers or attributes — `EXPORT float f()`, `API struct S {}`.
         // Spelled in capitals, as macros are (`Type name MACRO(x)` is the
         // other reading of three words).
-        if matches!(
-            p.raw_kind(i + 1),
-            STRUCT_KW | CLASS_KW | ENUM_KW | INTERFACE_KW | TYPEDEF_KW | TYPEALIAS_KW | CBUFFER_KW | TBUFFER_KW
-        ) || HARD_MODIFIERS.contains(&p.raw_kind(i + 1))
+        // (Not `int struct = 42;`: a keyword as the declared name; nor a
+        // soft keyword that starts a declaration: `property no_diff T x`.)
+        if !matches!(kw, PROPERTY_KW | VAR_KW | FUNC_KW | USING_KW | MODULE_KW | IMPLEMENTING_KW | TYPE_PARAM_KW)
+            && (matches!(
+                p.raw_kind(i + 1),
+                STRUCT_KW | CLASS_KW | ENUM_KW | INTERFACE_KW | TYPEDEF_KW | TYPEALIAS_KW | CBUFFER_KW | TBUFFER_KW
+            ) || HARD_MODIFIERS.contains(&p.raw_kind(i + 1)))
+            && !super::is_keyword_name(p, i + 1)
         {
+            return true;
+        }
+        // GLSL storage qualifiers of ray tracing and mesh shading, and
+        // `pervertex`: `layout(location = 0) rayPayloadEXT vec4 payload;`.
+        if is_glsl_qualifier(text) && super::scan_type_then_name(p, i + 1).is_some() {
             return true;
         }
         let caps =
@@ -203,13 +217,42 @@ pub(crate) fn at_modifier(p: &Parser<'_>) -> bool {
             && scan_type(p, i) == Some(i + 1)
             && super::scan_type_then_name(p, i + 1).is_some_and(|j| {
                 !caps(p.input.text(j))
-                    && matches!(p.raw_kind(j + 1), L_PAREN | SEMICOLON | EQ | COMMA | L_BRACK | COLON | L_ANGLE)
+                    && (matches!(p.raw_kind(j + 1), L_PAREN | SEMICOLON | EQ | COMMA | L_BRACK | COLON | L_ANGLE)
+                        // `PUBLIC Texture2D t R(: register(t2));`
+                        || (p.raw_kind(j + 1) == IDENT
+                            && p.input.text(j + 1).bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+                            && p.raw_kind(j + 2) == L_PAREN))
             })
         {
             return true;
         }
     }
     false
+}
+
+/// Qualifier words that Slang's GLSL mode and `pervertex` add.
+fn is_glsl_qualifier(text: &str) -> bool {
+    matches!(
+        text,
+        "pervertex"
+            | "rayPayloadEXT"
+            | "rayPayloadNV"
+            | "rayPayloadInEXT"
+            | "rayPayloadInNV"
+            | "hitAttributeEXT"
+            | "hitAttributeNV"
+            | "callableDataEXT"
+            | "callableDataNV"
+            | "callableDataInEXT"
+            | "callableDataInNV"
+            | "shaderRecordEXT"
+            | "shaderRecordNV"
+            | "hitObjectAttributeNV"
+            | "hitObjectAttributeEXT"
+            | "perprimitiveEXT"
+            | "perprimitiveNV"
+            | "taskPayloadSharedEXT"
+    )
 }
 
 /// Consume one modifier (the caller checked [`at_modifier`]).

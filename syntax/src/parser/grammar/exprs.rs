@@ -157,6 +157,18 @@ fn unary(p: &mut Parser<'_>, r: Restrictions) -> Option<CompletedMarker> {
     Some(postfix(p, atom))
 }
 
+/// The function a `__func_extension` extends: `fwd_diff(f)`,
+/// `bwd_diff(S::m)`, `__apply(f<T>)` — an operand with at most one call.
+pub(crate) fn callee(p: &mut Parser<'_>) -> Option<CompletedMarker> {
+    let a = atom(p, Restrictions::default())?;
+    if a.kind() == PATH_EXPR && p.at(L_PAREN) {
+        let m = a.precede(p);
+        arg_list(p);
+        return Some(m.complete(p, CALL_EXPR));
+    }
+    Some(a)
+}
+
 fn unary_nested(p: &mut Parser<'_>, r: Restrictions) -> Option<CompletedMarker> {
     if !p.enter() {
         p.too_deep();
@@ -278,6 +290,30 @@ fn atom(p: &mut Parser<'_>, r: Restrictions) -> Option<CompletedMarker> {
             }
             Some(path_expr(p, r))
         }
+        k if k.is_keyword()
+            && !matches!(
+                k,
+                IF_KW
+                    | ELSE_KW
+                    | FOR_KW
+                    | WHILE_KW
+                    | DO_KW
+                    | SWITCH_KW
+                    | CASE_KW
+                    | DEFAULT_KW
+                    | BREAK_KW
+                    | CONTINUE_KW
+                    | RETURN_KW
+                    | DISCARD_KW
+            )
+            && !matches!(p.raw_kind(i + 1), IDENT | L_CURLY) =>
+        {
+            // A variable named by a keyword (`Buffer cbuffer;` … `cbuffer.x`),
+            // which the reference compiler allows.
+            let m = p.start();
+            p.bump_remap(IDENT);
+            Some(m.complete(p, PATH_EXPR))
+        }
         _ => {
             let _ = r;
             p.err_recover(
@@ -293,7 +329,7 @@ fn atom(p: &mut Parser<'_>, r: Restrictions) -> Option<CompletedMarker> {
 /// they must scan as a balanced list and be followed by a token that can
 /// follow a name (the reference compiler's rule).
 fn at_generic_args_in_expr(p: &Parser<'_>, i: usize) -> bool {
-    match scan_generic_args(p, i) {
+    match scan_generic_args(p, i, false) {
         Some(j) => matches!(
             p.raw_kind(j),
             L_PAREN
@@ -333,6 +369,16 @@ fn path_expr(p: &mut Parser<'_>, _r: Restrictions) -> CompletedMarker {
             p.bump(COLON2);
             continue;
         }
+        // `S::__subscript::get`, `S::__init`: members named by keywords.
+        if n < 256 && p.at(COLON2) && matches!(p.raw_kind(p.pos() + 1), SUBSCRIPT_KW | INIT_KW) {
+            p.bump(COLON2);
+            p.bump_remap(IDENT);
+            if p.at(COLON2) && is_word(p, p.pos() + 1) {
+                p.bump(COLON2);
+                continue;
+            }
+            break;
+        }
         break;
     }
     m.complete(p, PATH_EXPR)
@@ -355,7 +401,9 @@ fn postfix(p: &mut Parser<'_>, mut lhs: CompletedMarker) -> CompletedMarker {
             L_BRACK if p.raw_kind(p.pos() + 1) != L_BRACK => {
                 let m = lhs.precede(p);
                 p.bump(L_BRACK);
-                if expr(p).is_none() {
+                // `a[]` (no index) is left to the checker, as the reference
+                // compiler does.
+                if !p.at(R_BRACK) && expr(p).is_none() {
                     p.error("expected an index expression");
                 }
                 p.expect(R_BRACK);

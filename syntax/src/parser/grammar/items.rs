@@ -98,11 +98,19 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
         STRUCT_KW | CLASS_KW => struct_decl(p),
         ENUM_KW => enum_decl(p),
         INTERFACE_KW => interface_decl(p),
-        EXTENSION_KW => extension_decl(p),
+        EXTENSION_KW | UNDERSCORE_EXTENSION_KW => extension_decl(p),
         TYPEDEF_KW => typedef_decl(p),
         TYPEALIAS_KW => typealias_decl(p),
         NAMESPACE_KW => namespace_decl(p),
-        IMPORT_KW => module_ref_decl(p, IMPORT_KW, IMPORT_DECL),
+        IMPORT_KW | UNDERSCORE_IMPORT_KW => module_ref_decl(p, p.current(), IMPORT_DECL),
+        FUNC_EXTENSION_KW => func_extension(p),
+        CONSTRAINT_KW => {
+            // `__constraint A.B : IFoo;` (in an interface).
+            p.bump(CONSTRAINT_KW);
+            where_pred(p);
+            semicolon(p);
+            CONSTRAINT_DECL
+        }
         INCLUDE_KW => module_ref_decl(p, INCLUDE_KW, INCLUDE_DECL),
         ASSOCIATEDTYPE_KW => associated_type(p),
         SUBSCRIPT_KW => subscript_decl(p),
@@ -129,24 +137,20 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
             member_list(p);
             k
         }
-        LET_KW | VAR_KW => {
-            p.bump_any();
-            loop {
-                let d = p.start();
-                name(p);
-                if p.eat(COLON) {
-                    types::type_(p);
-                }
-                if p.eat(EQ) && expr_no_comma(p).is_none() {
-                    p.error("expected an initializer");
-                }
-                d.complete(p, DECLARATOR);
-                if !p.eat(COMMA) {
-                    break;
-                }
+        LET_KW => let_var_decl(p),
+        IDENT if p.at(VAR_KW) && super::is_decl_name(p, i + 1) => let_var_decl(p),
+        IDENT if p.at(ATTRIBUTE_SYNTAX_KW) && p.raw_kind(i + 1) == L_BRACK => {
+            // `attribute_syntax [Name(param: Type)] : AttributeClass;`
+            p.bump(ATTRIBUTE_SYNTAX_KW);
+            token_tree(p);
+            if p.eat(COLON) {
+                types::type_(p);
             }
             semicolon(p);
-            VAR_DECL
+            ATTRIBUTE_SYNTAX_DECL
+        }
+        IDENT if p.at(PROPERTY_KW) && (next_is_word || matches!(p.raw_kind(i + 1), NO_DIFF_KW | CONST_KW)) => {
+            property_decl(p)
         }
         SEMICOLON => {
             p.bump(SEMICOLON);
@@ -178,7 +182,6 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
             USING_DECL
         }
         IDENT if (p.at(TYPE_PARAM_KW)) && next_is_word => associated_type(p),
-        IDENT if p.at(PROPERTY_KW) && next_is_word => property_decl(p),
         IDENT if p.at(FUNC_KW) && next_is_word => {
             p.bump(FUNC_KW);
             name(p);
@@ -189,10 +192,13 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
             // GLSL interface block: `layout(std430) buffer Name { ... } inst;`
             name(p);
             member_list(p);
-            if p.at(IDENT) {
+            // The instance name and `;` are optional (as after a struct).
+            if p.at(IDENT) && matches!(p.raw_kind(p.pos() + 1), SEMICOLON | COMMA | L_BRACK | EQ | COLON) {
                 declarator_list(p);
+                semicolon(p);
+            } else {
+                p.eat(SEMICOLON);
             }
-            semicolon(p);
             GLSL_BLOCK
         }
         IDENT if ctx != ItemContext::Statement && p.input.macros.opens_block(p.nth_text(0)) => {
@@ -225,6 +231,8 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
             p.eat(SEMICOLON);
             MACRO_CALL
         }
+        // `__first(T).Element value;`
+        IDENT if super::at_type_call(p, i) && scan_type_then_name(p, i).is_some() => fn_or_var(p),
         IDENT if p.raw_kind(i + 1) == L_PAREN && (ctx != ItemContext::Statement || at_macro_type(p)) => {
             let after = scan_balanced(p, i + 1);
             if at_macro_type(p) {
@@ -271,6 +279,46 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
     Some(kind)
 }
 
+/// `let x = 1, y : int;` / `var z : float;`
+fn let_var_decl(p: &mut Parser<'_>) -> SyntaxKind {
+    p.bump_remap(if p.at(LET_KW) { LET_KW } else { VAR_KW });
+    loop {
+        let d = p.start();
+        name(p);
+        if p.eat(COLON) {
+            types::type_(p);
+        }
+        if p.eat(EQ) && expr_no_comma(p).is_none() {
+            p.error("expected an initializer");
+        }
+        d.complete(p, DECLARATOR);
+        if !p.eat(COMMA) {
+            break;
+        }
+    }
+    semicolon(p);
+    VAR_DECL
+}
+
+/// `__func_extension<T : IFloat> fwd_diff(f<T>)(params) -> R where ... { }`:
+/// a derivative (or `__apply`) provided for an existing function.
+fn func_extension(p: &mut Parser<'_>) -> SyntaxKind {
+    p.bump(FUNC_EXTENSION_KW);
+    if p.at(L_ANGLE) {
+        generic_param_list(p);
+    }
+    if exprs::callee(p).is_none() {
+        p.error("expected the function being extended");
+    }
+    if p.at(L_PAREN) {
+        param_list(p);
+    } else {
+        p.error("expected `(`");
+    }
+    fn_tail(p, true);
+    FUNC_EXTENSION
+}
+
 /// `MACRO(args) name ...`: a macro invocation used as a declaration's type
 /// (`CONST(float) kPi = 3.14;`, `VEC(3) rgb = ...;`).
 pub(crate) fn at_macro_type(p: &Parser<'_>) -> bool {
@@ -292,6 +340,12 @@ fn is_macro_like(text: &str) -> bool {
     text.len() >= 2
         && text.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
         && text.bytes().any(|b| b.is_ascii_uppercase())
+}
+
+/// One capital letter (`R`): spelled like a macro's name where nothing
+/// else can stand, after a declared name and before `(`.
+fn is_single_capital(text: &str) -> bool {
+    text.len() == 1 && text.as_bytes()[0].is_ascii_uppercase()
 }
 
 /// An all-caps word alone on its line (or followed only by `;`): a macro
@@ -541,7 +595,7 @@ fn param(p: &mut Parser<'_>) -> bool {
         m.abandon(p);
         return false;
     }
-    if p.at(IDENT) {
+    if p.at(IDENT) || super::is_keyword_name(p, p.pos()) {
         name(p);
     }
     declarator_suffixes(p);
@@ -570,8 +624,12 @@ fn declarator_suffixes(p: &mut Parser<'_>) {
             let m = p.start();
             p.bump(IDENT);
             m.complete(p, MACRO_CALL);
-        } else if p.at(IDENT) && p.raw_kind(p.pos() + 1) == L_PAREN && is_macro_like(p.nth_text(0)) {
-            // A macro standing for a semantic: `Buffer b SLOT(t0);`.
+        } else if p.at(IDENT)
+            && p.raw_kind(p.pos() + 1) == L_PAREN
+            && (is_macro_like(p.nth_text(0)) || is_single_capital(p.nth_text(0)))
+        {
+            // A macro standing for a semantic: `Buffer b SLOT(t0);`,
+            // `Texture2D t R(: register(t2));`.
             let m = p.start();
             p.bump(IDENT);
             let args = p.start();
@@ -700,11 +758,17 @@ fn generic_param(p: &mut Parser<'_>) {
         m.complete(p, GENERIC_VALUE_PARAM);
         return;
     }
-    if !p.at(IDENT) {
+    if p.at(THIS_TYPE_KW) && p.raw_kind(p.pos() + 1) == COLON {
+        // `__generic<This : IFoo>`: a parameter named `This`.
+        let n = p.start();
+        p.bump_remap(IDENT);
+        n.complete(p, NAME);
+    } else if !p.at(IDENT) {
         m.abandon(p);
         return;
+    } else {
+        name(p);
     }
-    name(p);
     if p.eat(COLON) {
         type_bounds(p);
     }
@@ -731,6 +795,22 @@ fn where_clause(p: &mut Parser<'_>) {
     let m = p.start();
     p.bump(WHERE_KW);
     loop {
+        where_pred(p);
+        // `where A : I, B : J` (accepted, though the reference compiler
+        // wants a `where` per constraint).
+        let more = p.at(COMMA) && is_word(p, p.pos() + 1) && matches!(p.raw_kind(p.pos() + 2), COLON | EQ2 | DOT);
+        if !more {
+            break;
+        }
+        p.bump(COMMA);
+    }
+    m.complete(p, WHERE_CLAUSE);
+}
+
+/// One constraint: `T : IFoo, IBar`, `T.A == U`, `optional T : I`,
+/// `nonempty(T)`.
+fn where_pred(p: &mut Parser<'_>) {
+    {
         let pred = p.start();
         if p.at(OPTIONAL_KW) && is_word(p, p.pos() + 1) {
             p.bump(OPTIONAL_KW);
@@ -764,20 +844,16 @@ fn where_clause(p: &mut Parser<'_>) {
         } else if exprs::expr_no_comma(p).is_none() {
             // `where nonempty(T)`, `where countof(T) == N`: value constraints.
             p.error("expected a constraint in a where clause");
+        } else if p.at(IDENT) && p.nth_text(0) == "implicit" {
+            // `where ToType(FromType) implicit`: an implicit coercion.
+            p.bump_remap(IDENT);
         }
         pred.complete(p, WHERE_PRED);
-        // `where A : I, B : J` (accepted, though the reference compiler
-        // wants a `where` per constraint).
-        let more = p.at(COMMA) && is_word(p, p.pos() + 1) && matches!(p.raw_kind(p.pos() + 2), COLON | EQ2 | DOT);
-        if !more {
-            break;
-        }
-        p.bump(COMMA);
     }
-    m.complete(p, WHERE_CLAUSE);
 }
 
-/// `: IFoo, IBar<T>`
+/// `: IFoo, IBar<T>`, `: IFoo & IBar` (a conjunction: the types stand
+/// side by side, as with `,`).
 fn inheritance_list(p: &mut Parser<'_>) {
     let m = p.start();
     p.bump(COLON);
@@ -785,7 +861,7 @@ fn inheritance_list(p: &mut Parser<'_>) {
         if types::type_(p).is_none() {
             break;
         }
-        if !p.eat(COMMA) {
+        if !p.eat(COMMA) && !p.eat(AMP) {
             break;
         }
     }
@@ -865,9 +941,8 @@ fn enum_decl(p: &mut Parser<'_>) -> SyntaxKind {
     if p.at(IDENT) {
         name(p);
     }
-    if p.at(COLON) {
-        inheritance_list(p);
-    }
+    // `enum class E<T : IArithmetic> : T { ... }` (generic enums).
+    type_decl_header(p);
     if p.at(L_CURLY) {
         let b = p.start();
         p.bump(L_CURLY);
@@ -914,7 +989,7 @@ fn interface_decl(p: &mut Parser<'_>) -> SyntaxKind {
 }
 
 fn extension_decl(p: &mut Parser<'_>) -> SyntaxKind {
-    p.bump(EXTENSION_KW);
+    p.bump_any();
     if p.at(L_ANGLE) {
         generic_param_list(p);
     }
@@ -943,7 +1018,11 @@ fn typedef_decl(p: &mut Parser<'_>) -> SyntaxKind {
         p.expect(R_BRACK);
         m.complete(p, ARRAY_SUFFIX);
     }
-    semicolon(p);
+    // The reference compiler takes a `typedef` that ends its line without
+    // `;` (`typedef A_Assoc MyAssocType` then the next member).
+    if !p.at_line_start() || p.at(SEMICOLON) {
+        semicolon(p);
+    }
     TYPEDEF
 }
 
@@ -956,8 +1035,9 @@ fn typealias_decl(p: &mut Parser<'_>) -> SyntaxKind {
     if p.eat(COLON) {
         type_bounds(p);
     }
+    // `= IFoo & IBar`: a conjunction of interfaces.
     if p.eat(EQ) {
-        types::type_(p);
+        type_bounds(p);
     }
     while p.at(WHERE_KW) && is_where_clause(p) {
         where_clause(p);
@@ -1053,6 +1133,16 @@ fn property_decl(p: &mut Parser<'_>) -> SyntaxKind {
     } else {
         types::type_(p);
         name(p);
+    }
+    // An indexed property: `property float b[2] { get; }`.
+    while p.at(L_BRACK) {
+        let m = p.start();
+        p.bump(L_BRACK);
+        if !p.at(R_BRACK) {
+            exprs::expr(p);
+        }
+        p.expect(R_BRACK);
+        m.complete(p, ARRAY_SUFFIX);
     }
     if p.at(L_CURLY) {
         accessor_list(p);

@@ -43,7 +43,7 @@ pub(crate) enum ItemContext {
 
 /// A name being declared.
 pub(crate) fn name(p: &mut Parser<'_>) -> bool {
-    if p.at(IDENT) {
+    if p.at(IDENT) || is_keyword_name(p, p.pos()) {
         let m = p.start();
         p.bump_remap(IDENT);
         m.complete(p, NAME);
@@ -74,6 +74,30 @@ pub(crate) fn is_word(p: &Parser<'_>, i: usize) -> bool {
     p.raw_kind(i) == IDENT
 }
 
+/// Whether the keyword at `i` is used as a declared name, as in
+/// `int struct = 42;`, `var if : T;`, `f(Buffer cbuffer)` or
+/// `static int __subscript()`: the reference compiler takes any word
+/// there (warning that it is a keyword), so a keyword followed by what
+/// follows a declared name is one. (Not before `(` for keywords that start
+/// statements or expressions: `X if (c)` is not a function.)
+pub(crate) fn is_keyword_name(p: &Parser<'_>, i: usize) -> bool {
+    let k = p.raw_kind(i);
+    if !k.is_keyword() || matches!(k, THIS_KW | THIS_TYPE_KW | TRUE_KW | FALSE_KW | NULLPTR_KW) {
+        return false;
+    }
+    match p.raw_kind(i + 1) {
+        SEMICOLON | EQ | COMMA | L_BRACK | COLON | R_PAREN => true,
+        L_PAREN => p.input.text(i).starts_with("__") && !matches!(k, FWD_DIFF2_KW | BWD_DIFF2_KW),
+        _ => false,
+    }
+}
+
+/// A word usable as a declared name at `i`: an identifier or
+/// [`is_keyword_name`].
+pub(crate) fn is_decl_name(p: &Parser<'_>, i: usize) -> bool {
+    is_word(p, i) || is_keyword_name(p, i)
+}
+
 // ---------------------------------------------------------------------------
 // Token-level scanners (no events).
 
@@ -101,8 +125,11 @@ pub(crate) fn scan_balanced(p: &Parser<'_>, i: usize) -> Option<usize> {
     }
 }
 
-/// `< ... >` starting at `i`: the index past the closing `>`.
-pub(crate) fn scan_generic_args(p: &Parser<'_>, i: usize) -> Option<usize> {
+/// `< ... >` starting at `i`: the index past the closing `>`. `in_type`:
+/// in type position, where `&&` and `||` can only be part of a value
+/// argument (`Conditional<float4, A && B>`); in an expression they more
+/// likely mean `a < b && c > d`.
+pub(crate) fn scan_generic_args(p: &Parser<'_>, i: usize, in_type: bool) -> Option<usize> {
     if p.raw_kind(i) != L_ANGLE {
         return None;
     }
@@ -123,7 +150,8 @@ pub(crate) fn scan_generic_args(p: &Parser<'_>, i: usize) -> Option<usize> {
             }
             IDENT | INT_NUMBER | FLOAT_NUMBER | COMMA | COLON2 | DOT | STAR | PLUS | MINUS | SLASH | PERCENT
             | TRUE_KW | FALSE_KW | THIS_TYPE_KW | NO_DIFF_KW | CONST_KW | ROW_MAJOR_KW | COLUMN_MAJOR_KW | PIPE
-            | AMP | CARET | TILDE | SHL => {}
+            | AMP | CARET | TILDE | SHL | EQ2 | NEQ | BANG => {}
+            AMP2 | PIPE2 if in_type => {}
             _ => return None,
         }
         j += 1;
@@ -152,6 +180,16 @@ pub(crate) fn scan_type(p: &Parser<'_>, i: usize) -> Option<usize> {
     if p.raw_kind(j) == COLON2 {
         j += 1;
     }
+    if at_type_call(p, j) {
+        j = scan_balanced(p, j + 1)?;
+        while matches!(p.raw_kind(j), DOT | COLON2) && is_word(p, j + 1) {
+            j += 2;
+            if p.raw_kind(j) == L_ANGLE {
+                j = scan_generic_args(p, j, true)?;
+            }
+        }
+        return scan_type_suffixes(p, j);
+    }
     if !(is_word(p, j) || p.raw_kind(j) == THIS_TYPE_KW) {
         return None;
     }
@@ -166,7 +204,7 @@ pub(crate) fn scan_type(p: &Parser<'_>, i: usize) -> Option<usize> {
     j += 1;
     loop {
         if p.raw_kind(j) == L_ANGLE {
-            j = scan_generic_args(p, j)?;
+            j = scan_generic_args(p, j, true)?;
         }
         if matches!(p.raw_kind(j), COLON2 | DOT) && (is_word(p, j + 1) || p.raw_kind(j + 1) == THIS_TYPE_KW) {
             j += 2;
@@ -174,6 +212,11 @@ pub(crate) fn scan_type(p: &Parser<'_>, i: usize) -> Option<usize> {
         }
         break;
     }
+    scan_type_suffixes(p, j)
+}
+
+/// Pointer and array suffixes of a type from `j`: the index past them.
+fn scan_type_suffixes(p: &Parser<'_>, mut j: usize) -> Option<usize> {
     loop {
         match p.raw_kind(j) {
             STAR => j += 1,
@@ -190,10 +233,16 @@ pub(crate) fn scan_type(p: &Parser<'_>, i: usize) -> Option<usize> {
     Some(j)
 }
 
+/// A type-level function of packs at `i`: a `__`-prefixed word and `(`
+/// (`__packBranch(T, A, B)`, `__first(T)`, `__trimFirst(T)`).
+pub(crate) fn at_type_call(p: &Parser<'_>, i: usize) -> bool {
+    p.raw_kind(i) == IDENT && p.raw_kind(i + 1) == L_PAREN && p.input.text(i).starts_with("__")
+}
+
 /// Whether a declaration `Type name ...` starts at token `i`.
 pub(crate) fn scan_type_then_name(p: &Parser<'_>, i: usize) -> Option<usize> {
     let j = scan_type(p, i)?;
-    if is_word(p, j) {
+    if is_decl_name(p, j) {
         Some(j)
     } else {
         None

@@ -209,11 +209,21 @@ fn stmt_inner(p: &mut Parser<'_>) {
         m.complete(p, TRY_STMT);
         return;
     }
+    // `try f(x);` is an expression statement, not a declaration of a
+    // function `f` returning `try`.
+    if p.at(TRY_KW) && p.raw_kind(i + 1) == IDENT && p.raw_kind(i + 2) == L_PAREN {
+        expr_stmt(p);
+        return;
+    }
     if p.at(THROW_KW) && exprs::at_expr_start(p) && p.raw_kind(i + 1) != SEMICOLON && !is_binary_follow(p, i + 1) {
         let m = p.start();
         p.bump(THROW_KW);
         expr(p);
-        semicolon(p);
+        // The reference compiler takes `throw e` without `;` before the
+        // next line.
+        if !(p.at_line_start() || p.at(R_CURLY)) || p.at(SEMICOLON) {
+            semicolon(p);
+        }
         m.complete(p, THROW_STMT);
         return;
     }
@@ -263,11 +273,17 @@ fn catch_clauses(p: &mut Parser<'_>) {
         p.bump(CATCH_KW);
         if p.at(L_PAREN) {
             p.bump(L_PAREN);
-            if p.at(IDENT) {
-                name(p);
-            }
-            if p.eat(COLON) {
+            if scan_type_then_name(p, p.pos()).is_some() {
+                // C-style: `catch (ErrorCodes err)`.
                 types::type_(p);
+                name(p);
+            } else {
+                if p.at(IDENT) {
+                    name(p);
+                }
+                if p.eat(COLON) {
+                    types::type_(p);
+                }
             }
             p.expect(R_PAREN);
         }
@@ -305,8 +321,10 @@ fn is_binary_follow(p: &Parser<'_>, i: usize) -> bool {
 fn at_item_keyword(p: &Parser<'_>) -> bool {
     matches!(
         p.current(),
-        STRUCT_KW | CLASS_KW | ENUM_KW | INTERFACE_KW | TYPEDEF_KW | TYPEALIAS_KW | LET_KW | VAR_KW | STATIC_ASSERT_KW
+        STRUCT_KW | CLASS_KW | ENUM_KW | INTERFACE_KW | TYPEDEF_KW | TYPEALIAS_KW | LET_KW | STATIC_ASSERT_KW
     ) || (p.at(FUNC_KW) && is_word(p, p.pos() + 1))
+        || (p.at(VAR_KW) && super::is_decl_name(p, p.pos() + 1))
+        || (p.at(USING_KW) && p.raw_kind(p.pos() + 1) == NAMESPACE_KW)
 }
 
 /// `Type name` (or `Type* name`, `vector<float,3> name` …) follows.
@@ -394,9 +412,9 @@ fn condition(p: &mut Parser<'_>) {
         expr(p);
         return;
     }
-    if p.at(LET_KW) || p.at(VAR_KW) {
+    if p.at(LET_KW) || (p.at(VAR_KW) && is_word(p, p.pos() + 1)) {
         let m = p.start();
-        p.bump_any();
+        p.bump_remap(if p.at(LET_KW) { LET_KW } else { VAR_KW });
         name(p);
         if p.eat(COLON) {
             types::type_(p);
@@ -463,8 +481,9 @@ fn switch_stmt(p: &mut Parser<'_>) {
             if p.at(CASE_KW) || p.at(DEFAULT_KW) {
                 case_clause(p);
             } else {
-                // Statements before the first `case`.
-                p.error_here("expected `case` or `default`");
+                // Statements before the first `case` (or with no `case` at
+                // all) are unreachable, which the reference compiler only
+                // warns about.
                 stmt(p);
             }
         }

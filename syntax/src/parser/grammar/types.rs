@@ -4,7 +4,7 @@
 
 use super::{exprs, is_word, name_ref, scan_type, Parser};
 use crate::parser::CompletedMarker;
-use crate::SyntaxKind::*;
+use crate::SyntaxKind::{self, *};
 
 /// A type, with array and pointer suffixes. (In `float a[3]` the `[3]`
 /// follows the name and belongs to the declarator, not the type.)
@@ -73,6 +73,30 @@ fn type_inner(p: &mut Parser<'_>, arrays: bool) -> Option<CompletedMarker> {
         }
         super::items::member_list(p);
         return Some(m.complete(p, ANON_STRUCT_TYPE));
+    }
+    if super::at_type_call(p, p.pos()) {
+        // `__packBranch(T, A, B)`, `__first(T).Element`.
+        let m = p.start();
+        p.bump(IDENT);
+        let args = p.start();
+        super::delimited(p, L_PAREN, R_PAREN, &[SEMICOLON, L_CURLY], |p| {
+            generic_arg_until(p, R_PAREN);
+            true
+        });
+        args.complete(p, GENERIC_ARG_LIST);
+        let mut lhs = m.complete(p, TYPE_CALL);
+        if (p.at(DOT) || p.at(COLON2)) && is_word(p, p.pos() + 1) {
+            let m = lhs.precede(p);
+            while (p.at(DOT) || p.at(COLON2)) && is_word(p, p.pos() + 1) {
+                p.bump_any();
+                name_ref(p);
+                if p.at(L_ANGLE) {
+                    generic_arg_list(p);
+                }
+            }
+            lhs = m.complete(p, PATH_TYPE);
+        }
+        return Some(suffixes(p, lhs, arrays));
     }
     if !matches!(p.current(), IDENT | THIS_TYPE_KW | COLON2) {
         p.error("expected a type");
@@ -166,8 +190,12 @@ pub(crate) fn generic_arg_list(p: &mut Parser<'_>) {
 /// One generic argument: a type if it scans as one up to `,` or `>`,
 /// otherwise a value expression.
 fn generic_arg(p: &mut Parser<'_>) {
+    generic_arg_until(p, R_ANGLE)
+}
+
+fn generic_arg_until(p: &mut Parser<'_>, close: SyntaxKind) {
     let m = p.start();
-    let is_type = scan_type(p, p.pos()).is_some_and(|j| matches!(p.raw_kind(j), COMMA | R_ANGLE));
+    let is_type = scan_type(p, p.pos()).is_some_and(|j| p.raw_kind(j) == COMMA || p.raw_kind(j) == close);
     if is_type {
         type_(p);
     } else if exprs::expr_in_generic_args(p).is_none() {
