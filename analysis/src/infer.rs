@@ -3463,6 +3463,29 @@ impl<'db> Infer<'_, 'db> {
                 return None;
             }
         }
+        // A scalar, vector or matrix given for a generic struct `S<T…>` of
+        // the function's generic parameters (`exp(CoopVec<T, N>)` called
+        // with a `float`): not this overload.
+        for (p, a) in sig.params.iter().zip(args) {
+            if let (TypeRef::Path(segs), Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..)) = (&p.ty, a) {
+                if let [seg] = segs.as_slice() {
+                    let named: Vec<&String> = seg
+                        .args
+                        .iter()
+                        .filter_map(|g| match g {
+                            GenericArgRef::Type(TypeRef::Path(s)) if s.len() == 1 && gp.contains(&s[0].name) => {
+                                Some(&s[0].name)
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    let is_builtin_shape = matches!(seg.name.as_str(), "vector" | "matrix");
+                    if !is_builtin_shape && !named.is_empty() && is_struct_type_name(db, def, &seg.name) {
+                        return None;
+                    }
+                }
+            }
+        }
         if let Some(v) = self.broken_constraint(def, &bind) {
             self.violation = Some(v);
             return None;
@@ -3881,4 +3904,22 @@ pub fn carries_derivative(db: &dyn Db, file: SourceFile, node: &slang_syntax::Sy
 pub fn type_of_node(db: &dyn Db, file: SourceFile, node: &slang_syntax::SyntaxNode) -> Option<Ty> {
     let (f, e) = expr_at(db, file, node)?;
     infer(db, f).expr_types.get(e.0 as usize).cloned()
+}
+
+/// Whether `name`, seen from `def`'s file, names only structs or classes
+/// that no scalar converts to (not an alias, which may stand for a scalar
+/// or vector, nor a type with language support such as `Optional<T>`).
+fn is_struct_type_name(db: &dyn Db, def: DefId, name: &str) -> bool {
+    let Some(defs) = global_scope(db, def.file(db)).lookup(name) else { return false };
+    !defs.is_empty()
+        && defs.iter().all(|d| {
+            item_of(db, DefId::new(db, d.file, d.ast_index)).is_some_and(|i| {
+                matches!(i.kind, ItemKind::Struct | ItemKind::Class)
+                    && !i.attrs.iter().any(|a| a.starts_with("__Builtin"))
+                    && !i
+                        .members
+                        .iter()
+                        .any(|m| m.kind == ItemKind::Init && m.attrs.iter().any(|a| a == "__ImplicitConversion"))
+            })
+        })
 }

@@ -820,3 +820,14 @@ fn default_values_are_typed_without_the_parameters() {
         "#]],
     );
 }
+
+/// Math functions also have overloads for cooperative vectors
+/// (`exp(CoopVec<T, N>)`): a scalar or vector argument picks the scalar
+/// overload, with or without explicit generic arguments.
+#[test]
+fn coop_vector_overloads_do_not_take_scalars() {
+    check_type("float f(float x) { return $0exp(x); }", expect!["float"]);
+    check_type("float f(float x, float y) { return $0max<float>(x, y); }", expect!["float"]);
+    check_type("float3 f(float3 x) { return $0log(x); }", expect!["float3"]);
+    check_type("void f(CoopVec<float, 4> v) { $0exp(v); }", expect!["CoopVec<float, 4>"]);
+}

@@ -259,12 +259,14 @@ PER_PATH_DEFINES = [
         ("SCENE_SDF_OPTIMIZE_VISIBILITY_RAYS", "1")])
       for folder, impl in [("NormalizedDenseSDFGrid", "1"), ("SparseVoxelSet", "2"),
                            ("SparseBrickSet", "3"), ("SparseVoxelOctree", "4")]],
-    # Scene/SDFs/SparseBrickSet/SDFSBS.cpp:849/919: GROUP_WIDTH 8
-    ("Falcor/Scene/SDFs/SparseBrickSet/SDFSBS", [("GROUP_WIDTH", "8")]),
+    # Scene/SDFs/SparseBrickSet/SDFSBS.cpp:849/919: GROUP_WIDTH 8; :428-441
+    # kChunkWidth = 4 (:58), mBrickWidth = 7 (SDFSBS::create default, SDFSBS.h:43)
+    ("Falcor/Scene/SDFs/SparseBrickSet/SDFSBS", [("GROUP_WIDTH", "8"), ("CHUNK_WIDTH", "4"), ("BRICK_WIDTH", "7")]),
     # Scene/SDFs/SparseVoxelOctree/SDFSVO.cpp:245-257: min(128, capacity / 2)
-    # for a hash table of capacity 1024; kSDFSVOLocationCodeLocalBMS = 0
+    # for a hash table of capacity 1024; the algorithm ids at 246-261
     ("Falcor/Scene/SDFs/SparseVoxelOctree/SDFSVOLocationCodeSorter", [
-        ("GROUP_SIZE", "128"), ("BUFFER_SIZE", "1024"), ("LOCAL_BMS", "0")]),
+        ("GROUP_SIZE", "128"), ("BUFFER_SIZE", "1024"), ("LOCAL_BMS", "0"),
+        ("LOCAL_DISPERSE", "1"), ("BIG_FLIP", "2"), ("BIG_DISPERSE", "3")]),
     # Utils/Algorithm/PrefixSum.cpp:39/45: kGroupSize = 1024
     ("Falcor/Utils/Algorithm/PrefixSum", [("GROUP_SIZE", "1024")]),
     # Utils/Algorithm/ParallelReduction.cpp:43 (the values it compiles with first)
@@ -273,17 +275,35 @@ PER_PATH_DEFINES = [
     # Utils/Image/ImageProcessing.cpp:99: the float copy pass
     ("Falcor/Utils/Image/CopyColorChannel", [("TEXTURE_FORMAT", "float4")]),
     # RenderPasses/DebugPasses/ColorMapPass/ColorMapPass.cpp:124, mColorMap = ColorMap::Jet (1)
-    ("RenderPasses/DebugPasses/ColorMapPass/", [("_COLOR_MAP", "1")]),
+    # and :125, mChannel = 0 (ColorMapPass.h:53)
+    ("RenderPasses/DebugPasses/ColorMapPass/", [("_COLOR_MAP", "1"), ("_CHANNEL", "0")]),
     # RenderPasses/FLIPPass/FLIPPass.cpp:71, mToneMapper = FLIPToneMapperType::ACES (0)
     ("RenderPasses/FLIPPass/", [("TONE_MAPPER", "0")]),
     # RenderPasses/ToneMapper/ToneMapper.cpp:521, mOperator = Operator::Aces
     ("RenderPasses/ToneMapper/", [("_TONE_MAPPER_OPERATOR", "5")]),  # ToneMapperOperator::Aces
+    # RenderPasses/MinimalPathTracer/MinimalPathTracer.cpp:154-160 with
+    # MinimalPathTracer.h:79-83 defaults; the scene as for the path tracer.
+    ("RenderPasses/MinimalPathTracer/", [
+        ("MAX_BOUNCES", "3"), ("COMPUTE_DIRECT", "1"), ("USE_IMPORTANCE_SAMPLING", "1"),
+        ("USE_ANALYTIC_LIGHTS", "0"), ("USE_EMISSIVE_LIGHTS", "1"), ("USE_ENV_LIGHT", "1"),
+        ("USE_ENV_BACKGROUND", "1")]),
+    # RenderPasses/WhittedRayTracer/WhittedRayTracer.cpp:317-328 with
+    # WhittedRayTracer.h:90-104 defaults (Mip0, RayConeMode::Combo, Isotropic filters)
+    ("RenderPasses/WhittedRayTracer/", [
+        ("MAX_BOUNCES", "3"), ("TEX_LOD_MODE", "0"), ("RAY_CONE_MODE", "0"),
+        ("VISUALIZE_SURFACE_SPREAD", "0"), ("RAY_CONE_FILTER_MODE", "0"), ("RAY_DIFF_FILTER_MODE", "0"),
+        ("USE_ANALYTIC_LIGHTS", "0"), ("USE_EMISSIVE_LIGHTS", "1"), ("USE_ENV_LIGHT", "1"),
+        ("USE_ENV_BACKGROUND", "1"), ("USE_ROUGHNESS_TO_VARIANCE", "0"), ("USE_FRESNEL_AS_BRDF", "0")]),
+    # RenderPasses/RTXDIPass/RTXDIPass.cpp:247/254
+    ("RenderPasses/RTXDIPass/", [("USE_ENV_BACKGROUND", "1")]),
     # Tools/FalcorTest/Tests/Core/TextureArrays.cpp:40-44, bits {1, 1, 1}
     ("Tools/FalcorTest/Tests/Core/TextureArrays", [("BITS_I", "1"), ("BITS_J", "1"), ("BITS_K", "1")]),
     # Tools/FalcorTest/Tests/Rendering/Materials/MicrofacetTests.cpp:47/100: kNdfs[0]
     ("Tools/FalcorTest/Tests/Rendering/Materials/MicrofacetTests", [("TEST_NDF_TYPE", "TrowbridgeReitzNDF")]),
     # Tools/FalcorTest/Tests/Slang/InheritanceTests.cpp:55/67: kNumTests = 16
     ("Tools/FalcorTest/Tests/Slang/InheritanceTests", [("NUM_TESTS", "16")]),
+    # Tools/FalcorTest/Tests/Slang/SlangGenerics.cpp:59
+    ("Tools/FalcorTest/Tests/Slang/SlangGenerics", [("TEST_A", "1"), ("USE_INT", "1")]),
     # Tools/FalcorTest/Tests/Scene/Material/BSDFTests.cpp:115-117, the first
     # testSampling spec (line 316)
     ("Tools/FalcorTest/Tests/Scene/Material/BSDFTests.cs.slang", [
