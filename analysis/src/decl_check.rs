@@ -109,7 +109,13 @@ fn check_scope(items: &[Item], node_of: &dyn Fn(&Item) -> Option<SyntaxNode>, ou
         if !is_definition(&node) {
             continue;
         }
-        let params = (class == 2).then(|| param_types(&node));
+        // (Overloads may differ in their generic parameters only:
+        // `float read()` and `vector<float, N> read<let N : int>()`.)
+        let params = (class == 2).then(|| {
+            let mut p = param_types(&node);
+            p.push(format!("<{}>", item.generic_params.len()));
+            p
+        });
         let entry = seen.entry((name, item.file_decl)).or_default();
         let conflict = entry.iter().any(|(c, p)| match (class, *c) {
             // Overloads differ in their parameters.

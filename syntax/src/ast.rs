@@ -497,8 +497,14 @@ impl Accessor {
 }
 
 impl ParamList {
+    /// The parameters; none for C's `(void)`.
     pub fn params(&self) -> impl Iterator<Item = Param> {
-        children(&self.syntax)
+        let mut all = children::<Param>(&self.syntax).peekable();
+        let c_void = self.syntax.children().filter(|n| n.kind() == PARAM).count() == 1
+            && all.peek().is_some_and(|p| {
+                p.name().is_none() && p.ty().is_some_and(|t| t.syntax().text() == "void")
+            });
+        all.filter(move |_| !c_void)
     }
 }
 
