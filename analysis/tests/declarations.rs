@@ -124,3 +124,123 @@ extension S
         "#]],
     );
 }
+
+#[test]
+fn arrays_of_types_without_an_address() {
+    check(
+        r#"
+struct HasBlock { ParameterBlock<float4> pb; int data; }
+struct HasUnbounded { float value; int data[]; }
+struct Nested { int id; HasUnbounded inner; }
+struct Plain { int a; }
+ParameterBlock<float> blocks[2];
+HasBlock a[2];
+Nested n[3];
+int unbounded[];
+int arrayOfUnbounded[3][];
+int unboundedOfArrays[][3];
+Plain fine[4];
+Texture2D textures[4];
+StructuredBuffer<HasUnbounded> buffer;
+void f<HasBlock>() { HasBlock shadowed[2]; }
+"#,
+        expect![[r#"
+            /main.slang:6:23: error[non-addressable-array]: `blocks` cannot be an array: its elements are parameter blocks (`ParameterBlock<float>`), which has no address; declare separate variables, or keep the parameter block or unbounded array out of the struct
+            /main.slang:7:10: error[non-addressable-array]: `a` cannot be an array: its element type, struct `HasBlock`, holds `ParameterBlock<float4>` in field `pb`, which has no address; declare separate variables, or keep the parameter block or unbounded array out of the struct
+            /main.slang:8:8: error[non-addressable-array]: `n` cannot be an array: its element type, struct `Nested`, holds `HasUnbounded` in field `inner`, which has no address; declare separate variables, or keep the parameter block or unbounded array out of the struct
+            /main.slang:10:5: error[non-addressable-array]: `arrayOfUnbounded` cannot be an array: its elements are unbounded arrays (`int[]`), which has no address; declare separate variables, or keep the parameter block or unbounded array out of the struct
+            /main.slang:14:1: error[non-addressable-array]: `HasUnbounded` cannot be the element of a `StructuredBuffer`: it holds an unbounded array in field `data`, which has no address; keep the parameter block or unbounded array out of the struct
+        "#]],
+    );
+}
+
+#[test]
+fn types_an_entry_point_cannot_pass_between_stages() {
+    check(
+        r#"
+struct BadField { float a; DifferentialPair<float> bad; }
+struct V { float4 pos : SV_Position; }
+[shader("vertex")]
+float4 pair(DifferentialPair<float> dp : A) : SV_Position { return float4(0); }
+[shader("vertex")]
+float4 field(BadField b : A) : SV_Position { return float4(0); }
+[shader("vertex")]
+float4 mat(matrix<float, 4, 5> m : A) : SV_Position { return float4(0); }
+[shader("vertex")]
+void stream(LineStream<int> s) {}
+[shader("vertex")]
+OutputVertices<V, 3> meshOut() { return {}; }
+[shader("mesh")]
+[outputtopology("point")]
+[numthreads(1, 1, 1)]
+void mesh(out vertices V verts[1], out OutputIndices<int, 0> indices) {}
+[shader("fragment")]
+float4 fine(uniform DifferentialPair<float> dp, float4 p : SV_Position) : SV_Target { return p; }
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void compute(DifferentialPair<float> dp) {}
+"#,
+        expect![[r#"
+            /main.slang:5:37: error[invalid-varying-type]: type `DifferentialPair<float>` cannot be used as parameter `dp` of entry point `pair`: a differential pair is not a valid varying type; pass the primal value and its derivative separately
+            /main.slang:7:23: error[invalid-varying-type]: type `BadField` cannot be used as parameter `b` of entry point `field`: its field of type `DifferentialPair<float>` is invalid: a differential pair is not a valid varying type; pass the primal value and its derivative separately
+            /main.slang:9:32: error[invalid-varying-type]: type `matrix<float, 4, 5>` cannot be used as parameter `m` of entry point `mat`: a matrix's row and column counts must be between 1 and 4
+            /main.slang:11:29: error[invalid-varying-type]: type `LineStream<int>` cannot be used as parameter `s` of entry point `stream`: stream output types are only valid on a geometry shader entry point
+            /main.slang:13:1: error[invalid-varying-type]: type `OutputVertices<V, 3>` cannot be the result of entry point `meshOut`: mesh output types are only valid on a mesh shader entry point
+            /main.slang:17:62: error[invalid-varying-type]: type `OutputIndices<int, 0>` cannot be used as parameter `indices` of entry point `mesh`: the element type of `OutputIndices` must be `uint`, `uint2` or `uint3`
+        "#]],
+    );
+}
+
+#[test]
+fn constraints_that_are_not_interfaces() {
+    check(
+        r#"
+interface IFoo { int f(); }
+struct Foo : IFoo { int f() { return 0; } }
+enum E { A }
+struct S1<D : int> {}
+struct S2<each D : int> {}
+struct S3<D> where D : int {}
+float g<T : Foo>(T t) { return 0; }
+__generic<T : E> void h(T t) {}
+void fine<T : IFoo, let N : int>(T t) {}
+struct Outer { struct Foo {} void m<U : Foo>() {} }
+"#,
+        expect![[r#"
+            /main.slang:5:15: error[invalid-constraint]: type `int` cannot be used as a constraint: it is a built-in type; to declare a generic value parameter, write `let D : int`
+            /main.slang:6:20: error[invalid-constraint]: type `int` cannot be used as a constraint: it is a built-in type; to declare a generic value parameter, write `let each D : int`
+            /main.slang:7:24: error[invalid-constraint]: type `int` cannot be used as a constraint: it is a built-in type; constrain by an interface the type conforms to
+            /main.slang:8:13: error[invalid-constraint]: type `Foo` cannot be used as a constraint: it is not an interface; constrain by an interface the type conforms to
+            /main.slang:9:15: error[invalid-constraint]: type `E` cannot be used as a constraint: it is not an interface; constrain by an interface the type conforms to
+        "#]],
+    );
+}
+
+#[test]
+fn type_arguments_that_do_not_conform() {
+    check(
+        r#"
+interface IValue { int getValue(); }
+struct Good : IValue { int getValue() { return 1; } }
+struct Bad { int data; }
+struct Later {}
+extension Later : IValue { int getValue() { return 2; } }
+struct Wrapper<T : IValue> { T v; }
+typealias Alias<T : IValue> = Wrapper<T>;
+__generic<T : IValue = Bad>
+struct WithDefault { T v; }
+void test()
+{
+    Wrapper<Good> a;
+    Wrapper<Bad> b;
+    Alias<Bad> c;
+    Wrapper<Later> d;
+}
+"#,
+        expect![[r#"
+            /main.slang:9:24: error[constraint-not-satisfied]: the default `Bad` does not conform to `IValue`, the parameter's constraint
+            /main.slang:14:5: error[constraint-not-satisfied]: type argument `Bad` does not conform to `IValue`, which `Wrapper` requires of `T`; declare `Bad` as `: IValue` or pass a type that conforms
+            /main.slang:15:5: error[constraint-not-satisfied]: type argument `Bad` does not conform to `IValue`, which `Alias` requires of `T`; declare `Bad` as `: IValue` or pass a type that conforms
+        "#]],
+    );
+}

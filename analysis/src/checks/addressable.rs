@@ -62,13 +62,15 @@ pub fn addressable_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic>
                 let Some(ty) = field.children().find(|c| is_type_kind(c.kind())) else { continue };
                 for d in field.children().filter(|c| c.kind() == SyntaxKind::DECLARATOR) {
                     let suffixes = array_suffixes(&d);
-                    let reason = if suffixes.iter().any(|s| s.is_none()) {
-                        Some("it holds an unbounded array".to_string())
+                    let field_name = d.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string());
+                    let field_name = field_name.unwrap_or_default();
+                    let held = if suffixes.iter().any(|s| s.is_none()) {
+                        Some("an unbounded array".to_string())
                     } else {
-                        non_addressable(&ty, &structs, &why, &is_core)
+                        non_addressable(&ty, &structs, &why, &is_core).map(|_| format!("`{}`", ty.text()))
                     };
-                    if let Some(r) = reason {
-                        why.insert(name.clone(), r);
+                    if let Some(held) = held {
+                        why.insert(name.clone(), format!("holds {held} in field `{field_name}`"));
                         changed = true;
                         break;
                     }
@@ -95,7 +97,7 @@ pub fn addressable_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic>
             }
             // `T a[2][]`: an array of `T[]`.
             let reason = if suffixes[1..].iter().any(|s| s.is_none()) {
-                Some(format!("`{}[]` is an unbounded array", ty.text()))
+                Some(format!("its elements are unbounded arrays (`{}[]`)", ty.text()))
             } else {
                 non_addressable(&ty, &structs, &why, &is_core)
             };
@@ -106,8 +108,8 @@ pub fn addressable_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic>
                 severity: Severity::Error,
                 code: "non-addressable-array",
                 message: format!(
-                    "`{}` cannot be an array: {reason}, so its type has no address; \
-                     declare separate variables, or move the resource out of the struct",
+                    "`{}` cannot be an array: {reason}, which has no address; \
+                     declare separate variables, or keep the parameter block or unbounded array out of the struct",
                     name.text()
                 ),
             });
@@ -130,7 +132,10 @@ pub fn addressable_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic>
             range: ty.text_range(),
             severity: Severity::Error,
             code: "non-addressable-array",
-            message: format!("`{arg}` cannot be the element of a `{head}`: {reason}, so it has no address"),
+            message: format!(
+                "`{arg}` cannot be the element of a `{head}`: it {reason}, which has no address; \
+                 keep the parameter block or unbounded array out of the struct"
+            ),
         });
     }
     out
@@ -146,12 +151,12 @@ fn non_addressable(
     let text = ty.text().to_string();
     let head = text.split('<').next().unwrap_or("").trim();
     if head == "ParameterBlock" && text.contains('<') && is_core("ParameterBlock") {
-        return Some(format!("`{}` is a parameter block", text.split_whitespace().collect::<String>()));
+        return Some(format!("its elements are parameter blocks (`{}`)", text.split_whitespace().collect::<String>()));
     }
     if text.contains('<') || !structs.contains_key(head) {
         return None;
     }
-    why.get(head).map(|r| format!("struct `{head}` {r}"))
+    why.get(head).map(|r| format!("its element type, struct `{head}`, {r}"))
 }
 
 /// Each `[N]` of a declarator: `Some(())` with a length, `None` unbounded.

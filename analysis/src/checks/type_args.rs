@@ -110,15 +110,34 @@ pub fn type_arg_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                 }
                 let Some(owner) = node.parent().and_then(|l| l.parent()) else { continue };
                 let Some(arg) = user_struct(&only.name, &owner) else { continue };
-                let Some(gdef) = generic_param_def(db, file, &node) else { continue };
-                if let Some(iface) = broken(gdef, &arg) {
+                // The constraint: one interface of the module, by name.
+                let Some(constraint) = node
+                    .children_with_tokens()
+                    .skip_while(|e| e.kind() != SyntaxKind::COLON)
+                    .take_while(|e| e.kind() != SyntaxKind::EQ)
+                    .filter_map(|e| e.into_node())
+                    .next()
+                else {
+                    continue;
+                };
+                let TypeRef::Path(c) = lower_type(slang_syntax::ast::Type::cast(constraint)) else { continue };
+                let [c] = c.as_slice() else { continue };
+                if !c.args.is_empty() || declared_nearby(&owner, &c.name) {
+                    continue;
+                }
+                let Some([i]) = scope.names.get(&c.name).map(|v| v.as_slice()) else { continue };
+                if i.kind != ItemKind::Interface || is_core(db, i.file) {
+                    continue;
+                }
+                let iface = DefId::new(db, i.file, i.ast_index);
+                if crate::generics::certainly_not_conforming(db, file, &arg, iface) {
                     out.push(Diagnostic {
                         range: default.text_range(),
                         severity: Severity::Error,
                         code: "constraint-not-satisfied",
                         message: format!(
-                            "the default `{}` does not conform to `{iface}`, the parameter's constraint",
-                            only.name
+                            "the default `{}` does not conform to `{}`, the parameter's constraint",
+                            only.name, c.name
                         ),
                     });
                 }
@@ -127,15 +146,4 @@ pub fn type_arg_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         }
     }
     out
-}
-
-/// The item of a generic parameter's syntax node.
-fn generic_param_def(db: &dyn Db, file: SourceFile, node: &SyntaxNode) -> Option<DefId> {
-    let map = crate::item_tree::item_source_map(db, file);
-    let range = node.text_range();
-    item_tree(db, file)
-        .walk()
-        .filter(|i| i.kind == ItemKind::GenericTypeParam)
-        .find(|i| map.get(i.ast_index as usize).is_some_and(|p| p.text_range() == range))
-        .map(|i| DefId::new(db, file, i.ast_index))
 }
