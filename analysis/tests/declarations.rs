@@ -244,3 +244,46 @@ void test()
         "#]],
     );
 }
+
+#[test]
+fn attributes_and_signatures_rejected_on_their_own() {
+    check(
+        r#"
+[numthreads(2, 3, 4)]
+[numthreads(5, 6, 7)]
+void twice() {}
+[numthreads(-1, 0, 1)]
+void negative() {}
+[shader("compute")]
+[numthreads(1, 1, 1)]
+[WaveSize(5)]
+void wave() {}
+[UnscopedEnum]
+enum class Scoped { A }
+[UnscopedEnum]
+enum Unscoped { B }
+[shader("mesh")]
+[numthreads(1, 1, 1)]
+void meshMain() {}
+float later(float a, float b = 1.0, float c) { return a; }
+struct Scaled<let S : float> {}
+struct Sized<let N : int, let B : bool> {}
+struct NoInit { int a; }
+extension NoInit { __init() { a = 0; } }
+struct HasInit { int a; __init() { a = 0; } }
+extension HasInit { __init(int x) { a = x; } }
+extension NoInit { __init(int x) { a = x; } }
+"#,
+        expect![[r#"
+            /main.slang:3:1: error[duplicate-attribute]: `[numthreads]` is given more than once; keep one
+            /main.slang:5:13: error[invalid-attribute-value]: a `[numthreads]` count must be a positive integer, not -1
+            /main.slang:5:17: error[invalid-attribute-value]: a `[numthreads]` count must be a positive integer, not 0
+            /main.slang:9:11: error[invalid-attribute-value]: a `[WaveSize]` must be a power of 2 from 4 to 128, not 5
+            /main.slang:11:1: error[duplicate-attribute]: `[UnscopedEnum]` conflicts with `enum class`, which scopes its cases; remove one
+            /main.slang:17:6: error[missing-attribute]: mesh shader `meshMain` needs an `[outputtopology("triangle")]` attribute (or "point" or "line")
+            /main.slang:18:43: error[default-argument-order]: parameter `c` has no default value but follows one that does; give it a default or move it before the defaulted parameters
+            /main.slang:19:23: error[invalid-generic-value-type]: a generic value parameter cannot have type `float`: only integer, `bool` and enum types are allowed
+            /main.slang:22:20: error[init-in-extension]: a parameterless `__init()` cannot be declared in an extension (of `NoInit`): it would replace the default initialization; declare it inside `NoInit`
+        "#]],
+    );
+}

@@ -4,6 +4,7 @@
 //! parameter, a member of an enclosing type).
 
 pub mod addressable;
+pub mod attributes;
 pub mod constraints;
 pub mod entry_points;
 pub mod placement;
@@ -20,5 +21,6 @@ pub fn check_diagnostics(db: &dyn Db, file: SourceFile) -> impl Iterator<Item = 
         .chain(entry_points::entry_point_diagnostics(db, file))
         .chain(constraints::constraint_diagnostics(db, file))
         .chain(type_args::type_arg_diagnostics(db, file))
+        .chain(attributes::attribute_diagnostics(db, file))
         .cloned()
 }
