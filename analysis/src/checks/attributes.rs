@@ -109,7 +109,7 @@ pub fn attribute_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     ));
                 }
             }
-            SyntaxKind::EXTENSION => check_extension_init(&node, &scope, file, &mut out),
+            SyntaxKind::EXTENSION => check_extension_init(&node, scope, file, &mut out),
             _ => {}
         }
     }
@@ -188,7 +188,7 @@ fn check_extension_init(
     if ext.children().any(|c| matches!(c.kind(), SyntaxKind::GENERIC_PARAM_LIST | SyntaxKind::WHERE_CLAUSE)) {
         return;
     }
-    if !ext.parent().is_some_and(|p| p.kind() == SyntaxKind::SOURCE_FILE) {
+    if ext.parent().is_none_or(|p| p.kind() != SyntaxKind::SOURCE_FILE) {
         return;
     }
     let Some(target) = ext.children().find(|c| c.kind() == SyntaxKind::PATH_TYPE) else { return };

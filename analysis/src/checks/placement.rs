@@ -34,15 +34,13 @@ pub fn placement_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     }
     for node in root.descendants() {
         match node.kind() {
-            SyntaxKind::ANON_STRUCT_TYPE => {
-                // `typedef struct { … } S;` is the one place a struct may be
-                // declared inside a type.
-                if node.parent().is_some_and(|p| p.kind() != SyntaxKind::TYPEDEF) {
-                    out.push(not_allowed(
-                        keyword_range(&node, SyntaxKind::STRUCT_KW),
-                        "a struct cannot be declared inside a type here; declare it on its own and use its name",
-                    ));
-                }
+            // `typedef struct { … } S;` is the one place a struct may be
+            // declared inside a type.
+            SyntaxKind::ANON_STRUCT_TYPE if node.parent().is_some_and(|p| p.kind() != SyntaxKind::TYPEDEF) => {
+                out.push(not_allowed(
+                    keyword_range(&node, SyntaxKind::STRUCT_KW),
+                    "a struct cannot be declared inside a type here; declare it on its own and use its name",
+                ));
             }
             // `for (struct S { … } s = …; …)`.
             SyntaxKind::STRUCT | SyntaxKind::CLASS
