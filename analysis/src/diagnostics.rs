@@ -95,6 +95,7 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         out.push(Diagnostic { range: import.range, severity: Severity::Error, code: "unresolved-import", message });
     }
     out.extend(crate::decl_check::decl_diagnostics(db, file).iter().cloned());
+    out.extend(crate::checks::check_diagnostics(db, file));
     out.extend(crate::conformance::conformance_diagnostics(db, file).iter().cloned());
     out.extend(crate::visibility::visibility_diagnostics(db, file).iter().cloned());
     out.extend(crate::autodiff::autodiff_diagnostics(db, file).iter().cloned());

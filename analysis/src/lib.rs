@@ -13,6 +13,7 @@
 mod activity;
 pub mod autodiff;
 mod base;
+pub mod checks;
 pub mod conformance;
 mod core_module;
 mod db;

@@ -1,0 +1,232 @@
+//! Attributes and signatures the reference compiler rejects on their own:
+//! `[numthreads]` given twice or with a count below 1, `[WaveSize]` not a
+//! power of two in 4..=128, `[UnscopedEnum]` on an `enum class`, a mesh
+//! shader without `[outputtopology]`, a parameter without a default after
+//! one with a default, a generic value parameter of a floating-point
+//! type, and a parameterless constructor in an extension of a struct.
+
+use slang_syntax::{SyntaxKind, SyntaxNode, TextRange};
+
+use super::placement::{has_token, is_type_kind};
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::name_res::global_scope;
+use crate::{parse, Db, SourceFile};
+
+#[salsa::tracked(returns(ref))]
+pub fn attribute_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let parse = parse(db, file);
+    let root = parse.syntax_node();
+    if file.text(db).contains("#version") && root.descendants().any(|n| n.kind() == SyntaxKind::PP_VERSION) {
+        return out;
+    }
+    let scope = global_scope(db, file);
+    let is_macro = |name: &str| scope.macros.contains(name);
+    let error = |range: TextRange, code: &'static str, message: String| Diagnostic {
+        range,
+        severity: Severity::Error,
+        code,
+        message,
+    };
+    for node in root.descendants() {
+        match node.kind() {
+            SyntaxKind::FN => {
+                let attrs: Vec<(String, SyntaxNode)> = attributes(&node);
+                let numthreads: Vec<&SyntaxNode> =
+                    attrs.iter().filter(|(n, _)| n.eq_ignore_ascii_case("numthreads")).map(|(_, a)| a).collect();
+                if let Some(second) = numthreads.get(1) {
+                    out.push(error(
+                        second.text_range(),
+                        "duplicate-attribute",
+                        "`[numthreads]` is given more than once; keep one".to_string(),
+                    ));
+                }
+                for a in &numthreads {
+                    for arg in int_args(a) {
+                        if let Some(v) = arg.1.filter(|v| *v < 1) {
+                            out.push(error(
+                                arg.0,
+                                "invalid-attribute-value",
+                                format!("a `[numthreads]` count must be a positive integer, not {v}"),
+                            ));
+                        }
+                    }
+                }
+                for (_, a) in attrs.iter().filter(|(n, _)| n == "WaveSize") {
+                    for arg in int_args(a) {
+                        if let Some(v) = arg.1.filter(|v| !(4..=128).contains(v) || (v & (v - 1)) != 0) {
+                            out.push(error(
+                                arg.0,
+                                "invalid-attribute-value",
+                                format!("a `[WaveSize]` must be a power of 2 from 4 to 128, not {v}"),
+                            ));
+                        }
+                    }
+                }
+                let stage = attrs.iter().find(|(n, _)| n == "shader").and_then(|(_, a)| string_arg(a));
+                if stage.as_deref() == Some("mesh")
+                    && !attrs.iter().any(|(n, _)| n.eq_ignore_ascii_case("outputtopology"))
+                {
+                    if let Some(name) = node.children().find(|c| c.kind() == SyntaxKind::NAME) {
+                        out.push(error(
+                            name.text_range(),
+                            "missing-attribute",
+                            format!(
+                                "mesh shader `{}` needs an `[outputtopology(\"triangle\")]` attribute \
+                                 (or \"point\" or \"line\")",
+                                name.text()
+                            ),
+                        ));
+                    }
+                }
+                check_default_order(&node, &mut out);
+            }
+            SyntaxKind::ENUM => {
+                let attrs = attributes(&node);
+                if let Some((_, a)) = attrs.iter().find(|(n, _)| n == "UnscopedEnum") {
+                    if has_token(&node, SyntaxKind::CLASS_KW) {
+                        out.push(error(
+                            a.text_range(),
+                            "duplicate-attribute",
+                            "`[UnscopedEnum]` conflicts with `enum class`, which scopes its cases; remove one"
+                                .to_string(),
+                        ));
+                    }
+                }
+            }
+            SyntaxKind::GENERIC_VALUE_PARAM => {
+                let Some(ty) = node.children().find(|c| is_type_kind(c.kind())) else { continue };
+                let text = ty.text().to_string();
+                let text = text.trim();
+                if matches!(text, "float" | "half" | "double") && !scope.names.contains_key(text) && !is_macro(text) {
+                    out.push(error(
+                        ty.text_range(),
+                        "invalid-generic-value-type",
+                        format!(
+                            "a generic value parameter cannot have type `{text}`: only integer, `bool` and enum \
+                             types are allowed"
+                        ),
+                    ));
+                }
+            }
+            SyntaxKind::EXTENSION => check_extension_init(&node, scope, file, &mut out),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The attributes of a declaration: name and node.
+fn attributes(node: &SyntaxNode) -> Vec<(String, SyntaxNode)> {
+    node.children()
+        .filter(|c| c.kind() == SyntaxKind::ATTRIBUTE)
+        .filter_map(|a| {
+            let path = a.children().find(|c| c.kind() == SyntaxKind::PATH)?;
+            Some((path.text().to_string(), a))
+        })
+        .collect()
+}
+
+/// Each argument of an attribute, with its value when it is an integer
+/// literal (`-1` included).
+fn int_args(a: &SyntaxNode) -> Vec<(TextRange, Option<i64>)> {
+    let Some(args) = a.children().find(|c| c.kind() == SyntaxKind::ATTRIBUTE_ARGS) else { return Vec::new() };
+    args.children().map(|e| (e.text_range(), int_value(&e))).collect()
+}
+
+fn int_value(e: &SyntaxNode) -> Option<i64> {
+    let text: String = e.text().to_string().split_whitespace().collect();
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.as_str()),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let v: i64 = digits.parse().ok()?;
+    Some(if neg { -v } else { v })
+}
+
+fn string_arg(a: &SyntaxNode) -> Option<String> {
+    let args = a.children().find(|c| c.kind() == SyntaxKind::ATTRIBUTE_ARGS)?;
+    let text = args.text().to_string();
+    let inner = text.trim().trim_start_matches('(').trim_end_matches(')').trim();
+    Some(inner.strip_prefix('"')?.strip_suffix('"')?.to_ascii_lowercase())
+}
+
+/// `f(int a = 1, int b)`: a parameter without a default after one with.
+fn check_default_order(f: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    let Some(list) = f.children().find(|c| c.kind() == SyntaxKind::PARAM_LIST) else { return };
+    let mut defaulted = false;
+    for p in list.children().filter(|c| c.kind() == SyntaxKind::PARAM) {
+        let has_default = has_token(&p, SyntaxKind::EQ);
+        if defaulted && !has_default {
+            let Some(name) = p.children().find(|c| c.kind() == SyntaxKind::NAME) else { return };
+            out.push(Diagnostic {
+                range: name.text_range(),
+                severity: Severity::Error,
+                code: "default-argument-order",
+                message: format!(
+                    "parameter `{}` has no default value but follows one that does; give it a default or move it \
+                     before the defaulted parameters",
+                    name.text()
+                ),
+            });
+            return;
+        }
+        defaulted |= has_default;
+    }
+}
+
+/// `extension S { __init() {} }` with `S` a struct of this file.
+fn check_extension_init(
+    ext: &SyntaxNode,
+    scope: &crate::name_res::GlobalScope,
+    file: SourceFile,
+    out: &mut Vec<Diagnostic>,
+) {
+    if ext.children().any(|c| matches!(c.kind(), SyntaxKind::GENERIC_PARAM_LIST | SyntaxKind::WHERE_CLAUSE)) {
+        return;
+    }
+    if ext.parent().is_none_or(|p| p.kind() != SyntaxKind::SOURCE_FILE) {
+        return;
+    }
+    let Some(target) = ext.children().find(|c| c.kind() == SyntaxKind::PATH_TYPE) else { return };
+    let name = target.text().to_string().trim().to_string();
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || scope.macros.contains(&name) {
+        return;
+    }
+    let Some([d]) = scope.names.get(&name).map(|v| v.as_slice()) else { return };
+    if d.kind != crate::item_tree::ItemKind::Struct || d.file != file {
+        return;
+    }
+    // The struct's syntax, found by name among the file's top-level structs.
+    let Some(root) = ext.parent() else { return };
+    let Some(s) = root.children().find(|c| {
+        c.kind() == SyntaxKind::STRUCT
+            && c.children().find(|n| n.kind() == SyntaxKind::NAME).is_some_and(|n| n.text() == name.as_str())
+    }) else {
+        return;
+    };
+    if s.children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
+        return;
+    }
+    let Some(ext_members) = ext.children().find(|c| c.kind() == SyntaxKind::MEMBER_LIST) else { return };
+    let parameterless = |init: &SyntaxNode| {
+        init.children().find(|c| c.kind() == SyntaxKind::PARAM_LIST).is_some_and(|l| {
+            !l.children().any(|p| p.kind() == SyntaxKind::PARAM) && l.text().to_string().trim() == "()"
+        })
+    };
+    if let Some(init) = ext_members.children().find(|m| m.kind() == SyntaxKind::INIT && parameterless(m)) {
+        let range = init.first_token().map_or(init.text_range(), |t| t.text_range());
+        out.push(Diagnostic {
+            range,
+            severity: Severity::Error,
+            code: "init-in-extension",
+            message: format!(
+                "a parameterless `__init()` cannot be declared in an extension (of `{name}`): it would replace \
+                 the default initialization; declare it inside `{name}`"
+            ),
+        });
+    }
+}

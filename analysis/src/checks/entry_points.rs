@@ -1,0 +1,199 @@
+//! Types that cannot cross an entry point's varying interface (its
+//! non-`uniform` parameters and its result): automatic-differentiation
+//! pairs and atomics (also inside a field of a struct), matrices with
+//! more than 4 rows or columns, geometry-shader streams outside a
+//! geometry shader, mesh-shader outputs outside a mesh shader, and index
+//! outputs of a type other than `uint`, `uint2` or `uint3`.
+
+use std::collections::HashMap;
+
+use slang_syntax::{SyntaxKind, SyntaxNode};
+
+use super::placement::{has_token, is_type_kind};
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::name_res::global_scope;
+use crate::{parse, Db, SourceFile};
+
+#[salsa::tracked(returns(ref))]
+pub fn entry_point_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let parse = parse(db, file);
+    let root = parse.syntax_node();
+    let scope = global_scope(db, file);
+    let is_core = |name: &str| {
+        !scope.names.contains_key(name)
+            && !scope.macros.contains(name)
+            && scope.core.as_ref().is_some_and(|c| c.names.contains_key(name))
+    };
+    // The file's non-generic structs, by a name that means only them.
+    let mut structs: HashMap<String, SyntaxNode> = HashMap::new();
+    for node in root.children().filter(|n| n.kind() == SyntaxKind::STRUCT) {
+        if node.children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
+            continue;
+        }
+        let Some(name) = node.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string()) else {
+            continue;
+        };
+        if scope.names.get(&name).is_some_and(|d| d.len() == 1 && d[0].file == file) {
+            structs.insert(name, node);
+        }
+    }
+    let ctx = Ctx { structs: &structs, is_core: &is_core };
+    for f in root.children().filter(|n| n.kind() == SyntaxKind::FN) {
+        let Some(stage) = shader_stage(&f) else { continue };
+        // Compute and ray-tracing parameters without a semantic are
+        // uniform: only the graphics stages have varying parameters.
+        if !matches!(stage.as_str(), "vertex" | "fragment" | "pixel" | "geometry" | "hull" | "domain" | "mesh") {
+            continue;
+        }
+        if f.children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
+            continue;
+        }
+        let fn_name = f.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string());
+        let fn_name = fn_name.unwrap_or_default();
+        if let Some(list) = f.children().find(|c| c.kind() == SyntaxKind::PARAM_LIST) {
+            for p in list.children().filter(|c| c.kind() == SyntaxKind::PARAM) {
+                if has_token(&p, SyntaxKind::UNIFORM_KW) {
+                    continue;
+                }
+                let Some(ty) = p.children().find(|c| is_type_kind(c.kind())) else { continue };
+                let name = p.children().find(|c| c.kind() == SyntaxKind::NAME);
+                let pname = name.as_ref().map(|n| n.text().to_string()).unwrap_or_default();
+                if let Some((shown, why)) = ctx.problem(&ty, &stage, 0) {
+                    out.push(Diagnostic {
+                        range: name.map_or(ty.text_range(), |n| n.text_range()),
+                        severity: Severity::Error,
+                        code: "invalid-varying-type",
+                        message: format!(
+                            "type `{shown}` cannot be used as parameter `{pname}` of entry point `{fn_name}`: {why}"
+                        ),
+                    });
+                }
+            }
+        }
+        // `T f()` or `func f() -> T`.
+        let ret = f.children().find(|c| is_type_kind(c.kind())).or_else(|| {
+            f.children()
+                .find(|c| c.kind() == SyntaxKind::RETURN_TYPE)
+                .and_then(|r| r.children().find(|c| is_type_kind(c.kind())))
+        });
+        if let Some(ty) = ret {
+            if let Some((shown, why)) = ctx.problem(&ty, &stage, 0) {
+                out.push(Diagnostic {
+                    range: ty.text_range(),
+                    severity: Severity::Error,
+                    code: "invalid-varying-type",
+                    message: format!("type `{shown}` cannot be the result of entry point `{fn_name}`: {why}"),
+                });
+            }
+        }
+    }
+    out
+}
+
+struct Ctx<'a> {
+    structs: &'a HashMap<String, SyntaxNode>,
+    is_core: &'a dyn Fn(&str) -> bool,
+}
+
+impl Ctx<'_> {
+    /// The type as written and why it cannot be varying, if it cannot.
+    fn problem(&self, ty: &SyntaxNode, stage: &str, depth: u32) -> Option<(String, String)> {
+        if ty.kind() != SyntaxKind::PATH_TYPE || depth > 8 {
+            return None;
+        }
+        let shown: String = ty.text().to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+        let head = shown.split('<').next().unwrap_or("").trim().to_string();
+        let args = generic_args(ty);
+        let core = |n: &str| head == n && (self.is_core)(n);
+        let why = if core("DifferentialPair") || core("DifferentialPtrPair") {
+            Some(
+                "a differential pair is not a valid varying type; pass the primal value and its derivative \
+                 separately"
+                    .to_string(),
+            )
+        } else if core("Atomic") {
+            Some("an `Atomic` is not a valid varying type; use a plain value".to_string())
+        } else if (core("PointStream") || core("LineStream") || core("TriangleStream")) && stage != "geometry" {
+            Some("stream output types are only valid on a geometry shader entry point".to_string())
+        } else if (core("OutputVertices") || core("OutputIndices") || core("OutputPrimitives")) && stage != "mesh" {
+            Some("mesh output types are only valid on a mesh shader entry point".to_string())
+        } else if core("OutputIndices")
+            && args.first().is_some_and(|a| !matches!(a.trim(), "uint" | "uint2" | "uint3") && is_builtin_numeric(a))
+        {
+            Some("the element type of `OutputIndices` must be `uint`, `uint2` or `uint3`".to_string())
+        } else if core("matrix")
+            && args.len() == 3
+            && args[1..].iter().any(|a| a.trim().parse::<i64>().is_ok_and(|n| !(1..=4).contains(&n)))
+        {
+            Some("a matrix's row and column counts must be between 1 and 4".to_string())
+        } else if !shown.contains('<') {
+            // A struct of the file: its fields are varying too.
+            let node = self.structs.get(&head)?;
+            let members = node.children().find(|c| c.kind() == SyntaxKind::MEMBER_LIST)?;
+            members
+                .children()
+                .filter(|c| c.kind() == SyntaxKind::VAR_DECL && !has_token(c, SyntaxKind::STATIC_KW))
+                .filter_map(|field| field.children().find(|c| is_type_kind(c.kind())))
+                .find_map(|fty| self.problem(&fty, stage, depth + 1))
+                .map(|(inner, why)| format!("its field of type `{inner}` is invalid: {why}"))
+        } else {
+            None
+        };
+        why.map(|w| (shown, w))
+    }
+}
+
+/// The stage of `[shader("…")]`, lower case.
+fn shader_stage(f: &SyntaxNode) -> Option<String> {
+    f.children().filter(|c| c.kind() == SyntaxKind::ATTRIBUTE).find_map(|a| {
+        let text = a.text().to_string();
+        let inner = text.trim_start_matches('[').trim_end_matches(']').trim();
+        let arg = inner.strip_prefix("shader")?.trim().strip_prefix('(')?.strip_suffix(')')?.trim();
+        let stage = arg.strip_prefix('"')?.strip_suffix('"')?;
+        Some(stage.to_ascii_lowercase())
+    })
+}
+
+/// The generic arguments of a path type, as written.
+fn generic_args(ty: &SyntaxNode) -> Vec<String> {
+    let text = ty.text().to_string();
+    let Some((_, rest)) = text.split_once('<') else { return Vec::new() };
+    let Some(inner) = rest.trim_end().strip_suffix('>') else { return Vec::new() };
+    let mut args = Vec::new();
+    let (mut depth, mut cur) = (0, String::new());
+    for c in inner.chars() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                args.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    args.push(cur);
+    args
+}
+
+/// `int`, `float3`, `uint16_t` …: a built-in scalar or vector name.
+fn is_builtin_numeric(s: &str) -> bool {
+    let base = s.trim().trim_end_matches(|c: char| ('1'..='4').contains(&c));
+    matches!(
+        base,
+        "int"
+            | "uint"
+            | "float"
+            | "half"
+            | "double"
+            | "bool"
+            | "int16_t"
+            | "uint16_t"
+            | "int64_t"
+            | "uint64_t"
+            | "int8_t"
+            | "uint8_t"
+    )
+}
