@@ -3269,6 +3269,24 @@ impl<'db> Infer<'_, 'db> {
                     self.check_args(*only, callee, args);
                 }
                 let Some(&chosen) = candidates.first() else {
+                    // A method's name called unqualified, with arguments
+                    // that fit a free function of the same name (the
+                    // reference compiler considers both).
+                    if let Expr::Path(segs, _) = self.body.expr(callee) {
+                        if let [seg] = segs.as_slice() {
+                            let free: Vec<DefId> = global_scope(db, self.ctx.file)
+                                .lookup(&seg.name)
+                                .into_iter()
+                                .flatten()
+                                .filter(|d| d.kind == ItemKind::Fn)
+                                .map(|d| DefId::new(db, d.file, d.ast_index))
+                                .filter(|d| !defs.contains(d) && arity_ok(fn_sig(db, *d)))
+                                .collect();
+                            if !free.is_empty() {
+                                return self.call(id, callee, Ty::Func(free), args);
+                            }
+                        }
+                    }
                     // Every overload takes another number of arguments. Only
                     // said for code whose every overload we can see.
                     // The core module's declarations follow the reference

@@ -5,10 +5,11 @@
 //! everything else is a derived query. This crate does no IO: the host (the
 //! server or the CLI) reads files and sets inputs.
 //!
-//! What exists so far: parsing as a query, per-file item trees, the module
-//! graph (`import`, `__include`, `implementing`, `#include`), the core
-//! module, scopes and name resolution, and the diagnostics that follow from
-//! them. Type inference is being built on top.
+//! Parsing as queries (the source and its macro expansion, [`expansion`]),
+//! per-file item trees, the module graph (`import`, `__include`,
+//! `implementing`, `#include`), the core module, scopes and name
+//! resolution, type inference, declaration and autodiff checks, and the IDE
+//! features ([`ide`]) as plain functions.
 
 mod activity;
 pub mod autodiff;

@@ -831,3 +831,15 @@ fn coop_vector_overloads_do_not_take_scalars() {
     check_type("float3 f(float3 x) { return $0log(x); }", expect!["float3"]);
     check_type("void f(CoopVec<float, 4> v) { $0exp(v); }", expect!["CoopVec<float, 4>"]);
 }
+
+/// A method calling a free function of its own name with other arguments
+/// (Falcor's `ShadingData.computeRayOrigin`): both are candidates.
+#[test]
+fn a_method_may_call_a_free_function_of_its_name() {
+    check_diags(
+        "float3 offset(float3 p, float3 n) { return p + n; }\nstruct S {\n    float3 p; float3 n;\n    float3 offset(bool up = true) { return offset(p, up ? n : -n); }\n    float3 bad() { return offset(1, 2, 3); }\n};\n",
+        expect![[r#"
+            /main.slang:5:27: error[argument-count]: `offset` takes 1 argument but 3 were given
+        "#]],
+    );
+}

@@ -501,9 +501,7 @@ impl ParamList {
     pub fn params(&self) -> impl Iterator<Item = Param> {
         let mut all = children::<Param>(&self.syntax).peekable();
         let c_void = self.syntax.children().filter(|n| n.kind() == PARAM).count() == 1
-            && all.peek().is_some_and(|p| {
-                p.name().is_none() && p.ty().is_some_and(|t| t.syntax().text() == "void")
-            });
+            && all.peek().is_some_and(|p| p.name().is_none() && p.ty().is_some_and(|t| t.syntax().text() == "void"));
         all.filter(move |_| !c_void)
     }
 }

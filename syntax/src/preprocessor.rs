@@ -6,13 +6,16 @@
 //! in the token stream the way trivia does, so the parser never sees it.
 //! `#if` / `#ifdef` / `#elif` conditions are evaluated like the C
 //! preprocessor with the defines given in [`ParseOptions`] plus the
-//! `#define`s met so far in the file (object-like macros are expanded inside
-//! conditions, unknown identifiers are `0`). Code in a branch that is not
-//! taken becomes one `DISABLED_TEXT` token per run; only the taken branch is
-//! parsed. Directives inside a disabled branch are still nodes (so folding and
-//! highlighting see them) but have no effect. Macros are not expanded in code:
-//! a use of a macro parses as the ordinary code it looks like, with two
-//! allowances given to the parser (see [`MacroNames`]).
+//! `#define`s met so far in the file and those of `#include`d files that the
+//! host gives ([`ParseOptions::includes`]); macros, function-like ones too,
+//! are expanded inside conditions ([`crate::macros`]), unknown identifiers
+//! are `0`. Code in a branch that is not taken becomes one `DISABLED_TEXT`
+//! token per run; only the taken branch is parsed. Directives inside a
+//! disabled branch are still nodes (so folding and highlighting see them)
+//! but have no effect. Macros are not expanded in the tree: a use of a macro
+//! parses as the ordinary code it looks like, with two allowances given to
+//! the parser (see [`MacroNames`]); [`crate::macro_expand`] makes the
+//! expanded text.
 
 use std::sync::Arc;
 
