@@ -186,3 +186,13 @@ pub fn to_expanded_range(db: &dyn Db, file: SourceFile, range: TextRange) -> Tex
 pub fn macro_use_at(db: &dyn Db, file: SourceFile, range: TextRange) -> Option<slang_syntax::MacroUse> {
     expansion(db, file).as_ref()?.use_at_expanded(range).cloned()
 }
+
+/// The text the semantic tree ([`crate::parse`]) is the tree of: the
+/// expanded text, or the file's own when it uses no macro. Offsets of IDE
+/// features index it.
+pub fn semantic_text(db: &dyn Db, file: SourceFile) -> &str {
+    match expansion(db, file) {
+        Some(e) => e.text.as_str(),
+        None => file.text(db).as_str(),
+    }
+}

@@ -140,3 +140,21 @@ float f() { return TWICE(gLight.intens$0ity); }
     assert_eq!(kind_at("intensity", 1).map(|k| k.1), Some("intensity"));
     assert_ne!(kind_at("intensity", 1).map(|k| k.0), Some(ide::TokenKind::Macro));
 }
+
+/// Completion reads the expanded text at the expanded offset (in a file
+/// with macros the two texts differ before the cursor).
+#[test]
+fn member_completion_after_a_macro_use() {
+    let fx = fixture(
+        r#"
+#define LONG_MACRO_NAME(x) (x)
+struct Light { float intensity; float3 dir; };
+float f(Light l) { float a = LONG_MACRO_NAME(1.0); return l.$0; }
+"#,
+    );
+    let (file, offset) = fx.cursor.unwrap();
+    let at = to_expanded_offset(&fx.db, file, TextSize::from(offset));
+    let names: Vec<String> = ide::completions(&fx.db, file, at).into_iter().map(|c| c.label).collect();
+    assert!(names.contains(&"intensity".to_string()) && names.contains(&"dir".to_string()), "{names:?}");
+    assert!(!names.contains(&"f".to_string()), "scope names offered after `.`: {names:?}");
+}

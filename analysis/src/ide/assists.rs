@@ -104,7 +104,7 @@ fn quick_fix(title: String, edits: Vec<FileEdit>) -> Assist {
 /// An edit putting `[attr]` on its own line before the declaration `decl`.
 fn add_attribute(db: &dyn Db, def_file: SourceFile, decl: &SyntaxNode, attr: &str) -> FileEdit {
     let start = decl.text_range().start();
-    let indent = indent_at(def_file.text(db), start);
+    let indent = indent_at(crate::expansion::semantic_text(db, def_file), start);
     insert(def_file, start, format!("[{attr}]\n{indent}"))
 }
 
@@ -280,7 +280,7 @@ fn derivative_stubs(db: &dyn Db, file: SourceFile, f: &SyntaxNode, out: &mut Vec
     let ret = ctx.resolve(&sig.ret);
     let generics = f.children().find(|c| c.kind() == K::GENERIC_PARAM_LIST).map(|g| g.text().to_string());
     let in_type = f.parent().is_some_and(|p| p.kind() == K::MEMBER_LIST);
-    let text = file.text(db);
+    let text = crate::expansion::semantic_text(db, file);
     let indent = indent_at(text, f.text_range().start());
     for (mode, attr, suffix) in
         [(Mode::Forward, "ForwardDerivative", "fwd"), (Mode::Backward, "BackwardDerivative", "bwd")]
@@ -398,7 +398,7 @@ fn manual_idifferentiable(db: &dyn Db, file: SourceFile, s: &SyntaxNode, out: &m
     let Some(members) = s.children().find(|c| c.kind() == K::MEMBER_LIST) else { return };
     let Some(l_curly) = members.first_token().filter(|t| t.kind() == K::L_CURLY) else { return };
     let Some(r_curly) = members.last_token().filter(|t| t.kind() == K::R_CURLY) else { return };
-    let text = file.text(db);
+    let text = crate::expansion::semantic_text(db, file);
     let indent = indent_at(text, s.text_range().start());
     let inner = format!("{indent}    ");
     let mut ctx = DeclCtx::for_def(db, def);

@@ -754,7 +754,7 @@ fn tuple_completions(items: &[Ty], out: &mut Vec<CompletionEntry>) {
 /// Completions at `offset`.
 pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<CompletionEntry> {
     let root = parse(db, file).syntax_node();
-    let text = file.text(db);
+    let text = crate::expansion::semantic_text(db, file);
     let upto = &text[..usize::from(offset).min(text.len())];
     let before_word = upto.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_');
     let line_start = before_word.rfind('\n').map_or(0, |i| i + 1);

@@ -349,7 +349,10 @@ fn references(db: &dyn Db, targets: &[Symbol], name: &str, only: Option<SourceFi
     };
     let mut out = Vec::new();
     for f in files {
-        if only.is_some_and(|o| o != f) || !f.text(db).contains(name) || !sees(db, f, targets) {
+        if only.is_some_and(|o| o != f)
+            || !crate::expansion::semantic_text(db, f).contains(name)
+            || !sees(db, f, targets)
+        {
             continue;
         }
         let ctx = FileCtx::new(db, f);
@@ -744,7 +747,7 @@ fn location(db: &dyn Db, def: DefId) -> String {
 
 /// The 1-based line of `offset` in `file`.
 fn line_of(db: &dyn Db, file: SourceFile, offset: TextSize) -> usize {
-    let text = file.text(db);
+    let text = crate::expansion::semantic_text(db, file);
     text[..usize::from(offset).min(text.len())].matches('\n').count() + 1
 }
 
