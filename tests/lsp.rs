@@ -83,8 +83,15 @@ fn clients_that_pull_diagnostics_are_not_pushed_them() {
     c.open(uri, text);
     let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}}));
     let items = pulled["result"]["items"].as_array().cloned().unwrap_or_default();
-    assert_eq!(items.len(), 1, "{pulled}");
-    assert_eq!(items[0]["code"], "unresolved-name");
+    // (The compile worker's diagnostic may be there too, if it finished
+    // before the pull was answered: on a loaded machine it can.)
+    let analysis: Vec<&Value> = items.iter().filter(|d| d["source"] == "slang-analyzer").collect();
+    assert_eq!(analysis.len(), 1, "{pulled}");
+    assert_eq!(analysis[0]["code"], "unresolved-name");
+    assert!(
+        items.iter().all(|d| d["source"] == "slang-analyzer" || d["source"] == "slang-analyzer (codegen)"),
+        "{pulled}"
+    );
     // Fixed: the compile worker now finds what it cannot compile, and asks
     // for a pull.
     c.notify(
@@ -92,10 +99,18 @@ fn clients_that_pull_diagnostics_are_not_pushed_them() {
         json!({"textDocument": {"uri": uri, "version": 2},
                "contentChanges": [{"range": {"start": {"line": 5, "character": 42}, "end": {"line": 5, "character": 43}}, "text": "1.0"}]}),
     );
-    c.wait_for(&|v| v["method"] == "workspace/diagnostic/refresh");
-    let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}}));
-    let items = pulled["result"]["items"].as_array().cloned().unwrap_or_default();
-    assert_eq!(items.len(), 1, "{pulled}");
+    // (A refresh asked for by the worker's run on the first text may come
+    // first: pull after each refresh until the worker has seen the fix.)
+    let mut items = Vec::new();
+    for _ in 0..10 {
+        c.wait_for(&|v| v["method"] == "workspace/diagnostic/refresh");
+        let pulled = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}}));
+        items = pulled["result"]["items"].as_array().cloned().unwrap_or_default();
+        if items.iter().all(|d| d["source"] == "slang-analyzer (codegen)") && !items.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(items.len(), 1, "{items:?}");
     assert_eq!(items[0]["source"], "slang-analyzer (codegen)");
     assert!(
         !c.backlog.iter().any(|m| m["method"] == "textDocument/publishDiagnostics"),
