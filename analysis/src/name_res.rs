@@ -42,6 +42,14 @@ pub struct GlobalScope {
 }
 
 impl GlobalScope {
+    /// Whether `name` means only a core-module declaration here (not one
+    /// of the module's own, nor a macro).
+    pub fn means_core(&self, name: &str) -> bool {
+        !self.names.contains_key(name)
+            && !self.macros.contains(name)
+            && self.core.as_ref().is_some_and(|c| c.names.contains_key(name))
+    }
+
     /// The declarations a top-level name refers to (module and imports
     /// first, then the core module).
     pub fn lookup(&self, name: &str) -> Option<&Vec<DefRef>> {
@@ -205,7 +213,7 @@ pub fn unresolved_names(db: &dyn Db, file: SourceFile) -> Vec<Unresolved> {
     let parse = parse(db, file);
     let root = parse.syntax_node();
     // GLSL-flavoured files use a separate built-in module we do not model.
-    if file.text(db).contains("#version") && root.descendants().any(|n| n.kind() == SyntaxKind::PP_VERSION) {
+    if *is_glsl_file(db, file) {
         return Vec::new();
     }
     // Each top-level declaration on its own (a query: after an edit only
@@ -528,4 +536,12 @@ impl Walker<'_> {
             self.walk(&c);
         }
     }
+}
+
+/// Whether `file` is written in GLSL syntax (a `#version` directive): checks
+/// that do not model GLSL's built-ins stay quiet there.
+#[salsa::tracked]
+pub fn is_glsl_file(db: &dyn Db, file: SourceFile) -> bool {
+    file.text(db).contains("#version")
+        && parse(db, file).syntax_node().descendants().any(|n| n.kind() == SyntaxKind::PP_VERSION)
 }

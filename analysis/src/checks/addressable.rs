@@ -16,17 +16,13 @@ pub fn addressable_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic>
     let mut out = Vec::new();
     let parse = parse(db, file);
     let root = parse.syntax_node();
-    if file.text(db).contains("#version") && root.descendants().any(|n| n.kind() == SyntaxKind::PP_VERSION) {
+    if *crate::name_res::is_glsl_file(db, file) {
         return out;
     }
     let scope = global_scope(db, file);
     // A name that means the core module's declaration (not the file's own
     // or a macro).
-    let is_core = |name: &str| {
-        !scope.names.contains_key(name)
-            && !scope.macros.contains(name)
-            && scope.core.as_ref().is_some_and(|c| c.names.contains_key(name))
-    };
+    let is_core = |name: &str| scope.means_core(name);
     // The file's non-generic structs whose name means only them.
     let mut structs: HashMap<String, SyntaxNode> = HashMap::new();
     for node in root.descendants().filter(|n| n.kind() == SyntaxKind::STRUCT) {

@@ -14,7 +14,7 @@ pub fn constraint_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> 
     let mut out = Vec::new();
     let parse = parse(db, file);
     let root = parse.syntax_node();
-    if file.text(db).contains("#version") && root.descendants().any(|n| n.kind() == SyntaxKind::PP_VERSION) {
+    if *crate::name_res::is_glsl_file(db, file) {
         return out;
     }
     let scope = global_scope(db, file);

@@ -20,11 +20,7 @@ pub fn entry_point_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic>
     let parse = parse(db, file);
     let root = parse.syntax_node();
     let scope = global_scope(db, file);
-    let is_core = |name: &str| {
-        !scope.names.contains_key(name)
-            && !scope.macros.contains(name)
-            && scope.core.as_ref().is_some_and(|c| c.names.contains_key(name))
-    };
+    let is_core = |name: &str| scope.means_core(name);
     // The file's non-generic structs, by a name that means only them.
     let mut structs: HashMap<String, SyntaxNode> = HashMap::new();
     for node in root.children().filter(|n| n.kind() == SyntaxKind::STRUCT) {

@@ -29,7 +29,7 @@ pub fn placement_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     let root = parse.syntax_node();
     let mut out = Vec::new();
     // GLSL-flavoured files follow other rules.
-    if file.text(db).contains("#version") && root.descendants().any(|n| n.kind() == SyntaxKind::PP_VERSION) {
+    if *crate::name_res::is_glsl_file(db, file) {
         return out;
     }
     for node in root.descendants() {
