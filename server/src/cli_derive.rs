@@ -1,7 +1,9 @@
 //! `slang-analyzer derive FILE --function NAME [--mode fwd|bwd|both]`:
 //! the derivative signatures of a function, by the rules of the user
 //! guide (`fwd_diff` / `bwd_diff` reference sections); with `--code`, the
-//! generated forward derivative too.
+//! generated derivatives too, and with `--passes` the reverse-mode passes
+//! (the code generator's text from [`crate::generated`], which the editor's
+//! derivative view shows as well).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,6 +13,7 @@ use serde_json::json;
 use slang_analysis::autodiff::{derivative_signature, fn_differentiability, functions_named, Mode};
 
 use crate::cli_check::load_for_codegen;
+use crate::generated;
 use crate::FrontendArgs;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -119,7 +122,7 @@ pub fn run(args: DeriveArgs) -> ExitCode {
             // What checkpointing costs: the backward derivative's saved
             // primal values.
             if mode == Mode::Backward && sig.is_some() && !args.json {
-                match slang_codegen::backward_context_size(&db, def) {
+                match generated::backward_context_size(&db, def) {
                     Ok((bytes, values)) => {
                         let _ = writeln!(
                             out,
@@ -140,11 +143,7 @@ pub fn run(args: DeriveArgs) -> ExitCode {
             if !(args.code && !args.json && modes.contains(&mode) && d.allows(mode)) {
                 continue;
             }
-            let code = match mode {
-                Mode::Forward => slang_codegen::forward_derivative_source(&db, def),
-                Mode::Backward => slang_codegen::backward_derivative_source(&db, def),
-            };
-            match code {
+            match generated::derivative_code(&db, def, mode) {
                 Ok(code) => {
                     let _ = writeln!(out, "\n{code}");
                 }
@@ -157,7 +156,7 @@ pub fn run(args: DeriveArgs) -> ExitCode {
             }
         }
         if args.passes && !args.json && d.allows(Mode::Backward) {
-            match slang_codegen::backward_derivative_passes_text(&db, def) {
+            match generated::reverse_mode_passes(&db, def) {
                 Ok(text) => {
                     let _ = write!(out, "{text}");
                 }

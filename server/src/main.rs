@@ -9,6 +9,7 @@ mod cli_compile;
 mod cli_derive;
 mod cli_parse;
 mod cli_test;
+mod generated;
 mod lsp;
 mod runner;
 

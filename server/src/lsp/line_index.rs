@@ -12,9 +12,10 @@ use slang_analysis::{SourceFile, TextRange, TextSize};
 use slang_syntax::Expansion;
 use tower_lsp_server::lsp_types::{Position, Range};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
     Utf8,
+    #[default]
     Utf16,
 }
 
