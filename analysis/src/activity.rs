@@ -1,5 +1,5 @@
-//! The derivative data-flow analysis of a differentiable function (the
-//! types seed, "Derivative Data-Flow Analysis"), on the typed body.
+//! The derivative data-flow analysis of a differentiable function, on the
+//! typed body.
 //!
 //! Values are graph nodes: every expression, and every version of a local
 //! (a declaration, an assignment, an `out` argument, a merge after

@@ -1,5 +1,8 @@
-//! Diagnostics of a file: syntax errors, unresolved imports, names that
-//! resolve nowhere. Plain data in editor terms (ranges, messages, codes).
+//! Diagnostics of a file: syntax errors, unresolved imports and names, and
+//! what the checks and inference report, gathered in one list
+//! ([`expanded_diagnostics`]) and mapped to the user's text
+//! ([`file_diagnostics`]). Plain data in editor terms (ranges, messages,
+//! codes).
 
 use slang_syntax::TextRange;
 

@@ -1,8 +1,7 @@
 //! The IR: typed SSA with block parameters and structured control flow.
 //!
-//! The shape follows the Slang compiler's IR (see the IR-pass seed), so the
-//! forward- and reverse-mode passes can be written over it as the seed
-//! describes them:
+//! The shape follows the Slang compiler's IR, so the forward- and
+//! reverse-mode passes can be written over it as that compiler's are:
 //!
 //! * A [`Module`] holds interned [`Type`]s, global shader parameters and
 //!   [`Function`]s. Everything is plain data in vectors indexed by ids.

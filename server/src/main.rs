@@ -1,6 +1,6 @@
 //! `slang-analyzer`: the command-line entry point.
 //!
-//! Subcommands follow the contract in ARCHITECTURE.md: the language
+//! Subcommands (README.md, "Command line"): the language
 //! server (no subcommand, or `lsp`), `parse`, `check`, `derive`, `compile`
 //! and `test`.
 

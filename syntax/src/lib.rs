@@ -9,8 +9,12 @@
 //!    `DISABLED_TEXT`; directive lines are nodes that stand where trivia
 //!    stands);
 //! 3. [`parser`]: recursive descent over the significant tokens of active
-//!    code, emitting events;
-//! 4. the tree builder: events + all raw tokens → rowan `GreenNode`.
+//!    code, building the green tree as it goes (no event list);
+//! 4. the tree builder's sink: puts trivia, directive lines and disabled
+//!    text back between the parser's tokens, so the tree is lossless.
+//!
+//! Beside the tree, [`macros`] and [`macro_expand`]: the C macro engine
+//! and the expanded text that the semantic model and code generation read.
 //!
 //! On top of the tree, three syntax-only IDE services: [`format`] (a
 //! whitespace-only formatter), [`folding`] and [`selection`].

@@ -1,6 +1,6 @@
 //! Forward-mode transcription: the body of `f`'s derivative `s_fwd_f`,
-//! built instruction by instruction from `f`'s (the seed's
-//! `ForwardDiffTranscriber`).
+//! built instruction by instruction from `f`'s (as the Slang compiler's
+//! `ForwardDiffTranscriber` does).
 //!
 //! Every value `v` of `f` maps to its primal `P[v]` in the derivative and
 //! its differential `D[v]` (`None`: zero, or `v` is not differentiable).

@@ -1,5 +1,5 @@
-//! Automatic differentiation over the IR (forward mode, and reverse mode
-//! for functions without loops), following the IR-pass seed's design.
+//! Automatic differentiation over the IR: forward mode ([`fwd`]) and
+//! reverse mode ([`rev`], with [`linearize`] and [`checkpoint`]).
 //!
 //! * `fwd_diff(f)` in user code, and calls of differentiable functions
 //!   inside a function being differentiated, *request* the forward

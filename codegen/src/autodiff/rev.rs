@@ -1,8 +1,8 @@
 //! Reverse mode: the body of `f`'s backward derivative `s_bwd_f`.
 //!
 //! The derivative runs `f`'s primal code, then propagates adjoints
-//! backwards over the same regions in reverse order (the seed's
-//! "unzip + transpose"): `if`/`switch` regions, and loops, whose
+//! backwards over the same regions in reverse order ("unzip +
+//! transpose"): `if`/`switch` regions, and loops, whose
 //! iterations are counted and reversed from the last; `return`, `break`
 //! and `continue` become flags first (the copied control flow is the
 //! normalized one, [`normalize`]). Transcription is three passes:

@@ -1,7 +1,7 @@
 //! The derivative of one instruction: given the primal operands (already
 //! in the function being built) and their differentials (`None`: zero),
 //! emit the differential of the result — the Jacobian-vector product of
-//! the instruction (the seed's "linearization per instruction").
+//! the instruction (linearization per instruction).
 //!
 //! Built-in functions follow the core module's derivative helpers
 //! (`math.slang`): the same formulas and the same choices at kinks and

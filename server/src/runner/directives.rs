@@ -1,5 +1,5 @@
 //! The directives of a Slang test file: `//TEST(...)` lines and
-//! `//TEST_INPUT:` lines, as TEST-FORMAT.md describes them.
+//! `//TEST_INPUT:` lines, as Slang's own test runner reads them.
 //!
 //! Parsing is pure and never fails as a whole: a directive this runner does
 //! not understand is kept as [`Input::Unsupported`] (or an error string for

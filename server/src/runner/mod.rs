@@ -1,5 +1,5 @@
 //! The compute test runner behind `slang-analyzer test`: Slang's own
-//! test-file conventions (shared/design/TEST-FORMAT.md), run on a real
+//! test-file conventions (`//TEST` and `//TEST_INPUT` lines), run on a real
 //! Vulkan device through wgpu.
 //!
 //! One test file goes through: [`directives`] (which `//TEST` line to run,

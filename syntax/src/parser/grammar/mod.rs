@@ -2,7 +2,7 @@
 //!
 //! Lookahead that needs more than a token or two (is this a type followed by
 //! a name? is this `<` a generic argument list?) is done with the `scan_*`
-//! functions, which walk the token list without emitting events.
+//! functions, which walk the token list without building anything.
 
 mod attributes;
 mod exprs;
