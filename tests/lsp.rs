@@ -1019,3 +1019,129 @@ fn macros_are_expanded_for_the_editor() {
     assert_eq!(r["result"].as_array().map(Vec::len), Some(3), "{r}");
     c.shutdown();
 }
+
+/// The diagnostics of `uri` once `done` holds (publications made before a
+/// settings change took effect are skipped).
+fn diagnostics_when(c: &mut Client, uri: &str, done: &dyn Fn(&[Value]) -> bool) -> Vec<Value> {
+    for _ in 0..10 {
+        let d = c.diagnostics(uri, 1);
+        if done(&d) {
+            return d;
+        }
+    }
+    panic!("diagnostics of {uri} never satisfied the condition");
+}
+
+/// Waits for the end of the workspace indexing (`$/progress`).
+fn wait_indexed(c: &mut Client) -> Value {
+    c.wait_for(&|v| v["method"] == "$/progress" && v["params"]["value"]["kind"] == "end")
+}
+
+#[test]
+fn vfx_flavor_indexes_effect_files_and_predefines_effect_sections() {
+    let ws = temp_workspace("vfx");
+    std::fs::write(ws.join("tonemap.hlsl"), "float3 tonemap(float3 c) { return c / (c + 1.0); }\n").unwrap();
+    let caps = json!({"window": {"workDoneProgress": true}, "workspace": {"configuration": true}});
+    let mut c = Client::start_in(caps, Some(ws.to_str().unwrap()), json!({"slang": {"workspaceFlavor": "vfx"}}));
+    let end = wait_indexed(&mut c);
+    assert_eq!(end["params"]["value"]["message"], "1 files");
+    let r = c.request("workspace/symbol", json!({"query": "tonemap"}));
+    assert_eq!(r["result"][0]["location"]["uri"], format!("file://{}/tonemap.hlsl", ws.display()), "{r}");
+    // The reference's effect sections: `HEADER` skipped, `COMMON` shared,
+    // `PS` a file-private scope.
+    let uri = format!("file://{}/main.vfx", ws.display());
+    let text = "HEADER { Description = \"demo\"; }\n\
+                COMMON { float twice(float x) { return x * 2.0; } }\n\
+                PS { float4 MainPs() : SV_Target { return float4(twice(0.5), 0.0, 0.0, 1.0); } }\n";
+    c.open(&uri, text);
+    assert_eq!(c.diagnostics(&uri, 1), Vec::<Value>::new());
+    // Standard flavor: the sections are unknown names.
+    c.settings = json!({"workspaceFlavor": "standard"});
+    c.notify("workspace/didChangeConfiguration", json!({"settings": {"slang": c.settings.clone()}}));
+    diagnostics_when(&mut c, &uri, &|d| !d.is_empty());
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&ws);
+}
+
+/// slangpy's shader folder comes from the workspace's Python interpreter
+/// (`slang.pythonPath`): a stand-in interpreter answers with the folder of
+/// a package laid out as slangpy's wheel is (`slangpy/slang/slangpy.slang`).
+#[cfg(unix)]
+#[test]
+fn slangpy_is_found_through_the_python_interpreter() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = temp_workspace("slangpy");
+    let package = ws.join("site-packages/slangpy");
+    std::fs::create_dir_all(package.join("slang")).unwrap();
+    std::fs::write(
+        package.join("slang/slangpy.slang"),
+        "module slangpy;\n/// An N-dimensional tensor.\npublic struct Tensor<T, let D : int> { public int dims() { return D; } }\n",
+    )
+    .unwrap();
+    let python = ws.join("python");
+    std::fs::write(&python, format!("#!/bin/sh\necho {}\n", package.display())).unwrap();
+    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let src = ws.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    let caps = json!({"workspace": {"configuration": true}});
+    let missing = ws.join("no-python");
+    let mut c = Client::start_in(
+        caps,
+        Some(src.to_str().unwrap()),
+        json!({"slang": {"pythonPath": missing.to_str().unwrap()}}),
+    );
+    let log = c.wait_for(&|v| {
+        v["method"] == "window/logMessage" && v["params"]["message"].as_str().unwrap().contains("slangpy")
+    });
+    assert!(log["params"]["message"].as_str().unwrap().contains("not found (cannot run"), "{log}");
+    let uri = format!("file://{}/main.slang", src.display());
+    let text = "import slangpy;\nfloat f(Tensor<float, 2> t) { return float(t.dims()); }\n";
+    c.open(&uri, text);
+    diagnostics_when(&mut c, &uri, &|d| d.iter().any(|d| d["code"] == "unresolved-import"));
+    // The setting names the interpreter: the import resolves.
+    c.settings = json!({"pythonPath": python.to_str().unwrap()});
+    c.notify("workspace/didChangeConfiguration", json!({"settings": {"slang": c.settings.clone()}}));
+    let log = c.wait_for(&|v| {
+        v["method"] == "window/logMessage" && v["params"]["message"].as_str().unwrap().contains("slangpy: searching")
+    });
+    let shown = format!("{}/slang", package.display());
+    assert!(log["params"]["message"].as_str().unwrap().contains(&shown), "{log}");
+    diagnostics_when(&mut c, &uri, &|d| d.is_empty());
+    let r = c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": pos(text, "Tensor<")}));
+    assert!(r["result"]["contents"]["value"].as_str().unwrap().contains("N-dimensional tensor"), "{r}");
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&ws);
+}
+
+/// slangtorch's build cache beside a module gives its include paths and
+/// defines.
+#[test]
+fn slangtorch_cache_gives_include_paths_and_defines() {
+    let ws = temp_workspace("slangtorch");
+    std::fs::create_dir_all(ws.join("inc")).unwrap();
+    std::fs::write(ws.join("inc/helpers.slang"), "module helpers;\npublic float helper() { return 1.0; }\n").unwrap();
+    let build = ws.join("kernels/.slangtorch_cache/square/0123456789abcdef/0");
+    std::fs::create_dir_all(&build).unwrap();
+    let meta = json!({"cpp": {"options": ["-DBLOCK=1"], "includePaths": ["../inc"], "deps": [], "version": 1},
+                      "cuda": {"options": ["-DBLOCK=1"], "includePaths": ["../inc"]},
+                      "moduleName": "_slangtorch_square_0123456789abcdef_0"});
+    std::fs::write(build.join("metadata.json"), meta.to_string()).unwrap();
+    let caps = json!({"window": {"workDoneProgress": true}});
+    let mut c = Client::start_in(
+        caps,
+        Some(ws.to_str().unwrap()),
+        json!({"slang": {"searchInAllWorkspaceDirectories": false}}),
+    );
+    let log = c.wait_for(&|v| {
+        v["method"] == "window/logMessage" && v["params"]["message"].as_str().unwrap().contains("slangtorch")
+    });
+    assert!(log["params"]["message"].as_str().unwrap().contains("BLOCK=1"), "{log}");
+    wait_indexed(&mut c);
+    let uri = format!("file://{}/kernels/square.slang", ws.display());
+    let text =
+        "import helpers;\n#if BLOCK\nfloat f() { return helper(); }\n#else\nfloat f() { return missing; }\n#endif\n";
+    c.open(&uri, text);
+    assert_eq!(c.diagnostics(&uri, 1), Vec::<Value>::new());
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&ws);
+}

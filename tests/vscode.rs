@@ -116,6 +116,9 @@ fn settings_are_declared_passed_to_the_server_and_documented() {
         "slang.inlayHints.deducedTypes",
         "slang.inlayHints.parameterNames",
         "slang.inlayHints.derivativeSignatures",
+        "slang.workspaceFlavor",
+        "slang.predefinedLanguageVersion",
+        "slang.pythonPath",
     ] {
         assert!(props.contains_key(key), "package.json does not declare the setting {key}");
     }
@@ -126,7 +129,14 @@ fn settings_are_declared_passed_to_the_server_and_documented() {
     // What the server reads (server/src/lsp/config.rs) goes into the
     // initialization options, and the section is synchronized.
     let config_rs = read(&root().join("server/src/lsp/config.rs"));
-    for key in ["predefinedMacros", "additionalSearchPaths", "searchInAllWorkspaceDirectories"] {
+    for key in [
+        "predefinedMacros",
+        "additionalSearchPaths",
+        "searchInAllWorkspaceDirectories",
+        "workspaceFlavor",
+        "predefinedLanguageVersion",
+        "pythonPath",
+    ] {
         assert!(config_rs.contains(&format!("\"{key}\"")), "the server no longer reads {key}");
         assert!(src.contains(&format!("{key}: c.get")), "serverSettings() does not pass {key}");
     }
@@ -147,7 +157,7 @@ fn manifest_files_versions_and_ignores_are_consistent() {
     let e = ext();
     let lang = &m["contributes"]["languages"][0];
     assert_eq!(lang["id"], "slang");
-    assert_eq!(strs(&lang["extensions"]), [".slang", ".slangh"]);
+    assert_eq!(strs(&lang["extensions"]), [".slang", ".slangh", ".vfx"]);
     let config = json(&e.join(lang["configuration"].as_str().unwrap()));
     assert_eq!(config["comments"]["lineComment"], "//");
     assert_eq!(config["comments"]["blockComment"], serde_json::json!(["/*", "*/"]));

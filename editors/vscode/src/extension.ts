@@ -130,6 +130,9 @@ function serverSettings(): Record<string, unknown> {
       parameterNames: c.get<boolean>('inlayHints.parameterNames', true),
       derivativeSignatures: c.get<boolean>('inlayHints.derivativeSignatures', true),
     },
+    workspaceFlavor: c.get<string>('workspaceFlavor', 'standard'),
+    predefinedLanguageVersion: c.get<string>('predefinedLanguageVersion', ''),
+    pythonPath: c.get<string>('pythonPath', ''),
   };
 }
 
@@ -167,7 +170,7 @@ async function start(): Promise<void> {
     initializationOptions: serverSettings(),
     synchronize: {
       configurationSection: 'slang',
-      fileEvents: vscode.workspace.createFileSystemWatcher('**/{*.slang,*.slangh,slang-analyzer.json,slangdconfig.json}'),
+      fileEvents: vscode.workspace.createFileSystemWatcher('**/{*.slang,*.slangh,*.vfx,*.hlsl,*.hlsli,*.fx,slang-analyzer.json,slangdconfig.json}'),
     },
     outputChannel: output,
     traceOutputChannel: traceOutput,

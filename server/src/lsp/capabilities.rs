@@ -106,4 +106,5 @@ pub fn server_capabilities(client: ClientCaps) -> ServerCapabilities {
 
 /// The files the server asks the client to watch (when it can register
 /// watchers): Slang sources and the workspace configuration files.
-pub const WATCHED: &[&str] = &["**/*.slang", "**/*.slangh", "**/slang-analyzer.json", "**/slangdconfig.json"];
+pub const WATCHED: &[&str] =
+    &["**/*.slang", "**/*.slangh", "**/*.{vfx,hlsl,hlsli,fx}", "**/slang-analyzer.json", "**/slangdconfig.json"];

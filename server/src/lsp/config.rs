@@ -1,6 +1,7 @@
 //! Settings: the reference extension's (`slang.predefinedMacros`,
 //! `slang.additionalSearchPaths`, `slang.searchInAllWorkspaceDirectories`,
-//! `slang.inlayHints.*`), read from `workspace/configuration`,
+//! `slang.inlayHints.*`, `slang.workspaceFlavor`,
+//! `slang.predefinedLanguageVersion`) and `slang.pythonPath`, read from `workspace/configuration`,
 //! `didChangeConfiguration` and initialization options, and a workspace
 //! file (`slang-analyzer.json`, or the reference server's
 //! `slangdconfig.json`) whose entries are added to the editor's.
@@ -22,6 +23,52 @@ pub struct Config {
     pub inlay_types: bool,
     pub inlay_parameter_names: bool,
     pub inlay_derivative_signatures: bool,
+    pub workspace_flavor: Flavor,
+    /// The `#language slang <version>` of files without one (`legacy`,
+    /// `2025`, `2026`, `latest`, …). Kept and reported; nothing in the
+    /// analysis differs between language versions yet.
+    pub predefined_language_version: Option<String>,
+    /// The Python interpreter whose packages (slangpy) are searched;
+    /// `python3` on `PATH` when not set.
+    pub python_path: Option<String>,
+}
+
+/// `slang.workspaceFlavor`: the reference server's `standard` (also
+/// accepted as `slang`), or `vfx`, where effect files (`.vfx`, `.hlsl`,
+/// `.hlsli`, `.fx`) are workspace files too and the reference's effect
+/// macros are predefined ([`Flavor::defines`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Flavor {
+    #[default]
+    Standard,
+    Vfx,
+}
+
+impl Flavor {
+    /// The extensions of the workspace's source files.
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            Flavor::Standard => &["slang", "slangh"],
+            Flavor::Vfx => &["slang", "slangh", "vfx", "hlsl", "hlsli", "fx"],
+        }
+    }
+
+    /// The macros the reference server predefines for effect files: shader
+    /// stage sections are file-private scopes, the effect header sections
+    /// are skipped, `COMMON` is shared.
+    pub fn defines(self) -> Vec<(String, String)> {
+        if self == Flavor::Standard {
+            return Vec::new();
+        }
+        let stages = ["VS", "CS", "GS", "PS", "MS", "RTX", "PS_RTX", "VS_RTX", "VS_MS_RTX"];
+        let ignored = ["HEADER", "MODES", "PS_RENDER_STATE", "FEATURES"];
+        let mut out: Vec<(String, String)> =
+            stages.iter().map(|s| (s.to_string(), "__file_decl".to_string())).collect();
+        out.extend(ignored.iter().map(|s| (s.to_string(), "__ignored_block".to_string())));
+        out.push(("COMMON".to_string(), "__transparent_block".to_string()));
+        out.push(("FRAGMENT_ANNOTATION".to_string(), String::new()));
+        out
+    }
 }
 
 impl Default for Config {
@@ -33,6 +80,9 @@ impl Default for Config {
             inlay_types: true,
             inlay_parameter_names: true,
             inlay_derivative_signatures: true,
+            workspace_flavor: Flavor::Standard,
+            predefined_language_version: None,
+            python_path: None,
         }
     }
 }
@@ -64,12 +114,33 @@ fn get<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
     get(v.get(head)?, rest)
 }
 
+/// The `slang` section of a settings object: `{"slang": {…}}`, the
+/// section itself, or top-level dotted keys (`{"slang.predefinedMacros":
+/// …}`, as the reference's `slangdconfig.json` writes them).
+fn section(settings: &Value) -> Value {
+    let mut out = match settings.get("slang") {
+        Some(Value::Object(o)) => o.clone(),
+        _ => match settings {
+            Value::Object(o) => o.clone(),
+            _ => return Value::Null,
+        },
+    };
+    if let Value::Object(top) = settings {
+        for (k, v) in top {
+            if let Some(rest) = k.strip_prefix("slang.") {
+                out.insert(rest.to_string(), v.clone());
+            }
+        }
+    }
+    Value::Object(out)
+}
+
 impl Config {
     /// Applies a settings object: either the `slang` section itself or an
     /// object holding it (`{"slang": {…}}`, as `didChangeConfiguration`
     /// sends). Keys not given keep their value.
     pub fn update(&mut self, settings: &Value) {
-        let s = settings.get("slang").unwrap_or(settings);
+        let s = &section(settings);
         if !s.is_object() {
             return;
         }
@@ -88,12 +159,22 @@ impl Config {
         flag("inlayHints.deducedTypes", &mut self.inlay_types);
         flag("inlayHints.parameterNames", &mut self.inlay_parameter_names);
         flag("inlayHints.derivativeSignatures", &mut self.inlay_derivative_signatures);
+        if let Some(v) = get(s, "workspaceFlavor").and_then(Value::as_str) {
+            self.workspace_flavor = if v.eq_ignore_ascii_case("vfx") { Flavor::Vfx } else { Flavor::Standard };
+        }
+        let text = |key: &str, slot: &mut Option<String>| {
+            if let Some(v) = get(s, key) {
+                *slot = v.as_str().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
+            }
+        };
+        text("predefinedLanguageVersion", &mut self.predefined_language_version);
+        text("pythonPath", &mut self.python_path);
     }
 
     /// Adds a workspace configuration file's entries (macros and search
     /// paths relative to `root`) and flags.
     pub fn merge_file(&mut self, root: &Path, file: &Value) {
-        let s = file.get("slang").unwrap_or(file);
+        let s = &section(file);
         for m in strings(get(s, "predefinedMacros")) {
             let m = macro_of(&m);
             if !self.predefined_macros.contains(&m) {
@@ -107,13 +188,10 @@ impl Config {
                 self.additional_search_paths.push(abs);
             }
         }
-        let mut rest = self.clone();
-        let flags_only = serde_json::json!({
-            "searchInAllWorkspaceDirectories": get(s, "searchInAllWorkspaceDirectories"),
-            "inlayHints": get(s, "inlayHints"),
-        });
-        rest.update(&flags_only);
-        *self = rest;
+        let keys = ["searchInAllWorkspaceDirectories", "inlayHints", "workspaceFlavor", "predefinedLanguageVersion"];
+        let flags_only: serde_json::Map<String, Value> =
+            keys.iter().filter_map(|k| Some((k.to_string(), get(s, k)?.clone()))).collect();
+        self.update(&Value::Object(flags_only));
     }
 
     /// Reads the workspace configuration files of `roots`: the merged
@@ -162,5 +240,28 @@ mod tests {
         assert_eq!(c.predefined_macros.len(), 3);
         assert_eq!(c.additional_search_paths, vec!["/inc".to_string(), "/ws/lib".to_string()]);
         assert!(!c.inlay_types);
+    }
+
+    #[test]
+    fn flavor_language_version_and_python() {
+        let mut c = Config::default();
+        assert_eq!(c.workspace_flavor, Flavor::Standard);
+        assert!(c.workspace_flavor.defines().is_empty());
+        // The reference's `slangdconfig.json` form: top-level dotted keys.
+        c.merge_file(
+            Path::new("/ws"),
+            &serde_json::json!({"slang.workspaceFlavor": "vfx", "slang.predefinedLanguageVersion": "2026"}),
+        );
+        assert_eq!(c.workspace_flavor, Flavor::Vfx);
+        assert!(c.workspace_flavor.extensions().contains(&"hlsl"));
+        assert!(c.workspace_flavor.defines().contains(&("COMMON".into(), "__transparent_block".into())));
+        assert_eq!(c.predefined_language_version.as_deref(), Some("2026"));
+        // A file without the keys keeps them.
+        c.merge_file(Path::new("/ws"), &serde_json::json!({"predefinedMacros": []}));
+        assert_eq!(c.workspace_flavor, Flavor::Vfx);
+        assert_eq!(c.predefined_language_version.as_deref(), Some("2026"));
+        c.update(&serde_json::json!({"slang": {"workspaceFlavor": "standard", "pythonPath": "/venv/bin/python"}}));
+        assert_eq!(c.workspace_flavor, Flavor::Standard);
+        assert_eq!(c.python_path.as_deref(), Some("/venv/bin/python"));
     }
 }

@@ -25,6 +25,7 @@ use tower_lsp_server::lsp_types::{Diagnostic, Uri};
 use tower_lsp_server::UriExt;
 
 use super::config::Config;
+use super::environment::Slangtorch;
 use super::line_index::Encoding;
 
 /// An open document.
@@ -76,6 +77,11 @@ pub struct Settings {
     /// Folders holding the workspace's Slang files (search paths when
     /// `searchInAllWorkspaceDirectories` is on).
     pub workspace_dirs: Vec<String>,
+    /// slangpy's shader folders and the interpreter they were asked of
+    /// (`None` before the first look).
+    pub slangpy: Option<(String, Vec<String>)>,
+    /// What slangtorch's caches in the workspace say.
+    pub slangtorch: Slangtorch,
 }
 
 /// What the client said it supports (from `initialize`).
@@ -176,21 +182,29 @@ impl GlobalState {
     }
 
     /// Recomputes the settings in effect (editor settings plus workspace
-    /// files) and gives them to the database. Returns problems with the
+    /// files) and gives them to the database, with what the environment
+    /// adds: search paths (the settings', slangpy's, slangtorch's, the
+    /// workspace's folders, in this order) and defines (the flavor's,
+    /// slangtorch's, the settings', later ones winning). Returns problems with the
     /// workspace files.
     pub fn apply_config(&self) -> Vec<String> {
-        let (cfg, problems, paths) = {
+        let (cfg, problems, paths, defines) = {
             let s = self.settings();
             let (cfg, problems) = s.editor.with_workspace_files(&s.roots);
             let mut paths = cfg.additional_search_paths.clone();
+            paths.extend(s.slangpy.iter().flat_map(|(_, dirs)| dirs.iter().cloned()));
+            paths.extend(s.slangtorch.include_paths.iter().cloned());
             if cfg.search_in_all_workspace_directories {
                 paths.extend(s.workspace_dirs.iter().cloned());
             }
-            (cfg, problems, paths)
+            let mut defines = cfg.workspace_flavor.defines();
+            defines.extend(s.slangtorch.defines.iter().cloned());
+            defines.extend(cfg.predefined_macros.iter().cloned());
+            (cfg, problems, paths, defines)
         };
         {
             let mut db = self.db();
-            db.set_defines(cfg.predefined_macros.clone());
+            db.set_defines(defines);
             db.set_search_paths(paths);
             crate::cli_check::load_imports(&mut db);
         }

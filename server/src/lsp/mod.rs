@@ -9,7 +9,8 @@
 //!   protocol's side (what is announced; LSP types to and from the IDE
 //!   features' plain data; positions).
 //! * [`diagnostics`]: pushed or pulled diagnostics and the compile worker.
-//! * [`config`], [`workspace`]: settings and the workspace on disk;
+//! * [`config`], [`workspace`], [`environment`]: settings, the workspace
+//!   on disk and its Python packages (slangpy, slangtorch);
 //!   [`framing`]: the guard between stdio and the service.
 //!
 //! One writer: every edit goes through the database lock, in the order the
@@ -23,6 +24,7 @@
 mod capabilities;
 mod config;
 mod diagnostics;
+mod environment;
 mod framing;
 mod from_proto;
 mod global_state;

@@ -1,6 +1,7 @@
 //! The workspace on disk: finding the Slang files of the workspace folders
-//! (indexed on start) and the folders that hold them (search paths when
-//! `slang.searchInAllWorkspaceDirectories` is on).
+//! (indexed on start), the folders that hold them (search paths when
+//! `slang.searchInAllWorkspaceDirectories` is on) and slangtorch's build
+//! caches (see [`super::environment`]).
 
 use std::path::{Path, PathBuf};
 
@@ -8,9 +9,22 @@ use std::path::{Path, PathBuf};
 /// something else must not stall the server).
 pub const MAX_FILES: usize = 20_000;
 
-/// Whether `path` names a Slang source file.
-pub fn is_slang_file(path: &Path) -> bool {
-    matches!(path.extension().and_then(|e| e.to_str()), Some("slang" | "slangh"))
+/// Whether `path` names a source file of the workspace: its extension is
+/// one of `exts` (the flavor's, `config::Flavor::extensions`).
+pub fn is_source_file(path: &Path, exts: &[&str]) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| exts.iter().any(|x| e.eq_ignore_ascii_case(x)))
+}
+
+/// The folder slangtorch writes its builds to, beside the module's source.
+pub const SLANGTORCH_CACHE: &str = ".slangtorch_cache";
+
+/// What a walk of the workspace found.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// The source files (sorted, at most [`MAX_FILES`]).
+    pub files: Vec<PathBuf>,
+    /// The `metadata.json` files of slangtorch caches.
+    pub slangtorch_metadata: Vec<PathBuf>,
 }
 
 /// Folders never searched: hidden ones and build/dependency output.
@@ -18,9 +32,10 @@ fn skipped(name: &str) -> bool {
     name.starts_with('.') || matches!(name, "target" | "node_modules" | "build" | "out" | "__pycache__")
 }
 
-/// The Slang files under `roots` (sorted, at most [`MAX_FILES`]).
-pub fn slang_files(roots: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
+/// The source files under `roots` with one of `exts`, and slangtorch's
+/// cache metadata.
+pub fn scan(roots: &[PathBuf], exts: &[&str]) -> Scan {
+    let mut out = Scan::default();
     let mut stack: Vec<PathBuf> = roots.to_vec();
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
@@ -28,19 +43,38 @@ pub fn slang_files(roots: &[PathBuf]) -> Vec<PathBuf> {
             let path = e.path();
             let Ok(kind) = e.file_type() else { continue };
             if kind.is_dir() {
-                if !e.file_name().to_str().is_some_and(skipped) {
+                if e.file_name() == SLANGTORCH_CACHE {
+                    out.slangtorch_metadata.extend(metadata_files(&path));
+                } else if !e.file_name().to_str().is_some_and(skipped) {
                     stack.push(path);
                 }
-            } else if kind.is_file() && is_slang_file(&path) {
-                out.push(path);
-                if out.len() >= MAX_FILES {
-                    out.sort();
-                    return out;
-                }
+            } else if kind.is_file() && out.files.len() < MAX_FILES && is_source_file(&path, exts) {
+                out.files.push(path);
             }
         }
     }
-    out.sort();
+    out.files.sort();
+    out.slangtorch_metadata.sort();
+    out
+}
+
+/// The `metadata.json` files in a slangtorch cache
+/// (`<module>/<options hash>/<build>/metadata.json`; searched a few levels
+/// deep, whatever the version's layout).
+fn metadata_files(cache: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![(cache.to_path_buf(), 0)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let path = e.path();
+            match e.file_type() {
+                Ok(k) if k.is_dir() && depth < 4 => stack.push((path, depth + 1)),
+                Ok(k) if k.is_file() && e.file_name() == "metadata.json" => out.push(path),
+                _ => {}
+            }
+        }
+    }
     out
 }
 

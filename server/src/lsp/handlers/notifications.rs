@@ -6,10 +6,11 @@ use tower_lsp_server::lsp_types::*;
 use tower_lsp_server::UriExt;
 
 use crate::lsp::capabilities::WATCHED;
-use crate::lsp::{config, diagnostics, from_proto, workspace, Backend};
+use crate::lsp::{config, diagnostics, environment, from_proto, workspace, Backend};
 
 pub async fn initialized(b: &Backend) {
     pull_settings(b).await;
+    find_slangpy(b).await;
     apply_settings(b).await;
     if b.state.client().watch_files {
         let watchers = WATCHED
@@ -34,19 +35,25 @@ pub async fn did_change_configuration(b: &Backend, params: DidChangeConfiguratio
     } else {
         pull_settings(b).await;
     }
+    let flavor = b.state.settings().effective.workspace_flavor;
+    find_slangpy(b).await;
     apply_settings(b).await;
+    if b.state.settings().effective.workspace_flavor != flavor {
+        index_workspace(b).await;
+    }
     diagnostics::refresh_all(&b.client, &b.state);
 }
 
 pub async fn did_change_watched_files(b: &Backend, params: DidChangeWatchedFilesParams) {
     let mut config_changed = false;
+    let exts = b.state.settings().effective.workspace_flavor.extensions();
     for change in params.changes {
         let Some(path) = change.uri.to_file_path().map(|p| p.into_owned()) else { continue };
         if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| config::CONFIG_FILES.contains(&n)) {
             config_changed = true;
             continue;
         }
-        if !workspace::is_slang_file(&path) {
+        if !workspace::is_source_file(&path, exts) {
             continue;
         }
         if change.typ == FileChangeType::DELETED {
@@ -98,6 +105,28 @@ async fn pull_settings(b: &Backend) {
     }
 }
 
+/// Asks the workspace's Python interpreter for slangpy's shader folders
+/// (unless already asked of this interpreter) and logs the answer.
+async fn find_slangpy(b: &Backend) {
+    let python = {
+        let s = b.state.settings();
+        environment::python_of(s.editor.python_path.as_deref(), &s.roots)
+    };
+    if b.state.settings().slangpy.as_ref().is_some_and(|(p, _)| *p == python) {
+        return;
+    }
+    let asked = python.clone();
+    let found = tokio::task::spawn_blocking(move || environment::slangpy_folders(&asked))
+        .await
+        .unwrap_or_else(|e| Err(e.to_string()));
+    let (message, folders) = match found {
+        Ok(folders) => (format!("slangpy: searching {}", folders.join(", ")), folders),
+        Err(why) => (format!("slangpy: not found ({why})"), Vec::new()),
+    };
+    b.state.settings().slangpy = Some((python, folders));
+    b.client.log_message(MessageType::INFO, format!("slang-analyzer: {message}")).await;
+}
+
 /// Applies the settings; reports problems with workspace config files.
 async fn apply_settings(b: &Backend) {
     for p in b.state.apply_config() {
@@ -105,14 +134,40 @@ async fn apply_settings(b: &Backend) {
     }
 }
 
-/// Loads the workspace folders' Slang files, reporting `$/progress`.
+/// Loads the workspace folders' source files (the flavor's extensions),
+/// reporting `$/progress`, and reads slangtorch's caches.
 async fn index_workspace(b: &Backend) {
-    let roots = b.state.settings().roots.clone();
+    let (roots, exts) = {
+        let s = b.state.settings();
+        (s.roots.clone(), s.effective.workspace_flavor.extensions())
+    };
     if roots.is_empty() {
         return;
     }
-    let files = tokio::task::spawn_blocking(move || workspace::slang_files(&roots)).await.unwrap_or_default();
-    b.state.settings().workspace_dirs = workspace::folders_of(&files);
+    let scan = tokio::task::spawn_blocking(move || {
+        let scan = workspace::scan(&roots, exts);
+        let torch = environment::read_slangtorch(&scan.slangtorch_metadata);
+        (scan, torch)
+    });
+    let (scan, torch) = scan.await.unwrap_or_default();
+    let files = scan.files;
+    if !scan.slangtorch_metadata.is_empty() {
+        let message = format!(
+            "slang-analyzer: slangtorch: {} cache(s), include paths [{}], defines [{}]",
+            scan.slangtorch_metadata.len(),
+            torch.include_paths.join(", "),
+            torch.defines.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(", ")
+        );
+        b.client.log_message(MessageType::INFO, message).await;
+        for p in &torch.problems {
+            b.client.log_message(MessageType::WARNING, format!("slang-analyzer: cannot read {p}")).await;
+        }
+    }
+    {
+        let mut s = b.state.settings();
+        s.workspace_dirs = workspace::folders_of(&files);
+        s.slangtorch = torch;
+    }
     let progress = if b.state.client().work_done_progress {
         let token = NumberOrString::String("slang-analyzer/index".to_string());
         let created = b
