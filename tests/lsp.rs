@@ -1145,3 +1145,70 @@ fn slangtorch_cache_gives_include_paths_and_defines() {
     c.shutdown();
     let _ = std::fs::remove_dir_all(&ws);
 }
+
+/// A function differentiated in reverse mode (and a callee).
+const CHECKPOINTED: &str = "[Differentiable]
+float sq(float x) { return sin(x) * x; }
+
+[Differentiable]
+float f(float x) {
+    float acc = x;
+    for (int i = 0; i < 4; i++) {
+        acc = sq(acc) + x;
+    }
+    return acc;
+}
+
+RWStructuredBuffer<float> output;
+
+[numthreads(1, 1, 1)]
+void main() {
+    var p = diffPair(1.0);
+    bwd_diff(f)(p, 1.0);
+    output[0] = p.d;
+}
+";
+
+/// The code lenses of `uri`: (line, title).
+fn lenses(c: &mut Client, uri: &str) -> Vec<(u64, String)> {
+    let r = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
+    let lenses = r["result"].as_array().cloned().unwrap_or_default();
+    lenses
+        .iter()
+        .map(|l| (l["range"]["start"]["line"].as_u64().unwrap(), l["command"]["title"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn code_lenses_show_what_backward_derivatives_save() {
+    let caps = json!({"workspace": {"codeLens": {"refreshSupport": true}}});
+    let mut c = Client::start_with(caps);
+    let uri = "file:///tmp/checkpoint-lens.slang";
+    c.open(uri, CHECKPOINTED);
+    // The compile worker computes them, then asks the client to refresh.
+    c.wait_for(&|v| v["method"] == "workspace/codeLens/refresh");
+    // The numbers of `derive --mode bwd --code` for the same file.
+    let expected =
+        vec![(1, "saves 0 B/thread (0 values)".to_string()), (4, "saves 128 B/thread (7 values)".to_string())];
+    assert_eq!(lenses(&mut c, uri), expected);
+    let r = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(r["result"][1]["command"]["command"], "slang.showBackwardDerivative", "{r}");
+    assert_eq!(r["result"][1]["command"]["arguments"], json!([uri, {"line": 4, "character": 6}]), "{r}");
+    // `[ForceUnroll]` on the loop: the worker recomputes them.
+    let text = CHECKPOINTED.replace("    for (int i", "    [ForceUnroll]\n    for (int i");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": text}]}),
+    );
+    c.wait_for(&|v| v["method"] == "workspace/codeLens/refresh");
+    assert_eq!(lenses(&mut c, uri)[1], (4, "saves 28 B/thread (7 values)".to_string()));
+    // No `bwd_diff` use: no lenses.
+    let text = CHECKPOINTED.replace("bwd_diff(f)(p, 1.0);", "");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": text}]}),
+    );
+    c.wait_for(&|v| v["method"] == "workspace/codeLens/refresh");
+    assert_eq!(lenses(&mut c, uri), vec![]);
+    c.shutdown();
+}

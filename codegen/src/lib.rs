@@ -22,6 +22,8 @@ pub mod structure;
 pub mod unroll;
 pub mod validate;
 
+use std::collections::HashMap;
+
 use slang_analysis::{Db, Severity, SourceFile, TextRange};
 
 /// A code generation target.
@@ -143,6 +145,30 @@ pub fn backward_context_size(db: &dyn Db, def: slang_analysis::hir::DefId) -> Re
     Ok(requests.context.get(&derivative).copied().unwrap_or((0, 0)))
 }
 
+/// What each backward derivative generated for `bwd_diff(def)` (`def`'s
+/// and those of the functions it calls) saves for its backward pass, by
+/// the declaration of its primal: bytes per thread and values, the numbers
+/// [`backward_derivative_source`] prints (the largest instance of a
+/// generic function).
+pub fn backward_context_sizes(
+    db: &dyn Db,
+    def: slang_analysis::hir::DefId,
+) -> Result<Vec<(slang_analysis::hir::DefId, u32, u32)>, Vec<CodegenError>> {
+    let (_, _, _, requests, defs) = generate_derivative_with_defs(db, def, false)?;
+    let mut out: Vec<(slang_analysis::hir::DefId, u32, u32)> = Vec::new();
+    for (primal, derivative) in &requests.backward {
+        let (Some(&d), Some(&(bytes, values))) = (defs.get(primal), requests.context.get(derivative)) else {
+            continue;
+        };
+        match out.iter_mut().find(|(x, ..)| *x == d) {
+            Some(e) if e.1 < bytes => (e.1, e.2) = (bytes, values),
+            Some(_) => {}
+            None => out.push((d, bytes, values)),
+        }
+    }
+    Ok(out)
+}
+
 /// The IR of `def`'s backward derivative after each pass of reverse mode,
 /// as `(pass, IR)`: the primal in SSA form (`[ForceUnroll]` loops
 /// unrolled), its control flow normalized (`rev::normalize`, shown on its
@@ -218,10 +244,23 @@ fn lower_to_differentiate(
     db: &dyn Db,
     def: slang_analysis::hir::DefId,
 ) -> Result<(ir::Module, autodiff::Requests, ir::FuncId), Vec<CodegenError>> {
+    lower_to_differentiate_with_defs(db, def).map(|(m, r, root, _)| (m, r, root))
+}
+
+/// [`lower_to_differentiate`], and the declaration of each function.
+#[allow(clippy::type_complexity)]
+fn lower_to_differentiate_with_defs(
+    db: &dyn Db,
+    def: slang_analysis::hir::DefId,
+) -> Result<
+    (ir::Module, autodiff::Requests, ir::FuncId, HashMap<ir::FuncId, slang_analysis::hir::DefId>),
+    Vec<CodegenError>,
+> {
     let file = def.file(db);
     file_errors(db, file)?;
     let mut lowerer = lower::ModuleLowerer::new(db);
     let root = lowerer.lower_root(def, false)?;
+    let defs = lowerer.function_defs();
     let (mut module, requests) = (lowerer.module, lowerer.requests);
     check(&module, &requests.pending())?;
     mem2reg::run(&mut module);
@@ -230,7 +269,7 @@ fn lower_to_differentiate(
     unroll::infer_bounds(&mut module);
     dce::run(&mut module);
     check(&module, &requests.pending())?;
-    Ok((module, requests, root))
+    Ok((module, requests, root, defs))
 }
 
 /// The module with `def`'s derivative generated: the module, the
@@ -240,7 +279,20 @@ fn generate_derivative(
     def: slang_analysis::hir::DefId,
     forward: bool,
 ) -> Result<(ir::Module, ir::FuncId, usize, autodiff::Requests), Vec<CodegenError>> {
-    let (mut module, mut requests, root) = lower_to_differentiate(db, def)?;
+    generate_derivative_with_defs(db, def, forward).map(|(m, d, first, r, _)| (m, d, first, r))
+}
+
+/// [`generate_derivative`], and the declaration of each function lowered.
+#[allow(clippy::type_complexity)]
+fn generate_derivative_with_defs(
+    db: &dyn Db,
+    def: slang_analysis::hir::DefId,
+    forward: bool,
+) -> Result<
+    (ir::Module, ir::FuncId, usize, autodiff::Requests, HashMap<ir::FuncId, slang_analysis::hir::DefId>),
+    Vec<CodegenError>,
+> {
+    let (mut module, mut requests, root, defs) = lower_to_differentiate_with_defs(db, def)?;
     let derivative = match forward {
         true => autodiff::forward_derivative(&mut module, &mut requests, root),
         false => autodiff::rev::backward_derivative(&mut module, &mut requests, root),
@@ -248,7 +300,7 @@ fn generate_derivative(
     .map_err(|message| vec![CodegenError { range: None, message }])?;
     let first_generated = module.functions.len();
     differentiate(&mut module, &mut requests)?;
-    Ok((module, derivative, first_generated, requests))
+    Ok((module, derivative, first_generated, requests, defs))
 }
 
 fn derivative_source(db: &dyn Db, def: slang_analysis::hir::DefId, forward: bool) -> Result<String, Vec<CodegenError>> {

@@ -255,6 +255,11 @@ pub(crate) struct ModuleLowerer<'db> {
 }
 
 impl<'db> ModuleLowerer<'db> {
+    /// The declaration each lowered function instance comes from.
+    pub fn function_defs(&self) -> HashMap<FuncId, DefId> {
+        self.funcs.iter().map(|(instance, &f)| (f, instance.def)).collect()
+    }
+
     pub fn new(db: &'db dyn Db) -> Self {
         ModuleLowerer {
             db,

@@ -265,6 +265,26 @@ pub fn entry_points(db: &dyn Db, file: SourceFile) -> Vec<String> {
         .collect()
 }
 
+/// The functions the file differentiates in reverse mode: the `f` of each
+/// first-order `bwd_diff(f)` in its bodies (wherever `f` is declared),
+/// each once, in order.
+pub fn backward_roots(db: &dyn Db, file: SourceFile) -> Vec<DefId> {
+    let mut out = Vec::new();
+    for &(_, def) in crate::infer::function_spans(db, file) {
+        for ty in &crate::infer::infer(db, def).expr_types {
+            let Ty::DiffFunc { defs, modes } = ty else { continue };
+            if modes.as_slice() == [false] {
+                for d in defs {
+                    if !out.contains(d) {
+                        out.push(*d);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Where a definition is.
 pub fn nav_target(db: &dyn Db, def: &Definition) -> Option<NavTarget> {
     match def {

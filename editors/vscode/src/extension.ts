@@ -64,7 +64,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     documents,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents),
     vscode.commands.registerCommand('slang.showForwardDerivative', () => showDerivative('fwd')),
-    vscode.commands.registerCommand('slang.showBackwardDerivative', () => showDerivative('bwd')),
+    // (Also the server's checkpoint code lenses: document URI and position.)
+    vscode.commands.registerCommand('slang.showBackwardDerivative', (uri?: unknown, position?: unknown) =>
+      showDerivative('bwd', uri, position),
+    ),
     vscode.commands.registerCommand('slang.showReverseModePasses', () => showDerivative('passes')),
     // From the context menu the first argument is the document's URI; from
     // a key binding or another extension, the target and entry point.
@@ -285,22 +288,29 @@ async function displayLanguage(languageId: string): Promise<string> {
   return known.includes(f) ? f : 'plaintext';
 }
 
-async function showDerivative(mode: 'fwd' | 'bwd' | 'passes'): Promise<void> {
+async function showDerivative(mode: 'fwd' | 'bwd' | 'passes', uri?: unknown, position?: unknown): Promise<void> {
   const editor = slangEditor();
-  const c = editor && runningClient();
-  if (!editor || !c) {
+  const c = runningClient();
+  const at = typeof uri === 'string' && isPosition(position);
+  if (!c || (!editor && !at)) {
     return;
   }
   try {
     const doc = await c.sendRequest(DerivativeRequest, {
-      textDocument: c.code2ProtocolConverter.asTextDocumentIdentifier(editor.document),
-      position: c.code2ProtocolConverter.asPosition(editor.selection.active),
+      textDocument: at ? { uri } : c.code2ProtocolConverter.asTextDocumentIdentifier(editor!.document),
+      position: at ? position : c.code2ProtocolConverter.asPosition(editor!.selection.active),
       mode,
     });
     await showGenerated({ ...doc, uri: derivativeUri(doc.uri, mode) }, true);
   } catch (e) {
     void vscode.window.showErrorMessage(`Slang: ${errorText(e)}`);
   }
+}
+
+/** An LSP position (as a code lens's command arguments carry it). */
+function isPosition(p: unknown): p is { line: number; character: number } {
+  const o = p as { line?: unknown; character?: unknown } | undefined;
+  return typeof o?.line === 'number' && typeof o?.character === 'number';
 }
 
 /** Entry points of a Slang source: functions with `[shader("…")]` or

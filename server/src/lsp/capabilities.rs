@@ -28,6 +28,7 @@ pub fn client_caps(params: &InitializeParams) -> ClientCaps {
             .unwrap_or(false),
         pull_diagnostics: caps.text_document.as_ref().is_some_and(|t| t.diagnostic.is_some()),
         diagnostic_refresh: ws.and_then(|w| w.diagnostic.as_ref()).and_then(|d| d.refresh_support).unwrap_or(false),
+        code_lens_refresh: ws.and_then(|w| w.code_lens.as_ref()).and_then(|c| c.refresh_support).unwrap_or(false),
     }
 }
 
@@ -79,6 +80,7 @@ pub fn server_capabilities(client: ClientCaps) -> ServerCapabilities {
             },
         )),
         inlay_hint_provider: Some(OneOf::Left(true)),
+        code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
         signature_help_provider: Some(SignatureHelpOptions {
             trigger_characters: Some(vec!["(".to_string(), ",".to_string()]),
             retrigger_characters: Some(vec![")".to_string()]),

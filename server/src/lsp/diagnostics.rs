@@ -5,6 +5,9 @@
 //! published under a source of their own ([`WORKER_SOURCE`]) after the
 //! analysis's. A client that pulls is asked to pull again
 //! (`workspace/diagnostic/refresh`) when the worker's diagnostics change.
+//! The same run computes the code lenses of what each function's backward
+//! derivative saves ([`crate::generated::checkpoints`]); the client is
+//! asked for them again (`workspace/codeLens/refresh`) when they change.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,22 +67,34 @@ pub fn schedule(client: &Client, state: &Arc<GlobalState>, uri: Uri, generation:
         if current(&state).map(|c| c.0) != Some(generation) {
             return;
         }
+        let lens_uri = uri.clone();
         let compiled = on_snapshot(&state, &uri, move |s| {
             let li = LineIndex::of(&s.db, s.file, s.encoding);
-            crate::generated::codegen_problems(&s.db, s.file)
+            let diagnostics = crate::generated::codegen_problems(&s.db, s.file)
                 .iter()
                 .map(|d| to_proto::diagnostic(&li, d, WORKER_SOURCE, Vec::new()))
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            let lenses = crate::generated::checkpoints(&s.db, s.file)
+                .iter()
+                .map(|c| to_proto::checkpoint_lens(&li, &lens_uri, c))
+                .collect::<Vec<_>>();
+            (diagnostics, lenses)
         })
         .await;
-        let Ok(Some(compiled)) = compiled else { return };
-        let changed = match state.docs().open.get_mut(&uri) {
-            Some(doc) if doc.compile_diagnostics.as_ref() != Some(&compiled) => {
+        let Ok(Some((compiled, lenses))) = compiled else { return };
+        let (changed, lenses_changed) = match state.docs().open.get_mut(&uri) {
+            Some(doc) => {
+                let lenses_changed = doc.code_lenses != lenses;
+                doc.code_lenses = lenses;
+                let changed = doc.compile_diagnostics.as_ref() != Some(&compiled);
                 doc.compile_diagnostics = Some(compiled);
-                true
+                (changed, lenses_changed)
             }
-            _ => false,
+            None => (false, false),
         };
+        if lenses_changed && state.client().code_lens_refresh {
+            let _ = client.code_lens_refresh().await;
+        }
         if changed && pull {
             // The client pulls: ask it to, now that the worker's
             // diagnostics changed.

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use slang_analysis::{RootDatabase, SourceFile};
 use tower_lsp_server::jsonrpc::{Error, Result};
-use tower_lsp_server::lsp_types::{Diagnostic, Uri};
+use tower_lsp_server::lsp_types::{CodeLens, Diagnostic, Uri};
 use tower_lsp_server::UriExt;
 
 use super::config::Config;
@@ -38,6 +38,9 @@ pub struct Doc {
     pub generation: u64,
     /// The compile worker's last diagnostics (`None` before it first ran).
     pub compile_diagnostics: Option<Vec<Diagnostic>>,
+    /// The compile worker's last code lenses: what each function's
+    /// backward derivative saves.
+    pub code_lenses: Vec<CodeLens>,
     /// The semantic tokens last sent (result id, data), for delta requests.
     pub tokens: Option<(String, Vec<u32>)>,
 }
@@ -97,6 +100,9 @@ pub struct ClientCaps {
     pub pull_diagnostics: bool,
     /// The client can be told to pull again (`workspace/diagnostic/refresh`).
     pub diagnostic_refresh: bool,
+    /// The client can be told to ask for code lenses again
+    /// (`workspace/codeLens/refresh`).
+    pub code_lens_refresh: bool,
 }
 
 #[derive(Default)]
@@ -281,7 +287,15 @@ impl GlobalState {
         match docs.open.get_mut(uri) {
             Some(d) => (d.file, d.version, d.text, d.generation) = (file, version, text, generation),
             None => {
-                let doc = Doc { file, version, text, generation, compile_diagnostics: None, tokens: None };
+                let doc = Doc {
+                    file,
+                    version,
+                    text,
+                    generation,
+                    compile_diagnostics: None,
+                    code_lenses: Vec::new(),
+                    tokens: None,
+                };
                 docs.open.insert(uri.clone(), doc);
             }
         }

@@ -177,6 +177,10 @@ impl LanguageServer for Backend {
         requests::inlay_hint(&self.state, params).await
     }
 
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        requests::code_lens(&self.state, params).await
+    }
+
     async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
         requests::signature_help(&self.state, params).await
     }

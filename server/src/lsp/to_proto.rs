@@ -39,6 +39,27 @@ pub fn diagnostic(
     }
 }
 
+/// The command a checkpoint lens runs: the editor's "show backward
+/// derivative" at the function (VS Code's `slang.showBackwardDerivative`
+/// takes the document and position).
+pub const SHOW_BACKWARD_DERIVATIVE: &str = "slang.showBackwardDerivative";
+
+/// A code lens on a function: what its backward derivative saves per
+/// thread.
+pub fn checkpoint_lens(li: &LineIndex, uri: &Uri, c: &crate::generated::Checkpoint) -> CodeLens {
+    let range = li.range(c.name_range);
+    let title = format!("saves {} B/thread ({} values)", c.bytes, c.values);
+    CodeLens {
+        range,
+        command: Some(Command {
+            title,
+            command: SHOW_BACKWARD_DERIVATIVE.to_string(),
+            arguments: Some(vec![serde_json::json!(uri.as_str()), serde_json::json!(range.start)]),
+        }),
+        data: None,
+    }
+}
+
 /// The analysis's diagnostics of a file, with related information.
 pub fn file_diagnostics(
     state: &GlobalState,

@@ -401,3 +401,8 @@ pub async fn compile(state: &State, params: CompileParams) -> Result<GeneratedDo
         None => Err(Error::invalid_params("the document is not open".to_string())),
     }
 }
+
+/// The compile worker's last code lenses of the document.
+pub async fn code_lens(state: &Arc<GlobalState>, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+    Ok(state.docs().open.get(&params.text_document.uri).map(|d| d.code_lenses.clone()))
+}
