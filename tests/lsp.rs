@@ -907,6 +907,7 @@ fn random_messages_never_stop_the_server() {
         "textDocument/semanticTokens/range",
         "textDocument/inlayHint",
         "textDocument/codeAction",
+        "textDocument/codeLens",
         "textDocument/formatting",
         "textDocument/rangeFormatting",
         "textDocument/foldingRange",
@@ -1210,5 +1211,71 @@ fn code_lenses_show_what_backward_derivatives_save() {
     );
     c.wait_for(&|v| v["method"] == "workspace/codeLens/refresh");
     assert_eq!(lenses(&mut c, uri), vec![]);
+    c.shutdown();
+}
+
+/// The titles of the code actions at `marker` in `text`.
+fn action_titles(c: &mut Client, uri: &str, text: &str, marker: &str) -> Vec<String> {
+    let p = pos(text, marker);
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": p, "end": p}, "context": {"diagnostics": []}}),
+    );
+    r["result"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn checkpoint_quick_fixes_are_titled_with_the_size_they_give() {
+    let mut c = Client::start();
+    let uri = "file:///tmp/checkpoint-fixes.slang";
+    c.open(uri, CHECKPOINTED);
+    // On the loop's header: unrolling saves 28 bytes instead of 128 (the
+    // size `derive` gives the edited file).
+    let titles = action_titles(&mut c, uri, CHECKPOINTED, "for (int i");
+    assert!(
+        titles.contains(&"Add `[ForceUnroll]` to the loop: `f` saves 28 B/thread (now 128)".to_string()),
+        "{titles:?}"
+    );
+    // Inside the loop's body, nothing of the loop.
+    let titles = action_titles(&mut c, uri, CHECKPOINTED, "+ x;");
+    assert!(titles.iter().all(|t| !t.contains("ForceUnroll")), "{titles:?}");
+    // On a callee's name: recompute it.
+    let titles = action_titles(&mut c, uri, CHECKPOINTED, "sq(acc)");
+    let recompute =
+        "Recompute `sq` instead of saving its context (`[PreferRecompute]`): `f` saves 104 B/thread (now 128)";
+    assert!(titles.contains(&recompute.to_string()), "{titles:?}");
+    // The edit puts the attribute on the callee (before its others).
+    let p = pos(CHECKPOINTED, "sq(acc)");
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": p, "end": p}, "context": {"diagnostics": []}}),
+    );
+    let action = r["result"].as_array().unwrap().iter().find(|a| a["title"] == recompute).unwrap().clone();
+    let edit = &action["edit"]["changes"][uri][0];
+    assert_eq!(edit["newText"], "[PreferRecompute]\n", "{action}");
+    assert_eq!(edit["range"]["start"], json!({"line": 0, "character": 0}), "{action}");
+    // A loose `[MaxIters]` tightened to the literal bound (108 bytes:
+    // `derive` on the edited file).
+    let loose = CHECKPOINTED.replace("    for (int i", "    [MaxIters(16)]\n    for (int i");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": loose}]}),
+    );
+    let titles = action_titles(&mut c, uri, &loose, "MaxIters(16)");
+    assert!(titles.contains(&"Tighten to `[MaxIters(4)]`: `f` saves 108 B/thread (now 348)".to_string()), "{titles:?}");
+    // Where nothing is differentiated in reverse mode, none.
+    let plain = CHECKPOINTED.replace("bwd_diff(f)(p, 1.0);", "");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": plain}]}),
+    );
+    let titles = action_titles(&mut c, uri, &plain, "for (int i");
+    assert!(titles.iter().all(|t| !t.contains("B/thread")), "{titles:?}");
     c.shutdown();
 }

@@ -136,11 +136,18 @@ impl RootDatabase {
     /// same, and offsets are those of the text), and the file in it; `None`
     /// when there is nothing to expand.
     pub fn with_macros_expanded(&self, file: SourceFile) -> Option<(RootDatabase, SourceFile)> {
-        let ws = Workspace::get(self);
-        let defines = ws.defines(self).clone();
         let expanded = crate::expansion::expansion(self, file).as_ref()?.text.clone();
+        Some(self.with_file_text(file, &expanded))
+    }
+
+    /// A database like this one (same files, search paths and defines) in
+    /// which `file`'s text is `text`, and the file in it: what an edit
+    /// would give, without touching this one (a write here would wait for
+    /// every snapshot).
+    pub fn with_file_text(&self, file: SourceFile, text: &str) -> (RootDatabase, SourceFile) {
+        let ws = Workspace::get(self);
         let mut db = RootDatabase::new();
-        db.set_defines(defines);
+        db.set_defines(ws.defines(self).clone());
         db.set_search_paths(ws.search_paths(self).clone());
         let core = CoreModule::get(self).files(self).len();
         for &f in ws.files(self).iter().skip(core) {
@@ -148,8 +155,8 @@ impl RootDatabase {
                 db.set_file(f.path(self), f.text(self));
             }
         }
-        let copy = db.set_file(file.path(self), &expanded);
-        Some((db, copy))
+        let copy = db.set_file(file.path(self), text);
+        (db, copy)
     }
 
     pub fn file_by_path(&self, path: &str) -> Option<SourceFile> {

@@ -506,3 +506,58 @@ float f(P p) { return p.s$0q * 3.0; }
     "#]],
     );
 }
+
+/// The checkpoint edits at the cursor (what they do, and the text they
+/// insert).
+fn checkpoint_fixes(text: &str) -> Vec<(String, String)> {
+    let fx = fixture(text);
+    let (file, offset) = fx.cursor.expect("fixture needs $0");
+    ide::checkpoint_fixes(&fx.db, file, TextRange::empty(TextSize::from(offset)))
+        .into_iter()
+        .map(|f| (f.what, f.edit.text))
+        .collect()
+}
+
+#[test]
+fn checkpoint_fixes_on_loop_headers_and_callee_names() {
+    let program = |body: &str| {
+        format!(
+            "[Differentiable]\nfloat sq(float x) {{ return x * x; }}\n[Differentiable]\nfloat f(float x) {{\n{body}\n}}\n"
+        )
+    };
+    let on_for = checkpoint_fixes(&program(
+        "    [MaxIters(8)]\n    $0for (int i = 0; i < 4; i++) { x = sq(x); }\n    return x;",
+    ));
+    assert_eq!(
+        on_for,
+        [
+            ("Add `[ForceUnroll]` to the loop".to_string(), "[ForceUnroll]\n    ".to_string()),
+            ("Tighten to `[MaxIters(4)]`".to_string(), "4".to_string()),
+        ]
+    );
+    // On the attribute too; not inside the body.
+    assert_eq!(
+        checkpoint_fixes(&program(
+            "    [Max$0Iters(8)]\n    for (int i = 0; i < 4; i++) { x = sq(x); }\n    return x;"
+        ))
+        .len(),
+        2
+    );
+    let in_body = checkpoint_fixes(&program("    for (int i = 0; i < 4; i++) { x = $0sq(x); }\n    return x;"));
+    assert_eq!(
+        in_body,
+        [(
+            "Recompute `sq` instead of saving its context (`[PreferRecompute]`)".to_string(),
+            "[PreferRecompute]\n".to_string()
+        )]
+    );
+    // Already unrolled, or not differentiable: nothing.
+    assert!(checkpoint_fixes(&program(
+        "    [ForceUnroll]\n    $0for (int i = 0; i < 4; i++) { x = x * x; }\n    return x;"
+    ))
+    .is_empty());
+    assert!(checkpoint_fixes(
+        "float g(float x) {\n    $0for (int i = 0; i < 4; i++) { x = x * x; }\n    return x;\n}\n"
+    )
+    .is_empty());
+}

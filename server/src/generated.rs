@@ -1,6 +1,7 @@
 //! Generated code as text, shared by the `derive` and `compile` commands
 //! and the language server (its `slang-analyzer/derivative` and
-//! `slang-analyzer/compile` views and its compile worker).
+//! `slang-analyzer/compile` views and its compile worker; what backward
+//! derivatives save is in [`crate::checkpoints`]).
 //!
 //! Code generation compiles what the preprocessor makes of a file: every
 //! function here first takes the file's macros expanded
@@ -9,12 +10,12 @@
 
 use slang_analysis::autodiff::{self, Differentiability, Mode};
 use slang_analysis::hir::DefId;
-use slang_analysis::{Diagnostic, RootDatabase, Severity, SourceFile, TextRange, TextSize};
+use slang_analysis::{Diagnostic, RootDatabase, Severity, SourceFile, TextSize};
 use slang_codegen::{CodegenError, Output, Target};
 
 /// `f` on the database in which `file`'s macros are expanded, and the
 /// file there.
-fn expanded<T>(db: &RootDatabase, file: SourceFile, f: impl FnOnce(&RootDatabase, SourceFile) -> T) -> T {
+pub(crate) fn expanded<T>(db: &RootDatabase, file: SourceFile, f: impl FnOnce(&RootDatabase, SourceFile) -> T) -> T {
     match db.with_macros_expanded(file) {
         Some((db, file)) => f(&db, file),
         None => f(db, file),
@@ -83,44 +84,6 @@ pub fn codegen_problems(db: &RootDatabase, file: SourceFile) -> Vec<Diagnostic> 
                 }
             }
         }
-        out
-    })
-}
-
-/// What a function's backward derivative saves for its backward pass.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Checkpoint {
-    /// The function's name, in semantic-tree offsets of its file.
-    pub name_range: TextRange,
-    pub bytes: u32,
-    pub values: u32,
-}
-
-/// The context sizes of the backward derivatives that `file`'s
-/// `bwd_diff(f)` uses generate (`f`'s and its callees'), for the functions
-/// declared in `file`: the numbers of `derive`'s `bwd` view (the largest
-/// where several uses differ). Uses whose code cannot be generated are
-/// left out.
-pub fn checkpoints(db: &RootDatabase, file: SourceFile) -> Vec<Checkpoint> {
-    expanded(db, file, |db, file| {
-        let mut out: Vec<Checkpoint> = Vec::new();
-        for root in slang_analysis::ide::backward_roots(db, file) {
-            let Ok(sizes) = slang_codegen::backward_context_sizes(db, root) else { continue };
-            for (def, bytes, values) in sizes {
-                if def.file(db) != file {
-                    continue;
-                }
-                let Some(nav) = slang_analysis::ide::nav_target(db, &slang_analysis::ide::Definition::Item(def)) else {
-                    continue;
-                };
-                match out.iter_mut().find(|c| c.name_range == nav.focus_range) {
-                    Some(c) if c.bytes < bytes => (c.bytes, c.values) = (bytes, values),
-                    Some(_) => {}
-                    None => out.push(Checkpoint { name_range: nav.focus_range, bytes, values }),
-                }
-            }
-        }
-        out.sort_by_key(|c| c.name_range.start());
         out
     })
 }

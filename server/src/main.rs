@@ -4,6 +4,7 @@
 //! server (no subcommand, or `lsp`), `parse`, `check`, `derive`, `compile`
 //! and `test`.
 
+mod checkpoints;
 mod cli_check;
 mod cli_compile;
 mod cli_derive;

@@ -3,7 +3,9 @@
 //! `[Differentiable]`, bound a loop with `[MaxIters]`, make a type
 //! differentiable) and autodiff refactorings (a `[ForwardDerivative]` /
 //! `[BackwardDerivative]` stub with the exact expected signature, a manual
-//! `IDifferentiable` implementation of a struct).
+//! `IDifferentiable` implementation of a struct), and the edits that may
+//! make a backward derivative save less ([`checkpoint_fixes`], which the
+//! host measures before offering them).
 
 use slang_syntax::{SyntaxKind as K, SyntaxNode, TextRange, TextSize};
 
@@ -225,13 +227,110 @@ fn quick_fixes(db: &dyn Db, file: SourceFile, root: &SyntaxNode, code: &str, ran
 /// A `[MaxIters]` bound for a loop: the integer literal its condition
 /// compares with, else 16.
 fn loop_bound_guess(lp: &SyntaxNode) -> i64 {
+    literal_bound(lp).unwrap_or(16)
+}
+
+/// The positive integer literal a loop's condition compares with.
+fn literal_bound(lp: &SyntaxNode) -> Option<i64> {
     lp.children()
         .filter(|c| c.kind() == K::BIN_EXPR)
         .flat_map(|c| c.descendants())
         .filter(|n| n.kind() == K::LITERAL)
         .find_map(|l| crate::hir::parse_int_literal(&l.text().to_string()))
         .filter(|n| *n > 0)
-        .unwrap_or(16)
+}
+
+/// An edit that may make the backward derivative of `function` save less
+/// for its backward pass. The host measures it (code generation of the
+/// edited text) and offers it titled with the size it gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointFix {
+    /// What the edit does (``Add `[ForceUnroll]` to the loop``).
+    pub what: String,
+    pub edit: FileEdit,
+    /// The function at the range, whose backward derivative changes.
+    pub function: DefId,
+}
+
+/// The checkpoint edits at `range` of a differentiable function: on a
+/// loop's header (or its attributes), `[ForceUnroll]` (the loop's values
+/// are then saved once each, not per iteration of a bound) and a
+/// `[MaxIters(n)]` tightened to the literal the condition compares with;
+/// on the name of a called user function that is differentiable,
+/// `[PreferRecompute]` on it (its primal is recomputed instead of its
+/// context kept).
+pub fn checkpoint_fixes(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<CheckpointFix> {
+    let root = parse(db, file).syntax_node();
+    let mut out = Vec::new();
+    let at = range.start();
+    let Some(token) = root.token_at_offset(at).right_biased() else { return out };
+    let Some(f_node) = token.parent_ancestors().find(|n| n.kind() == K::FN) else { return out };
+    let Some(function) = item_def_of_node(db, file, &f_node) else { return out };
+    if autodiff::fn_differentiability(db, file, function) == autodiff::Differentiability::No {
+        return out;
+    }
+    let fix = |what: String, edit: FileEdit| CheckpointFix { what, edit, function };
+    // A loop whose header (before its body: `for (…)`, `while (…)`, `do`)
+    // or attribute list holds the position.
+    let lp = token.parent_ancestors().take_while(|n| n != &f_node).find(|n| {
+        matches!(n.kind(), K::FOR_STMT | K::WHILE_STMT | K::DO_WHILE_STMT)
+            && at < n.children().find(|c| c.kind() == K::BLOCK).map_or(n.text_range().end(), |b| b.text_range().start())
+    });
+    let lp = lp.or_else(|| {
+        let attributed = token.parent_ancestors().find(|n| n.kind() == K::ATTRIBUTE)?.parent()?;
+        (attributed.kind() == K::ATTRIBUTED_STMT).then_some(())?;
+        attributed.children().find(|c| matches!(c.kind(), K::FOR_STMT | K::WHILE_STMT | K::DO_WHILE_STMT))
+    });
+    if let Some(lp) = lp {
+        let attrs: Vec<SyntaxNode> = lp
+            .parent()
+            .filter(|p| p.kind() == K::ATTRIBUTED_STMT)
+            .map(|p| p.children().filter(|c| c.kind() == K::ATTRIBUTE).collect())
+            .unwrap_or_default();
+        let named = |name: &str| attrs.iter().find(|a| attribute_name(a).as_deref() == Some(name));
+        if named("ForceUnroll").is_none() {
+            out.push(fix("Add `[ForceUnroll]` to the loop".to_string(), add_attribute(db, file, &lp, "ForceUnroll")));
+        }
+        let max_iters = named("MaxIters").and_then(|a| a.descendants().find(|n| n.kind() == K::LITERAL));
+        if let (Some(lit), Some(bound)) = (max_iters, literal_bound(&lp)) {
+            let written = crate::hir::parse_int_literal(&lit.text().to_string());
+            if written.is_some_and(|w| w > bound) {
+                out.push(fix(
+                    format!("Tighten to `[MaxIters({bound})]`"),
+                    FileEdit { file, range: lit.text_range(), text: bound.to_string() },
+                ));
+            }
+        }
+    }
+    // The name of a called differentiable user function.
+    let call = token.parent_ancestors().find(|n| n.kind() == K::CALL_EXPR);
+    if call.is_some_and(|c| callee_name(&c).as_ref() == Some(&token)) {
+        for def in definitions_at(db, file, token.text_range().start()) {
+            let Definition::Item(callee) = def else { continue };
+            let Some(item) = item_of(db, callee) else { continue };
+            let callee_file = callee.file(db);
+            if item.kind != ItemKind::Fn
+                || callee_file.path(db).starts_with("<builtin>")
+                || item.has_attr("PreferRecompute")
+                || autodiff::fn_differentiability(db, callee_file, callee) == autodiff::Differentiability::No
+            {
+                continue;
+            }
+            let Some(node) = def_node(db, callee) else { continue };
+            let name = item.name.as_deref().unwrap_or("");
+            out.push(fix(
+                format!("Recompute `{name}` instead of saving its context (`[PreferRecompute]`)"),
+                add_attribute(db, callee_file, &node, "PreferRecompute"),
+            ));
+            break;
+        }
+    }
+    out
+}
+
+/// The name of an attribute (`MaxIters` in `[MaxIters(8)]`).
+fn attribute_name(attr: &SyntaxNode) -> Option<String> {
+    attr.descendants_with_tokens().filter_map(|e| e.into_token()).find(|t| t.kind() == K::IDENT).map(|t| t.to_string())
 }
 
 /// An edit adding `interface` to the inheritance list of `ty` (`None` if

@@ -19,7 +19,7 @@ mod related;
 pub mod signature_help;
 pub mod tokens;
 
-pub use assists::{assists, Assist, AssistKind, FileEdit};
+pub use assists::{assists, checkpoint_fixes, Assist, AssistKind, CheckpointFix, FileEdit};
 pub use inlay::{inlay_hints, InlayConfig, InlayHint, InlayKind};
 pub use macros::{macro_definition, macro_hover, macro_references};
 pub use refs::*;

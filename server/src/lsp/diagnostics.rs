@@ -6,7 +6,7 @@
 //! analysis's. A client that pulls is asked to pull again
 //! (`workspace/diagnostic/refresh`) when the worker's diagnostics change.
 //! The same run computes the code lenses of what each function's backward
-//! derivative saves ([`crate::generated::checkpoints`]); the client is
+//! derivative saves ([`crate::checkpoints::checkpoints`]); the client is
 //! asked for them again (`workspace/codeLens/refresh`) when they change.
 
 use std::sync::Arc;
@@ -74,7 +74,7 @@ pub fn schedule(client: &Client, state: &Arc<GlobalState>, uri: Uri, generation:
                 .iter()
                 .map(|d| to_proto::diagnostic(&li, d, WORKER_SOURCE, Vec::new()))
                 .collect::<Vec<_>>();
-            let lenses = crate::generated::checkpoints(&s.db, s.file)
+            let lenses = crate::checkpoints::checkpoints(&s.db, s.file)
                 .iter()
                 .map(|c| to_proto::checkpoint_lens(&li, &lens_uri, c))
                 .collect::<Vec<_>>();

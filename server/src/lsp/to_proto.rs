@@ -46,7 +46,7 @@ pub const SHOW_BACKWARD_DERIVATIVE: &str = "slang.showBackwardDerivative";
 
 /// A code lens on a function: what its backward derivative saves per
 /// thread.
-pub fn checkpoint_lens(li: &LineIndex, uri: &Uri, c: &crate::generated::Checkpoint) -> CodeLens {
+pub fn checkpoint_lens(li: &LineIndex, uri: &Uri, c: &crate::checkpoints::Checkpoint) -> CodeLens {
     let range = li.range(c.name_range);
     let title = format!("saves {} B/thread ({} values)", c.bytes, c.values);
     CodeLens {

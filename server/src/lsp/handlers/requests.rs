@@ -327,8 +327,10 @@ pub async fn code_action(state: &State, params: CodeActionParams) -> Result<Opti
     let r = on_snapshot(state, &params.text_document.uri, move |s| {
         let (db, enc) = (&s.db, s.encoding);
         let li = LineIndex::of(db, s.file, enc);
-        ide::assists(db, s.file, li.text_range(range))
+        let at = li.text_range(range);
+        ide::assists(db, s.file, at)
             .into_iter()
+            .chain(crate::checkpoints::measured_fixes(db, s.file, at))
             // No edit of a macro's expansion (it would rewrite the use).
             .filter(|a| a.edits.iter().all(|e| LineIndex::of(db, e.file, enc).is_exact(e.range)))
             .map(|a| to_proto::code_action(&st, db, &li, a, &context, enc))
