@@ -10,8 +10,8 @@ use crate::lsp::{config, diagnostics, environment, from_proto, workspace, Backen
 
 pub async fn initialized(b: &Backend) {
     pull_settings(b).await;
-    find_slangpy(b).await;
     apply_settings(b).await;
+    find_slangpy(b);
     if b.state.client().watch_files {
         let watchers = WATCHED
             .iter()
@@ -36,8 +36,8 @@ pub async fn did_change_configuration(b: &Backend, params: DidChangeConfiguratio
         pull_settings(b).await;
     }
     let flavor = b.state.settings().effective.workspace_flavor;
-    find_slangpy(b).await;
     apply_settings(b).await;
+    find_slangpy(b);
     if b.state.settings().effective.workspace_flavor != flavor {
         index_workspace(b).await;
     }
@@ -106,8 +106,11 @@ async fn pull_settings(b: &Backend) {
 }
 
 /// Asks the workspace's Python interpreter for slangpy's shader folders
-/// (unless already asked of this interpreter) and logs the answer.
-async fn find_slangpy(b: &Backend) {
+/// (unless already asked of this interpreter), in the background: the
+/// other settings apply without waiting for it. Logs the answer; when the
+/// folders changed, applies the settings again and refreshes the
+/// diagnostics.
+fn find_slangpy(b: &Backend) {
     let python = {
         let s = b.state.settings();
         environment::python_of(s.editor.python_path.as_deref(), &s.roots)
@@ -115,16 +118,29 @@ async fn find_slangpy(b: &Backend) {
     if b.state.settings().slangpy.as_ref().is_some_and(|(p, _)| *p == python) {
         return;
     }
-    let asked = python.clone();
-    let found = tokio::task::spawn_blocking(move || environment::slangpy_folders(&asked))
-        .await
-        .unwrap_or_else(|e| Err(e.to_string()));
-    let (message, folders) = match found {
-        Ok(folders) => (format!("slangpy: searching {}", folders.join(", ")), folders),
-        Err(why) => (format!("slangpy: not found ({why})"), Vec::new()),
-    };
-    b.state.settings().slangpy = Some((python, folders));
-    b.client.log_message(MessageType::INFO, format!("slang-analyzer: {message}")).await;
+    let (client, state) = (b.client.clone(), b.state.clone());
+    tokio::spawn(async move {
+        let asked = python.clone();
+        let found = tokio::task::spawn_blocking(move || environment::slangpy_folders(&asked))
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()));
+        let (message, folders) = match found {
+            Ok(folders) => (format!("slangpy: searching {}", folders.join(", ")), folders),
+            Err(why) => (format!("slangpy: not found ({why})"), Vec::new()),
+        };
+        let changed = {
+            let mut s = state.settings();
+            let changed = s.slangpy.as_ref().map_or(!folders.is_empty(), |(_, old)| *old != folders);
+            s.slangpy = Some((python, folders));
+            changed
+        };
+        client.log_message(MessageType::INFO, format!("slang-analyzer: {message}")).await;
+        if changed {
+            let st = state.clone();
+            let _ = tokio::task::spawn_blocking(move || st.apply_config()).await;
+            diagnostics::refresh_all(&client, &state);
+        }
+    });
 }
 
 /// Applies the settings; reports problems with workspace config files.
