@@ -46,13 +46,19 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
 /// with the `-I`/`-D` options; an error message if it cannot be read.
 pub fn load_single(path: &Path, frontend: &FrontendArgs) -> Result<(RootDatabase, SourceFile), String> {
     let text = read_text(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(load_text(path, &text, frontend))
+}
+
+/// [`load_single`] with the file's text given (e.g. a file with generated
+/// code appended): imports still resolve next to `path`.
+pub fn load_text(path: &Path, text: &str, frontend: &FrontendArgs) -> (RootDatabase, SourceFile) {
     let mut db = RootDatabase::new();
     db.set_defines(frontend.parse_options().defines);
     db.set_search_paths(frontend.include_dirs.iter().map(|d| db_path(d)).collect());
     slang_analysis::prewarm_core(&db);
-    let file = db.set_file(&db_path(path), &text);
+    let file = db.set_file(&db_path(path), text);
     load_imports(&mut db);
-    Ok((db, file))
+    (db, file)
 }
 
 /// [`load_single`] for code generation: the file's macro uses expanded

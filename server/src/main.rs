@@ -2,12 +2,13 @@
 //!
 //! Subcommands (README.md, "Command line"): the language
 //! server (no subcommand, or `lsp`), `parse`, `check`, `derive`, `compile`
-//! and `test`.
+//! `test` and `gradcheck`.
 
 mod checkpoints;
 mod cli_check;
 mod cli_compile;
 mod cli_derive;
+mod cli_gradcheck;
 mod cli_parse;
 mod cli_test;
 mod generated;
@@ -77,6 +78,21 @@ enum Command {
     /// N failed`. Exit status 1 when any test failed, 2 for a missing PATH,
     /// 3 when there is no Vulkan device.
     Test(cli_test::TestArgs),
+    /// Check a function's derivatives against finite differences on a
+    /// Vulkan device.
+    ///
+    /// Evaluates `fwd_diff` (unit tangents) and `bwd_diff` (dResult = 1 per
+    /// result component) of NAME at --samples random inputs (drawn with
+    /// --seed, uniform in each parameter's --range, -1:1 by default) and
+    /// compares them with central finite differences of NAME itself, also
+    /// computed on the device in f32 (three steps, the closest one counts).
+    /// Prints, per parameter and mode, the largest relative error
+    /// (relative to max(|finite difference|, 0.1)) and the input where it
+    /// occurs. Parameters and result must be float or floatN. Exit status 1
+    /// when a derivative is off by more than --tolerance (the error names
+    /// the function's FILE:LINE:COL) or the function is not supported, 3
+    /// when there is no Vulkan device.
+    Gradcheck(cli_gradcheck::GradcheckArgs),
     /// Run the language server over stdio (also the default with no subcommand).
     Lsp,
 }
@@ -89,6 +105,7 @@ fn main() -> ExitCode {
         Some(Command::Derive(args)) => cli_derive::run(args),
         Some(Command::Compile(args)) => cli_compile::run(args),
         Some(Command::Test(args)) => cli_test::run(args),
+        Some(Command::Gradcheck(args)) => cli_gradcheck::run(args),
         Some(Command::Lsp) | None => lsp::run(),
     }
 }

@@ -295,32 +295,45 @@ fn compile_ours(
     conformances: &[slang_codegen::Conformance],
 ) -> Result<Program, String> {
     let (db, file) = crate::cli_check::load_for_codegen(path, frontend)?;
-    let text = file.text(&db);
-    let describe = |errors: Vec<slang_codegen::CodegenError>| -> String {
-        let shown: Vec<String> = errors
-            .iter()
-            .take(3)
-            .map(|e| match e.range {
-                Some(range) => {
-                    let (line, col) = line_col(text, u32::from(range.start()) as usize);
-                    format!("{line}:{col}: {}", e.message)
-                }
-                None => e.message.clone(),
-            })
-            .collect();
-        let more = if errors.len() > 3 { format!(" (and {} more)", errors.len() - 3) } else { String::new() };
-        format!("code generation: {}{more}", shown.join("; "))
-    };
-    let options = slang_codegen::Options { conformances: conformances.to_vec() };
-    let ir = slang_codegen::lower_entry_point_with(&db, file, entry, &options).map_err(describe)?;
-    let module = slang_codegen::naga_out::build(&ir).map_err(|e| describe(vec![e]))?;
-    let validated = slang_codegen::naga_out::validate(module).map_err(|e| describe(vec![e]))?;
-    let wgsl = match slang_codegen::naga_out::write(&validated, slang_codegen::Target::Wgsl, entry) {
-        Ok(slang_codegen::Output::Text(text)) => text,
-        Ok(slang_codegen::Output::Binary(_)) => return Err("code generation: WGSL came out binary".into()),
-        Err(e) => return Err(describe(vec![e])),
-    };
-    Ok(Program { wgsl, module: validated.module, mangled_names: false })
+    Program::from_db(&db, file, entry, conformances)
+}
+
+impl Program {
+    /// Compile the entry point `entry` of `file` (loaded with its macro
+    /// uses expanded) with our code generator.
+    pub fn from_db(
+        db: &slang_analysis::RootDatabase,
+        file: slang_analysis::SourceFile,
+        entry: &str,
+        conformances: &[slang_codegen::Conformance],
+    ) -> Result<Program, String> {
+        let text = file.text(db);
+        let describe = |errors: Vec<slang_codegen::CodegenError>| -> String {
+            let shown: Vec<String> = errors
+                .iter()
+                .take(3)
+                .map(|e| match e.range {
+                    Some(range) => {
+                        let (line, col) = line_col(text, u32::from(range.start()) as usize);
+                        format!("{line}:{col}: {}", e.message)
+                    }
+                    None => e.message.clone(),
+                })
+                .collect();
+            let more = if errors.len() > 3 { format!(" (and {} more)", errors.len() - 3) } else { String::new() };
+            format!("code generation: {}{more}", shown.join("; "))
+        };
+        let options = slang_codegen::Options { conformances: conformances.to_vec() };
+        let ir = slang_codegen::lower_entry_point_with(db, file, entry, &options).map_err(describe)?;
+        let module = slang_codegen::naga_out::build(&ir).map_err(|e| describe(vec![e]))?;
+        let validated = slang_codegen::naga_out::validate(module).map_err(|e| describe(vec![e]))?;
+        let wgsl = match slang_codegen::naga_out::write(&validated, slang_codegen::Target::Wgsl, entry) {
+            Ok(slang_codegen::Output::Text(text)) => text,
+            Ok(slang_codegen::Output::Binary(_)) => return Err("code generation: WGSL came out binary".into()),
+            Err(e) => return Err(describe(vec![e])),
+        };
+        Ok(Program { wgsl, module: validated.module, mangled_names: false })
+    }
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
