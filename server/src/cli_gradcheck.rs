@@ -185,7 +185,7 @@ pub fn check(gpu: &Gpu, args: &GradcheckArgs) -> Result<Outcome, Failure> {
     if args.samples == 0 {
         return Err(err("--samples must be at least 1".into()));
     }
-    if !(args.tolerance > 0.0) {
+    if args.tolerance.is_nan() || args.tolerance <= 0.0 {
         return Err(err("--tolerance must be positive".into()));
     }
 
