@@ -1279,3 +1279,98 @@ fn checkpoint_quick_fixes_are_titled_with_the_size_they_give() {
     assert!(titles.iter().all(|t| !t.contains("B/thread")), "{titles:?}");
     c.shutdown();
 }
+
+const GRADIENTS: &str = "[Differentiable]
+float poly(float x, float2 y)
+{
+    return x * x * y.x + 3.0 * y.y;
+}
+
+// The derivative of x * x is 2x: this one has the wrong sign.
+void sq_bwd(inout DifferentialPair<float> x, float dOut)
+{
+    x = diffPair(x.p, -2.0 * x.p * dOut);
+}
+
+[Differentiable]
+[BackwardDerivative(sq_bwd)]
+float sq_custom(float x)
+{
+    return x * x;
+}
+
+[Differentiable]
+int rounded(float x) { return int(x); }
+
+float plain(float x) { return x; }
+";
+
+/// `slang.checkGradients` with `at` (a position or a name): the result and
+/// the messages shown (type, text).
+fn check_gradients(c: &mut Client, uri: &str, at: Value, messages: usize) -> (Value, Vec<(u64, String)>) {
+    let r = c.request("workspace/executeCommand", json!({"command": "slang.checkGradients", "arguments": [uri, at]}));
+    let shown = (0..messages)
+        .map(|_| {
+            let m = c.wait_for(&|v| v["method"] == "window/showMessage");
+            (m["params"]["type"].as_u64().unwrap(), m["params"]["message"].as_str().unwrap().to_string())
+        })
+        .collect();
+    (r["result"].clone(), shown)
+}
+
+#[test]
+fn check_gradients_runs_gradcheck_from_the_editor() {
+    let mut c = Client::start();
+    let commands = &c.initialize_result["capabilities"]["executeCommandProvider"]["commands"];
+    assert_eq!(commands, &json!(["slang.checkGradients"]), "{}", c.initialize_result);
+    let uri = "file:///tmp/check-gradients.slang";
+    c.open(uri, GRADIENTS);
+    // Offered as a code action on functions of `float`/`floatN`s that are
+    // differentiable, and only there.
+    let titles = action_titles(&mut c, uri, GRADIENTS, "poly(");
+    assert!(titles.contains(&"Check gradients of `poly`".to_string()), "{titles:?}");
+    let p = pos(GRADIENTS, "+ 3.0");
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": p, "end": p}, "context": {"diagnostics": []}}),
+    );
+    let action = r["result"].as_array().unwrap().iter().find(|a| a["title"] == "Check gradients of `poly`").cloned();
+    let action = action.unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(action["command"]["command"], "slang.checkGradients", "{action}");
+    assert_eq!(action["command"]["arguments"], json!([uri, "poly"]), "{action}");
+    for marker in ["rounded(", "plain(", "return x; }"] {
+        let titles = action_titles(&mut c, uri, GRADIENTS, marker);
+        assert!(titles.iter().all(|t| !t.starts_with("Check gradients")), "{marker}: {titles:?}");
+    }
+    // Not what the check supports: an error, shown, without the device.
+    let (r, shown) = check_gradients(&mut c, uri, json!("rounded"), 1);
+    assert_eq!(r["ok"], false, "{r}");
+    assert!(r["error"].as_str().unwrap().contains("the result type `int`"), "{r}");
+    assert_eq!(shown[0].0, 1, "an error: {shown:?}");
+    if std::env::var_os("SLANG_ANALYZER_NO_GPU").is_some_and(|v| v == "1") {
+        eprintln!("!!! SLANG_ANALYZER_NO_GPU=1: skipping slang.checkGradients on the device");
+        c.shutdown();
+        return;
+    }
+    // At a position in the function's body: it passes.
+    let (r, shown) = check_gradients(&mut c, uri, pos(GRADIENTS, "+ 3.0"), 1);
+    assert_eq!(r["ok"], true, "no Vulkan device? set SLANG_ANALYZER_NO_GPU=1 to skip: {r}");
+    assert_eq!(r["function"], "poly", "{r}");
+    assert!(r["lines"].as_array().unwrap().iter().any(|l| l == "gradcheck `poly`: ok"), "{r}");
+    assert_eq!(shown, vec![(3, "gradcheck `poly`: ok (fwd_diff and bwd_diff agree with finite differences)".into())]);
+    // By name, the wrong custom derivative: a warning at the function.
+    let (r, shown) = check_gradients(&mut c, uri, json!("sq_custom"), 1);
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(r["location"]["range"]["start"], json!({"line": 14, "character": 6}), "{r}");
+    assert_eq!(shown[0].0, 2, "a warning: {shown:?}");
+    assert!(
+        shown[0]
+            .1
+            .starts_with("/tmp/check-gradients.slang:15:7: bwd_diff(sq_custom) disagrees with finite differences"),
+        "{shown:?}"
+    );
+    // Bad arguments are invalid parameters.
+    let r = c.request("workspace/executeCommand", json!({"command": "slang.checkGradients", "arguments": [uri]}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    c.shutdown();
+}

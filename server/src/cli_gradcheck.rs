@@ -45,6 +45,19 @@ const NO_DEVICE: u8 = 3;
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct GradcheckArgs {
+    #[command(flatten)]
+    pub options: Options,
+    #[command(flatten)]
+    pub frontend: FrontendArgs,
+    /// The Slang file that declares the function.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+/// What to check and how: the command line's options, also built by the
+/// language server (`slang.checkGradients`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct Options {
     /// The function (a free function whose parameters and result are
     /// `float` or `floatN`).
     #[arg(long, value_name = "NAME")]
@@ -64,11 +77,13 @@ pub struct GradcheckArgs {
     /// same inputs).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    #[command(flatten)]
-    pub frontend: FrontendArgs,
-    /// The Slang file that declares the function.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+}
+
+impl Options {
+    /// The command line's defaults for `function`.
+    pub fn new(function: &str) -> Options {
+        Options { function: function.to_string(), samples: 64, ranges: Vec::new(), tolerance: 1e-2, seed: 1 }
+    }
 }
 
 /// A parameter of the checked function.
@@ -132,17 +147,32 @@ impl Spec {
 
 const SWIZZLE: [&str; 4] = ["x", "y", "z", "w"];
 
-/// The outcome of a check: the report's lines and whether it failed.
-pub struct Outcome {
+/// The outcome of a check, as plain data: the report's lines and the
+/// mismatches (the CLI prints them; the language server shows them).
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub function: String,
+    /// The 1-based line and column of the function's name.
+    pub line: u32,
+    pub col: u32,
     pub lines: Vec<String>,
-    /// The mismatches, one line each (`FILE:LINE:COL: …`).
-    pub errors: Vec<String>,
+    /// The mismatches, one sentence each (without the location).
+    pub mismatches: Vec<String>,
 }
 
-/// Why a check could not run, with its message (located where it can
-/// be).
-pub enum Failure {
-    Error(String),
+/// A check compiled and ready for the device: what [`prepare`] makes of
+/// the analysis (no database in it) for [`execute`].
+pub struct Prepared {
+    spec: Spec,
+    options: Options,
+    location: (u32, u32),
+    /// `FILE:LINE:COL` of the function, for messages.
+    at: String,
+    wgsl: String,
+    inputs: Vec<f32>,
+    /// `(group, binding, read-only)` of the input and output buffers.
+    in_buffer: (u32, u32, bool),
+    out_buffer: (u32, u32),
 }
 
 pub fn run(args: GradcheckArgs) -> ExitCode {
@@ -153,93 +183,127 @@ pub fn run(args: GradcheckArgs) -> ExitCode {
             return ExitCode::from(NO_DEVICE);
         }
     };
-    match check(&gpu, &args) {
-        Ok(outcome) => {
-            for line in &outcome.lines {
+    let shown = args.file.display().to_string();
+    let report = crate::cli_check::read_text(&args.file)
+        .map_err(|e| format!("{shown}: {e}"))
+        .and_then(|text| {
+            let (db, file) = crate::cli_check::load_text(&args.file, &text, &args.frontend);
+            prepare(&db, file, &shown, &args.options)
+        })
+        .and_then(|prepared| execute(&gpu, &prepared));
+    match report {
+        Ok(report) => {
+            for line in &report.lines {
                 println!("{line}");
             }
-            for e in &outcome.errors {
-                eprintln!("error: {e}");
+            for e in &report.mismatches {
+                eprintln!("error: {shown}:{}:{}: {e}", report.line, report.col);
             }
-            if outcome.errors.is_empty() {
+            if report.mismatches.is_empty() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
             }
         }
-        Err(Failure::Error(e)) => {
+        Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(1)
         }
     }
 }
 
-/// Run the gradient check of `args` on `gpu`.
-pub fn check(gpu: &Gpu, args: &GradcheckArgs) -> Result<Outcome, Failure> {
-    let shown = args.file.display().to_string();
-    let err = Failure::Error;
-    let text = crate::cli_check::read_text(&args.file).map_err(|e| err(format!("{shown}: {e}")))?;
-    let (db, file) = crate::cli_check::load_text(&args.file, &text, &args.frontend);
-    let (spec, location) = spec_of(&db, file, args).map_err(err)?;
+/// Whether `function` of `file` is one the check supports (a
+/// differentiable free function of `float`/`floatN`s, declared once).
+pub fn supported(db: &RootDatabase, file: slang_analysis::SourceFile, function: &str) -> bool {
+    spec_of(db, file, "", &Options::new(function)).is_ok()
+}
+
+/// The analysis's part of a check of `options.function` in `file` (shown
+/// in messages as `shown`): the function's signature, the kernel compiled
+/// (on a database of its own: `db` is only read), the random inputs.
+/// Errors are located messages.
+pub fn prepare(
+    db: &RootDatabase,
+    file: slang_analysis::SourceFile,
+    shown: &str,
+    options: &Options,
+) -> Result<Prepared, String> {
+    let (spec, location) = spec_of(db, file, shown, options)?;
     let at = format!("{shown}:{}:{}", location.0, location.1);
-    if args.samples == 0 {
-        return Err(err("--samples must be at least 1".into()));
+    if options.samples == 0 {
+        return Err("--samples must be at least 1".into());
     }
-    if args.tolerance.is_nan() || args.tolerance <= 0.0 {
-        return Err(err("--tolerance must be positive".into()));
+    if options.tolerance.is_nan() || options.tolerance <= 0.0 {
+        return Err("--tolerance must be positive".into());
     }
 
     // The kernel, appended to the file so that its lines keep their numbers.
-    let kernel = kernel(&spec, args.samples);
-    let full = format!("{text}\n{kernel}");
-    let (db, file) = crate::cli_check::load_text(&args.file, &full, &args.frontend);
+    let kernel = kernel(&spec, options.samples);
+    let full = format!("{}\n{kernel}", file.text(db));
+    let (db, file) = db.with_file_text(file, &full);
     let (db, file) = db.with_macros_expanded(file).unwrap_or((db, file));
     let program = Program::from_db(&db, file, "gradcheck_main", &[])
-        .map_err(|e| err(format!("{at}: cannot compile the gradient check of `{}`: {e}", spec.function)))?;
+        .map_err(|e| format!("{at}: cannot compile the gradient check of `{}`: {e}", spec.function))?;
 
     // Inputs: uniform in each parameter's range, from a seeded generator.
-    let mut rng = SplitMix(args.seed);
-    let mut inputs = Vec::with_capacity((args.samples * spec.n_in()) as usize);
-    for _ in 0..args.samples {
+    let mut rng = SplitMix(options.seed);
+    let mut inputs = Vec::with_capacity((options.samples * spec.n_in()) as usize);
+    for _ in 0..options.samples {
         for p in &spec.params {
             for _ in 0..p.width {
                 inputs.push(p.lo + (p.hi - p.lo) * rng.unit());
             }
         }
     }
-    let buffer = |name: &str| {
-        program.global(name).ok_or_else(|| err(format!("the gradient-check kernel lost its buffer `{name}`")))
-    };
+    let buffer =
+        |name: &str| program.global(name).ok_or_else(|| format!("the gradient-check kernel lost its buffer `{name}`"));
     let (inb, outb) = (buffer("gradcheck_in")?, buffer("gradcheck_out")?);
+    Ok(Prepared {
+        in_buffer: (inb.group, inb.binding, inb.read_only),
+        out_buffer: (outb.group, outb.binding),
+        wgsl: program.wgsl,
+        spec,
+        options: options.clone(),
+        location,
+        at,
+        inputs,
+    })
+}
+
+/// Run a prepared check on `gpu` and compare.
+pub fn execute(gpu: &Gpu, prepared: &Prepared) -> Result<Report, String> {
+    let Prepared { spec, options, at, inputs, .. } = prepared;
     let bindings = [
         Binding {
-            group: inb.group,
-            binding: inb.binding,
-            kind: BufferKind::Storage { read_only: inb.read_only },
+            group: prepared.in_buffer.0,
+            binding: prepared.in_buffer.1,
+            kind: BufferKind::Storage { read_only: prepared.in_buffer.2 },
             data: inputs.iter().flat_map(|v| v.to_le_bytes()).collect(),
             read_back: false,
         },
         Binding {
-            group: outb.group,
-            binding: outb.binding,
+            group: prepared.out_buffer.0,
+            binding: prepared.out_buffer.1,
             kind: BufferKind::Storage { read_only: false },
-            data: vec![0; (args.samples * spec.stride() * 4) as usize],
+            data: vec![0; (options.samples * spec.stride() * 4) as usize],
             read_back: true,
         },
     ];
     let job = Dispatch {
-        wgsl: &program.wgsl,
+        wgsl: &prepared.wgsl,
         entry: "gradcheck_main",
         bindings: &bindings,
         textures: &[],
         samplers: &[],
-        groups: [args.samples.div_ceil(GROUP), 1, 1],
+        groups: [options.samples.div_ceil(GROUP), 1, 1],
     };
     let out = gpu
         .run(&job)
-        .map_err(|e| err(format!("{at}: the gradient check of `{}` failed on the device: {e}", spec.function)))?;
+        .map_err(|e| format!("{at}: the gradient check of `{}` failed on the device: {e}", spec.function))?;
     let out: Vec<f32> = out[0].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    Ok(compare(&spec, args, &inputs, &out, &at))
+    let (lines, mismatches) = compare(spec, options, inputs, &out);
+    let (line, col) = prepared.location;
+    Ok(Report { function: spec.function.clone(), line, col, lines, mismatches })
 }
 
 /// The function's parameters and result, or why they are not supported;
@@ -247,9 +311,9 @@ pub fn check(gpu: &Gpu, args: &GradcheckArgs) -> Result<Outcome, Failure> {
 fn spec_of(
     db: &RootDatabase,
     file: slang_analysis::SourceFile,
-    args: &GradcheckArgs,
+    shown: &str,
+    args: &Options,
 ) -> Result<(Spec, (u32, u32)), String> {
-    let shown = args.file.display().to_string();
     let defs = functions_named(db, file, &args.function);
     let def = match defs.as_slice() {
         [] => return Err(format!("{shown}: no function named `{}`", args.function)),
@@ -455,7 +519,8 @@ struct Worst {
     fd: f32,
 }
 
-fn compare(spec: &Spec, args: &GradcheckArgs, inputs: &[f32], out: &[f32], at: &str) -> Outcome {
+/// The report's lines and the mismatches.
+fn compare(spec: &Spec, args: &Options, inputs: &[f32], out: &[f32]) -> (Vec<String>, Vec<String>) {
     let (n_in, n_out) = (spec.n_in() as usize, spec.out_width as usize);
     let stride = spec.stride() as usize;
     let comps = spec.components();
@@ -537,7 +602,7 @@ fn compare(spec: &Spec, args: &GradcheckArgs, inputs: &[f32], out: &[f32], at: &
             if w.error > args.tolerance {
                 let (cp, cc) = comps[w.i];
                 errors.push(format!(
-                    "{at}: {op}({f}) disagrees with finite differences: d {}/d {} is {} but finite differences give {} \
+                    "{op}({f}) disagrees with finite differences: d {}/d {} is {} but finite differences give {} \
                      (relative error {:.2e} > tolerance {}) at {}",
                     spec.result_label(w.j),
                     spec.param_label(cp, cc),
@@ -553,7 +618,7 @@ fn compare(spec: &Spec, args: &GradcheckArgs, inputs: &[f32], out: &[f32], at: &
     if errors.is_empty() {
         lines.push(format!("gradcheck `{f}`: ok"));
     }
-    Outcome { lines, errors }
+    (lines, errors)
 }
 
 /// splitmix64: a small, well-mixed generator (the inputs only need to be

@@ -81,6 +81,10 @@ pub fn server_capabilities(client: ClientCaps) -> ServerCapabilities {
         )),
         inlay_hint_provider: Some(OneOf::Left(true)),
         code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: vec![super::handlers::requests::CHECK_GRADIENTS.to_string()],
+            work_done_progress_options: Default::default(),
+        }),
         signature_help_provider: Some(SignatureHelpOptions {
             trigger_characters: Some(vec!["(".to_string(), ",".to_string()]),
             retrigger_characters: Some(vec![")".to_string()]),

@@ -224,6 +224,10 @@ impl LanguageServer for Backend {
         requests::code_action(&self.state, params).await
     }
 
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        requests::execute_command(&self.state, &self.client, params).await
+    }
+
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
         requests::diagnostic(&self.state, params).await
     }

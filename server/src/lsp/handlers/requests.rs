@@ -10,9 +10,10 @@
 
 use std::sync::Arc;
 
-use slang_analysis::{ide, SourceFile, TextSize};
+use slang_analysis::{ide, RootDatabase, SourceFile, TextSize};
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::lsp_types::*;
+use tower_lsp_server::UriExt;
 
 use crate::generated::{self, DerivativeView};
 use crate::lsp::diagnostics;
@@ -324,6 +325,7 @@ pub async fn code_action(state: &State, params: CodeActionParams) -> Result<Opti
     let st = state.clone();
     let range = params.range;
     let context = params.context.diagnostics;
+    let uri = params.text_document.uri.clone();
     let r = on_snapshot(state, &params.text_document.uri, move |s| {
         let (db, enc) = (&s.db, s.encoding);
         let li = LineIndex::of(db, s.file, enc);
@@ -334,6 +336,7 @@ pub async fn code_action(state: &State, params: CodeActionParams) -> Result<Opti
             // No edit of a macro's expansion (it would rewrite the use).
             .filter(|a| a.edits.iter().all(|e| LineIndex::of(db, e.file, enc).is_exact(e.range)))
             .map(|a| to_proto::code_action(&st, db, &li, a, &context, enc))
+            .chain(check_gradients_action(db, s.file, at.start(), &uri).map(CodeActionOrCommand::CodeAction))
             .collect::<Vec<_>>()
     })
     .await?;
@@ -407,4 +410,121 @@ pub async fn compile(state: &State, params: CompileParams) -> Result<GeneratedDo
 /// The compile worker's last code lenses of the document.
 pub async fn code_lens(state: &Arc<GlobalState>, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
     Ok(state.docs().open.get(&params.text_document.uri).map(|d| d.code_lenses.clone()))
+}
+
+/// The command that checks a function's derivatives on the GPU
+/// (`workspace/executeCommand`; arguments: the document's URI, then a
+/// position in or on the function or its name).
+pub const CHECK_GRADIENTS: &str = "slang.checkGradients";
+
+/// The name of the function declared around `offset` (semantic-tree
+/// offsets).
+fn enclosing_function(db: &RootDatabase, file: SourceFile, offset: TextSize) -> Option<String> {
+    use slang_syntax::SyntaxKind as K;
+    let root = slang_analysis::parse(db, file).syntax_node();
+    let token = root.token_at_offset(offset).right_biased()?;
+    let f = token.parent_ancestors().find(|n| n.kind() == K::FN)?;
+    let name = f.children().find(|c| c.kind() == K::NAME)?;
+    Some(name.text().to_string().trim().to_string())
+}
+
+/// "Check gradients of `f`" on a function the check supports.
+pub fn check_gradients_action(db: &RootDatabase, file: SourceFile, offset: TextSize, uri: &Uri) -> Option<CodeAction> {
+    let name = enclosing_function(db, file, offset)?;
+    if !crate::cli_gradcheck::supported(db, file, &name) {
+        return None;
+    }
+    let title = format!("Check gradients of `{name}`");
+    Some(CodeAction {
+        title: title.clone(),
+        command: Some(Command {
+            title,
+            command: CHECK_GRADIENTS.to_string(),
+            arguments: Some(vec![serde_json::json!(uri.as_str()), serde_json::json!(name)]),
+        }),
+        ..Default::default()
+    })
+}
+
+/// `workspace/executeCommand` [`CHECK_GRADIENTS`]: the check of
+/// `slang-analyzer gradcheck` (its defaults) on the open document's text:
+/// the analysis on a snapshot, the device's part on the blocking pool
+/// (after the snapshot is dropped: edits do not wait for the GPU). The
+/// outcome is shown (`window/showMessage`: a summary, or each mismatch at
+/// the function's `FILE:LINE:COL`), the full report logged
+/// (`window/logMessage`), and returned: `{function, ok, lines,
+/// mismatches, location}` or `{ok: false, error}`.
+pub async fn execute_command(
+    state: &State,
+    client: &tower_lsp_server::Client,
+    params: ExecuteCommandParams,
+) -> Result<Option<serde_json::Value>> {
+    use serde_json::{json, Value};
+    if params.command != CHECK_GRADIENTS {
+        return Err(Error::invalid_params(format!("unknown command `{}`", params.command)));
+    }
+    let usage = || Error::invalid_params(format!("{CHECK_GRADIENTS}: expected arguments [uri, position or name]"));
+    let args = params.arguments;
+    let uri: Uri = args.first().and_then(Value::as_str).and_then(|u| u.parse().ok()).ok_or_else(usage)?;
+    let at = args.get(1).cloned().ok_or_else(usage)?;
+    let name = at.as_str().map(str::to_string);
+    let position: Option<Position> = serde_json::from_value(at).ok();
+    if name.is_none() && position.is_none() {
+        return Err(usage());
+    }
+    let shown = uri.to_file_path().map_or_else(|| uri.as_str().to_string(), |p| p.display().to_string());
+    let shown2 = shown.clone();
+    let prepared = on_snapshot(state, &uri, move |s| {
+        let function = match (&name, position) {
+            (Some(n), _) => n.clone(),
+            (None, p) => {
+                let offset = LineIndex::of(&s.db, s.file, s.encoding).text_size(p.unwrap_or_default());
+                enclosing_function(&s.db, s.file, offset)
+                    .ok_or_else(|| format!("{shown2}: no function at the cursor to check"))?
+            }
+        };
+        crate::cli_gradcheck::prepare(&s.db, s.file, &shown2, &crate::cli_gradcheck::Options::new(&function))
+            .map_err(|e| e.to_string())
+    })
+    .await?
+    .ok_or_else(|| Error::invalid_params("the document is not open".to_string()))?;
+    let report = match prepared {
+        Ok(prepared) => tokio::task::spawn_blocking(move || {
+            crate::runner::gpu::Gpu::new().and_then(|gpu| crate::cli_gradcheck::execute(&gpu, &prepared))
+        })
+        .await
+        .unwrap_or_else(|e| Err(format!("the gradient check stopped: {e}"))),
+        Err(e) => Err(e),
+    };
+    let report = match report {
+        Ok(report) => report,
+        Err(error) => {
+            client.show_message(MessageType::ERROR, format!("Check gradients: {error}")).await;
+            return Ok(Some(json!({"ok": false, "error": error})));
+        }
+    };
+    client.log_message(MessageType::INFO, report.lines.join("\n")).await;
+    let ok = report.mismatches.is_empty();
+    let f = &report.function;
+    if ok {
+        client
+            .show_message(
+                MessageType::INFO,
+                format!("gradcheck `{f}`: ok (fwd_diff and bwd_diff agree with finite differences)"),
+            )
+            .await;
+    } else {
+        for m in &report.mismatches {
+            client.show_message(MessageType::WARNING, format!("{shown}:{}:{}: {m}", report.line, report.col)).await;
+        }
+    }
+    // (Lines and columns of the message are 1-based, the protocol's 0-based.)
+    let start = json!({"line": report.line.saturating_sub(1), "character": report.col.saturating_sub(1)});
+    Ok(Some(json!({
+        "function": f,
+        "ok": ok,
+        "lines": report.lines,
+        "mismatches": report.mismatches,
+        "location": {"uri": uri.as_str(), "range": {"start": start, "end": start}},
+    })))
 }
