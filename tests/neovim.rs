@@ -165,7 +165,7 @@ fn check(api: &str) {
     for (name, defined) in r["commands"].as_object().unwrap() {
         assert_eq!(defined, true, "command {name} is not defined");
     }
-    assert_eq!(r["commands"].as_object().unwrap().len(), 4);
+    assert_eq!(r["commands"].as_object().unwrap().len(), 5);
     assert_eq!(r["filetype"], "slang");
     assert_eq!(r["filetype_slangh"], "slang");
     assert_eq!(r["commentstring"], "// %s");
@@ -201,6 +201,14 @@ fn check(api: &str) {
                 && t["modifiers"].as_array().unwrap().iter().any(|m| m == "differentiable")),
         "{semantic:?}"
     );
+
+    // The checkpoint code lens on `loss` (line 24), which `fitRoughness`
+    // differentiates with `bwd_diff`: "saves N B/thread (M values)".
+    let lenses = r["lenses"].as_array().unwrap();
+    let on_loss =
+        lenses.iter().find(|l| l["line"] == 23).unwrap_or_else(|| panic!("no lens on `loss`: {lenses:?}\n{log}"));
+    let title = text(on_loss, "title");
+    assert!(title.starts_with("saves ") && title.contains(" B/thread ("), "{title}");
 
     // :SlangShowDerivative passes — the IR after each reverse-mode pass, in
     // a buffer of its own (the derivative's stays).

@@ -80,7 +80,14 @@ fn commands_are_declared_handled_and_documented() {
     }
     for c in m["contributes"]["commands"].as_array().unwrap() {
         let id = c["command"].as_str().unwrap();
-        assert!(src.contains(&format!("registerCommand('{id}'")), "{id} is declared but has no handler in src/");
+        // The server's commands (`executeCommandProvider`) are registered
+        // by the language client; the extension's middleware fills in
+        // their arguments.
+        let server_command = id == "slang.checkGradients" && src.contains(&format!("command === '{id}'"));
+        assert!(
+            server_command || src.contains(&format!("registerCommand('{id}'")),
+            "{id} is declared but has no handler in src/"
+        );
         let title = format!("{}: {}", c["category"].as_str().unwrap_or("Slang"), c["title"].as_str().unwrap());
         assert!(readme.contains(&title), "README.md does not document the command \"{title}\"");
     }

@@ -108,7 +108,7 @@ local function main()
   })
   R.api_used = sa.api()
   R.commands = {}
-  for _, c in ipairs({ 'SlangShowDerivative', 'SlangShowCompiled', 'SlangRestartServer', 'SlangBuildParser' }) do
+  for _, c in ipairs({ 'SlangShowDerivative', 'SlangShowCompiled', 'SlangCheckGradients', 'SlangRestartServer', 'SlangBuildParser' }) do
     R.commands[c] = vim.fn.exists(':' .. c) == 2
   end
 
@@ -167,6 +167,23 @@ local function main()
   R.semantic = {}
   for _, t in ipairs(tokens) do
     R.semantic[#R.semantic + 1] = { type = t.type, modifiers = vim.tbl_keys(t.modifiers or {}) }
+  end
+
+  -- Code lenses: what the backward derivatives that `bwd_diff(loss)` uses
+  -- save (the compile worker's, once edits settle), asked for again every
+  -- half second until they come.
+  local lenses, polls = {}, 0
+  wait(15000, function()
+    if polls % 25 == 0 then
+      vim.lsp.codelens.refresh({ bufnr = buf })
+    end
+    polls = polls + 1
+    lenses = vim.lsp.codelens.get(buf)
+    return #lenses > 0
+  end, 'code lenses')
+  R.lenses = {}
+  for _, l in ipairs(lenses) do
+    R.lenses[#R.lenses + 1] = { line = l.range.start.line, title = l.command and l.command.title or vim.NIL }
   end
 
   -- :SlangShowDerivative bwd on `shade`.

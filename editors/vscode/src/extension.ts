@@ -177,6 +177,19 @@ async function start(): Promise<void> {
     },
     outputChannel: output,
     traceOutputChannel: traceOutput,
+    middleware: {
+      // `slang.checkGradients` is the server's command (the client
+      // registers it); from the command palette it has no arguments: the
+      // function at the cursor.
+      executeCommand: (command, args, next) => {
+        const editor = vscode.window.activeTextEditor;
+        if (command === 'slang.checkGradients' && args.length === 0 && editor) {
+          const p = editor.selection.active;
+          args = [editor.document.uri.toString(), { line: p.line, character: p.character }];
+        }
+        return next(command, args);
+      },
+    },
   };
   const c = new LanguageClient('slang', 'Slang Language Server', serverOptions, clientOptions);
   client = c;

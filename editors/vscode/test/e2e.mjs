@@ -386,6 +386,14 @@ async function main() {
     await page.keyboard.press('Escape');
   });
 
+  await step('a checkpoint code lens "saves … B/thread" shows (bwd_diff(loss))', async () => {
+    const lens = page
+      .locator('.editor-group-container.active .codelens-decoration', { hasText: /saves \d+ B\/thread/ })
+      .first();
+    await lens.waitFor({ state: 'attached', timeout: 30_000 });
+    log(`code lens: ${(await lens.innerText()).replace(/\s+/g, ' ')}`);
+  });
+
   await step('"Slang: Show Backward Derivative" opens the generated code', async () => {
     // The cursor is still in `shade`.
     await gotoLine(fixture.shadeLine + 2, 5);

@@ -187,6 +187,21 @@ function M.show_derivative(mode)
   end, M.show_document)
 end
 
+--- Checks the derivatives of the function at the cursor on the GPU (the
+--- server's `slang.checkGradients`, as `slang-analyzer gradcheck`); the
+--- server shows the outcome (`window/showMessage`). `on_result`, when
+--- given, gets the command's result.
+function M.check_gradients(on_result)
+  request('workspace/executeCommand', function(client)
+    local p = vim.lsp.util.make_position_params(0, client.offset_encoding)
+    return { command = 'slang.checkGradients', arguments = { p.textDocument.uri, p.position } }
+  end, function(result)
+    if on_result then
+      on_result(result)
+    end
+  end)
+end
+
 M.targets = { 'wgsl', 'spirv', 'glsl', 'hlsl', 'msl' }
 
 --- The target code of the current file's entry point (the first one unless
@@ -264,6 +279,9 @@ function M.create_commands()
       return {}
     end,
   })
+  cmd('SlangCheckGradients', function()
+    M.check_gradients()
+  end, { desc = 'slang-analyzer: check the derivatives of the function at the cursor on the GPU' })
   cmd('SlangRestartServer', function()
     M.restart()
   end, { desc = 'slang-analyzer: restart the language server' })
