@@ -1,9 +1,10 @@
 //! `slang-analyzer`: the command-line entry point.
 //!
 //! Subcommands follow the contract in ARCHITECTURE.md: the language
-//! server (no subcommand, or `lsp`), `parse`, `check`, `derive`, `compile`
-//! and `test`.
+//! server (no subcommand, or `lsp`), `parse`, `check`, `derive`, `compile`,
+//! `test` and `bench`.
 
+mod cli_bench;
 mod cli_check;
 mod cli_compile;
 mod cli_derive;
@@ -75,6 +76,24 @@ enum Command {
     /// N failed`. Exit status 1 when any test failed, 2 for a missing PATH,
     /// 3 when there is no Vulkan device.
     Test(cli_test::TestArgs),
+    /// Benchmark the code generator on GPU kernels against the reference.
+    ///
+    /// For each `*.slang` kernel of DIR (default `tests/bench/gpu`): its
+    /// `//BENCH:` header gives the thread count and `//BENCH_BUFFER:` lines
+    /// the buffers (size, deterministic pseudo-random fill, `out`). The
+    /// kernel's `main` is compiled to WGSL by our code generator
+    /// (in-process) and, with --reference, by `slangc` (a subprocess);
+    /// both are bound by buffer name and dispatched on the same Vulkan
+    /// device, timed with GPU timestamp queries (wall-clock when the
+    /// adapter has none). Prints per kernel: median GPU time of each
+    /// compiler and their ratio, compile times, WGSL sizes, the bytes per
+    /// thread the backward derivatives of `bwd_diff(f)` calls save (ours as
+    /// `derive` reports it, slangc's from `-report-checkpoint-intermediates`),
+    /// whether the `out` buffers agree within the header's tolerance; then
+    /// the geometric mean of the time ratios. A kernel a compiler fails on
+    /// is reported with its error. Exit status 2 for a bad DIR, --only or
+    /// --reference, 3 when there is no Vulkan device.
+    Bench(cli_bench::BenchArgs),
     /// Run the language server over stdio (also the default with no subcommand).
     Lsp,
 }
@@ -87,6 +106,7 @@ fn main() -> ExitCode {
         Some(Command::Derive(args)) => cli_derive::run(args),
         Some(Command::Compile(args)) => cli_compile::run(args),
         Some(Command::Test(args)) => cli_test::run(args),
+        Some(Command::Bench(args)) => cli_bench::run(args),
         Some(Command::Lsp) | None => lsp::run(),
     }
 }
