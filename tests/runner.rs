@@ -493,3 +493,44 @@ fn spaced_cpu_only_and_several_test_lines_run() {
     let two = line_of(&stdout, "two_lines.slang");
     assert!(two.starts_with("FAIL") && two.contains("TEST line 2:"), "{stdout}");
 }
+
+/// `slang-analyzer bench` on one small kernel of `tests/bench/gpu/`, with
+/// one timed run at a twentieth of its size: the table has its row, with
+/// our GPU time; with `SLANGC` set, slangc's too, and the outputs agree.
+#[test]
+fn bench_runs_one_kernel() {
+    let mut args = vec!["bench", "../tests/bench/gpu", "--only", "taylor_sin", "--runs", "1", "--scale", "0.05"];
+    let slangc = std::env::var("SLANGC").ok().filter(|s| std::path::Path::new(s).is_file());
+    if let Some(s) = &slangc {
+        args.extend(["--reference", s.as_str()]);
+    }
+    if std::env::var_os("SLANG_ANALYZER_NO_GPU").is_some_and(|v| v == "1") {
+        eprintln!("!!! SLANG_ANALYZER_NO_GPU=1: skipping `slang-analyzer bench` (needs a Vulkan device)");
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_slang-analyzer"))
+        .args(&args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run slang-analyzer bench");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_ne!(out.status.code(), Some(NO_DEVICE), "no Vulkan device (see compute_suite_passes)\n{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let row = line_of(&stdout, "| taylor_sin ");
+    let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+    // kernel, GPU ms (ours), ...: a time, not `failed`.
+    assert!(cells[1].parse::<f64>().is_ok_and(|ms| ms >= 0.0), "{stdout}");
+    if slangc.is_some() {
+        assert!(cells[2].parse::<f64>().is_ok(), "{stdout}");
+        assert!(cells.last().unwrap().starts_with("yes ("), "outputs must agree:\n{stdout}");
+        assert!(stdout.contains("geometric mean of the GPU time ratios"), "{stdout}");
+    }
+    // A kernel that does not exist is an error before any device is opened.
+    let out = Command::new(env!("CARGO_BIN_EXE_slang-analyzer"))
+        .args(["bench", "../tests/bench/gpu", "--only", "no_such_kernel"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

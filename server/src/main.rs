@@ -1,10 +1,11 @@
 //! `slang-analyzer`: the command-line entry point.
 //!
 //! Subcommands (README.md, "Command line"): the language
-//! server (no subcommand, or `lsp`), `parse`, `check`, `derive`, `compile`
-//! `test` and `gradcheck`.
+//! server (no subcommand, or `lsp`), `parse`, `check`, `derive`, `compile`,
+//! `test`, `gradcheck` and `bench`.
 
 mod checkpoints;
+mod cli_bench;
 mod cli_check;
 mod cli_compile;
 mod cli_derive;
@@ -93,6 +94,24 @@ enum Command {
     /// the function's FILE:LINE:COL) or the function is not supported, 3
     /// when there is no Vulkan device.
     Gradcheck(cli_gradcheck::GradcheckArgs),
+    /// Benchmark the code generator on GPU kernels against the reference.
+    ///
+    /// For each `*.slang` kernel of DIR (default `tests/bench/gpu`): its
+    /// `//BENCH:` header gives the thread count and `//BENCH_BUFFER:` lines
+    /// the buffers (size, deterministic pseudo-random fill, `out`). The
+    /// kernel's `main` is compiled to WGSL by our code generator
+    /// (in-process) and, with --reference, by `slangc` (a subprocess);
+    /// both are bound by buffer name and dispatched on the same Vulkan
+    /// device, timed with GPU timestamp queries (wall-clock when the
+    /// adapter has none). Prints per kernel: median GPU time of each
+    /// compiler and their ratio, compile times, WGSL sizes, the bytes per
+    /// thread the backward derivatives of `bwd_diff(f)` calls save (ours as
+    /// `derive` reports it, slangc's from `-report-checkpoint-intermediates`),
+    /// whether the `out` buffers agree within the header's tolerance; then
+    /// the geometric mean of the time ratios. A kernel a compiler fails on
+    /// is reported with its error. Exit status 2 for a bad DIR, --only or
+    /// --reference, 3 when there is no Vulkan device.
+    Bench(cli_bench::BenchArgs),
     /// Run the language server over stdio (also the default with no subcommand).
     Lsp,
 }
@@ -106,6 +125,7 @@ fn main() -> ExitCode {
         Some(Command::Compile(args)) => cli_compile::run(args),
         Some(Command::Test(args)) => cli_test::run(args),
         Some(Command::Gradcheck(args)) => cli_gradcheck::run(args),
+        Some(Command::Bench(args)) => cli_bench::run(args),
         Some(Command::Lsp) | None => lsp::run(),
     }
 }

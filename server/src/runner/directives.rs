@@ -565,6 +565,165 @@ fn split_call(text: &str) -> Option<(&str, &str, &str)> {
     None
 }
 
+/// The header of a GPU benchmark kernel (`tests/bench/gpu/*.slang`):
+///
+/// ```text
+/// //BENCH: threads=65536[, rtol=1e-3][, atol=1e-5]
+/// //BENCH_BUFFER: name=xs, count=threads*4, fill=uniform(-1.0, 1.0)
+/// //BENCH_BUFFER: name=ids, count=1024, fill=uint(0, 100)
+/// //BENCH_BUFFER: name=result, count=threads*2, out
+/// ```
+///
+/// `count` is in elements of the buffer's type (`N`, `threads` or
+/// `threads*K`); `fill` is `zero` (the default), `uniform(lo, hi)` (32-bit
+/// floats), `uint(lo, hi)` (32-bit integers, `hi` excluded), `index` (the
+/// word's index) or `data=[...]` (repeated); every 32-bit word is filled,
+/// from a generator seeded by the buffer's name. `out` buffers are read
+/// back and compared between compilers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchHeader {
+    pub threads: u64,
+    pub rtol: f64,
+    pub atol: f64,
+    pub buffers: Vec<BenchBuffer>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchBuffer {
+    pub name: String,
+    /// Elements: `fixed + per_thread * threads`.
+    pub fixed: u64,
+    pub per_thread: u64,
+    pub fill: Fill,
+    pub out: bool,
+}
+
+/// How a benchmark buffer's words are filled.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fill {
+    Zero,
+    Uniform(f32, f32),
+    Uint(u32, u32),
+    Index,
+    Data(Vec<u8>),
+}
+
+impl BenchBuffer {
+    pub fn elements(&self, threads: u64) -> u64 {
+        self.fixed + self.per_thread * threads
+    }
+
+    /// `words` 32-bit words of contents, deterministic per buffer name.
+    pub fn contents(&self, words: usize) -> Vec<u8> {
+        // splitmix64, seeded by the FNV-1a hash of the name.
+        let mut state =
+            self.name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+        let mut next = move || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let mut out = Vec::with_capacity(words * 4);
+        for i in 0..words {
+            let word = match &self.fill {
+                Fill::Zero => 0,
+                Fill::Index => i as u32,
+                Fill::Uniform(lo, hi) => {
+                    let unit = (next() >> 40) as f32 / (1u64 << 24) as f32;
+                    (lo + (hi - lo) * unit).to_bits()
+                }
+                Fill::Uint(lo, hi) => lo + (next() % u64::from(hi.saturating_sub(*lo).max(1))) as u32,
+                Fill::Data(d) if d.is_empty() => 0,
+                Fill::Data(d) => {
+                    let at = (i * 4) % d.len();
+                    u32::from_le_bytes(d[at..at + 4].try_into().unwrap_or_default())
+                }
+            };
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+        out
+    }
+}
+
+/// Read a benchmark kernel's `//BENCH` lines (`Err` says which line is
+/// wrong; a file without `//BENCH:` is not a benchmark).
+pub fn parse_bench(text: &str) -> Result<BenchHeader, String> {
+    let mut header = BenchHeader { threads: 0, rtol: 1e-3, atol: 1e-5, buffers: Vec::new() };
+    let mut seen = false;
+    for (index, raw) in text.lines().enumerate() {
+        let line = index + 1;
+        let trimmed = raw.trim();
+        let bad = |what: String| format!("line {line}: {what}");
+        if let Some(rest) = trimmed.strip_prefix("//BENCH_BUFFER:") {
+            let mut buffer = BenchBuffer { name: String::new(), fixed: 0, per_thread: 0, fill: Fill::Zero, out: false };
+            for (key, value) in split_options(rest) {
+                match key {
+                    "name" => buffer.name = value.to_string(),
+                    "out" => buffer.out = true,
+                    "count" => {
+                        let (fixed, per_thread) = parse_count(value).ok_or_else(|| bad(format!("count=`{value}`")))?;
+                        (buffer.fixed, buffer.per_thread) = (fixed, per_thread);
+                    }
+                    "fill" => buffer.fill = parse_fill(value).ok_or_else(|| bad(format!("fill=`{value}`")))?,
+                    "data" => buffer.fill = Fill::Data(parse_data(value).map_err(bad)?),
+                    other => return Err(bad(format!("unknown BENCH_BUFFER option `{other}`"))),
+                }
+            }
+            if buffer.name.is_empty() {
+                return Err(bad("BENCH_BUFFER without name=".into()));
+            }
+            header.buffers.push(buffer);
+        } else if let Some(rest) = trimmed.strip_prefix("//BENCH:") {
+            seen = true;
+            for (key, value) in split_options(rest) {
+                let number = || value.parse::<f64>().map_err(|_| bad(format!("{key}=`{value}` is not a number")));
+                match key {
+                    "threads" => header.threads = number()? as u64,
+                    "rtol" => header.rtol = number()?,
+                    "atol" => header.atol = number()?,
+                    other => return Err(bad(format!("unknown BENCH option `{other}`"))),
+                }
+            }
+        }
+    }
+    if !seen || header.threads == 0 {
+        return Err("no `//BENCH: threads=N` line".into());
+    }
+    Ok(header)
+}
+
+/// `N`, `threads` or `threads*K`: (fixed, per thread).
+fn parse_count(value: &str) -> Option<(u64, u64)> {
+    match value.strip_prefix("threads") {
+        Some("") => Some((0, 1)),
+        Some(rest) => Some((0, rest.trim().strip_prefix('*')?.trim().parse().ok()?)),
+        None => Some((value.parse().ok()?, 0)),
+    }
+}
+
+fn parse_fill(value: &str) -> Option<Fill> {
+    let args = |v: &str| -> Option<(String, String)> {
+        let inner = v.strip_suffix(')')?;
+        let (a, b) = inner.split_once(',')?;
+        Some((a.trim().to_string(), b.trim().to_string()))
+    };
+    if value == "zero" {
+        Some(Fill::Zero)
+    } else if value == "index" {
+        Some(Fill::Index)
+    } else if let Some(rest) = value.strip_prefix("uniform(") {
+        let (a, b) = args(rest)?;
+        Some(Fill::Uniform(a.parse().ok()?, b.parse().ok()?))
+    } else if let Some(rest) = value.strip_prefix("uint(") {
+        let (a, b) = args(rest)?;
+        Some(Fill::Uint(a.parse().ok()?, b.parse().ok()?))
+    } else {
+        None
+    }
+}
+
 /// `key=value, key=[a b c], ...` at bracket depth 0.
 fn split_options(opts: &str) -> Vec<(&str, &str)> {
     let mut parts = Vec::new();
@@ -663,6 +822,30 @@ mod tests {
         assert!(t.is_vulkan_like());
         assert_eq!(f.tests[2].kind, "SIMPLE");
         assert!(!f.tests[2].is_compute());
+    }
+
+    #[test]
+    fn bench_header() {
+        let h = parse_bench(
+            "//BENCH: threads=128, rtol=1e-2\n\
+             //BENCH_BUFFER: name=xs, count=threads*4, fill=uniform(-1.0, 1.0)\n\
+             //BENCH_BUFFER: name=n, count=3, fill=uint(8, 10)\n\
+             //BENCH_BUFFER: name=r, count=threads, out\n",
+        )
+        .unwrap();
+        assert_eq!((h.threads, h.rtol, h.buffers.len()), (128, 1e-2, 3));
+        assert_eq!(h.buffers[0].elements(128), 512);
+        let xs = h.buffers[0].contents(512);
+        assert_eq!(xs, h.buffers[0].contents(512), "deterministic");
+        let floats: Vec<f32> = xs.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert!(floats.iter().all(|f| (-1.0..1.0).contains(f)));
+        assert!(floats.iter().any(|f| *f < -0.5) && floats.iter().any(|f| *f > 0.5));
+        let n: Vec<u32> =
+            h.buffers[1].contents(3).chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert!(n.iter().all(|v| (8..10).contains(v)), "{n:?}");
+        assert!(h.buffers[2].out && h.buffers[2].fill == Fill::Zero && h.buffers[2].elements(2) == 2);
+        assert!(parse_bench("//BENCH_BUFFER: name=x\n").is_err());
+        assert!(parse_bench("//BENCH: threads=4\n//BENCH_BUFFER: name=x, fill=gauss\n").is_err());
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //!
 //! One [`Gpu`] is made per run; each test creates its shader module,
 //! pipeline and buffers, dispatches once and reads the output buffers
-//! back. Every wgpu error of a test is caught in error scopes and returned
-//! as text: a broken shader fails its test, not the run.
+//! back (`bench` dispatches several times and times each run,
+//! [`Gpu::run_timed`]). Every wgpu error of a test is caught in error
+//! scopes and returned as text: a broken shader fails its test, not the
+//! run.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -109,7 +111,9 @@ impl Gpu {
             | wgpu::Features::SHADER_INT64
             | wgpu::Features::SHADER_F16
             | wgpu::Features::SHADER_FLOAT32_ATOMIC
-            | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES;
+            | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
+            // (`bench`: GPU time of each dispatch.)
+            | wgpu::Features::TIMESTAMP_QUERY;
         let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("slang-analyzer test"),
             required_features: adapter.features() & wanted,
@@ -191,6 +195,104 @@ impl Gpu {
     }
 
     fn record_and_submit(&self, job: &Dispatch<'_>) -> Result<Vec<Vec<u8>>, String> {
+        let prepared = self.prepare(job);
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        encode_dispatch(&mut encoder, &prepared, job.groups, None);
+        self.read_back(encoder, &prepared, job)
+    }
+
+    /// Run one dispatch `runs` times after a warm-up run, timing each:
+    /// GPU time from timestamp queries when the device has them, else the
+    /// wall-clock time from submission to completion. The `read_back`
+    /// bindings' contents after the last run (the kernel must compute its
+    /// outputs from its inputs only, so that every run writes the same).
+    pub fn run_timed(&self, job: &Dispatch<'_>, runs: usize) -> Result<Timing, String> {
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let result = self.time_dispatches(job, runs);
+        let errors = [block_on(internal.pop()), block_on(validation.pop())];
+        let mut messages: Vec<String> = errors.into_iter().flatten().map(|e| error_text(&e)).collect();
+        messages.append(&mut self.uncaptured.lock().unwrap());
+        if !messages.is_empty() {
+            return Err(messages.join("; "));
+        }
+        result
+    }
+
+    /// Whether dispatches are timed on the GPU (timestamp queries).
+    pub fn has_timestamps(&self) -> bool {
+        self.device.features().contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    fn time_dispatches(&self, job: &Dispatch<'_>, runs: usize) -> Result<Timing, String> {
+        let device = &self.device;
+        let prepared = self.prepare(job);
+        let timestamps = self.has_timestamps();
+        let query = timestamps.then(|| {
+            device.create_query_set(&wgpu::QuerySetDescriptor { label: None, ty: wgpu::QueryType::Timestamp, count: 2 })
+        });
+        let resolved = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 2 * wgpu::QUERY_SIZE as u64,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 2 * wgpu::QUERY_SIZE as u64,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let period_ns = f64::from(self.queue.get_timestamp_period());
+        let mut times_ms = Vec::with_capacity(runs);
+        // (The first run warms up: pipeline creation, caches.)
+        for run in 0..=runs {
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+            let writes = query.as_ref().map(|q| wgpu::ComputePassTimestampWrites {
+                query_set: q,
+                beginning_of_pass_write_index: Some(0),
+                end_of_pass_write_index: Some(1),
+            });
+            encode_dispatch(&mut encoder, &prepared, job.groups, writes);
+            if let Some(q) = &query {
+                encoder.resolve_query_set(q, 0..2, &resolved, 0);
+                encoder.copy_buffer_to_buffer(&resolved, 0, &staging, 0, resolved.size());
+            }
+            let start = std::time::Instant::now();
+            let submission = self.queue.submit([encoder.finish()]);
+            let mapped: Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>> = Arc::default();
+            if timestamps {
+                let mapped = mapped.clone();
+                staging.slice(..).map_async(wgpu::MapMode::Read, move |r| *mapped.lock().unwrap() = Some(r));
+            }
+            self.device
+                .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(DISPATCH_TIMEOUT) })
+                .map_err(|e| format!("waiting for the dispatch: {e}"))?;
+            let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+            let ms = if timestamps {
+                if let Some(Err(e)) = mapped.lock().unwrap().take() {
+                    return Err(format!("reading the timestamps: {e}"));
+                }
+                let view = staging.slice(..).get_mapped_range().map_err(|e| format!("reading the timestamps: {e}"))?;
+                let [t0, t1] = [0, 8].map(|at| u64::from_le_bytes(view[at..at + 8].try_into().unwrap_or_default()));
+                drop(view);
+                staging.unmap();
+                t1.saturating_sub(t0) as f64 * period_ns / 1e6
+            } else {
+                wall_ms
+            };
+            if run > 0 {
+                times_ms.push(ms);
+            }
+        }
+        let encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        let outputs = self.read_back(encoder, &prepared, job)?;
+        Ok(Timing { outputs, times_ms })
+    }
+
+    /// The shader, pipeline, buffers (with their initial contents) and
+    /// bind groups of a dispatch.
+    fn prepare(&self, job: &Dispatch<'_>) -> Prepared {
         let device = &self.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: None,
@@ -319,20 +421,22 @@ impl Gpu {
                 device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout, entries: &entries })
             })
             .collect();
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-            pass.set_pipeline(&pipeline);
-            for (i, group) in bind_groups.iter().enumerate() {
-                pass.set_bind_group(i as u32, group, &[]);
-            }
-            let [x, y, z] = job.groups;
-            pass.dispatch_workgroups(x, y, z);
-        }
+        Prepared { pipeline, bind_groups, buffers }
+    }
+
+    /// Copy the `read_back` bindings out after what `encoder` holds, submit
+    /// it and wait.
+    fn read_back(
+        &self,
+        mut encoder: wgpu::CommandEncoder,
+        prepared: &Prepared,
+        job: &Dispatch<'_>,
+    ) -> Result<Vec<Vec<u8>>, String> {
+        let device = &self.device;
         let staging: Vec<(wgpu::Buffer, usize)> = job
             .bindings
             .iter()
-            .zip(&buffers)
+            .zip(&prepared.buffers)
             .filter(|(b, _)| b.read_back)
             .map(|(b, buffer)| {
                 let copy = device.create_buffer(&wgpu::BufferDescriptor {
@@ -368,6 +472,37 @@ impl Gpu {
             })
             .collect()
     }
+}
+
+/// What [`Gpu::prepare`] makes of a dispatch.
+struct Prepared {
+    pipeline: wgpu::ComputePipeline,
+    bind_groups: Vec<wgpu::BindGroup>,
+    buffers: Vec<wgpu::Buffer>,
+}
+
+/// The timed runs of [`Gpu::run_timed`].
+pub struct Timing {
+    /// The `read_back` bindings' contents, in order.
+    pub outputs: Vec<Vec<u8>>,
+    /// Milliseconds per run (GPU timestamps when [`Gpu::has_timestamps`],
+    /// else wall-clock).
+    pub times_ms: Vec<f64>,
+}
+
+fn encode_dispatch(
+    encoder: &mut wgpu::CommandEncoder,
+    prepared: &Prepared,
+    groups: [u32; 3],
+    timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
+) {
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });
+    pass.set_pipeline(&prepared.pipeline);
+    for (i, group) in prepared.bind_groups.iter().enumerate() {
+        pass.set_bind_group(i as u32, group, &[]);
+    }
+    let [x, y, z] = groups;
+    pass.dispatch_workgroups(x, y, z);
 }
 
 /// The message of a wgpu error with its sources, on one line.

@@ -135,6 +135,14 @@ impl Program {
         self.buffer(var, offset, ty, &layouter)
     }
 
+    /// The workgroup size of the entry point `entry` (or of the only one).
+    pub fn workgroup_size(&self, entry: &str) -> Option<[u32; 3]> {
+        let points = &self.module.entry_points;
+        let point =
+            points.iter().find(|e| e.name == entry).or(if points.len() == 1 { points.first() } else { None })?;
+        Some(point.workgroup_size)
+    }
+
     /// `(group, binding)` of the texture or sampler global named `name`.
     pub fn handle(&self, name: &str) -> Option<(u32, u32)> {
         let var = self.handle_var(name)?;
