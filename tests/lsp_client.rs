@@ -38,7 +38,10 @@ impl Client {
     /// options; server-to-client requests are answered (configuration with
     /// [`Client::settings`], anything else with `null`).
     pub fn start_in(capabilities: Value, root: Option<&str>, options: Value) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_slang-analyzer"))
+        // `SLANG_ANALYZER_BIN`: another build of the server (the latency
+        // bench compares two builds in the same time window).
+        let bin = std::env::var_os("SLANG_ANALYZER_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_slang-analyzer").into());
+        let mut child = Command::new(bin)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use salsa::Setter;
+use salsa::{Durability, Setter};
 
 use crate::base::{CoreModule, SourceFile, Workspace};
 use crate::core_module;
@@ -24,10 +24,23 @@ impl Db for RootDatabase {
     }
 }
 
-/// See [`Db::reparse_cache`].
+/// See [`Db::reparse_cache`]. Holds the last macro expansion of each file
+/// too (see [`crate::expansion::expansion`]).
 #[derive(Default, Clone)]
 pub struct ReparseCache {
     entries: Arc<Mutex<HashMap<(u8, SourceFile), CachedParse>>>,
+    pub(crate) expansions: Arc<Mutex<HashMap<SourceFile, crate::expansion::CachedExpansion>>>,
+    /// The last lowered file's top-level declarations' facts, by green node
+    /// (see [`crate::item_tree`]).
+    pub(crate) subtree_facts: Arc<Mutex<SubtreeFactsCache>>,
+}
+
+/// See [`ReparseCache::subtree_facts`]. Holding the green nodes keeps
+/// their addresses, the keys, from being reused.
+#[derive(Default)]
+pub(crate) struct SubtreeFactsCache {
+    pub(crate) macros: Option<(SourceFile, slang_syntax::MacroNames)>,
+    pub(crate) entries: HashMap<usize, (rowan::GreenNode, crate::item_tree::SubtreeFacts)>,
 }
 
 #[derive(Clone)]
@@ -94,10 +107,20 @@ impl RootDatabase {
         let db = RootDatabase { storage, executions, reparse_cache: ReparseCache::default() };
         let core: Vec<SourceFile> = core_module::CORE_FILES
             .iter()
-            .map(|(name, text)| SourceFile::new(&db, core_module::core_path(name), text.to_string()))
+            .map(|(name, text)| {
+                SourceFile::builder(core_module::core_path(name), text.to_string())
+                    .durability(Durability::HIGH)
+                    .new(&db)
+            })
             .collect();
-        let _ = CoreModule::new(&db, core.clone());
-        let _ = Workspace::builder(core, Vec::new(), Vec::new()).new(&db);
+        // High durability: the core module and the configuration rarely
+        // change, so after an edit of a file what depends only on them is
+        // known to be valid without walking its dependencies again.
+        let _ = CoreModule::builder(core.clone()).durability(Durability::HIGH).new(&db);
+        let _ = Workspace::builder(core, Vec::new(), Vec::new())
+            .search_paths_durability(Durability::HIGH)
+            .defines_durability(Durability::HIGH)
+            .new(&db);
         db
     }
 

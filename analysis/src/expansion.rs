@@ -14,6 +14,7 @@
 //!   edges (the server's and the CLI's conversions to lines and columns).
 //!   A file that uses no macro has no expansion: the three trees are one.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use slang_syntax::macros::{DefineLine, MacroDef};
@@ -23,7 +24,9 @@ use crate::module_graph::{import_candidates, Import, ImportKind};
 use crate::{Db, SourceFile, Workspace};
 
 /// The parse with the workspace's defines only.
-#[salsa::tracked(returns(ref))]
+// `no_eq`: a new text always gives a new tree, and comparing trees
+// walks them (most of the file, for an edit near its end).
+#[salsa::tracked(returns(ref), no_eq)]
 pub fn raw_parse(db: &dyn Db, file: SourceFile) -> slang_syntax::Parse {
     let defines = Workspace::get(db).defines(db);
     if defines.is_empty() && crate::core_module::is_core_path(file.path(db)) {
@@ -124,7 +127,9 @@ pub fn parse_options(db: &dyn Db, file: SourceFile) -> ParseOptions {
 }
 
 /// The lossless tree of the file as written (see the module's docs).
-#[salsa::tracked(returns(ref))]
+// `no_eq`: a new text always gives a new tree, and comparing trees
+// walks them (most of the file, for an edit near its end).
+#[salsa::tracked(returns(ref), no_eq)]
 pub fn source_parse(db: &dyn Db, file: SourceFile) -> slang_syntax::Parse {
     let options = parse_options(db, file);
     if options.includes.is_empty() {
@@ -140,8 +145,179 @@ pub fn expansion(db: &dyn Db, file: SourceFile) -> Option<Arc<Expansion>> {
     if crate::core_module::is_core_path(file.path(db)) {
         return None;
     }
-    slang_syntax::macro_expand::expand_file(file.text(db), source_parse(db, file), parse_options(db, file))
-        .map(Arc::new)
+    let (text, parse, options) = (file.text(db), source_parse(db, file), parse_options(db, file));
+    let cache = &db.reparse_cache().expansions;
+    let previous = cache.lock().unwrap().get(&file).cloned();
+    let expansion = previous
+        .and_then(|p| p.after_edit(text, parse, options))
+        .unwrap_or_else(|| slang_syntax::macro_expand::expand_file(text, parse, options).map(Arc::new));
+    cache.lock().unwrap().insert(
+        file,
+        CachedExpansion {
+            text: text.as_str().into(),
+            parse: parse.clone(),
+            options: options.clone(),
+            expansion: expansion.clone(),
+        },
+    );
+    expansion
+}
+
+/// The last expansion of a file, and what it was made from.
+#[derive(Clone)]
+pub(crate) struct CachedExpansion {
+    text: Arc<str>,
+    parse: slang_syntax::Parse,
+    options: ParseOptions,
+    expansion: Option<Arc<Expansion>>,
+}
+
+impl CachedExpansion {
+    /// The expansion of `text` (parsed as `parse` with `options`) made from
+    /// this one by copying the edit, when the edit is certainly no business
+    /// of the macros: it changes only plain tokens (names that are no
+    /// macro's, numbers, operators, spaces) outside every macro use and
+    /// directive, after no macro's name, on lines without `#` or `\`, and
+    /// no parenthesis, bracket or comma (which could complete a use).
+    /// Then the expanded text is the old one with the same edit (text
+    /// outside uses is copied as it is), and the uses after it move.
+    /// `None`: expand the file again.
+    fn after_edit(
+        &self,
+        text: &str,
+        parse: &slang_syntax::Parse,
+        options: &ParseOptions,
+    ) -> Option<Option<Arc<Expansion>>> {
+        if self.options != *options {
+            return None;
+        }
+        let (old, new) = (self.text.as_bytes(), text.as_bytes());
+        let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+        let max_suffix = old.len().min(new.len()) - prefix;
+        let suffix = old.iter().rev().zip(new.iter().rev()).take(max_suffix).take_while(|(a, b)| a == b).count();
+        let (old_end, new_end) = (old.len() - suffix, new.len() - suffix);
+        if old_end == prefix && new_end == prefix {
+            return Some(self.expansion.clone());
+        }
+        // ASCII around the edit (so that every offset used is a character
+        // boundary), on lines without `#` or `\`.
+        let line = |t: &[u8], start: usize, end: usize| {
+            let from = t[..start].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+            let to = t[end..].iter().position(|&c| c == b'\n').map_or(t.len(), |i| end + i);
+            (from, to)
+        };
+        for (t, end) in [(old, old_end), (new, new_end)] {
+            let (from, to) = line(t, prefix, end);
+            if t[from..to].iter().any(|&c| !c.is_ascii() || c == b'#' || c == b'\\') {
+                return None;
+            }
+        }
+        let size = |n: usize| TextSize::from(n as u32);
+        let window = |len: usize, end: usize| TextRange::new(size(prefix.saturating_sub(1)), size((end + 1).min(len)));
+        let mut names = macro_names(&self.parse, options);
+        names.extend(macro_names(parse, options));
+        let old_window = window(old.len(), old_end);
+        if !plain_tokens(&self.parse.syntax_node(), old_window, &names)
+            || !plain_tokens(&parse.syntax_node(), window(new.len(), new_end), &names)
+        {
+            return None;
+        }
+        let Some(e) = &self.expansion else { return Some(None) };
+        // No use touches the edit; the text between the uses around it is
+        // copied as it is.
+        let after = e.uses.partition_point(|u| u.source.end() < old_window.start());
+        if e.uses.get(after).is_some_and(|u| u.source.start() <= old_window.end()) {
+            return None;
+        }
+        let expanded_end = match e.uses.get(after) {
+            Some(u) => u.source.start().checked_sub(size(old_end)).and_then(|d| u.expanded.start().checked_sub(d))?,
+            None => size(e.text.len()).checked_sub(size(old.len() - old_end))?,
+        };
+        let expanded_start = expanded_end.checked_sub(size(old_end - prefix))?;
+        let (expanded_start, expanded_end) = (usize::from(expanded_start), usize::from(expanded_end));
+        if e.text.get(expanded_start..expanded_end) != self.text.get(prefix..old_end) {
+            return None;
+        }
+        let mut out = String::with_capacity(e.text.len() + new_end - prefix);
+        out.push_str(&e.text[..expanded_start]);
+        out.push_str(&text[prefix..new_end]);
+        out.push_str(&e.text[expanded_end..]);
+        let grow = |r: TextRange| -> TextRange {
+            let (start, end) = (u32::from(r.start()) as i64, u32::from(r.end()) as i64);
+            let d = new_end as i64 - old_end as i64;
+            TextRange::new(TextSize::from((start + d) as u32), TextSize::from((end + d) as u32))
+        };
+        let uses = e
+            .uses
+            .iter()
+            .enumerate()
+            .map(|(i, u)| {
+                if i < after {
+                    return u.clone();
+                }
+                slang_syntax::MacroUse {
+                    name: u.name.clone(),
+                    name_range: grow(u.name_range),
+                    source: grow(u.source),
+                    expanded: grow(u.expanded),
+                    arg_tokens: u.arg_tokens.iter().map(|&r| grow(r)).collect(),
+                }
+            })
+            .collect();
+        Some(Some(Arc::new(Expansion { text: out, uses })))
+    }
+}
+
+/// Every name a macro may have in a file: its own `#define`s, `-D`, the
+/// built-in ones and those of the files it includes.
+fn macro_names(parse: &slang_syntax::Parse, options: &ParseOptions) -> HashSet<String> {
+    let m = parse.macros();
+    let mut names: HashSet<String> = m.function_like.iter().chain(&m.object_like).cloned().collect();
+    names.extend(options.initial_macros().into_keys());
+    for (_, effects) in &options.includes {
+        names.extend(effects.iter().map(|(n, _)| n.clone()));
+    }
+    names
+}
+
+/// Whether every token touching `window` is plain code that expansion
+/// copies as it is whatever is around it, and so is the code token before
+/// them (a function-like macro's name there could take a `(` after the
+/// edit as its use's).
+fn plain_tokens(root: &slang_syntax::SyntaxNode, window: TextRange, names: &HashSet<String>) -> bool {
+    let named = |t: &slang_syntax::SyntaxToken| names.contains(t.text());
+    let mut first = None;
+    let covering = match root.covering_element(window) {
+        slang_syntax::NodeOrToken::Node(n) => n,
+        slang_syntax::NodeOrToken::Token(t) => match t.parent() {
+            Some(p) => p,
+            None => return false,
+        },
+    };
+    for t in covering.descendants_with_tokens().filter_map(|e| e.into_token()) {
+        let r = t.text_range();
+        if r.end() <= window.start() || r.start() >= window.end() {
+            continue;
+        }
+        first.get_or_insert_with(|| t.clone());
+        let text = t.text();
+        let plain = match t.kind() {
+            SyntaxKind::WHITESPACE => !text.contains(['\n', '\r']),
+            SyntaxKind::INT_NUMBER | SyntaxKind::FLOAT_NUMBER => true,
+            SyntaxKind::COMMENT | SyntaxKind::DISABLED_TEXT => false,
+            _ if text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => !named(&t),
+            _ => text.chars().all(|c| "+-*/%=<>!&|^~?:;.".contains(c)),
+        };
+        if !plain || t.parent_ancestors().any(|n| n.kind().is_pp_directive()) {
+            return false;
+        }
+    }
+    let Some(first) = first else { return false };
+    let mut before = first.prev_token();
+    while let Some(t) = before.as_ref().filter(|t| t.kind().is_trivia()) {
+        before = t.prev_token();
+    }
+    !before.is_some_and(|t| named(&t))
 }
 
 /// The tree the semantic model reads: of the expanded text.

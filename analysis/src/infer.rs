@@ -257,7 +257,7 @@ impl<'db> DeclCtx<'db> {
                 // some arguments keeps its spelling).
                 let given = if args.is_empty() { 0 } else { item.generic_params.len() };
                 for g in item.generic_params.iter().skip(given) {
-                    let node = crate::hir::def_node(db, DefId::new(db, d.file, g.ast_index));
+                    let node = crate::hir::decl_syntax(db, DefId::new(db, d.file, g.ast_index));
                     let default = node.as_ref().and_then(|n| {
                         n.children_with_tokens().any(|t| t.kind() == SyntaxKind::EQ).then_some(())?;
                         slang_syntax::ast::GenericTypeParam::cast(n.clone())?.types().last()
@@ -548,7 +548,7 @@ fn members_fully_known(db: &dyn Db, from: SourceFile, def: DefId) -> bool {
     if is_core(db, def.file(db)) || !matches!(item.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Enum) {
         return false;
     }
-    let Some(node) = def_node(db, def) else { return false };
+    let Some(node) = crate::hir::decl_syntax(db, def) else { return false };
     // (An enum's inheritance list is its underlying type.)
     if item.kind != ItemKind::Enum && node.children().any(|c| c.kind() == SyntaxKind::INHERITANCE_LIST) {
         return false;
@@ -697,12 +697,11 @@ pub fn lookup_member(db: &dyn Db, def: DefId, args: &[Ty], name: &str) -> Option
                 continue;
             }
             let tree = item_tree(db, f);
-            let map = crate::item_tree::item_source_map(db, f);
-            let root = crate::parse(db, f).syntax_node();
             for ext in tree.walk().filter(|i| i.kind == ItemKind::Extension) {
-                let target = map
-                    .get(ext.ast_index as usize)
-                    .and_then(|p| ast::Extension::cast(p.to_node(&root)))
+                // (Its own tree: an edit elsewhere in `f` does not re-run
+                // the inference that asks.)
+                let target = crate::hir::decl_syntax(db, DefId::new(db, f, ext.ast_index))
+                    .and_then(ast::Extension::cast)
                     .and_then(|e| e.target())
                     .map(|t| t.syntax().text().to_string())
                     .unwrap_or_default();

@@ -171,11 +171,56 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
     let mut usings = Vec::new();
     let mut macro_fragments = Vec::new();
     let mut has_item_macros = false;
-    for node in root.syntax().descendants() {
+    // Each top-level declaration's facts, kept from the last lowering of
+    // the file while its syntax is the same (incremental reparsing keeps
+    // it): after an edit only the edited declaration is walked.
+    let cache = &db.reparse_cache().subtree_facts;
+    let mut previous = std::mem::take(&mut *cache.lock().unwrap());
+    let same_macros = previous.macros.as_ref().is_some_and(|(f, m)| *f == file && m == parse.macros());
+    let mut kept = crate::db::SubtreeFactsCache { macros: Some((file, parse.macros().clone())), ..Default::default() };
+    for child in root.syntax().children() {
+        let green = child.green().into_owned();
+        let key = &*green as *const rowan::GreenNodeData as usize;
+        let facts = match previous.entries.remove(&key).filter(|_| same_macros) {
+            Some((_, facts)) => facts,
+            None => subtree_facts(&child, parse),
+        };
+        usings.extend(facts.usings.iter().cloned());
+        macro_fragments.extend(facts.macro_fragments.iter().cloned());
+        has_item_macros |= facts.has_item_macros;
+        kept.entries.insert(key, (green, facts));
+    }
+    *cache.lock().unwrap() = kept;
+    macro_fragments.sort();
+    macro_fragments.dedup();
+    let tree = Arc::new(ItemTree {
+        items,
+        module_name,
+        uses_visibility: lower.uses_visibility,
+        macros,
+        usings,
+        has_item_macros,
+        macro_fragments,
+    });
+    (tree, Arc::new(lower.ptrs.unwrap_or_default()))
+}
+
+/// What [`lowered_items`] collects from a top-level declaration (and what
+/// it contains), apart from its items.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SubtreeFacts {
+    usings: Vec<String>,
+    macro_fragments: Vec<String>,
+    has_item_macros: bool,
+}
+
+fn subtree_facts(node: &SyntaxNode, parse: &slang_syntax::Parse) -> SubtreeFacts {
+    let mut facts = SubtreeFacts::default();
+    for node in node.descendants() {
         if node.kind() == SyntaxKind::MACRO_CALL
             && node.parent().is_some_and(|p| matches!(p.kind(), SyntaxKind::SOURCE_FILE | SyntaxKind::MEMBER_LIST))
         {
-            has_item_macros = true;
+            facts.has_item_macros = true;
         }
         match node.kind() {
             SyntaxKind::USING_DECL => {
@@ -186,7 +231,7 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
                         .filter(|t| t.kind() == SyntaxKind::IDENT)
                         .map(|t| t.text().to_string())
                         .collect();
-                    usings.push(parts.join("::"));
+                    facts.usings.push(parts.join("::"));
                 }
             }
             SyntaxKind::MACRO_CALL | SyntaxKind::MACRO_TYPE => {
@@ -200,7 +245,7 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
                 if !known || parse.macros().pastes(&name) {
                     for t in node.descendants_with_tokens().filter_map(|e| e.into_token()) {
                         if t.kind() == SyntaxKind::IDENT && t.text() != name && t.text().len() >= 2 {
-                            macro_fragments.push(t.text().to_string());
+                            facts.macro_fragments.push(t.text().to_string());
                         }
                     }
                 }
@@ -208,18 +253,7 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
             _ => {}
         }
     }
-    macro_fragments.sort();
-    macro_fragments.dedup();
-    let tree = Arc::new(ItemTree {
-        items,
-        module_name,
-        uses_visibility: lower.uses_visibility,
-        macros,
-        usings,
-        has_item_macros,
-        macro_fragments,
-    });
-    (tree, Arc::new(lower.ptrs.unwrap_or_default()))
+    facts
 }
 
 #[salsa::tracked(returns(ref))]

@@ -73,7 +73,9 @@ pub fn prewarm_core(db: &RootDatabase) {
 /// (see [`expansion`]; for a file that uses no macro, the tree of its
 /// text). A query: re-parses only when the text, the predefined macros or
 /// the macros of included files change.
-#[salsa::tracked(returns(ref))]
+// `no_eq`: a new text always gives a new tree, and comparing trees
+// walks them (most of the file, for an edit near its end).
+#[salsa::tracked(returns(ref), no_eq)]
 pub fn parse(db: &dyn Db, file: SourceFile) -> slang_syntax::Parse {
     expansion::expanded_parse(db, file)
 }

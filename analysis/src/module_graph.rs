@@ -46,6 +46,13 @@ pub fn file_imports(db: &dyn Db, file: SourceFile) -> Vec<Import> {
     if crate::core_module::is_core_path(file.path(db)) {
         return Vec::new();
     }
+    // Each kind needs its keyword (`import`, `__include`, `implementing`,
+    // `#include`) in the text: most files have none, and walking a large
+    // file after every edit is not free.
+    let text = crate::expansion::semantic_text(db, file);
+    if !text.contains("import") && !text.contains("include") && !text.contains("implementing") {
+        return Vec::new();
+    }
     let parse = parse(db, file);
     let root = parse.syntax_node();
     let mut out = Vec::new();

@@ -8,70 +8,120 @@ use std::collections::HashMap;
 use slang_syntax::{SyntaxKind, SyntaxNode};
 
 use crate::diagnostics::{Diagnostic, Severity};
+use crate::hir::DefId;
 use crate::name_res::global_scope;
 use crate::{parse, Db, SourceFile};
 
-#[salsa::tracked(returns(ref))]
-pub fn addressable_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    let parse = parse(db, file);
-    let root = parse.syntax_node();
-    if *crate::name_res::is_glsl_file(db, file) {
-        return out;
-    }
-    let scope = global_scope(db, file);
-    // A name that means the core module's declaration (not the file's own
-    // or a macro).
-    let is_core = |name: &str| scope.means_core(name);
-    // The file's non-generic structs whose name means only them.
-    let mut structs: HashMap<String, SyntaxNode> = HashMap::new();
+/// A struct that may hold something without an address: its name, and
+/// for each non-static field declaration with a type, the type as written
+/// and each declarator's name and whether it is an unbounded array.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructFields {
+    name: String,
+    fields: Vec<(String, Vec<(String, bool)>)>,
+}
+
+/// The non-generic structs at module or namespace scope in `root` (a
+/// top-level declaration) with their fields.
+fn collect_structs(root: &SyntaxNode, out: &mut Vec<StructFields>) {
     for node in root.descendants().filter(|n| n.kind() == SyntaxKind::STRUCT) {
-        let top = node.parent().is_some_and(|p| {
-            p.kind() == SyntaxKind::SOURCE_FILE
-                || (p.kind() == SyntaxKind::MEMBER_LIST
-                    && p.parent().is_some_and(|g| g.kind() == SyntaxKind::NAMESPACE))
-        });
+        let top = match node.parent() {
+            // The root of a top-level declaration's own tree.
+            None => true,
+            Some(p) => {
+                p.kind() == SyntaxKind::SOURCE_FILE
+                    || (p.kind() == SyntaxKind::MEMBER_LIST
+                        && p.parent().is_some_and(|g| g.kind() == SyntaxKind::NAMESPACE))
+            }
+        };
         if !top || node.children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
             continue;
         }
         let Some(name) = node.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string()) else {
             continue;
         };
-        let unique = scope.names.get(&name).is_some_and(|d| d.len() == 1 && d[0].file == file);
-        if unique && !scope.macros.contains(&name) {
-            structs.insert(name, node);
+        let mut fields = Vec::new();
+        if let Some(members) = node.children().find(|c| c.kind() == SyntaxKind::MEMBER_LIST) {
+            for field in members.children().filter(|c| c.kind() == SyntaxKind::VAR_DECL) {
+                if has_token(&field, SyntaxKind::STATIC_KW) {
+                    continue;
+                }
+                let Some(ty) = field.children().find(|c| is_type_kind(c.kind())) else { continue };
+                let declarators = field
+                    .children()
+                    .filter(|c| c.kind() == SyntaxKind::DECLARATOR)
+                    .map(|d| {
+                        let field_name =
+                            d.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string());
+                        (field_name.unwrap_or_default(), array_suffixes(&d).iter().any(|s| s.is_none()))
+                    })
+                    .collect();
+                fields.push((ty.text().to_string(), declarators));
+            }
+        }
+        out.push(StructFields { name, fields });
+    }
+}
+
+/// The structs of one top-level declaration (see [`collect_structs`]).
+#[salsa::tracked(returns(ref))]
+fn decl_structs(db: &dyn Db, def: DefId) -> Vec<StructFields> {
+    let mut out = Vec::new();
+    if let Some(node) = crate::hir::decl_syntax(db, def) {
+        collect_structs(&node, &mut out);
+    }
+    out
+}
+
+/// Why each of the file's structs (whose name means only it) has no
+/// address, for those that have none.
+#[salsa::tracked(returns(ref))]
+pub fn non_addressable_structs(db: &dyn Db, file: SourceFile) -> HashMap<String, String> {
+    let root = parse(db, file).syntax_node();
+    let top = super::top_level_decls(db, file);
+    let mut all = Vec::new();
+    for child in root.children() {
+        match top.as_ref().and_then(|t| t.get(&child.text_range())).filter(|(kind, _)| *kind == child.kind()) {
+            Some(&(_, index)) => all.extend(decl_structs(db, DefId::new(db, file, index)).iter().cloned()),
+            None => collect_structs(&child, &mut all),
+        }
+    }
+    let scope = global_scope(db, file);
+    let is_core = |name: &str| scope.means_core(name);
+    // By name (the last of a name wins), in the order of the file.
+    let mut structs: Vec<StructFields> = Vec::new();
+    for s in all {
+        let unique = scope.names.get(&s.name).is_some_and(|d| d.len() == 1 && d[0].file == file);
+        if !unique || scope.macros.contains(&s.name) {
+            continue;
+        }
+        match structs.iter_mut().find(|t| t.name == s.name) {
+            Some(t) => *t = s,
+            None => structs.push(s),
         }
     }
     // Why each struct has no address, to a fixed point.
     let mut why: HashMap<String, String> = HashMap::new();
     loop {
         let mut changed = false;
-        for (name, node) in &structs {
-            if why.contains_key(name) {
+        for s in &structs {
+            if why.contains_key(&s.name) {
                 continue;
             }
-            let Some(members) = node.children().find(|c| c.kind() == SyntaxKind::MEMBER_LIST) else { continue };
-            for field in members.children().filter(|c| c.kind() == SyntaxKind::VAR_DECL) {
-                if has_token(&field, SyntaxKind::STATIC_KW) {
-                    continue;
-                }
-                let Some(ty) = field.children().find(|c| is_type_kind(c.kind())) else { continue };
-                for d in field.children().filter(|c| c.kind() == SyntaxKind::DECLARATOR) {
-                    let suffixes = array_suffixes(&d);
-                    let field_name = d.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string());
-                    let field_name = field_name.unwrap_or_default();
-                    let held = if suffixes.iter().any(|s| s.is_none()) {
+            for (ty, declarators) in &s.fields {
+                for (field_name, unbounded) in declarators {
+                    let held = if *unbounded {
                         Some("an unbounded array".to_string())
                     } else {
-                        non_addressable(&ty, &structs, &why, &is_core).map(|_| format!("`{}`", ty.text()))
+                        non_addressable(ty, &why, &is_core).map(|_| format!("`{ty}`"))
                     };
                     if let Some(held) = held {
-                        why.insert(name.clone(), format!("holds {held} in field `{field_name}`"));
+                        why.insert(s.name.clone(), format!("holds {held} in field `{field_name}`"));
                         changed = true;
                         break;
                     }
                 }
-                if why.contains_key(name) {
+                if why.contains_key(&s.name) {
                     break;
                 }
             }
@@ -80,6 +130,18 @@ pub fn addressable_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic>
             break;
         }
     }
+    why
+}
+
+/// Checks `root` (a top-level declaration) and what it contains.
+pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    if cx.glsl {
+        return;
+    }
+    let why = non_addressable_structs(cx.db, cx.file);
+    // A name that means the core module's declaration (not the file's own
+    // or a macro).
+    let is_core = |name: &str| cx.scope.means_core(name);
     for decl in root.descendants().filter(|n| n.kind() == SyntaxKind::VAR_DECL) {
         // Variables and fields, not parameters or type aliases.
         let Some(ty) = decl.children().find(|c| is_type_kind(c.kind())) else { continue };
@@ -95,7 +157,7 @@ pub fn addressable_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic>
             let reason = if suffixes[1..].iter().any(|s| s.is_none()) {
                 Some(format!("its elements are unbounded arrays (`{}[]`)", ty.text()))
             } else {
-                non_addressable(&ty, &structs, &why, &is_core)
+                non_addressable(&ty.text().to_string(), why, &is_core)
             };
             let Some(reason) = reason else { continue };
             let Some(name) = d.children().find(|c| c.kind() == SyntaxKind::NAME) else { continue };
@@ -112,6 +174,9 @@ pub fn addressable_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic>
         }
     }
     // `StructuredBuffer<S>` of such a struct.
+    if why.is_empty() {
+        return;
+    }
     for ty in root.descendants().filter(|n| n.kind() == SyntaxKind::PATH_TYPE) {
         let text = ty.text().to_string();
         let Some((head, rest)) = text.split_once('<') else { continue };
@@ -134,24 +199,19 @@ pub fn addressable_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic>
             ),
         });
     }
-    out
 }
 
-/// Why a field or variable type has no address, if it has none.
-fn non_addressable(
-    ty: &SyntaxNode,
-    structs: &HashMap<String, SyntaxNode>,
-    why: &HashMap<String, String>,
-    is_core: &dyn Fn(&str) -> bool,
-) -> Option<String> {
-    let text = ty.text().to_string();
+/// Why a field or variable type (as written) has no address, if it has
+/// none.
+fn non_addressable(text: &str, why: &HashMap<String, String>, is_core: &dyn Fn(&str) -> bool) -> Option<String> {
     let head = text.split('<').next().unwrap_or("").trim();
     if head == "ParameterBlock" && text.contains('<') && is_core("ParameterBlock") {
         return Some(format!("its elements are parameter blocks (`{}`)", text.split_whitespace().collect::<String>()));
     }
-    if text.contains('<') || !structs.contains_key(head) {
+    if text.contains('<') {
         return None;
     }
+    // (Only the file's structs have a reason.)
     why.get(head).map(|r| format!("its element type, struct `{head}`, {r}"))
 }
 

@@ -9,18 +9,13 @@ use slang_syntax::{SyntaxKind, SyntaxNode, TextRange};
 
 use super::placement::{has_token, is_type_kind};
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::name_res::global_scope;
-use crate::{parse, Db, SourceFile};
 
-#[salsa::tracked(returns(ref))]
-pub fn attribute_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    let parse = parse(db, file);
-    let root = parse.syntax_node();
-    if *crate::name_res::is_glsl_file(db, file) {
-        return out;
+/// Checks `root` (a top-level declaration) and what it contains.
+pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    if cx.glsl {
+        return;
     }
-    let scope = global_scope(db, file);
+    let scope = cx.scope;
     let is_macro = |name: &str| scope.macros.contains(name);
     let error = |range: TextRange, code: &'static str, message: String| Diagnostic {
         range,
@@ -79,7 +74,7 @@ pub fn attribute_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                         ));
                     }
                 }
-                check_default_order(&node, &mut out);
+                check_default_order(&node, out);
             }
             SyntaxKind::ENUM => {
                 let attrs = attributes(&node);
@@ -109,11 +104,10 @@ pub fn attribute_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     ));
                 }
             }
-            SyntaxKind::EXTENSION => check_extension_init(&node, scope, file, &mut out),
+            SyntaxKind::EXTENSION => check_extension_init(cx, &node, out),
             _ => {}
         }
     }
-    out
 }
 
 /// The attributes of a declaration: name and node.
@@ -179,16 +173,12 @@ fn check_default_order(f: &SyntaxNode, out: &mut Vec<Diagnostic>) {
 }
 
 /// `extension S { __init() {} }` with `S` a struct of this file.
-fn check_extension_init(
-    ext: &SyntaxNode,
-    scope: &crate::name_res::GlobalScope,
-    file: SourceFile,
-    out: &mut Vec<Diagnostic>,
-) {
+fn check_extension_init(cx: &super::Cx, ext: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    let (scope, file) = (cx.scope, cx.file);
     if ext.children().any(|c| matches!(c.kind(), SyntaxKind::GENERIC_PARAM_LIST | SyntaxKind::WHERE_CLAUSE)) {
         return;
     }
-    if ext.parent().is_none_or(|p| p.kind() != SyntaxKind::SOURCE_FILE) {
+    if super::parent_kind(ext) != SyntaxKind::SOURCE_FILE {
         return;
     }
     let Some(target) = ext.children().find(|c| c.kind() == SyntaxKind::PATH_TYPE) else { return };
@@ -201,11 +191,11 @@ fn check_extension_init(
         return;
     }
     // The struct's syntax, found by name among the file's top-level structs.
-    let Some(root) = ext.parent() else { return };
-    let Some(s) = root.children().find(|c| {
-        c.kind() == SyntaxKind::STRUCT
-            && c.children().find(|n| n.kind() == SyntaxKind::NAME).is_some_and(|n| n.text() == name.as_str())
-    }) else {
+    let Some(s) = super::top_level_structs(cx.db, file)
+        .iter()
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, green)| green.0.clone().map(SyntaxNode::new_root))
+    else {
         return;
     };
     if s.children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {

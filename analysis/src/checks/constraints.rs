@@ -6,18 +6,13 @@ use slang_syntax::{SyntaxKind, SyntaxNode};
 
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::item_tree::ItemKind;
-use crate::name_res::global_scope;
-use crate::{parse, Db, SourceFile};
 
-#[salsa::tracked(returns(ref))]
-pub fn constraint_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    let parse = parse(db, file);
-    let root = parse.syntax_node();
-    if *crate::name_res::is_glsl_file(db, file) {
-        return out;
+/// Checks `root` (a top-level declaration) and what it contains.
+pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    if cx.glsl {
+        return;
     }
-    let scope = global_scope(db, file);
+    let scope = cx.scope;
     let core = scope.core.clone();
     for node in root.descendants() {
         let (param, constraint) = match node.kind() {
@@ -83,7 +78,6 @@ pub fn constraint_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> 
         }
         out.push(Diagnostic { range: ty.text_range(), severity: Severity::Error, code: "invalid-constraint", message });
     }
-    out
 }
 
 /// The name of a path type that is one identifier (`Foo`, not `A.B`,

@@ -11,80 +11,73 @@ use slang_syntax::{SyntaxKind, SyntaxNode};
 
 use super::placement::{has_token, is_type_kind};
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::name_res::global_scope;
-use crate::{parse, Db, SourceFile};
 
-#[salsa::tracked(returns(ref))]
-pub fn entry_point_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    let parse = parse(db, file);
-    let root = parse.syntax_node();
-    let scope = global_scope(db, file);
+/// Checks `f` when it is a top-level function (the entry points are).
+pub(crate) fn check(cx: &super::Cx, f: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    if f.kind() != SyntaxKind::FN || super::parent_kind(f) != SyntaxKind::SOURCE_FILE {
+        return;
+    }
+    let Some(stage) = shader_stage(f) else { return };
+    // Compute and ray-tracing parameters without a semantic are
+    // uniform: only the graphics stages have varying parameters.
+    if !matches!(stage.as_str(), "vertex" | "fragment" | "pixel" | "geometry" | "hull" | "domain" | "mesh") {
+        return;
+    }
+    if f.children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
+        return;
+    }
+    let scope = cx.scope;
     let is_core = |name: &str| scope.means_core(name);
     // The file's non-generic structs, by a name that means only them.
     let mut structs: HashMap<String, SyntaxNode> = HashMap::new();
-    for node in root.children().filter(|n| n.kind() == SyntaxKind::STRUCT) {
+    for (name, green) in super::top_level_structs(cx.db, cx.file) {
+        let Some(node) = green.0.clone().map(SyntaxNode::new_root) else { continue };
         if node.children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
             continue;
         }
-        let Some(name) = node.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string()) else {
-            continue;
-        };
-        if scope.names.get(&name).is_some_and(|d| d.len() == 1 && d[0].file == file) {
-            structs.insert(name, node);
+        if scope.names.get(name).is_some_and(|d| d.len() == 1 && d[0].file == cx.file) {
+            structs.insert(name.clone(), node);
         }
     }
     let ctx = Ctx { structs: &structs, is_core: &is_core };
-    for f in root.children().filter(|n| n.kind() == SyntaxKind::FN) {
-        let Some(stage) = shader_stage(&f) else { continue };
-        // Compute and ray-tracing parameters without a semantic are
-        // uniform: only the graphics stages have varying parameters.
-        if !matches!(stage.as_str(), "vertex" | "fragment" | "pixel" | "geometry" | "hull" | "domain" | "mesh") {
-            continue;
-        }
-        if f.children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
-            continue;
-        }
-        let fn_name = f.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string());
-        let fn_name = fn_name.unwrap_or_default();
-        if let Some(list) = f.children().find(|c| c.kind() == SyntaxKind::PARAM_LIST) {
-            for p in list.children().filter(|c| c.kind() == SyntaxKind::PARAM) {
-                if has_token(&p, SyntaxKind::UNIFORM_KW) {
-                    continue;
-                }
-                let Some(ty) = p.children().find(|c| is_type_kind(c.kind())) else { continue };
-                let name = p.children().find(|c| c.kind() == SyntaxKind::NAME);
-                let pname = name.as_ref().map(|n| n.text().to_string()).unwrap_or_default();
-                if let Some((shown, why)) = ctx.problem(&ty, &stage, 0) {
-                    out.push(Diagnostic {
-                        range: name.map_or(ty.text_range(), |n| n.text_range()),
-                        severity: Severity::Error,
-                        code: "invalid-varying-type",
-                        message: format!(
-                            "type `{shown}` cannot be used as parameter `{pname}` of entry point `{fn_name}`: {why}"
-                        ),
-                    });
-                }
+    let fn_name = f.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string());
+    let fn_name = fn_name.unwrap_or_default();
+    if let Some(list) = f.children().find(|c| c.kind() == SyntaxKind::PARAM_LIST) {
+        for p in list.children().filter(|c| c.kind() == SyntaxKind::PARAM) {
+            if has_token(&p, SyntaxKind::UNIFORM_KW) {
+                continue;
             }
-        }
-        // `T f()` or `func f() -> T`.
-        let ret = f.children().find(|c| is_type_kind(c.kind())).or_else(|| {
-            f.children()
-                .find(|c| c.kind() == SyntaxKind::RETURN_TYPE)
-                .and_then(|r| r.children().find(|c| is_type_kind(c.kind())))
-        });
-        if let Some(ty) = ret {
+            let Some(ty) = p.children().find(|c| is_type_kind(c.kind())) else { continue };
+            let name = p.children().find(|c| c.kind() == SyntaxKind::NAME);
+            let pname = name.as_ref().map(|n| n.text().to_string()).unwrap_or_default();
             if let Some((shown, why)) = ctx.problem(&ty, &stage, 0) {
                 out.push(Diagnostic {
-                    range: ty.text_range(),
+                    range: name.map_or(ty.text_range(), |n| n.text_range()),
                     severity: Severity::Error,
                     code: "invalid-varying-type",
-                    message: format!("type `{shown}` cannot be the result of entry point `{fn_name}`: {why}"),
+                    message: format!(
+                        "type `{shown}` cannot be used as parameter `{pname}` of entry point `{fn_name}`: {why}"
+                    ),
                 });
             }
         }
     }
-    out
+    // `T f()` or `func f() -> T`.
+    let ret = f.children().find(|c| is_type_kind(c.kind())).or_else(|| {
+        f.children()
+            .find(|c| c.kind() == SyntaxKind::RETURN_TYPE)
+            .and_then(|r| r.children().find(|c| is_type_kind(c.kind())))
+    });
+    if let Some(ty) = ret {
+        if let Some((shown, why)) = ctx.problem(&ty, &stage, 0) {
+            out.push(Diagnostic {
+                range: ty.text_range(),
+                severity: Severity::Error,
+                code: "invalid-varying-type",
+                message: format!("type `{shown}` cannot be the result of entry point `{fn_name}`: {why}"),
+            });
+        }
+    }
 }
 
 struct Ctx<'a> {

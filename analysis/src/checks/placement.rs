@@ -8,8 +8,8 @@
 
 use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxToken, TextRange};
 
+use super::parent_kind;
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::{parse, Db, SourceFile};
 
 /// Where a declaration sits.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -23,29 +23,23 @@ enum Context {
     Block,
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn placement_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
-    let parse = parse(db, file);
-    let root = parse.syntax_node();
-    let mut out = Vec::new();
-    // GLSL-flavoured files follow other rules.
-    if *crate::name_res::is_glsl_file(db, file) {
-        return out;
+/// Checks `root` (a top-level declaration) and what it contains.
+pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    if cx.glsl {
+        return;
     }
     for node in root.descendants() {
         match node.kind() {
             // `typedef struct { … } S;` is the one place a struct may be
             // declared inside a type.
-            SyntaxKind::ANON_STRUCT_TYPE if node.parent().is_some_and(|p| p.kind() != SyntaxKind::TYPEDEF) => {
+            SyntaxKind::ANON_STRUCT_TYPE if parent_kind(&node) != SyntaxKind::TYPEDEF => {
                 out.push(not_allowed(
                     keyword_range(&node, SyntaxKind::STRUCT_KW),
                     "a struct cannot be declared inside a type here; declare it on its own and use its name",
                 ));
             }
             // `for (struct S { … } s = …; …)`.
-            SyntaxKind::STRUCT | SyntaxKind::CLASS
-                if node.parent().is_some_and(|p| p.kind() == SyntaxKind::FOR_STMT) =>
-            {
+            SyntaxKind::STRUCT | SyntaxKind::CLASS if parent_kind(&node) == SyntaxKind::FOR_STMT => {
                 out.push(not_allowed(
                     keyword_range(&node, node.first_token().map_or(SyntaxKind::STRUCT_KW, |t| t.kind())),
                     "a struct cannot be declared in a `for` statement's initializer; declare it before the loop",
@@ -54,14 +48,22 @@ pub fn placement_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
             _ => {}
         }
         let Some(context) = context_of(&node) else { continue };
-        check_decl(&node, context, &mut out);
+        check_decl(&node, context, out);
     }
-    out
+}
+
+/// What [`check`] cannot see from a top-level declaration's own tree: a
+/// struct followed by a function (`node` in the file's tree).
+pub(crate) fn check_top_level(cx: &super::Cx, node: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    if !cx.glsl && node.kind() == SyntaxKind::STRUCT {
+        struct_as_return_type(node, out);
+    }
 }
 
 /// The context of a declaration node, when it is one whose rules we know.
 fn context_of(node: &SyntaxNode) -> Option<Context> {
-    let parent = node.parent()?;
+    // The root of a top-level declaration's own tree is in the file.
+    let Some(parent) = node.parent() else { return Some(Context::Module) };
     match parent.kind() {
         SyntaxKind::SOURCE_FILE => Some(Context::Module),
         SyntaxKind::BLOCK => {
@@ -166,26 +168,30 @@ fn check_decl(node: &SyntaxNode, context: Context, out: &mut Vec<Diagnostic>) {
         return;
     }
     match kind {
-        SyntaxKind::STRUCT if context != Interface => {
-            // `struct S { … } f() { … }`: a struct as a function's return
-            // type (the function then has no type of its own).
-            if let Some(next) = node.next_sibling() {
-                if next.kind() == SyntaxKind::FN
-                    && !has_token(node, SyntaxKind::SEMICOLON)
-                    && !next.children().any(|c| is_type_kind(c.kind()) || c.kind() == SyntaxKind::RETURN_TYPE)
-                    && !has_token(&next, SyntaxKind::FUNC_KW)
-                    && !next.children().any(|c| c.kind() == SyntaxKind::ATTRIBUTE)
-                    && !next.children_with_tokens().any(|e| e.kind().is_keyword())
-                {
-                    out.push(not_allowed(
-                        keyword_range(node, SyntaxKind::STRUCT_KW),
-                        "a struct cannot be declared as a function's return type; declare it on its own and use its name",
-                    ));
-                }
-            }
-        }
+        // (A top-level declaration's own tree has no sibling: see
+        // `check_top_level`.)
+        SyntaxKind::STRUCT if context != Interface => struct_as_return_type(node, out),
         SyntaxKind::VAR_DECL => check_var(node, context, out),
         _ => {}
+    }
+}
+
+/// `struct S { … } f() { … }`: a struct as a function's return type (the
+/// function then has no type of its own).
+fn struct_as_return_type(node: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    if let Some(next) = node.next_sibling() {
+        if next.kind() == SyntaxKind::FN
+            && !has_token(node, SyntaxKind::SEMICOLON)
+            && !next.children().any(|c| is_type_kind(c.kind()) || c.kind() == SyntaxKind::RETURN_TYPE)
+            && !has_token(&next, SyntaxKind::FUNC_KW)
+            && !next.children().any(|c| c.kind() == SyntaxKind::ATTRIBUTE)
+            && !next.children_with_tokens().any(|e| e.kind().is_keyword())
+        {
+            out.push(not_allowed(
+                keyword_range(node, SyntaxKind::STRUCT_KW),
+                "a struct cannot be declared as a function's return type; declare it on its own and use its name",
+            ));
+        }
     }
 }
 

@@ -12,19 +12,15 @@ use crate::diagnostics::{Diagnostic, Severity};
 use crate::hir::{lower_type, DefId, GenericArgRef, TypeRef};
 use crate::infer::{is_core, item_of};
 use crate::item_tree::{item_tree, ItemKind};
-use crate::name_res::global_scope;
 use crate::ty::Ty;
-use crate::{parse, Db, SourceFile};
 
-#[salsa::tracked(returns(ref))]
-pub fn type_arg_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
+/// Checks `root` (a top-level declaration) and what it contains.
+pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    let (db, file) = (cx.db, cx.file);
     if item_tree(db, file).has_item_macros {
-        return out;
+        return;
     }
-    let parse = parse(db, file);
-    let root = parse.syntax_node();
-    let scope = global_scope(db, file);
+    let scope = cx.scope;
     // The user struct or class a name means, where nothing nearer hides it.
     let user_struct = |name: &str, at: &SyntaxNode| -> Option<Ty> {
         if scope.macros.contains(name) || declared_nearby(at, name) {
@@ -145,5 +141,4 @@ pub fn type_arg_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
             _ => {}
         }
     }
-    out
 }

@@ -49,7 +49,22 @@ pub enum Definition {
 
 /// The identifier token at `offset` (or just before it).
 pub(crate) fn ident_at(root: &SyntaxNode, offset: TextSize) -> Option<SyntaxToken> {
-    let tokens = root.token_at_offset(offset);
+    // The tokens touching `offset` are inside the node covering the
+    // characters on both sides of it, found by binary search: a search
+    // from the root scans every top-level declaration.
+    let range = root.text_range();
+    if !range.contains_inclusive(offset) {
+        return None;
+    }
+    let around = TextRange::new(
+        offset.checked_sub(1.into()).unwrap_or(offset).max(range.start()),
+        (offset + TextSize::from(1)).min(range.end()),
+    );
+    let near = match root.covering_element(around) {
+        slang_syntax::NodeOrToken::Node(n) => n,
+        slang_syntax::NodeOrToken::Token(t) => t.parent().unwrap_or_else(|| root.clone()),
+    };
+    let tokens = near.token_at_offset(offset);
     let mut best = None;
     for t in tokens {
         if t.kind() == K::IDENT || t.kind().is_keyword() {
