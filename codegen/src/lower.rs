@@ -4151,15 +4151,29 @@ impl FnLower<'_, '_> {
             }
             _ => (Ty::Unknown, None, Vec::new()),
         };
-        let forward = vec![Mode::Forward; modes.len()];
+        let modes_of: Vec<Mode> = modes.iter().map(|&f| if f { Mode::Forward } else { Mode::Backward }).collect();
         let explicit_this = |d: DefId| receiver.is_none() && is_instance_method(db, d);
+        let arg_tys: Vec<Ty> =
+            args.iter().map(|a| self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown)).collect();
+        // Among the overloads taking as many arguments, the one whose
+        // derivative's parameter types match the most arguments exactly.
+        let fit = |d: DefId| {
+            let mut sig = higher_order_signature(db, d, &modes_of);
+            if explicit_this(d) {
+                if let Some(t) = sig.this_param.take() {
+                    sig.params.insert(0, t);
+                }
+            }
+            (sig.params.len() == args.len())
+                .then(|| sig.params.iter().zip(&arg_tys).filter(|(p, a)| p.ty == **a).count())
+        };
         let Some(def) = defs
             .iter()
             .copied()
-            .find(|&d| {
-                let sig = higher_order_signature(db, d, &forward);
-                sig.params.len() + usize::from(explicit_this(d) && sig.this_param.is_some()) == args.len()
-            })
+            .filter_map(|d| fit(d).map(|score| (d, score)))
+            .rev()
+            .max_by_key(|&(_, score)| score)
+            .map(|(d, _)| d)
             .or(defs.first().copied())
         else {
             return self.error("no function to differentiate");
