@@ -2969,18 +2969,31 @@ impl<'db> Infer<'_, 'db> {
                         Ty::Unknown
                     }
                 },
-                // `float.f()`: a static method an extension adds.
-                t @ (Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..)) => {
-                    let methods = extension_methods(db, self.ctx.file, t, &seg.name);
-                    if methods.is_empty() {
-                        Ty::Unknown
-                    } else {
-                        Ty::Func(methods)
+                // `float.getPi()`, `int.maxValue`: a static member of the
+                // core module's declaration of the scalar type.
+                Ty::Scalar(s) if seg.args.is_empty() => {
+                    match crate::name_res::core_def(db, s.name()).and_then(|d| lookup_member(db, d, &[], &seg.name)) {
+                        Some(Member::Field(t)) => t,
+                        Some(Member::Methods(defs)) => Ty::Func(defs),
+                        _ => self.extension_static_member(t, &seg.name),
                     }
                 }
+                // `float3.f()`: a static method an extension adds.
+                t @ (Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..)) => self.extension_static_member(t, &seg.name),
                 _ => Ty::Unknown,
             },
             _ => Ty::Unknown,
+        }
+    }
+
+    /// The static methods named `name` that extensions add to the built-in
+    /// type `t`.
+    fn extension_static_member(&self, t: &Ty, name: &str) -> Ty {
+        let methods = extension_methods(self.db(), self.ctx.file, t, name);
+        if methods.is_empty() {
+            Ty::Unknown
+        } else {
+            Ty::Func(methods)
         }
     }
 
