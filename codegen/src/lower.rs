@@ -2360,7 +2360,15 @@ impl FnLower<'_, '_> {
             }
         };
         if items.len() > parts.len() {
-            return self.error(format!("too many initializers for `{}`", self.show(ty)));
+            // More items than parts: the braces of inner aggregates are
+            // left out (`Feature<3> f = {1.0, 2.0, 3.0}` for a struct
+            // holding `float vals[3]`), as in the reference compiler.
+            let mut pos = 0;
+            let v = self.elided_init(items, &mut pos, ty)?;
+            if pos < items.len() {
+                return self.error(format!("too many initializers for `{}`", self.show(ty)));
+            }
+            return Ok(v);
         }
         let mut values = Vec::new();
         for (i, &pt) in parts.iter().enumerate() {
@@ -2371,6 +2379,41 @@ impl FnLower<'_, '_> {
                     Some(v) => v,
                     None => self.zero(pt)?,
                 },
+            });
+        }
+        Ok(self.emit(Op::Construct(values), ty))
+    }
+
+    /// A value of `ty` from the items of a flat initializer list from
+    /// `*pos` on: an aggregate part takes as many items as it has scalars,
+    /// unless its item is itself a list or a value of an aggregate type;
+    /// parts left without items are zero.
+    fn elided_init(&mut self, items: &[ExprId], pos: &mut usize, ty: TypeId) -> R<ValueId> {
+        let parts: Vec<TypeId> = match self.ty(ty).clone() {
+            Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
+            Type::Array(e, n) => vec![e; n as usize],
+            Type::Vector(s, n) => vec![self.t(Type::Scalar(s)); n as usize],
+            Type::Matrix { scalar, rows, cols } => vec![self.t(Type::Vector(scalar, cols)); rows as usize],
+            _ => {
+                let Some(&item) = items.get(*pos) else { return self.zero(ty) };
+                *pos += 1;
+                return self.expr_expecting(item, ty);
+            }
+        };
+        let mut values = Vec::new();
+        for pt in parts {
+            let Some(&item) = items.get(*pos) else {
+                values.push(self.zero(pt)?);
+                continue;
+            };
+            let scalar_item = !matches!(self.body.expr(item), Expr::InitList(_))
+                && matches!(self.inferred.expr_types.get(item.0 as usize), Some(Ty::Scalar(_)));
+            let aggregate_part = !matches!(self.ty(pt), Type::Scalar(_));
+            values.push(if scalar_item && aggregate_part {
+                self.elided_init(items, pos, pt)?
+            } else {
+                *pos += 1;
+                self.expr_expecting(item, pt)?
             });
         }
         Ok(self.emit(Op::Construct(values), ty))
