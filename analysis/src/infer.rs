@@ -279,6 +279,19 @@ impl<'db> DeclCtx<'db> {
                 let Some(target) = decl_type_ref(db, def).clone() else { return Ty::Unknown };
                 let mut inner = DeclCtx::for_def(db, def);
                 inner.depth = self.depth + 1;
+                // A member of the generic struct `This` is (`typedef
+                // Feature<C> Output` inside `Linear<let C : int>`): its
+                // parameters are `This`'s arguments.
+                if let Ty::Adt { def: this_def, args, .. } = &self.this {
+                    if parent_of(db, def) == Some(*this_def) {
+                        let params = item_of(db, *this_def).map(|i| i.generic_params.clone()).unwrap_or_default();
+                        for (g, a) in params.iter().zip(args) {
+                            if let Some(n) = &g.name {
+                                inner.generics.insert(n.clone(), a.clone());
+                            }
+                        }
+                    }
+                }
                 inner.resolve(&target)
             }
             _ => Ty::Unknown,
