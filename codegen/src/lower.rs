@@ -1997,6 +1997,10 @@ impl FnLower<'_, '_> {
                         }
                         (None, None) => return self.error(format!("`{}` needs a type or a value", d.name)),
                     };
+                    if matches!(self.ty(ty), Type::Void) {
+                        // `let r = bwd_diff(f)(…)`: nothing to keep.
+                        continue;
+                    }
                     let var = self.var(ty);
                     if let Some(v) = value {
                         self.store(var, v);
