@@ -895,8 +895,16 @@ impl<'db> ModuleLowerer<'db> {
         if diff_fields.is_empty() {
             return;
         }
+        // The differential is its own differential (as `T.Differential`
+        // is in the reference compiler) when its fields are: higher-order
+        // derivatives differentiate it again.
+        let own = diff_fields.iter().all(|&(_, d)| self.module.types.differential(d) == Some(d));
+        let count = diff_fields.len() as u32;
         let ty = self.intern(Type::Struct { name: format!("{name}_Differential"), fields: diff_fields });
         self.module.types.set_struct_diff(t, StructDiff { ty, fields: map });
+        if own && self.module.types.struct_diff(ty).is_none() {
+            self.module.types.set_struct_diff(ty, StructDiff { ty, fields: (0..count).map(Some).collect() });
+        }
     }
 
     /// Declare an instance of a function (its signature), queueing its
