@@ -76,6 +76,32 @@ pub(crate) struct Instance {
     setter: bool,
 }
 
+/// The instance of `g`, a user-written derivative or substitute of `inst`'s
+/// function, with `inst`'s generic arguments and the buffers it is
+/// specialized to: those `this` holds (when `g` is a method too) and those
+/// of the parameters `g` takes at the same place with the same type
+/// (`write_bwd` reads the `grad` buffer of the struct `write` was called
+/// on).
+fn derived_instance(db: &dyn Db, inst: &Instance, g: DefId) -> Instance {
+    let mut out = Instance::new(db, g, &inst.bindings());
+    let (ours, theirs) = (fn_sig(db, inst.def), fn_sig(db, g));
+    let mut ctx_ours = DeclCtx::for_def(db, inst.def);
+    let mut ctx_theirs = DeclCtx::for_def(db, g);
+    out.resources = inst
+        .resources
+        .iter()
+        .filter(|(i, _, _)| match *i {
+            THIS_PARAM => is_instance_method(db, g),
+            i => match (ours.params.get(i as usize), theirs.params.get(i as usize)) {
+                (Some(a), Some(b)) => ctx_ours.resolve(&a.ty) == ctx_theirs.resolve(&b.ty),
+                _ => false,
+            },
+        })
+        .cloned()
+        .collect();
+    out
+}
+
 impl Instance {
     /// `def` with those of `bindings` that name its generic parameters.
     fn new(db: &dyn Db, def: DefId, bindings: &HashMap<String, Ty>) -> Instance {
@@ -1113,7 +1139,6 @@ impl<'db> ModuleLowerer<'db> {
     fn derivative_source(&mut self, inst: &Instance) -> R<Derivative> {
         let db = self.db;
         let def = inst.def;
-        let bindings = inst.bindings();
         let file = def.file(db);
         if !fn_differentiability(db, file, def).allows(Mode::Forward) {
             return Ok(Derivative::None);
@@ -1123,10 +1148,10 @@ impl<'db> ModuleLowerer<'db> {
             attribute_function(db, def, attr).or_else(|| function_with_attribute_naming(db, file, of, &name))
         };
         if let Some(g) = named("ForwardDerivative", "ForwardDerivativeOf") {
-            return Ok(Derivative::Custom(self.declare_function(Instance::new(db, g, &bindings), false)?));
+            return Ok(Derivative::Custom(self.declare_function(derived_instance(db, inst, g), false)?));
         }
         if let Some(s) = named("PrimalSubstitute", "PrimalSubstituteOf") {
-            return Ok(Derivative::Substitute(self.declare_function(Instance::new(db, s, &bindings), false)?));
+            return Ok(Derivative::Substitute(self.declare_function(derived_instance(db, inst, s), false)?));
         }
         if item_of(db, def).is_some_and(|i| i.has_attr("TreatAsDifferentiable")) {
             return Ok(Derivative::Zero);
@@ -1144,7 +1169,7 @@ impl<'db> ModuleLowerer<'db> {
         let g = attribute_function(db, def, "BackwardDerivative")
             .or_else(|| function_with_attribute_naming(db, file, "BackwardDerivativeOf", &name));
         match g {
-            Some(g) => Ok(Some(self.declare_function(Instance::new(db, g, &inst.bindings()), false)?)),
+            Some(g) => Ok(Some(self.declare_function(derived_instance(db, inst, g), false)?)),
             None => Ok(None),
         }
     }
