@@ -279,6 +279,19 @@ impl<'db> DeclCtx<'db> {
                 let Some(target) = decl_type_ref(db, def).clone() else { return Ty::Unknown };
                 let mut inner = DeclCtx::for_def(db, def);
                 inner.depth = self.depth + 1;
+                // A member of the generic struct `This` is (`typedef
+                // Feature<C> Output` inside `Linear<let C : int>`): its
+                // parameters are `This`'s arguments.
+                if let Ty::Adt { def: this_def, args, .. } = &self.this {
+                    if parent_of(db, def) == Some(*this_def) {
+                        let params = item_of(db, *this_def).map(|i| i.generic_params.clone()).unwrap_or_default();
+                        for (g, a) in params.iter().zip(args) {
+                            if let Some(n) = &g.name {
+                                inner.generics.insert(n.clone(), a.clone());
+                            }
+                        }
+                    }
+                }
                 inner.resolve(&target)
             }
             _ => Ty::Unknown,
@@ -2968,18 +2981,31 @@ impl<'db> Infer<'_, 'db> {
                         Ty::Unknown
                     }
                 },
-                // `float.f()`: a static method an extension adds.
-                t @ (Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..)) => {
-                    let methods = extension_methods(db, self.ctx.file, t, &seg.name);
-                    if methods.is_empty() {
-                        Ty::Unknown
-                    } else {
-                        Ty::Func(methods)
+                // `float.getPi()`, `int.maxValue`: a static member of the
+                // core module's declaration of the scalar type.
+                Ty::Scalar(s) if seg.args.is_empty() => {
+                    match crate::name_res::core_def(db, s.name()).and_then(|d| lookup_member(db, d, &[], &seg.name)) {
+                        Some(Member::Field(t)) => t,
+                        Some(Member::Methods(defs)) => Ty::Func(defs),
+                        _ => self.extension_static_member(t, &seg.name),
                     }
                 }
+                // `float3.f()`: a static method an extension adds.
+                t @ (Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..)) => self.extension_static_member(t, &seg.name),
                 _ => Ty::Unknown,
             },
             _ => Ty::Unknown,
+        }
+    }
+
+    /// The static methods named `name` that extensions add to the built-in
+    /// type `t`.
+    fn extension_static_member(&self, t: &Ty, name: &str) -> Ty {
+        let methods = extension_methods(self.db(), self.ctx.file, t, name);
+        if methods.is_empty() {
+            Ty::Unknown
+        } else {
+            Ty::Func(methods)
         }
     }
 

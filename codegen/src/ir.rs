@@ -494,6 +494,32 @@ impl Intrinsic {
         )
     }
 
+    /// The functions that act on each component alone (and so on a
+    /// matrix row by row, which the targets do not do themselves).
+    pub fn is_componentwise(self) -> bool {
+        use Intrinsic::*;
+        self.is_32_bit_only()
+            || matches!(
+                self,
+                Sqrt | Rsqrt
+                    | Abs
+                    | Sign
+                    | Floor
+                    | Ceil
+                    | Round
+                    | Trunc
+                    | Frac
+                    | Min
+                    | Max
+                    | Clamp
+                    | Saturate
+                    | Lerp
+                    | Step
+                    | Smoothstep
+                    | Mad
+            )
+    }
+
     /// Whether a call carries derivatives (the built-ins the reference
     /// compiler differentiates, with derivatives that are not zero).
     pub fn differentiable(self) -> bool {

@@ -1,7 +1,9 @@
-//! Target legalization after differentiation: the transcendental
-//! built-ins on `double` (Vulkan's GLSL.std.450 has `sin`, `exp`, `pow` …
-//! for 16- and 32-bit floats only) are computed in `float` and converted
-//! back — those the user wrote and those the derivative rules emitted.
+//! Target legalization after differentiation, of the built-in calls the
+//! user wrote and those the derivative rules emitted: component-wise
+//! built-ins on matrices (`sqrt(float2x2)`; the targets take scalars and
+//! vectors) are computed row by row; the transcendental built-ins on
+//! `double` (Vulkan's GLSL.std.450 has `sin`, `exp`, `pow` … for 16- and
+//! 32-bit floats only) are computed in `float` and converted back.
 
 use slang_analysis::ty::Scalar;
 
@@ -10,6 +12,56 @@ use slang_analysis::TextRange;
 
 /// Legalize every function of `module`.
 pub fn run(module: &mut Module) {
+    split_matrices(module);
+    narrow_doubles(module);
+}
+
+/// `f(m, …)` of a component-wise built-in on matrices: the matrix of
+/// `f(m[i], …)` for each row `i` (scalar arguments are passed to each).
+fn split_matrices(module: &mut Module) {
+    for fi in 0..module.functions.len() {
+        for b in 0..module.functions[fi].blocks.len() {
+            let insts = std::mem::take(&mut module.functions[fi].blocks[b].insts);
+            let mut out = Vec::with_capacity(insts.len());
+            for v in insts {
+                let value = module.functions[fi].value(v).clone();
+                let ValueKind::Inst(Op::Intrinsic(i, args)) = &value.kind else {
+                    out.push(v);
+                    continue;
+                };
+                let Type::Matrix { scalar, rows, cols } = *module.types.get(value.ty) else {
+                    out.push(v);
+                    continue;
+                };
+                if !i.is_componentwise() {
+                    out.push(v);
+                    continue;
+                }
+                let (i, args) = (*i, args.clone());
+                let row_ty = module.types.intern(Type::Vector(scalar, cols));
+                let mut parts = Vec::new();
+                for r in 0..rows {
+                    let mut row_args = Vec::new();
+                    for &a in &args {
+                        let matrix = matches!(module.types.get(module.functions[fi].value(a).ty), Type::Matrix { .. });
+                        row_args.push(match matrix {
+                            true => push(module, fi, &mut out, Op::Extract(a, r as u32), row_ty, value.span),
+                            false => a,
+                        });
+                    }
+                    parts.push(push(module, fi, &mut out, Op::Intrinsic(i, row_args), row_ty, value.span));
+                }
+                // `v` itself becomes the matrix of the rows (its uses stay).
+                module.functions[fi].values[v.index()].kind = ValueKind::Inst(Op::Construct(parts));
+                out.push(v);
+            }
+            module.functions[fi].blocks[b].insts = out;
+        }
+    }
+}
+
+/// The transcendental built-ins on `double`, computed in `float`.
+fn narrow_doubles(module: &mut Module) {
     for fi in 0..module.functions.len() {
         for b in 0..module.functions[fi].blocks.len() {
             let insts = std::mem::take(&mut module.functions[fi].blocks[b].insts);

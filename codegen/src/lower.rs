@@ -76,6 +76,32 @@ pub(crate) struct Instance {
     setter: bool,
 }
 
+/// The instance of `g`, a user-written derivative or substitute of `inst`'s
+/// function, with `inst`'s generic arguments and the buffers it is
+/// specialized to: those `this` holds (when `g` is a method too) and those
+/// of the parameters `g` takes at the same place with the same type
+/// (`write_bwd` reads the `grad` buffer of the struct `write` was called
+/// on).
+fn derived_instance(db: &dyn Db, inst: &Instance, g: DefId) -> Instance {
+    let mut out = Instance::new(db, g, &inst.bindings());
+    let (ours, theirs) = (fn_sig(db, inst.def), fn_sig(db, g));
+    let mut ctx_ours = DeclCtx::for_def(db, inst.def);
+    let mut ctx_theirs = DeclCtx::for_def(db, g);
+    out.resources = inst
+        .resources
+        .iter()
+        .filter(|(i, _, _)| match *i {
+            THIS_PARAM => is_instance_method(db, g),
+            i => match (ours.params.get(i as usize), theirs.params.get(i as usize)) {
+                (Some(a), Some(b)) => ctx_ours.resolve(&a.ty) == ctx_theirs.resolve(&b.ty),
+                _ => false,
+            },
+        })
+        .cloned()
+        .collect();
+    out
+}
+
 impl Instance {
     /// `def` with those of `bindings` that name its generic parameters.
     fn new(db: &dyn Db, def: DefId, bindings: &HashMap<String, Ty>) -> Instance {
@@ -900,8 +926,16 @@ impl<'db> ModuleLowerer<'db> {
         if diff_fields.is_empty() {
             return;
         }
+        // The differential is its own differential (as `T.Differential`
+        // is in the reference compiler) when its fields are: higher-order
+        // derivatives differentiate it again.
+        let own = diff_fields.iter().all(|&(_, d)| self.module.types.differential(d) == Some(d));
+        let count = diff_fields.len() as u32;
         let ty = self.intern(Type::Struct { name: format!("{name}_Differential"), fields: diff_fields });
         self.module.types.set_struct_diff(t, StructDiff { ty, fields: map });
+        if own && self.module.types.struct_diff(ty).is_none() {
+            self.module.types.set_struct_diff(ty, StructDiff { ty, fields: (0..count).map(Some).collect() });
+        }
     }
 
     /// Declare an instance of a function (its signature), queueing its
@@ -1110,7 +1144,6 @@ impl<'db> ModuleLowerer<'db> {
     fn derivative_source(&mut self, inst: &Instance) -> R<Derivative> {
         let db = self.db;
         let def = inst.def;
-        let bindings = inst.bindings();
         let file = def.file(db);
         if !fn_differentiability(db, file, def).allows(Mode::Forward) {
             return Ok(Derivative::None);
@@ -1120,10 +1153,10 @@ impl<'db> ModuleLowerer<'db> {
             attribute_function(db, def, attr).or_else(|| function_with_attribute_naming(db, file, of, &name))
         };
         if let Some(g) = named("ForwardDerivative", "ForwardDerivativeOf") {
-            return Ok(Derivative::Custom(self.declare_function(Instance::new(db, g, &bindings), false)?));
+            return Ok(Derivative::Custom(self.declare_function(derived_instance(db, inst, g), false)?));
         }
         if let Some(s) = named("PrimalSubstitute", "PrimalSubstituteOf") {
-            return Ok(Derivative::Substitute(self.declare_function(Instance::new(db, s, &bindings), false)?));
+            return Ok(Derivative::Substitute(self.declare_function(derived_instance(db, inst, s), false)?));
         }
         if item_of(db, def).is_some_and(|i| i.has_attr("TreatAsDifferentiable")) {
             return Ok(Derivative::Zero);
@@ -1141,7 +1174,7 @@ impl<'db> ModuleLowerer<'db> {
         let g = attribute_function(db, def, "BackwardDerivative")
             .or_else(|| function_with_attribute_naming(db, file, "BackwardDerivativeOf", &name));
         match g {
-            Some(g) => Ok(Some(self.declare_function(Instance::new(db, g, &inst.bindings()), false)?)),
+            Some(g) => Ok(Some(self.declare_function(derived_instance(db, inst, g), false)?)),
             None => Ok(None),
         }
     }
@@ -2002,6 +2035,10 @@ impl FnLower<'_, '_> {
                         }
                         (None, None) => return self.error(format!("`{}` needs a type or a value", d.name)),
                     };
+                    if matches!(self.ty(ty), Type::Void) {
+                        // `let r = bwd_diff(f)(…)`: nothing to keep.
+                        continue;
+                    }
                     let var = self.var(ty);
                     if let Some(v) = value {
                         self.store(var, v);
@@ -2365,7 +2402,15 @@ impl FnLower<'_, '_> {
             }
         };
         if items.len() > parts.len() {
-            return self.error(format!("too many initializers for `{}`", self.show(ty)));
+            // More items than parts: the braces of inner aggregates are
+            // left out (`Feature<3> f = {1.0, 2.0, 3.0}` for a struct
+            // holding `float vals[3]`), as in the reference compiler.
+            let mut pos = 0;
+            let v = self.elided_init(items, &mut pos, ty)?;
+            if pos < items.len() {
+                return self.error(format!("too many initializers for `{}`", self.show(ty)));
+            }
+            return Ok(v);
         }
         let mut values = Vec::new();
         for (i, &pt) in parts.iter().enumerate() {
@@ -2376,6 +2421,41 @@ impl FnLower<'_, '_> {
                     Some(v) => v,
                     None => self.zero(pt)?,
                 },
+            });
+        }
+        Ok(self.emit(Op::Construct(values), ty))
+    }
+
+    /// A value of `ty` from the items of a flat initializer list from
+    /// `*pos` on: an aggregate part takes as many items as it has scalars,
+    /// unless its item is itself a list or a value of an aggregate type;
+    /// parts left without items are zero.
+    fn elided_init(&mut self, items: &[ExprId], pos: &mut usize, ty: TypeId) -> R<ValueId> {
+        let parts: Vec<TypeId> = match self.ty(ty).clone() {
+            Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
+            Type::Array(e, n) => vec![e; n as usize],
+            Type::Vector(s, n) => vec![self.t(Type::Scalar(s)); n as usize],
+            Type::Matrix { scalar, rows, cols } => vec![self.t(Type::Vector(scalar, cols)); rows as usize],
+            _ => {
+                let Some(&item) = items.get(*pos) else { return self.zero(ty) };
+                *pos += 1;
+                return self.expr_expecting(item, ty);
+            }
+        };
+        let mut values = Vec::new();
+        for pt in parts {
+            let Some(&item) = items.get(*pos) else {
+                values.push(self.zero(pt)?);
+                continue;
+            };
+            let scalar_item = !matches!(self.body.expr(item), Expr::InitList(_))
+                && matches!(self.inferred.expr_types.get(item.0 as usize), Some(Ty::Scalar(_)));
+            let aggregate_part = !matches!(self.ty(pt), Type::Scalar(_));
+            values.push(if scalar_item && aggregate_part {
+                self.elided_init(items, pos, pt)?
+            } else {
+                *pos += 1;
+                self.expr_expecting(item, pt)?
             });
         }
         Ok(self.emit(Op::Construct(values), ty))
@@ -4156,15 +4236,29 @@ impl FnLower<'_, '_> {
             }
             _ => (Ty::Unknown, None, Vec::new()),
         };
-        let forward = vec![Mode::Forward; modes.len()];
+        let modes_of: Vec<Mode> = modes.iter().map(|&f| if f { Mode::Forward } else { Mode::Backward }).collect();
         let explicit_this = |d: DefId| receiver.is_none() && is_instance_method(db, d);
+        let arg_tys: Vec<Ty> =
+            args.iter().map(|a| self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown)).collect();
+        // Among the overloads taking as many arguments, the one whose
+        // derivative's parameter types match the most arguments exactly.
+        let fit = |d: DefId| {
+            let mut sig = higher_order_signature(db, d, &modes_of);
+            if explicit_this(d) {
+                if let Some(t) = sig.this_param.take() {
+                    sig.params.insert(0, t);
+                }
+            }
+            (sig.params.len() == args.len())
+                .then(|| sig.params.iter().zip(&arg_tys).filter(|(p, a)| p.ty == **a).count())
+        };
         let Some(def) = defs
             .iter()
             .copied()
-            .find(|&d| {
-                let sig = higher_order_signature(db, d, &forward);
-                sig.params.len() + usize::from(explicit_this(d) && sig.this_param.is_some()) == args.len()
-            })
+            .filter_map(|d| fit(d).map(|score| (d, score)))
+            .rev()
+            .max_by_key(|&(_, score)| score)
+            .map(|(d, _)| d)
             .or(defs.first().copied())
         else {
             return self.error("no function to differentiate");

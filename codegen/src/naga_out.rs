@@ -339,7 +339,18 @@ impl ModuleBuilder<'_> {
                     },
                 },
                 Type::Sampler => naga::TypeInner::Sampler { comparison: false },
-                Type::Ptr(t, space) => naga::TypeInner::Pointer { base: self.types[t], space: naga_space(*space) },
+                Type::Ptr(t, space) => match self.types.get(t) {
+                    Some(&base) => naga::TypeInner::Pointer { base, space: naga_space(*space) },
+                    None => {
+                        return Err(CodegenError {
+                            range: None,
+                            message: format!(
+                                "internal: a pointer to `{}`, which has no target type",
+                                self.ir.types.display(*t)
+                            ),
+                        })
+                    }
+                },
                 Type::DifferentialPair { .. } => {
                     return Err(CodegenError {
                         range: None,

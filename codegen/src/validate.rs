@@ -427,8 +427,13 @@ impl Validator<'_> {
             Op::Splat(a) => (!matches!(types.get(t(*a)), Type::Scalar(_))
                 || types.scalar_of(t(*a)) != types.scalar_of(result))
             .then(|| "splat takes a scalar of the result's element type".into()),
-            Op::Var => (!matches!(types.get(result), Type::Ptr(_, AddressSpace::Function)))
-                .then(|| "a variable is a function-space pointer".into()),
+            Op::Var => match types.get(result) {
+                Type::Ptr(v, AddressSpace::Function) if types.get(*v) == &Type::Void => {
+                    Some("a variable of type `void`".into())
+                }
+                Type::Ptr(_, AddressSpace::Function) => None,
+                _ => Some("a variable is a function-space pointer".into()),
+            },
             Op::Global(g) => match self.module.globals.get(g.index()) {
                 Some(global) if types.get(result) == &Type::Ptr(global.ty, global.space) => None,
                 _ => Some(format!("{g} does not exist or has another type")),

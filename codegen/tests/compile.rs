@@ -1158,21 +1158,24 @@ void computeMain()
             b0(%0: DiffPair_double):
               %1: double = extract %0, 0
               %2: double = extract %0, 1
-              %13: float = convert %1
-              %14: float = sin(%13)
-              %3: double = convert %14
-              %15: float = convert %1
-              %16: float = cos(%15)
-              %4: double = convert %16
+              %16: float = convert %1
+              %17: float = sin(%16)
+              %3: double = convert %17
+              %18: float = convert %1
+              %19: float = cos(%18)
+              %4: double = convert %19
               %5: double = mul %4, %2
               %6: double = sqrt(%1)
-              %7: double = div %2, %6
-              %8: double = const 0.5
-              %9: double = mul %8, %7
-              %10: double = add %3, %6
-              %11: double = add %5, %9
-              %12: DiffPair_double = construct %10, %11
-              return %12
+              %7: double = const 1e-7
+              %8: double = max(%7, %1)
+              %9: double = sqrt(%8)
+              %10: double = div %2, %9
+              %11: double = const 0.5
+              %12: double = mul %11, %10
+              %13: double = add %3, %6
+              %14: double = add %5, %12
+              %15: DiffPair_double = construct %13, %14
+              return %15
             }
         "#]],
     );

@@ -317,9 +317,13 @@ pub fn intrinsic(
             let d = e.div(dx[0], x0);
             e.scale_const(1.0 / std::f64::consts::LN_2, d)
         }
-        // dx / (2 sqrt(x))
+        // dx / (2 sqrt(max(x, 1e-7))): as in the reference compiler, finite
+        // at 0 (the derivative there is 0.5 / sqrt(1e-7)).
         I::Sqrt => {
-            let d = e.div(dx[0], r);
+            let eps = e.konst(1e-7, t0);
+            let m = e.intrinsic(I::Max, vec![eps, x0], t0);
+            let s = e.intrinsic(I::Sqrt, vec![m], t0);
+            let d = e.div(dx[0], s);
             e.scale_const(0.5, d)
         }
         // -dx / (2 x sqrt(x)) = -0.5 rsqrt(x) / x dx
