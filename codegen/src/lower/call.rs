@@ -1,0 +1,507 @@
+//! Calls: resolving the callee (functions, methods, initializers,
+//! overloads, generic instances), default arguments, and passing
+//! arguments (`out`/`inout` copy-in/copy-out).
+
+use super::*;
+
+impl FnLower<'_, '_> {
+    pub(super) fn call(&mut self, e: ExprId, callee: ExprId, args: &[ExprId]) -> R<ValueId> {
+        let callee_ty = self.inferred.expr_types.get(callee.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let expr_args: Vec<CallArg> = args.iter().map(|&a| CallArg::Expr(a)).collect();
+        let core = slang_analysis::core_files(self.db());
+        let user_defs = |defs: &[DefId]| -> Vec<DefId> {
+            defs.iter().copied().filter(|d| !core.contains(&d.file(self.db()))).collect()
+        };
+        match (self.body.expr(callee).clone(), callee_ty) {
+            (_, Ty::TypeValue(t)) => {
+                if let Some(f) = self.initializer(&t, args)? {
+                    let expr_args = self.without_buffer_args(f, expr_args);
+                    return self.call_function(f, &expr_args);
+                }
+                let at = self.span;
+                let t = self.m.lower_ty(&t, at)?;
+                self.construct(t, args)
+            }
+            (Expr::Path(segs, _), Ty::Func(defs)) => {
+                let name = segs.last().map(|s| s.name.clone()).unwrap_or_default();
+                let user = user_defs(&defs);
+                if user.is_empty() {
+                    if name == "createDynamicObject" {
+                        return self.create_dynamic_object(e, args);
+                    }
+                    return self.intrinsic(e, &name, args);
+                }
+                let def = self.pick_overload(&user, args, &name)?;
+                // `S::f(…)`, or a method of `this`'s type named alone.
+                let owner = match segs.split_last() {
+                    Some((_, prefix)) if !prefix.is_empty() => self.ctx.resolve(&TypeRef::Path(prefix.to_vec())),
+                    _ => self.ctx.this.clone(),
+                };
+                let explicit = segs.last().map(|s| s.args.clone()).unwrap_or_default();
+                let mut inst = self.instance(def, &owner, &explicit, args, 0)?;
+                if is_instance_method(self.db(), def) {
+                    let root = self.this_ptr().map(|t| (t, String::new()));
+                    self.this_resources(&mut inst, root, &owner);
+                }
+                let f = self.m.declare_function(inst, false)?;
+                let expr_args = self.without_buffer_args(f, expr_args);
+                let mut all = Vec::new();
+                if is_instance_method(self.db(), def) {
+                    match self.this_ptr() {
+                        Some(this) => all.push(CallArg::Place(this)),
+                        None => return self.error(format!("`{name}` needs an instance")),
+                    }
+                }
+                all.extend(expr_args);
+                all.extend(self.default_args(def, args.len())?);
+                self.call_function(f, &all)
+            }
+            (_, Ty::DiffFunc { defs, modes }) => self.derivative_call(e, callee, &defs, &modes, args),
+            (Expr::Member { receiver, name, generic_args, .. }, Ty::Func(defs)) if !user_defs(&defs).is_empty() => {
+                let def = self.pick_overload(&user_defs(&defs), args, &name)?;
+                let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+                if let Ty::Adt { def: iface, .. } = &receiver_ty {
+                    if item_of(self.db(), *iface).is_some_and(|i| i.kind == ItemKind::Interface) {
+                        // Dynamic dispatch on an interface-typed value.
+                        let at = self.span;
+                        let f = self.m.dispatch_function(*iface, def, at)?;
+                        let all: Vec<CallArg> = std::iter::once(CallArg::Expr(receiver)).chain(expr_args).collect();
+                        return self.call_function(f, &all);
+                    }
+                }
+                let (owner, this) = match receiver_ty {
+                    // `S.staticMethod(…)`.
+                    Ty::TypeValue(t) => ((*t).clone(), None),
+                    t => (t, is_instance_method(self.db(), def).then_some(CallArg::Expr(receiver))),
+                };
+                let mut inst = self.instance(def, &owner, &generic_args, args, 0)?;
+                if this.is_some() {
+                    let root = self.struct_root(receiver);
+                    self.this_resources(&mut inst, root, &owner);
+                }
+                let f = self.m.declare_function(inst, false)?;
+                let expr_args = self.without_buffer_args(f, expr_args);
+                let mut all: Vec<CallArg> = this.into_iter().chain(expr_args).collect();
+                all.extend(self.default_args(def, args.len())?);
+                self.call_function(f, &all)
+            }
+            (Expr::Member { receiver, name, .. }, _) => self.method_call(e, receiver, &name, args),
+            _ => self.error("this call is not supported by code generation yet"),
+        }
+    }
+
+    /// The instance of `def` a call makes: the generic arguments of its
+    /// type from `owner` (the receiver's type), its own from the explicit
+    /// ones and the argument types (those of the primal arguments, for a
+    /// derivative of order `order`).
+    pub(super) fn instance_of(
+        &mut self,
+        def: DefId,
+        owner: &Ty,
+        explicit: &[hir::GenericArgRef],
+        args: &[ExprId],
+        order: usize,
+    ) -> R<FuncId> {
+        let inst = self.instance(def, owner, explicit, args, order)?;
+        self.m.declare_function(inst, false)
+    }
+
+    /// The instance [`Self::instance_of`] declares.
+    pub(super) fn instance(
+        &mut self,
+        def: DefId,
+        owner: &Ty,
+        explicit: &[hir::GenericArgRef],
+        args: &[ExprId],
+        order: usize,
+    ) -> R<Instance> {
+        let db = self.m.db;
+        let mut bindings = HashMap::new();
+        if let (Ty::Adt { def: o, args: owner_args, .. }, Some(s)) = (owner, owner_struct(db, def)) {
+            if *o == s {
+                let names = item_of(db, s).map(|i| i.generic_params.clone()).unwrap_or_default();
+                for (g, a) in names.iter().zip(owner_args) {
+                    if let Some(n) = &g.name {
+                        bindings.insert(n.clone(), a.clone());
+                    }
+                }
+                // `extension<U> S<U>`: `U` is the receiver's argument.
+                let parent =
+                    parent_of(db, def).filter(|&p| item_of(db, p).is_some_and(|i| i.kind == ItemKind::Extension));
+                if let Some(Ty::Adt { args: pattern, .. }) = parent.map(|p| DeclCtx::for_def(db, p).this) {
+                    for (p, a) in pattern.iter().zip(owner_args) {
+                        if let Ty::Param { name, .. } = p {
+                            bindings.insert(name.clone(), a.clone());
+                        }
+                    }
+                }
+            }
+        }
+        if !fn_sig(db, def).generic_params.is_empty() {
+            let explicit: Vec<Ty> = explicit
+                .iter()
+                .map(|a| match a {
+                    hir::GenericArgRef::Type(t) => self.ctx.resolve(t),
+                    hir::GenericArgRef::Value(Some(v)) => Ty::Const(*v),
+                    hir::GenericArgRef::Value(None) => Ty::Unknown,
+                })
+                .collect();
+            let arg_tys: Vec<Ty> = args
+                .iter()
+                .map(|a| {
+                    let mut t = self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown);
+                    for _ in 0..order {
+                        match t {
+                            Ty::Adt { name, args, .. } if name == "DifferentialPair" && args.len() == 1 => {
+                                t = args[0].clone()
+                            }
+                            _ => break,
+                        }
+                    }
+                    t
+                })
+                .collect();
+            bindings.extend(call_bindings(db, def, &arg_tys, &explicit));
+        }
+        let mut inst = Instance::new(db, def, &bindings);
+        let mut ctx = DeclCtx::specialized(db, def, &bindings);
+        for (i, p) in fn_sig(db, def).params.iter().enumerate() {
+            let pty = ctx.resolve(&p.ty);
+            let Some(&arg) = args.get(i) else { continue };
+            if globals::resource_of(&pty).is_some() {
+                let g = self.resource_global(arg)?;
+                inst.resources.push((i as u32, String::new(), g));
+            } else {
+                self.struct_resources_of(&mut inst, i as u32, arg, &pty)?;
+            }
+        }
+        Ok(inst)
+    }
+
+    /// The `__init` a constructor call `T(args)` of a struct with
+    /// initializers runs (`None`: other types, and member-wise
+    /// construction).
+    pub(super) fn initializer(&mut self, t: &Ty, args: &[ExprId]) -> R<Option<FuncId>> {
+        match self.initializer_def(t, args)? {
+            Some(init) => self.instance_of(init, t, &[], args, 0).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The `__init` of the user struct `t` a call `T(args)` calls, if it
+    /// has any.
+    pub(super) fn initializer_def(&mut self, t: &Ty, args: &[ExprId]) -> R<Option<DefId>> {
+        let db = self.db();
+        let Ty::Adt { def, .. } = t else { return Ok(None) };
+        if slang_analysis::core_files(db).contains(&def.file(db)) {
+            return Ok(None);
+        }
+        let inits: Vec<DefId> = item_of(db, *def)
+            .iter()
+            .flat_map(|i| i.members.iter())
+            .filter(|m| m.kind == ItemKind::Init)
+            .map(|m| DefId::new(db, def.file(db), m.ast_index))
+            .collect();
+        if inits.is_empty() {
+            return Ok(None);
+        }
+        self.pick_overload(&inits, args, "__init").map(Some)
+    }
+
+    pub(super) fn pick_overload(&mut self, defs: &[DefId], args: &[ExprId], name: &str) -> R<DefId> {
+        let db = self.db();
+        let mut arity: Vec<DefId> =
+            defs.iter().copied().filter(|&d| fn_sig(db, d).params.len() == args.len()).collect();
+        if arity.is_empty() {
+            // Trailing parameters with default values left out.
+            arity = defs
+                .iter()
+                .copied()
+                .filter(|&d| {
+                    let sig = fn_sig(db, d);
+                    sig.params.len() > args.len() && sig.has_defaults[args.len()..].iter().all(|&h| h)
+                })
+                .collect();
+        }
+        let arg_tys: Vec<Ty> =
+            args.iter().map(|a| self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown)).collect();
+        // Prefer the overload whose parameter types match the most
+        // arguments exactly.
+        let score = |d: DefId| {
+            let mut ctx = DeclCtx::for_def(db, d);
+            fn_sig(db, d).params.iter().zip(&arg_tys).filter(|(p, a)| ctx.resolve(&p.ty) == **a).count()
+        };
+        let best = arity.iter().copied().max_by_key(|&d| score(d));
+        match best {
+            Some(d) => Ok(d),
+            None => self.error(format!("no overload of `{name}` takes {} arguments", args.len())),
+        }
+    }
+
+    /// The default values of `def`'s parameters after the first `given`
+    /// (constants: literals and constructors of them).
+    pub(super) fn default_args(&mut self, def: DefId, given: usize) -> R<Vec<CallArg>> {
+        let db = self.m.db;
+        let params: Vec<ast::Param> = def_node(db, def)
+            .and_then(|n| n.children().find_map(ast::ParamList::cast))
+            .map(|l| l.params().collect())
+            .unwrap_or_default();
+        let sig = fn_sig(db, def).clone();
+        let mut out = Vec::new();
+        for (p, hp) in params.iter().zip(&sig.params).skip(given) {
+            let Some(value) = p.default_value() else {
+                return self.error("a parameter without a default value is missing");
+            };
+            let pt = DeclCtx::for_def(db, def).resolve(&hp.ty);
+            let at = Some(value.syntax().text_range());
+            let t = self.m.lower_ty(&pt, at)?;
+            match self.m.const_value(&value, t) {
+                Ok(c) => out.push(CallArg::Value(self.const_to_value(&c, t))),
+                Err(_) => {
+                    // Computed by a function of its own, called here.
+                    if !sig.generic_params.is_empty() {
+                        return err(at, "a default value of a generic function that is not a constant is not supported by code generation yet");
+                    }
+                    let k = sig.params.iter().position(|q| std::ptr::eq(q, hp)).expect("a parameter of the function");
+                    let f = self.m.default_function(def, k, t, at)?;
+                    let v = self.emit(Op::Call(f, Vec::new()), t);
+                    out.push(CallArg::Value(v));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `pair.getPrimal()`, `pair.getDifferential()`, `T.dzero()`,
+    /// `T.dadd(a, b)`, `T.dmul(s, a)`.
+    pub(super) fn method_call(&mut self, e: ExprId, receiver: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
+        let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        // `T.Differential.dzero()`, `.dadd(a, b)`: the differential is its
+        // own differential.
+        if let (Expr::Member { receiver: of, name: member, .. }, "dzero" | "dadd" | "dmul") =
+            (self.body.expr(receiver).clone(), name)
+        {
+            if let (Some(Ty::TypeValue(t)), "Differential") =
+                (self.inferred.expr_types.get(of.0 as usize).cloned(), member.as_str())
+            {
+                let at = self.span;
+                let t = self.m.lower_ty(&t, at)?;
+                let Some(d) = self.m.module.types.differential(t) else {
+                    return self.error(format!("`{}` is not differentiable", self.show(t)));
+                };
+                return match (name, args) {
+                    ("dzero", []) => self.zero(d),
+                    ("dadd", [a, b]) => {
+                        let (x, y) = (self.expr_expecting(*a, d)?, self.expr_expecting(*b, d)?);
+                        self.differential_combine(BinaryOp::Add, x, y, d)
+                    }
+                    ("dmul", [a, b]) => {
+                        let (s, y) = (self.expr(*a)?, self.expr_expecting(*b, d)?);
+                        self.differential_combine(BinaryOp::Mul, s, y, d)
+                    }
+                    _ => self.error(format!("wrong arguments for `{name}`")),
+                };
+            }
+        }
+        match (receiver_ty, name, args) {
+            (Ty::TypeValue(t), "dzero", []) => {
+                let at = self.span;
+                let t = self.m.lower_ty(&t, at)?;
+                match self.m.module.types.differential(t) {
+                    Some(d) => self.zero(d),
+                    None => self.error(format!("`{}` is not differentiable", self.show(t))),
+                }
+            }
+            (Ty::TypeValue(t), "dadd" | "dmul", [a, b]) => {
+                let at = self.span;
+                let t = self.m.lower_ty(&t, at)?;
+                let Some(d) = self.m.module.types.differential(t) else {
+                    return self.error(format!("`{}` is not differentiable", self.show(t)));
+                };
+                let y = self.expr_expecting(*b, d)?;
+                if name == "dadd" {
+                    let x = self.expr_expecting(*a, d)?;
+                    self.differential_combine(BinaryOp::Add, x, y, d)
+                } else {
+                    let s = self.expr(*a)?;
+                    self.differential_combine(BinaryOp::Mul, s, y, d)
+                }
+            }
+            // `T.Differential(…)`: the synthesized differential's
+            // memberwise constructor.
+            (Ty::TypeValue(t), "Differential", args) => {
+                let at = self.span;
+                let t = self.m.lower_ty(&t, at)?;
+                let Some(d) = self.m.module.types.differential(t) else {
+                    return self.error(format!("`{}` is not differentiable", self.show(t)));
+                };
+                self.construct(d, args)
+            }
+            (Ty::Adt { name: n, .. }, "getPrimal" | "getDifferential", []) if n == "DifferentialPair" => {
+                let pair = self.expr(receiver)?;
+                let Type::DifferentialPair { primal, diff } = *self.ty(self.ty_of(pair)) else {
+                    return self.error("not a differential pair");
+                };
+                let (index, t) = if name == "getPrimal" { (0, primal) } else { (1, diff) };
+                Ok(self.emit(Op::Extract(pair, index), t))
+            }
+            // `T.getPi()` of a floating-point type (a generic parameter
+            // bound to one).
+            (Ty::TypeValue(t), "getPi", []) if matches!(*t, Ty::Scalar(s) if s.is_float()) => {
+                let at = self.span;
+                let t = self.m.lower_ty(&t, at)?;
+                Ok(self.float_like(std::f64::consts::PI, t))
+            }
+            // `F.Value(…)`: constructing a type named through another
+            // (an associated type of a generic parameter, say).
+            (Ty::TypeValue(_), _, _) if matches!(self.body.expr(receiver), Expr::Path(..)) => {
+                let Expr::Path(mut segs, _) = self.body.expr(receiver).clone() else { unreachable!("a path") };
+                segs.push(hir::PathSegment { name: name.to_string(), args: Vec::new() });
+                match self.ctx.resolve(&TypeRef::Path(segs)) {
+                    Ty::Unknown | Ty::Assoc(..) | Ty::Param { .. } => {
+                        self.error(format!("`{name}` is not a type or method that code generation knows here"))
+                    }
+                    t => {
+                        let at = self.span;
+                        let t = self.m.lower_ty(&t, at)?;
+                        self.construct(t, args)
+                    }
+                }
+            }
+            // `arr.getCount()` of a fixed-size array (an `int`).
+            (Ty::Array(_, Some(n)), "getCount", []) => {
+                let t = self.t(Type::Scalar(Scalar::Int32));
+                Ok(self.konst(Const::Int(n as i64), t))
+            }
+            (Ty::Scalar(_) | Ty::Vector(..), _, _) if self.numeric_method(name, args.len()) => {
+                self.numeric_method_call(e, receiver, name, args)
+            }
+            _ => match self.buffer_method(e, receiver, name, args)? {
+                Some(v) => Ok(v),
+                None => match self.texture_method(e, receiver, name, args)? {
+                    Some(v) => Ok(v),
+                    None => self.error("method calls are not supported by code generation yet"),
+                },
+            },
+        }
+    }
+
+    /// The methods the core interfaces (`IArithmetic`, `IFloat`,
+    /// `IInteger`, `IComparable`) give numbers, which generic code calls.
+    pub(super) fn numeric_method(&self, name: &str, arity: usize) -> bool {
+        matches!(
+            (name, arity),
+            ("toFloat" | "toInt" | "toUInt" | "toInt64" | "toUInt64" | "toHalf" | "toDouble" | "neg", 0)
+                | ("add" | "sub" | "mul" | "div" | "mod" | "lessThan" | "lessThanOrEquals" | "equals", 1)
+        )
+    }
+
+    /// `x.toFloat()`, `x.add(y)`, `x.lessThan(y)` … on a number.
+    pub(super) fn numeric_method_call(
+        &mut self,
+        e: ExprId,
+        receiver: ExprId,
+        name: &str,
+        args: &[ExprId],
+    ) -> R<ValueId> {
+        let x = self.expr(receiver)?;
+        let xt = self.ty_of(x);
+        // (The analysis may not type these calls in generic code.)
+        let result = match self.expr_ty(e) {
+            Ok(t) => t,
+            Err(_) => {
+                let s = match name {
+                    "toFloat" => Some(Scalar::Float),
+                    "toHalf" => Some(Scalar::Half),
+                    "toDouble" => Some(Scalar::Double),
+                    "toInt" => Some(Scalar::Int32),
+                    "toUInt" => Some(Scalar::UInt32),
+                    "toInt64" => Some(Scalar::Int64),
+                    "toUInt64" => Some(Scalar::UInt64),
+                    "lessThan" | "lessThanOrEquals" | "equals" => Some(Scalar::Bool),
+                    _ => None,
+                };
+                match s {
+                    Some(s) => self.with_scalar(xt, s),
+                    None => xt,
+                }
+            }
+        };
+        let binary = |op: BinaryOp, this: &mut Self| -> R<ValueId> {
+            let y = this.expr_expecting(args[0], xt)?;
+            let v = this.arith(op, x, y)?;
+            this.coerce(v, result)
+        };
+        match name {
+            "add" => binary(BinaryOp::Add, self),
+            "sub" => binary(BinaryOp::Sub, self),
+            "mul" => binary(BinaryOp::Mul, self),
+            "div" => binary(BinaryOp::Div, self),
+            "mod" => binary(BinaryOp::Rem, self),
+            "lessThan" => binary(BinaryOp::Lt, self),
+            "lessThanOrEquals" => binary(BinaryOp::Le, self),
+            "equals" => binary(BinaryOp::Eq, self),
+            "neg" => Ok(self.emit(Op::Unary(UnaryOp::Neg, x), xt)),
+            // Conversions.
+            _ => self.coerce(x, result),
+        }
+    }
+
+    /// The value of a call argument, as type `t`.
+    pub(super) fn arg_value(&mut self, a: CallArg, t: TypeId) -> R<ValueId> {
+        match a {
+            CallArg::Expr(e) => self.expr_expecting(e, t),
+            CallArg::Place(p) => {
+                let v = self.load(p);
+                self.coerce(v, t)
+            }
+            CallArg::Value(v) => self.coerce(v, t),
+        }
+    }
+
+    pub(super) fn call_function(&mut self, f: FuncId, args: &[CallArg]) -> R<ValueId> {
+        if let Some((_, name)) = self.m.lowering.iter().find(|l| l.0 == f) {
+            return self.error(format!("recursion: `{name}` calls itself, and GPU targets do not allow recursion"));
+        }
+        let params = self.m.module.function(f).params.clone();
+        let ret = self.m.module.function(f).ret;
+        if params.len() != args.len() {
+            return self.error(format!("{} arguments for {} parameters", args.len(), params.len()));
+        }
+        let mut values = Vec::new();
+        // Copy-out after the call: (temporary, argument).
+        let mut copy_out = Vec::new();
+        for (p, &a) in params.iter().zip(args) {
+            match p.dir {
+                ParamDir::In => values.push(self.arg_value(a, p.ty)?),
+                ParamDir::Out | ParamDir::InOut => {
+                    let (t, _) = self.m.module.types.pointee(p.ty).expect("out parameters are pointers");
+                    let tmp = self.var(t);
+                    if p.dir == ParamDir::InOut {
+                        let v = self.arg_value(a, t)?;
+                        self.store(tmp, v);
+                    }
+                    values.push(tmp);
+                    copy_out.push((tmp, a));
+                }
+            }
+        }
+        let result = self.emit(Op::Call(f, values), ret);
+        for (tmp, a) in copy_out {
+            let mut v = self.load(tmp);
+            if self.no_diff {
+                v = self.detach(v);
+            }
+            match a {
+                CallArg::Expr(a) => {
+                    let at = self.expr_ty(a)?;
+                    let v = self.coerce(v, at)?;
+                    self.assign_to(a, v)?;
+                }
+                CallArg::Place(p) => self.store(p, v),
+                CallArg::Value(_) => {}
+            }
+        }
+        Ok(result)
+    }
+}

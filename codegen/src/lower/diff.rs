@@ -1,0 +1,398 @@
+//! Automatic differentiation at lowering: synthesized `Differential`
+//! structs, the sources of derivative functions (`fwd_diff`, `bwd_diff`,
+//! user-written derivatives), derivative calls, and the core module's
+//! differential-pair functions (`diffPair`, `detach`, `updatePrimal`, …).
+
+use super::*;
+
+impl<'db> ModuleLowerer<'db> {
+    /// Record the `Differential` of a differentiable struct: the one it
+    /// declares (`typedef D Differential;` or a nested struct, its fields
+    /// mapped by `[DerivativeMember(D.x)]`), or else the synthesized one:
+    /// the struct itself when all its fields are differentiable, or a
+    /// struct `S_Differential` of the differentiable fields' derivatives.
+    /// Generic structs get theirs per instantiation.
+    pub(super) fn struct_differential(
+        &mut self,
+        def: DefId,
+        t: TypeId,
+        name: &str,
+        fields: &[(String, TypeId)],
+        args: &[Ty],
+    ) {
+        let db = self.db;
+        let Some(item) = item_of(db, def) else { return };
+        let file = def.file(db);
+        // (The fields lowered: buffer fields are not stored.)
+        let field_items: Vec<&slang_analysis::item_tree::Item> = item
+            .members
+            .iter()
+            .filter(|m| m.kind == ItemKind::Var && !m.is_static)
+            .filter(|m| fields.iter().any(|f| Some(&f.0) == m.name.as_ref()))
+            .collect();
+        let this_ty = Ty::Adt { def, args: args.to_vec(), name: item.name.clone().unwrap_or_default() };
+        let ptr_like =
+            slang_analysis::autodiff::type_diff(db, file, &this_ty) == slang_analysis::autodiff::TypeDiff::Ptr;
+        if let Some(m) = item.members.iter().find(|m| m.name.as_deref() == Some("Differential")) {
+            let mdef = DefId::new(db, file, m.ast_index);
+            let bindings: HashMap<String, Ty> =
+                item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+            let ty = match m.kind {
+                ItemKind::Struct => Ty::Adt { def: mdef, args: Vec::new(), name: "Differential".into() },
+                _ => match decl_type_ref(db, mdef).clone() {
+                    Some(r) => DeclCtx::specialized(db, def, &bindings).resolve(&r),
+                    None => return,
+                },
+            };
+            let Ok(d) = self.lower_ty(&ty, None) else { return };
+            if ptr_like {
+                // `IDifferentiablePtrType`: not a differentiable value;
+                // derivatives take it with its derivative location.
+                let pair = self.intern(Type::Struct {
+                    name: format!("DiffPtrPair_{name}"),
+                    fields: vec![("p".into(), t), ("d".into(), d)],
+                });
+                self.module.types.set_ptr_pair(t, pair);
+                return;
+            }
+            if d == t {
+                let identity = (0..fields.len() as u32).map(Some).collect();
+                self.module.types.set_struct_diff(t, StructDiff { ty: t, fields: identity });
+                return;
+            }
+            let Type::Struct { fields: dfields, .. } = self.module.types.get(d).clone() else { return };
+            let map = field_items
+                .iter()
+                .map(|f| {
+                    let fdef = DefId::new(db, file, f.ast_index);
+                    let target = derivative_member(db, fdef)?;
+                    dfields.iter().position(|(n, _)| *n == target).map(|i| i as u32)
+                })
+                .collect();
+            self.module.types.set_struct_diff(t, StructDiff { ty: d, fields: map });
+            return;
+        }
+        let differentiable = if item.generic_params.is_empty() {
+            synthesized_differential(db, file, def).is_some()
+        } else {
+            declares_differentiable(db, def, &mut Vec::new())
+        };
+        if !differentiable {
+            return;
+        }
+        let mut diff_fields = Vec::new();
+        let mut map = Vec::new();
+        let mut is_self = true;
+        for ((fname, fty), f) in fields.iter().zip(&field_items) {
+            let fdef = DefId::new(db, file, f.ast_index);
+            let no_diff = f.modifiers.contains(&SyntaxKind::NO_DIFF_KW)
+                || def_node(db, fdef).is_some_and(|n| {
+                    n.parent().is_some_and(|p| p.children_with_tokens().any(|e| e.kind() == SyntaxKind::NO_DIFF_KW))
+                });
+            match (no_diff, self.module.types.differential(*fty)) {
+                (false, Some(d)) => {
+                    is_self &= d == *fty;
+                    map.push(Some(diff_fields.len() as u32));
+                    diff_fields.push((fname.clone(), d));
+                }
+                _ => {
+                    is_self = false;
+                    map.push(None);
+                }
+            }
+        }
+        if is_self && !diff_fields.is_empty() {
+            let identity = (0..fields.len() as u32).map(Some).collect();
+            self.module.types.set_struct_diff(t, StructDiff { ty: t, fields: identity });
+            return;
+        }
+        if diff_fields.is_empty() {
+            return;
+        }
+        // The differential is its own differential (as `T.Differential`
+        // is in the reference compiler) when its fields are: higher-order
+        // derivatives differentiate it again.
+        let own = diff_fields.iter().all(|&(_, d)| self.module.types.differential(d) == Some(d));
+        let count = diff_fields.len() as u32;
+        let ty = self.intern(Type::Struct { name: format!("{name}_Differential"), fields: diff_fields });
+        self.module.types.set_struct_diff(t, StructDiff { ty, fields: map });
+        if own && self.module.types.struct_diff(ty).is_none() {
+            self.module.types.set_struct_diff(ty, StructDiff { ty, fields: (0..count).map(Some).collect() });
+        }
+    }
+
+    /// How forward mode differentiates `def`, from its attributes (and
+    /// `[…Of(def)]` attributes on other functions of its file). The
+    /// functions named are declared, so they are lowered too.
+    pub(super) fn derivative_source(&mut self, inst: &Instance) -> R<Derivative> {
+        let db = self.db;
+        let def = inst.def;
+        let file = def.file(db);
+        if !fn_differentiability(db, file, def).allows(Mode::Forward) {
+            return Ok(Derivative::None);
+        }
+        let name = item_of(db, def).and_then(|i| i.name.clone()).unwrap_or_default();
+        let named = |attr: &str, of: &str| {
+            attribute_function(db, def, attr).or_else(|| function_with_attribute_naming(db, file, of, &name))
+        };
+        if let Some(g) = named("ForwardDerivative", "ForwardDerivativeOf") {
+            return Ok(Derivative::Custom(self.declare_function(derived_instance(db, inst, g), false)?));
+        }
+        if let Some(s) = named("PrimalSubstitute", "PrimalSubstituteOf") {
+            return Ok(Derivative::Substitute(self.declare_function(derived_instance(db, inst, s), false)?));
+        }
+        if item_of(db, def).is_some_and(|i| i.has_attr("TreatAsDifferentiable")) {
+            return Ok(Derivative::Zero);
+        }
+        Ok(Derivative::Transcribe)
+    }
+
+    /// The user-written backward derivative of `def` (`[BackwardDerivative]`
+    /// on it, or `[BackwardDerivativeOf]` naming it), declared.
+    pub(super) fn backward_source(&mut self, inst: &Instance) -> R<Option<FuncId>> {
+        let db = self.db;
+        let def = inst.def;
+        let file = def.file(db);
+        let name = item_of(db, def).and_then(|i| i.name.clone()).unwrap_or_default();
+        let g = attribute_function(db, def, "BackwardDerivative")
+            .or_else(|| function_with_attribute_naming(db, file, "BackwardDerivativeOf", &name));
+        match g {
+            Some(g) => Ok(Some(self.declare_function(derived_instance(db, inst, g), false)?)),
+            None => Ok(None),
+        }
+    }
+}
+
+impl FnLower<'_, '_> {
+    /// `fwd_diff(f)(args)`, `fwd_diff(fwd_diff(f))(args)`: a call of the
+    /// forward derivative (generated on request).
+    ///
+    /// For a method, `fwd_diff(S.method)` takes the pair of `this` as its
+    /// first argument; `fwd_diff(obj.method)` (and a method of `this`
+    /// named alone) passes the receiver, with a zero derivative.
+    pub(super) fn derivative_call(
+        &mut self,
+        e: ExprId,
+        callee: ExprId,
+        defs: &[DefId],
+        modes: &[bool],
+        args: &[ExprId],
+    ) -> R<ValueId> {
+        // (Modes from the innermost operator out.)
+        let db = self.db();
+        let mut operand = callee;
+        while let Expr::Diff { func, .. } = self.body.expr(operand) {
+            operand = *func;
+        }
+        let operand_expr = self.body.expr(operand).clone();
+        let (owner, receiver, explicit) = match &operand_expr {
+            Expr::Member { receiver, generic_args, .. } => {
+                match self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown) {
+                    Ty::TypeValue(t) => ((*t).clone(), None, generic_args.clone()),
+                    t => (t, Some(CallArg::Expr(*receiver)), generic_args.clone()),
+                }
+            }
+            Expr::Path(segs, _) => {
+                let this = self.this_ptr().map(CallArg::Place);
+                (self.ctx.this.clone(), this, segs.last().map(|s| s.args.clone()).unwrap_or_default())
+            }
+            _ => (Ty::Unknown, None, Vec::new()),
+        };
+        let modes_of: Vec<Mode> = modes.iter().map(|&f| if f { Mode::Forward } else { Mode::Backward }).collect();
+        let explicit_this = |d: DefId| receiver.is_none() && is_instance_method(db, d);
+        let arg_tys: Vec<Ty> =
+            args.iter().map(|a| self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown)).collect();
+        // Among the overloads taking as many arguments, the one whose
+        // derivative's parameter types match the most arguments exactly.
+        let fit = |d: DefId| {
+            let mut sig = higher_order_signature(db, d, &modes_of);
+            if explicit_this(d) {
+                if let Some(t) = sig.this_param.take() {
+                    sig.params.insert(0, t);
+                }
+            }
+            (sig.params.len() == args.len())
+                .then(|| sig.params.iter().zip(&arg_tys).filter(|(p, a)| p.ty == **a).count())
+        };
+        let Some(def) = defs
+            .iter()
+            .copied()
+            .filter_map(|d| fit(d).map(|score| (d, score)))
+            .rev()
+            .max_by_key(|&(_, score)| score)
+            .map(|(d, _)| d)
+            .or(defs.first().copied())
+        else {
+            return self.error("no function to differentiate");
+        };
+        let implicit_this = is_instance_method(db, def) && receiver.is_some();
+        // The arguments of the primal: a `this` passed explicitly is the
+        // first argument.
+        let primal_args = match (is_instance_method(db, def), implicit_this) {
+            (true, false) => args.get(1..).unwrap_or_default(),
+            _ => args,
+        };
+        let mut f = if slang_analysis::core_files(db).contains(&def.file(db)) {
+            self.builtin_to_differentiate(def, modes, args, e)?
+        } else {
+            self.instance_of(def, &owner, &explicit, primal_args, modes.len())?
+        };
+        // Buffer arguments are bound in the primal, not passed.
+        let dropped = self.m.buffer_args.get(&f).cloned().unwrap_or_default();
+        let offset = args.len() - primal_args.len();
+        for &forward in modes {
+            let ModuleLowerer { module, requests, .. } = &mut *self.m;
+            f = match forward {
+                true => forward_derivative(module, requests, f),
+                false => crate::autodiff::rev::backward_derivative(module, requests, f),
+            }
+            .or_else(|m| self.error(m))?;
+        }
+        let mut all: Vec<CallArg> = Vec::new();
+        if let (true, Some(r)) = (implicit_this, receiver) {
+            let this = self.m.module.function(f).params.first().map(|p| (p.ty, p.dir));
+            let Some((this_ty, ParamDir::In)) = this else {
+                return self.error("`fwd_diff` of a `[mutating]` method needs the type's method and a pair for `this`");
+            };
+            let v = match *self.ty(this_ty) {
+                // The receiver, with a zero derivative.
+                Type::DifferentialPair { primal, diff } => {
+                    let p = self.arg_value(r, primal)?;
+                    let d = self.zero(diff)?;
+                    self.emit(Op::Construct(vec![p, d]), this_ty)
+                }
+                _ => self.arg_value(r, this_ty)?,
+            };
+            all.push(CallArg::Value(v));
+        }
+        all.extend(
+            args.iter()
+                .enumerate()
+                .filter(|&(j, _)| j < offset || !dropped.contains(&((j - offset) as u32)))
+                .map(|(_, &a)| CallArg::Expr(a)),
+        );
+        self.call_function(f, &all)
+    }
+
+    /// The built-in function `def` as a function to differentiate `order`
+    /// times, its types read from the call's (pair) argument types.
+    pub(super) fn builtin_to_differentiate(
+        &mut self,
+        def: DefId,
+        modes: &[bool],
+        args: &[ExprId],
+        e: ExprId,
+    ) -> R<FuncId> {
+        let order = modes.len();
+        let name = item_of(self.db(), def).and_then(|i| i.name.clone()).unwrap_or_default();
+        // `bwd_diff(f)(x…, dOut)`: the primal's arguments, then the
+        // result's derivative (whose type is the result's).
+        let backward = modes.contains(&false);
+        let (args, d_out) = match (backward, args.split_last()) {
+            (true, Some((&d, rest))) => (rest, Some(d)),
+            _ => (args, None),
+        };
+        let Some(i) = Intrinsic::from_name(&name).filter(|i| i.arity() == args.len()) else {
+            let operator = if backward { "bwd_diff" } else { "fwd_diff" };
+            return self.error(format!("`{operator}` of the built-in function `{name}` is not supported yet"));
+        };
+        let primal = |this: &mut Self, mut t: TypeId| {
+            for _ in 0..order {
+                match *this.ty(t) {
+                    Type::DifferentialPair { primal, .. } => t = primal,
+                    _ => break,
+                }
+            }
+            t
+        };
+        let mut params = Vec::new();
+        for &a in args {
+            let t = self.expr_ty(a)?;
+            params.push(primal(self, t));
+        }
+        let result = match d_out {
+            Some(d) => self.expr_ty(d),
+            None => self.expr_ty(e),
+        };
+        let ret = match result {
+            Ok(t) => primal(self, t),
+            // Inference may not know a generic built-in's result: that of
+            // the element-wise functions is their argument's type.
+            Err(_) => match (i, params.first()) {
+                (Intrinsic::Dot | Intrinsic::Length | Intrinsic::Distance | Intrinsic::Determinant, Some(&p)) => {
+                    let s = self.m.module.types.scalar_of(p).unwrap_or(Scalar::Float);
+                    self.t(Type::Scalar(s))
+                }
+                (Intrinsic::Mul | Intrinsic::Transpose, _) | (_, None) => {
+                    return self.error(format!("the result type of `{name}` here is not known"))
+                }
+                (_, Some(&p)) => p,
+            },
+        };
+        Ok(self.m.intrinsic_function(i, params, ret))
+    }
+
+    /// `a + b` (`T.dadd`) or `a * b` for a scalar `a` (`T.dmul`) on
+    /// differentials of type `ty`.
+    pub(super) fn differential_combine(&mut self, op: BinaryOp, a: ValueId, b: ValueId, ty: TypeId) -> R<ValueId> {
+        let block = self.block();
+        let mut e =
+            crate::autodiff::rules::Emit { types: &mut self.m.module.types, b: &mut self.b, block, span: self.span };
+        match e.combine(op, a, b, ty) {
+            Some(v) => Ok(v),
+            None => self.error(format!("`{}` is not a differential type", self.show(ty))),
+        }
+    }
+
+    /// The value `v` with its derivative dropped.
+    pub(super) fn detach(&mut self, v: ValueId) -> ValueId {
+        let t = self.ty_of(v);
+        if matches!(self.ty(t), Type::Void) {
+            return v;
+        }
+        self.emit(Op::Detach(v), t)
+    }
+
+    /// `DifferentialPair<T>(p, d)`, `diffPair(p, d)`, `diffPair(p)` (a
+    /// zero derivative).
+    pub(super) fn make_pair(&mut self, primal: TypeId, diff: TypeId, args: &[ExprId], t: TypeId) -> R<ValueId> {
+        let (p, d) = match args {
+            [p] => (self.expr_expecting(*p, primal)?, self.zero(diff)?),
+            [p, d] => (self.expr_expecting(*p, primal)?, self.expr_expecting(*d, diff)?),
+            _ => return self.error("a differential pair is built from a primal and a derivative"),
+        };
+        Ok(self.emit(Op::Construct(vec![p, d]), t))
+    }
+
+    /// The core module's autodiff functions: `diffPair`, `detach`,
+    /// `updatePrimal`, `updateDiff`, `updatePair`.
+    pub(super) fn autodiff_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
+        Ok(Some(match (name, args) {
+            ("diffPair", _) => {
+                let t = self.expr_ty(e)?;
+                let Type::DifferentialPair { primal, diff } = *self.ty(t) else { return self.error("not a pair") };
+                self.make_pair(primal, diff, args, t)?
+            }
+            ("detach", [x]) => {
+                let t = self.expr_ty(e)?;
+                let v = self.expr_expecting(*x, t)?;
+                self.detach(v)
+            }
+            ("updatePrimal" | "updateDiff" | "updatePair", [pair, rest @ ..]) => {
+                let t = self.expr_ty(*pair)?;
+                let Type::DifferentialPair { primal, diff } = *self.ty(t) else { return self.error("not a pair") };
+                let old = self.expr(*pair)?;
+                let (p, d) = match (name, rest) {
+                    ("updatePrimal", [p]) => (self.expr_expecting(*p, primal)?, self.emit(Op::Extract(old, 1), diff)),
+                    ("updateDiff", [d]) => (self.emit(Op::Extract(old, 0), primal), self.expr_expecting(*d, diff)?),
+                    ("updatePair", [p, d]) => (self.expr_expecting(*p, primal)?, self.expr_expecting(*d, diff)?),
+                    _ => return self.error(format!("wrong arguments for `{name}`")),
+                };
+                let new = self.emit(Op::Construct(vec![p, d]), t);
+                self.assign_to(*pair, new)?;
+                new
+            }
+            _ => return Ok(None),
+        }))
+    }
+}

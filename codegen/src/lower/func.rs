@@ -1,0 +1,132 @@
+//! A function's body as a whole ([`FnLower::function`]: parameters as
+//! locals, then the body), and what `this` gives (its pointer, value,
+//! fields and properties).
+
+use super::*;
+
+impl FnLower<'_, '_> {
+    /// Lower the body (the `set` accessor's, for a setter).
+    pub(super) fn function(&mut self, setter: bool) -> R<()> {
+        self.span = self.b.func.span;
+        let entry = self.b.new_block();
+        self.cur = Some(entry);
+        self.scopes.push(Vec::new());
+        let params = self.b.func.params.clone();
+        for p in &params {
+            let v = self.b.add_block_param(entry, p.ty, self.span);
+            let ptr = match p.dir {
+                ParamDir::In => {
+                    // Parameters are mutable locals in Slang.
+                    let declared = match p.builtin {
+                        Some(_) => {
+                            let hir_param = self.body.params.iter().find(|hp| hp.name.as_deref() == Some(&p.name));
+                            match hir_param {
+                                Some(hp) => {
+                                    let t = hp.ty.clone();
+                                    self.resolve(&t)?
+                                }
+                                None => p.ty,
+                            }
+                        }
+                        None => p.ty,
+                    };
+                    let var = self.var(declared);
+                    let value = self.coerce(v, declared)?;
+                    self.store(var, value);
+                    var
+                }
+                ParamDir::Out | ParamDir::InOut => v,
+            };
+            self.scopes.last_mut().unwrap().push(Local { name: p.name.clone(), ptr });
+        }
+        for (name, path, g) in self.resource_params.clone() {
+            if path.is_empty() {
+                let ptr = self.global_pointer(g, None)?;
+                self.scopes.last_mut().unwrap().push(Local { name, ptr });
+            } else if let Some(l) = self.scopes.iter().flatten().find(|l| l.name == name) {
+                self.res_fields.insert((l.ptr, path), g);
+            }
+        }
+        self.entry_point_uniforms()?;
+        if self.is_init {
+            // Fields an `__init` leaves alone are zero.
+            let this_ty = self.b.func.ret;
+            let this = self.var(this_ty);
+            let zero = self.zero(this_ty)?;
+            self.store(this, zero);
+            self.scopes.last_mut().unwrap().push(Local { name: "this".into(), ptr: this });
+        }
+        let root = match setter {
+            true => self.body.setter.as_ref().map(|s| s.root),
+            false => self.body.root,
+        };
+        match root {
+            Some(root) => self.stmt(root)?,
+            None => return self.error("the function has no body"),
+        }
+        if self.cur.is_some() {
+            let term = if self.is_init {
+                Terminator::Return(Some(self.this_value()?))
+            } else if matches!(self.ty(self.b.func.ret), Type::Void) {
+                Terminator::Return(None)
+            } else {
+                Terminator::Unreachable
+            };
+            self.terminate(term);
+        }
+        Ok(())
+    }
+
+    /// The storage of `this`, in a method or `__init`.
+    pub(super) fn this_ptr(&self) -> Option<ValueId> {
+        self.scopes.iter().flatten().find(|l| l.name == "this").map(|l| l.ptr)
+    }
+
+    pub(super) fn this_value(&mut self) -> R<ValueId> {
+        match self.this_ptr() {
+            Some(p) => Ok(self.load(p)),
+            None => self.error("`this` outside a method"),
+        }
+    }
+
+    /// The index of the field `name` of `this` (a name used without a
+    /// receiver in a method), unless a local hides it.
+    pub(super) fn this_field(&self, name: &str) -> Option<u32> {
+        if self.scopes.iter().flatten().any(|l| l.name == name) {
+            return None;
+        }
+        let ptr = self.this_ptr()?;
+        let (t, _) = self.m.module.types.pointee(self.ty_of(ptr))?;
+        match self.ty(t) {
+            Type::Struct { fields, .. } => fields.iter().position(|f| f.0 == name).map(|i| i as u32),
+            _ => None,
+        }
+    }
+
+    /// A `static const` integer named by `e` (`K`, `S.K`, `S<2>.K`, `K`
+    /// inside `S`), as a constant: its initial value evaluated with the
+    /// generic arguments bound here (`static const int P = I * O;`).
+    pub(super) fn static_int_const(&mut self, e: ExprId) -> R<Option<ValueId>> {
+        let Some(def) = self.static_var(e) else { return Ok(None) };
+        if !item_of(self.db(), def).is_some_and(|i| i.modifiers.contains(&SyntaxKind::CONST_KW)) {
+            return Ok(None);
+        }
+        let t = self.expr_ty(e)?;
+        if !self.m.module.types.scalar_of(t).is_some_and(|s| matches!(s, Scalar::Int32 | Scalar::UInt32)) {
+            return Ok(None);
+        }
+        let Some(syntax) = self.expr_syntax(e).and_then(ast::Expr::cast) else { return Ok(None) };
+        let mut ctx = self.ctx.clone();
+        Ok(ctx.eval_const(&syntax).map(|v| self.konst(Const::Int(v), t)))
+    }
+
+    /// The property `name` of `this`'s type, used without a receiver in a
+    /// method (unless a local or field hides it).
+    pub(super) fn this_property(&self, name: &str) -> Option<DefId> {
+        if self.scopes.iter().flatten().any(|l| l.name == name) || self.this_field(name).is_some() {
+            return None;
+        }
+        self.this_ptr()?;
+        property_named(self.db(), &self.ctx.this, name)
+    }
+}

@@ -1,0 +1,280 @@
+//! Buffers held by struct fields and parameters. Buffers are not values
+//! on the GPU, so which global buffer a parameter or a struct's field
+//! holds is bound at compile time: function instances are specialized to
+//! the buffers their arguments hold, and returned structs report theirs.
+
+use super::*;
+
+impl<'db> ModuleLowerer<'db> {
+    /// The paths of the buffers (and other resources) a value of `ty`
+    /// holds in its fields and their fields (`["data", "inner.grad"]`):
+    /// empty for types that hold none.
+    pub(super) fn resource_fields(&self, ty: &Ty) -> Vec<String> {
+        fn walk(db: &dyn Db, ty: &Ty, prefix: &str, depth: usize, out: &mut Vec<String>) {
+            let Ty::Adt { def, args, .. } = ty else { return };
+            if depth > 8 || slang_analysis::core_files(db).contains(&def.file(db)) {
+                return;
+            }
+            let Some(item) = item_of(db, *def).filter(|i| i.kind == ItemKind::Struct) else { return };
+            let bindings: HashMap<String, Ty> =
+                item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+            let mut ctx = DeclCtx::specialized(db, *def, &bindings);
+            for m in item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static) {
+                let mdef = DefId::new(db, def.file(db), m.ast_index);
+                let fty = decl_type_ref(db, mdef).clone().map(|t| ctx.resolve(&t)).unwrap_or(Ty::Unknown);
+                let name = m.name.clone().unwrap_or_default();
+                let path = join_path(prefix, &name);
+                if globals::resource_of(&fty).is_some() {
+                    out.push(path);
+                } else {
+                    walk(db, &fty, &path, depth + 1, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self.db, ty, "", 0, &mut out);
+        out
+    }
+
+    /// A function compiled alone (`derive`, the editor's derivative view)
+    /// whose parameters are buffers, or structs holding buffers: no call
+    /// says which global buffers they are, so each gets a global of its
+    /// own (named after it, in binding group 7) to be specialized to.
+    pub(super) fn stand_in_buffers(&mut self, inst: &mut Instance) -> R<()> {
+        let db = self.db;
+        let def = inst.def;
+        let at = self.def_range(def);
+        let mut ctx = DeclCtx::for_def(db, def);
+        let mut wanted: Vec<(u32, String, String, Ty)> = Vec::new();
+        let struct_fields = |index: u32, base: &str, ty: &Ty, this: &Self, wanted: &mut Vec<_>| {
+            for path in this.resource_fields(ty) {
+                // The field's own type, walked down its path.
+                let mut t = ty.clone();
+                for part in path.split('.') {
+                    t = field_type(db, &t, part).unwrap_or(Ty::Unknown);
+                }
+                wanted.push((index, path.clone(), format!("{base}_{}", path.replace('.', "_")), t));
+            }
+        };
+        for (i, p) in fn_sig(db, def).params.iter().enumerate() {
+            let t = ctx.resolve(&p.ty);
+            let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
+            if globals::resource_of(&t).is_some() {
+                wanted.push((i as u32, String::new(), name, t));
+            } else {
+                struct_fields(i as u32, &name, &t, self, &mut wanted);
+            }
+        }
+        if is_instance_method(db, def) {
+            let this = ctx.this.clone();
+            struct_fields(THIS_PARAM, "this", &this, self, &mut wanted);
+        }
+        for (k, (index, path, name, t)) in wanted.into_iter().enumerate() {
+            let Some((resource, elem)) = globals::resource_of(&t) else { continue };
+            let (contents, space) = self.resource_contents(resource, elem, at)?;
+            let g = self.add_global(Global {
+                name,
+                ty: contents,
+                space,
+                binding: Some((7, k as u32)),
+                init: None,
+                span: at,
+            });
+            inst.resources.push((index, path, g));
+        }
+        Ok(())
+    }
+
+    /// The buffers held by the struct function `f` returns (its body
+    /// lowered now if it is still queued).
+    pub(super) fn returned_resources(&mut self, f: FuncId) -> R<Option<Vec<(String, GlobalId)>>> {
+        if let Some(pos) = self.queue.iter().position(|(_, id)| *id == f) {
+            let (inst, id) = self.queue.remove(pos);
+            self.lower_body(inst, id)?;
+        }
+        Ok(self.returned_resources.get(&f).cloned())
+    }
+}
+
+impl FnLower<'_, '_> {
+    /// Whether `e` is a buffer (or another resource) by its type.
+    pub(super) fn is_resource_expr(&self, e: ExprId) -> bool {
+        self.inferred.expr_types.get(e.0 as usize).is_some_and(|t| globals::resource_of(t).is_some())
+    }
+
+    /// The global buffer a buffer-typed field (`p.data`, `this.grad`, or
+    /// `grad` in a method) was bound to.
+    pub(super) fn bound_resource(&mut self, e: ExprId) -> R<Option<GlobalId>> {
+        if !self.is_resource_expr(e) {
+            return Ok(None);
+        }
+        let Some((root, path)) = self.struct_root(e) else { return Ok(None) };
+        if path.is_empty() {
+            return Ok(None);
+        }
+        match self.res_fields.get(&(root, path.clone())) {
+            Some(&g) => Ok(Some(g)),
+            None => {
+                let at = self.expr_span(e).or(self.span);
+                err(at, format!("the buffer held by `{path}` is not known here: assign it a global buffer first"))
+            }
+        }
+    }
+
+    /// The global buffer a buffer-typed expression names (a global, a
+    /// buffer parameter, or a struct field bound to one).
+    pub(super) fn resource_global(&mut self, e: ExprId) -> R<GlobalId> {
+        let global = match self.place(e)? {
+            Some(v) => match self.b.func.op(v) {
+                Some(Op::Global(g)) => Some(*g),
+                _ => None,
+            },
+            None => None,
+        };
+        match global {
+            Some(g) => Ok(g),
+            None => {
+                let at = self.expr_span(e).or(self.span);
+                err(at, "a buffer stored or passed must name a global buffer (or a parameter or field that does)")
+            }
+        }
+    }
+
+    /// Bind the buffers a struct value holds: `to` (a storage and path)
+    /// takes those of the struct expression `from`.
+    pub(super) fn copy_resources(
+        &mut self,
+        to: (ValueId, String),
+        from: ExprId,
+        ty: &Ty,
+        value: Option<ValueId>,
+    ) -> R<()> {
+        let paths = self.m.resource_fields(ty);
+        if paths.is_empty() {
+            return Ok(());
+        }
+        for (field, g) in self.struct_resources(from, ty, value, paths)? {
+            self.res_fields.insert((to.0, join_path(&to.1, &field)), g);
+        }
+        Ok(())
+    }
+
+    /// The buffers the struct expression `from` (of type `ty`, with buffer
+    /// fields `paths`; lowered to `value` if it was) holds, by field path:
+    /// a constructor's, a called function's `return`s', or a variable's.
+    pub(super) fn struct_resources(
+        &mut self,
+        from: ExprId,
+        ty: &Ty,
+        value: Option<ValueId>,
+        paths: Vec<String>,
+    ) -> R<Vec<(String, GlobalId)>> {
+        if let Some(bound) = self.constructed_resources(from, ty)? {
+            return Ok(bound);
+        }
+        if let Some(&Op::Call(f, _)) = value.and_then(|v| self.b.func.op(v)) {
+            if let Some(bound) = self.m.returned_resources(f)? {
+                return Ok(bound);
+            }
+        }
+        let Some((root, prefix)) = self.struct_root(from) else {
+            let at = self.expr_span(from).or(self.span);
+            return err(
+                at,
+                "a struct holding buffers is copied from a variable, a parameter or a constructor call only, not built here",
+            );
+        };
+        Ok(self.bound_under(root, &prefix, paths))
+    }
+
+    /// The buffers bound to the fields `paths` of the struct at `root`'s
+    /// field path `prefix`.
+    pub(super) fn bound_under(&self, root: ValueId, prefix: &str, paths: Vec<String>) -> Vec<(String, GlobalId)> {
+        paths.into_iter().filter_map(|p| self.res_fields.get(&(root, join_path(prefix, &p))).map(|&g| (p, g))).collect()
+    }
+
+    /// At `return e` of a function returning a struct holding buffers:
+    /// record the buffers `e`'s fields hold (every `return` must agree).
+    pub(super) fn record_returned_resources(&mut self, e: ExprId, v: ValueId) -> R<()> {
+        let sem = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        if self.m.resource_fields(&sem).is_empty() {
+            return Ok(());
+        }
+        let paths = self.m.resource_fields(&sem);
+        let mut bound = self.struct_resources(e, &sem, Some(v), paths)?;
+        bound.sort_by(|a, b| a.0.cmp(&b.0));
+        match &self.returned {
+            Some(before) if *before != bound => {
+                self.error("the `return`s of this function give its struct's buffer fields different buffers")
+            }
+            _ => {
+                self.returned = Some(bound);
+                Ok(())
+            }
+        }
+    }
+
+    /// For `S(args)` calling an `__init` of a struct holding buffers: the
+    /// buffers its fields hold, from the `__init`'s assignments of buffer
+    /// parameters to fields (`buffer = b;`, `this.buffer = b;`).
+    pub(super) fn constructed_resources(&mut self, e: ExprId, ty: &Ty) -> R<Option<Vec<(String, GlobalId)>>> {
+        let Expr::Call { callee, args } = self.body.expr(e).clone() else { return Ok(None) };
+        if !matches!(self.inferred.expr_types.get(callee.0 as usize), Some(Ty::TypeValue(_))) {
+            return Ok(None);
+        }
+        let Some(init) = self.initializer_def(ty, &args)? else { return Ok(None) };
+        let body = body(self.db(), init).clone();
+        let params: Vec<Option<String>> = body.params.iter().map(|p| p.name.clone()).collect();
+        let mut out = Vec::new();
+        for expr in body.exprs.iter() {
+            let Expr::Binary { op: HirBinary::Assign(None), lhs, rhs } = expr else { continue };
+            let field = match body.expr(*lhs) {
+                Expr::Path(segs, false) if segs.len() == 1 => segs[0].name.clone(),
+                Expr::Member { receiver, name, .. } if matches!(body.expr(*receiver), Expr::This) => name.clone(),
+                _ => continue,
+            };
+            let Expr::Path(segs, false) = body.expr(*rhs) else { continue };
+            let [seg] = segs.as_slice() else { continue };
+            let Some(k) = params.iter().position(|p| p.as_deref() == Some(seg.name.as_str())) else { continue };
+            let Some(&arg) = args.get(k) else { continue };
+            if self.is_resource_expr(arg) {
+                let g = self.resource_global(arg)?;
+                out.push((field, g));
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// Specialize the method instance `inst` to the buffers its receiver
+    /// (of type `owner`, stored at `root`) holds.
+    pub(super) fn this_resources(&mut self, inst: &mut Instance, root: Option<(ValueId, String)>, owner: &Ty) {
+        let Some((root, prefix)) = root else { return };
+        let paths = self.m.resource_fields(owner);
+        for (p, g) in self.bound_under(root, &prefix, paths) {
+            inst.resources.push((THIS_PARAM, p, g));
+        }
+    }
+
+    /// Specialize `inst` to the buffers the struct argument `arg` (of
+    /// parameter `index`, of type `ty`) holds.
+    pub(super) fn struct_resources_of(&mut self, inst: &mut Instance, index: u32, arg: ExprId, ty: &Ty) -> R<()> {
+        let paths = self.m.resource_fields(ty);
+        if paths.is_empty() {
+            return Ok(());
+        }
+        for (p, g) in self.struct_resources(arg, ty, None, paths)? {
+            inst.resources.push((index, p, g));
+        }
+        Ok(())
+    }
+
+    /// The arguments of a call of `f` without those bound to buffers.
+    pub(super) fn without_buffer_args(&self, f: FuncId, args: Vec<CallArg>) -> Vec<CallArg> {
+        match self.m.buffer_args.get(&f) {
+            Some(dropped) => {
+                args.into_iter().enumerate().filter(|(i, _)| !dropped.contains(&(*i as u32))).map(|(_, a)| a).collect()
+            }
+            None => args,
+        }
+    }
+}
