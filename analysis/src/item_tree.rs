@@ -333,6 +333,12 @@ impl Lower {
             _ => return,
         };
         let ast_index = self.index(node);
+        // A GLSL block's instance (`buffer B { ... } b;`): a variable of the
+        // block's type, indexed right after the block (`glsl_block_of`).
+        let instance = (kind == ItemKind::GlslBlock)
+            .then(|| node.children().find_map(ast::Declarator::cast))
+            .flatten()
+            .map(|d| (self.index(d.syntax()), d.name().map(|n| n.text())));
         let name = match kind {
             ItemKind::Namespace => {
                 // `namespace a::b { }` declares `a` containing `b`; keep the
@@ -437,6 +443,22 @@ impl Lower {
             .find(|c| c.kind() == ACCESSOR_LIST)
             .is_some_and(|l| l.descendants_with_tokens().any(|e| matches!(e.kind(), SET_KW | REF_KW | MODIFY_KW)));
         let modifiers = modifier_kinds(node);
+        if let Some((index, name)) = instance {
+            out.push(Item {
+                kind: ItemKind::Var,
+                name,
+                visibility,
+                is_static: false,
+                attrs: Vec::new(),
+                ast_index: index,
+                members: Vec::new(),
+                generic_params: Vec::new(),
+                params: Vec::new(),
+                modifiers: modifiers.clone(),
+                has_setter: false,
+                file_decl: self.file_decl,
+            });
+        }
         out.push(Item {
             kind,
             name,

@@ -95,8 +95,10 @@ impl GlobalScope {
                 self.namespaces.entry(namespace.to_string()).or_default()
             };
             table.entry(name.clone()).or_default().push(DefRef { file, ast_index: item.ast_index, kind: item.kind });
-            // A cbuffer's fields are global names.
-            if matches!(item.kind, ItemKind::Cbuffer | ItemKind::GlslBlock) {
+            // A cbuffer's fields are global names (a GLSL block's, unless
+            // it names an instance).
+            let has_instance = || items.iter().any(|i| i.kind == ItemKind::Var && i.ast_index == item.ast_index + 1);
+            if item.kind == ItemKind::Cbuffer || item.kind == ItemKind::GlslBlock && !has_instance() {
                 for m in &item.members {
                     if let Some(n) = &m.name {
                         self.names.entry(n.clone()).or_default().push(DefRef {
