@@ -2583,7 +2583,17 @@ impl<'db> Infer<'_, 'db> {
                     n.children().any(|c| matches!(c.kind(), SyntaxKind::MACRO_CALL | SyntaxKind::MACRO_TYPE))
                 })
             });
-            if !defs.is_empty() && !macro_made {
+            // Nor derivatives given by a `__func_extension` (signatures not
+            // modelled: the call is not checked).
+            let extended = || {
+                let names: Vec<Option<String>> = defs.iter().map(|&d| item_of(db, d).and_then(|i| i.name.clone())).collect();
+                crate::module_graph::module_of(db, self.ctx.file)
+                    .iter()
+                    .copied()
+                    .chain(crate::module_graph::imported_files(db, self.ctx.file).iter().copied())
+                    .any(|f| item_tree(db, f).func_extension_targets.iter().any(|t| names.contains(&Some(t.clone()))))
+            };
+            if !defs.is_empty() && !macro_made && !extended() {
                 let name = self.callee_name(func);
                 self.diags.push(InferDiag {
                     at: DiagAt::Expr(id),

@@ -134,6 +134,9 @@ pub struct ItemTree {
     /// (macros defined elsewhere, or pasting with `##`): a name that
     /// contains one of them may have been made by the macro.
     pub macro_fragments: Vec<String>,
+    /// The names of the functions that `__func_extension fwd_diff(f)`,
+    /// `bwd_diff(f)` or `__apply(f)` give derivatives to (last segment).
+    pub func_extension_targets: Vec<String>,
 }
 
 impl ItemTree {
@@ -171,6 +174,7 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
     let mut usings = Vec::new();
     let mut macro_fragments = Vec::new();
     let mut has_item_macros = false;
+    let mut func_extension_targets = Vec::new();
     for node in root.syntax().descendants() {
         if node.kind() == SyntaxKind::MACRO_CALL
             && node.parent().is_some_and(|p| matches!(p.kind(), SyntaxKind::SOURCE_FILE | SyntaxKind::MEMBER_LIST))
@@ -178,6 +182,15 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
             has_item_macros = true;
         }
         match node.kind() {
+            SyntaxKind::FUNC_EXTENSION => {
+                // `fwd_diff(a::f)` or `__apply(a::f)`: the last path's last name.
+                let operator = node.children().find(|c| ast::Expr::can_cast(c.kind()));
+                let path = operator.iter().flat_map(|o| o.descendants()).filter(|n| n.kind() == SyntaxKind::PATH_EXPR).last();
+                let name = path.and_then(|p| {
+                    p.children_with_tokens().filter_map(|e| e.into_token()).filter(|t| t.kind() == SyntaxKind::IDENT).last()
+                });
+                func_extension_targets.extend(name.map(|t| t.text().to_string()));
+            }
             SyntaxKind::USING_DECL => {
                 if let Some(path) = node.children().find(|c| c.kind() == SyntaxKind::PATH) {
                     let parts: Vec<String> = path
@@ -218,6 +231,7 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
         usings,
         has_item_macros,
         macro_fragments,
+        func_extension_targets,
     });
     (tree, Arc::new(lower.ptrs.unwrap_or_default()))
 }
