@@ -2432,6 +2432,8 @@ impl<'db> Infer<'_, 'db> {
             return;
         }
         let (name, why) = match self.body.expr(callee).clone() {
+            // Through a pointer: the pointee can change.
+            Expr::Member { receiver, .. } if matches!(self.types[receiver.0 as usize], Ty::Pointer(_)) => return,
             Expr::Member { receiver, name, .. } => {
                 let why = match self.body.expr(receiver) {
                     Expr::Path(segs, false) if segs.len() == 1 && self.local(&segs[0].name).is_some() => {
@@ -2586,7 +2588,8 @@ impl<'db> Infer<'_, 'db> {
             // Nor derivatives given by a `__func_extension` (signatures not
             // modelled: the call is not checked).
             let extended = || {
-                let names: Vec<Option<String>> = defs.iter().map(|&d| item_of(db, d).and_then(|i| i.name.clone())).collect();
+                let names: Vec<Option<String>> =
+                    defs.iter().map(|&d| item_of(db, d).and_then(|i| i.name.clone())).collect();
                 crate::module_graph::module_of(db, self.ctx.file)
                     .iter()
                     .copied()

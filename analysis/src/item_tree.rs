@@ -185,9 +185,13 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
             SyntaxKind::FUNC_EXTENSION => {
                 // `fwd_diff(a::f)` or `__apply(a::f)`: the last path's last name.
                 let operator = node.children().find(|c| ast::Expr::can_cast(c.kind()));
-                let path = operator.iter().flat_map(|o| o.descendants()).filter(|n| n.kind() == SyntaxKind::PATH_EXPR).last();
+                let path =
+                    operator.iter().flat_map(|o| o.descendants()).filter(|n| n.kind() == SyntaxKind::PATH_EXPR).last();
                 let name = path.and_then(|p| {
-                    p.children_with_tokens().filter_map(|e| e.into_token()).filter(|t| t.kind() == SyntaxKind::IDENT).last()
+                    p.children_with_tokens()
+                        .filter_map(|e| e.into_token())
+                        .filter(|t| t.kind() == SyntaxKind::IDENT)
+                        .last()
                 });
                 func_extension_targets.extend(name.map(|t| t.text().to_string()));
             }

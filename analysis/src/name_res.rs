@@ -370,6 +370,13 @@ impl Walker<'_> {
             // type-level pack functions are not modelled yet.
             | FUNC_EXTENSION | CONSTRAINT_DECL | ATTRIBUTE_SYNTAX_DECL | TYPE_CALL => return,
             PATH_TYPE if node.first_child().is_some_and(|c| c.kind() == TYPE_CALL) => return,
+            // `where nonempty(P)`: a constraint on a pack, not a function.
+            PATH_EXPR
+                if node.text() == "nonempty"
+                    && node.parent().and_then(|c| c.parent()).is_some_and(|p| p.kind() == WHERE_PRED) =>
+            {
+                return
+            }
             // The pack intrinsics in expressions: `__first(t)`.
             PATH_EXPR
                 if node.first_token().is_some_and(|t| {

@@ -287,3 +287,37 @@ extension NoInit { __init(int x) { a = x; } }
         "#]],
     );
 }
+
+/// Overloads that differ only in their generic constraints, their `where`
+/// clauses or the target they are specialized for are not redefinitions
+/// (slangc 2026.14.1 accepts the first five pairs and rejects the last:
+/// renaming a parameter does not make an overload). `nonempty(P)` takes a
+/// pack parameter of its own declaration.
+#[test]
+fn overloads_by_constraint_where_clause_and_target() {
+    check(
+        r#"
+interface IBase { float get(); }
+float process<T>(T v) { return 0.0; }
+float process<T : IBase>(T v) { return v.get(); }
+__generic<T : __BuiltinLogicalType> bool test1() { return true; }
+__generic<T : __BuiltinFloatingPointType> bool test1() { return false; }
+void packs<each T>() {}
+void packs<each T>() where nonempty(T) {}
+__specialized_for_target(hlsl) int a(int x) { return x; }
+__specialized_for_target(glsl) int a(int x) { return x; }
+int b(int x) { return x; }
+int b(int y) { return y; }
+struct Bad<each T> where nonempty(int) {}
+struct Outer<let each D : int>
+{
+    struct Inner<let each E : int> where nonempty(D) {}
+}
+"#,
+        expect![[r#"
+            /main.slang:12:5: error[redefinition]: `b` is already defined with the same parameters
+            /main.slang:13:35: error[invalid-constraint]: `nonempty(...)` requires a generic type pack or value pack parameter
+            /main.slang:16:51: error[invalid-constraint]: `nonempty(...)` target must be a generic pack parameter declared in the current generic
+        "#]],
+    );
+}

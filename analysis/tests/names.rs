@@ -229,3 +229,21 @@ RWStructuredBuffer<float> o;
         "#]],
     );
 }
+
+/// `import glsl;` names the reference compiler's built-in GLSL module
+/// (slangc 2026.14.1 accepts both spellings); its declarations are in the
+/// core module here.
+#[test]
+fn import_glsl_is_builtin() {
+    check(
+        r#"
+import glsl;
+import "glsl";
+import missing_module;
+vec4 f() { return vec4(1.0); }
+"#,
+        expect![[r#"
+            /main.slang:4:1: error[unresolved-import]: cannot find module `missing_module` (looked for /missing_module.slang and 1 other place)
+        "#]],
+    );
+}

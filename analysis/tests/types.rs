@@ -866,7 +866,7 @@ struct Counter
     int count;
     [mutating] void bump() { count = count + 1; }
 }
-struct Node { int value; }
+struct Node { int value; [mutating] void bump() { value++; } }
 uniform Node* node;
 [numthreads(1, 1, 1)]
 void main()
@@ -875,6 +875,7 @@ void main()
     scale = 2;
     mixed.free = 1;
     node.value = 1;
+    node->bump();
     inBuf.data = 1;
     mixed.fixed = 1;
     params.scale = 1;
@@ -883,11 +884,11 @@ void main()
 }
 "#,
         expect![[r#"
-            /main.slang:23:5: error[not-assignable]: cannot assign: `inBuf` is `readonly`
-            /main.slang:24:5: error[not-assignable]: cannot assign: `fixed` is a `readonly` field of block `Mixed`
-            /main.slang:25:5: error[not-assignable]: cannot assign: `params` is a global shader parameter, which is read-only (declare it `static` for a per-thread global)
-            /main.slang:26:5: error[not-assignable]: cannot assign: `count` is a field of a constant buffer (a read-only shader parameter)
-            /main.slang:27:5: error[not-assignable]: cannot assign: `u` is a global shader parameter, which is read-only (declare it `static` for a per-thread global)
+            /main.slang:24:5: error[not-assignable]: cannot assign: `inBuf` is `readonly`
+            /main.slang:25:5: error[not-assignable]: cannot assign: `fixed` is a `readonly` field of block `Mixed`
+            /main.slang:26:5: error[not-assignable]: cannot assign: `params` is a global shader parameter, which is read-only (declare it `static` for a per-thread global)
+            /main.slang:27:5: error[not-assignable]: cannot assign: `count` is a field of a constant buffer (a read-only shader parameter)
+            /main.slang:28:5: error[not-assignable]: cannot assign: `u` is a global shader parameter, which is read-only (declare it `static` for a per-thread global)
         "#]],
     );
 }
