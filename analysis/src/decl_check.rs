@@ -188,6 +188,8 @@ const SYSTEM_VALUES: &[&str] = &[
     "sv_viewportarrayindex",
     "sv_tessfactor",
     "sv_insidetessfactor",
+    "sv_raypayload",
+    "sv_intersectionattributes",
     "sv_domainlocation",
     "sv_outputcontrolpointid",
     "sv_gsinstanceid",

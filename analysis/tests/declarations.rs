@@ -321,3 +321,24 @@ struct Outer<let each D : int>
         "#]],
     );
 }
+
+/// Ray-tracing system values (slangc 2026.14.1 accepts these; a made-up
+/// `SV_` name it rejects).
+#[test]
+fn ray_tracing_system_values() {
+    check(
+        r#"
+struct Payload { float4 color; }
+[shader("closesthit")]
+void hit(inout Payload p : SV_RayPayload, BuiltInTriangleIntersectionAttributes a : SV_IntersectionAttributes)
+{
+    p.color = float4(a.barycentrics, 0, 1);
+}
+[shader("fragment")]
+float4 frag(float4 p : SV_NoSuchValue) : SV_Target { return p; }
+"#,
+        expect![[r#"
+            /main.slang:9:24: error[unknown-semantic]: unknown system-value semantic `SV_NoSuchValue`
+        "#]],
+    );
+}
