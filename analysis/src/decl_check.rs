@@ -110,10 +110,20 @@ fn check_scope(items: &[Item], node_of: &dyn Fn(&Item) -> Option<SyntaxNode>, ou
             continue;
         }
         // (Overloads may differ in their generic parameters only:
-        // `float read()` and `vector<float, N> read<let N : int>()`.)
+        // `float read()` and `vector<float, N> read<let N : int>()`, or
+        // in their constraints, `where` clauses included; and versions
+        // `__specialized_for_target` different targets are not
+        // redefinitions.)
         let params = (class == 2).then(|| {
             let mut p = param_types(&node);
-            p.push(format!("<{}>", item.generic_params.len()));
+            for c in node.children() {
+                if matches!(
+                    c.kind(),
+                    SyntaxKind::GENERIC_PARAM_LIST | SyntaxKind::WHERE_CLAUSE | SyntaxKind::MODIFIER_CALL
+                ) {
+                    p.push(c.text().to_string().split_whitespace().collect());
+                }
+            }
             p
         });
         let entry = seen.entry((name, item.file_decl)).or_default();
@@ -178,6 +188,8 @@ const SYSTEM_VALUES: &[&str] = &[
     "sv_viewportarrayindex",
     "sv_tessfactor",
     "sv_insidetessfactor",
+    "sv_raypayload",
+    "sv_intersectionattributes",
     "sv_domainlocation",
     "sv_outputcontrolpointid",
     "sv_gsinstanceid",

@@ -75,7 +75,7 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         out.push(Diagnostic { range: w.range, severity, code: w.code(), message: w.message.clone() });
     }
     for (import, target) in file_imports(db, file).iter().zip(resolved_imports(db, file)) {
-        if target.is_some() {
+        if target.is_some() || crate::module_graph::is_builtin_module(import) {
             continue;
         }
         let what = match import.kind {

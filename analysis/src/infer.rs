@@ -83,6 +83,29 @@ pub fn decl_type_ref(db: &dyn Db, def: DefId) -> Option<TypeRef> {
     }
 }
 
+/// Whether `file` is compiled as GLSL (`#version`, or a GLSL block, which
+/// only GLSL mode parses): there, globals not marked `uniform` are
+/// writable.
+fn glsl_mode(db: &dyn Db, file: SourceFile) -> bool {
+    *crate::name_res::is_glsl_file(db, file) || item_tree(db, file).items.iter().any(|i| i.kind == ItemKind::GlslBlock)
+}
+
+/// The type of a global (or namespace-level) variable; a GLSL block's
+/// instance (`buffer B { ... } b;`) has the block's type.
+pub fn global_var_type(db: &dyn Db, def: DefId) -> Ty {
+    if let Some(t) = decl_type_ref(db, def) {
+        let mut ctx = DeclCtx::for_def(db, def);
+        return ctx.resolve(t);
+    }
+    let block = def.ast_index(db).checked_sub(1).map(|i| DefId::new(db, def.file(db), i));
+    match block.and_then(|b| Some((b, item_of(db, b)?))) {
+        Some((b, item)) if item.kind == ItemKind::GlslBlock => {
+            Ty::Adt { def: b, name: item.name.clone().unwrap_or_default(), args: Vec::new() }
+        }
+        _ => Ty::Unknown,
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FnSig {
     pub params: Vec<crate::hir::Param>,
@@ -2303,13 +2326,13 @@ impl<'db> Infer<'_, 'db> {
                 if self.local(name).is_some() {
                     return None;
                 }
-                // A field through the implicit `this` of a method that is
-                // not `[mutating]`.
-                if let (Ty::Adt { def, args, .. }, true) = (&self.ctx.this, self.this_immutable) {
+                // A field through the implicit `this` (of a method that is
+                // not `[mutating]`: not writable).
+                if let Ty::Adt { def, args, .. } = &self.ctx.this {
                     if let Some(Member::Field(_)) = lookup_member(db, *def, args, name) {
-                        return Some(format!(
-                            "`{name}` is a field of `this`, which a method without `[mutating]` cannot change"
-                        ));
+                        return self.this_immutable.then(|| {
+                            format!("`{name}` is a field of `this`, which a method without `[mutating]` cannot change")
+                        });
                     }
                 }
                 let scope = global_scope(db, self.ctx.file);
@@ -2319,25 +2342,32 @@ impl<'db> Infer<'_, 'db> {
                 }
                 let def = DefId::new(db, d.file, d.ast_index);
                 let item = item_of(db, def)?;
-                let in_cbuffer = parent_of(db, def)
-                    .and_then(|p| item_of(db, p))
-                    .is_some_and(|p| matches!(p.kind, ItemKind::Cbuffer | ItemKind::GlslBlock));
+                // (GLSL `buffer` and `out` blocks are writable.)
+                let in_cbuffer = parent_of(db, def).and_then(|p| item_of(db, p)).is_some_and(|p| {
+                    p.kind == ItemKind::Cbuffer
+                        || p.kind == ItemKind::GlslBlock && p.modifiers.contains(&SyntaxKind::UNIFORM_KW)
+                });
                 let m = &item.modifiers;
                 if m.contains(&SyntaxKind::CONST_KW) {
                     Some(format!("`{name}` is a constant"))
+                } else if m.contains(&SyntaxKind::READONLY_KW) {
+                    Some(format!("`{name}` is `readonly`"))
                 } else if in_cbuffer {
                     Some(format!("`{name}` is a field of a constant buffer (a read-only shader parameter)"))
                 } else if !m.iter().any(|k| {
-                    // Per-thread or per-group storage, and GLSL outputs.
+                    // Per-thread or per-group storage, GLSL outputs and
+                    // `buffer` block instances.
                     matches!(
                         k,
                         SyntaxKind::STATIC_KW
+                            | SyntaxKind::BUFFER_KW
                             | SyntaxKind::GROUPSHARED_KW
                             | SyntaxKind::SHARED_KW
                             | SyntaxKind::OUT_KW
                             | SyntaxKind::INOUT_KW
                     )
-                }) {
+                }) && (m.contains(&SyntaxKind::UNIFORM_KW) || !glsl_mode(db, self.ctx.file))
+                {
                     Some(format!("`{name}` is a global shader parameter, which is read-only (declare it `static` for a per-thread global)"))
                 } else {
                     None
@@ -2348,12 +2378,19 @@ impl<'db> Infer<'_, 'db> {
             }
             Expr::Member { receiver, name, .. } => {
                 let rt = &self.types[receiver.0 as usize];
+                // Through a pointer (`p.field` with `p` a `T*`): the pointee.
+                if let Ty::Pointer(_) = rt {
+                    return None;
+                }
                 // A property without `set`.
                 if let Ty::Adt { def, name: owner, .. } = rt {
                     if let Some(item) = item_of(db, *def) {
                         if let Some(p) = item.members.iter().find(|m| m.name.as_deref() == Some(name.as_str())) {
                             if p.kind == ItemKind::Property && !p.has_setter {
                                 return Some(format!("`{owner}.{name}` is a read-only property (it has no `set`)"));
+                            }
+                            if item.kind == ItemKind::GlslBlock && p.modifiers.contains(&SyntaxKind::READONLY_KW) {
+                                return Some(format!("`{name}` is a `readonly` field of block `{owner}`"));
                             }
                         }
                     }
@@ -2407,6 +2444,8 @@ impl<'db> Infer<'_, 'db> {
             return;
         }
         let (name, why) = match self.body.expr(callee).clone() {
+            // Through a pointer: the pointee can change.
+            Expr::Member { receiver, .. } if matches!(self.types[receiver.0 as usize], Ty::Pointer(_)) => return,
             Expr::Member { receiver, name, .. } => {
                 let why = match self.body.expr(receiver) {
                     Expr::Path(segs, false) if segs.len() == 1 && self.local(&segs[0].name).is_some() => {
@@ -2558,7 +2597,18 @@ impl<'db> Infer<'_, 'db> {
                     n.children().any(|c| matches!(c.kind(), SyntaxKind::MACRO_CALL | SyntaxKind::MACRO_TYPE))
                 })
             });
-            if !defs.is_empty() && !macro_made {
+            // Nor derivatives given by a `__func_extension` (signatures not
+            // modelled: the call is not checked).
+            let extended = || {
+                let names: Vec<Option<String>> =
+                    defs.iter().map(|&d| item_of(db, d).and_then(|i| i.name.clone())).collect();
+                crate::module_graph::module_of(db, self.ctx.file)
+                    .iter()
+                    .copied()
+                    .chain(crate::module_graph::imported_files(db, self.ctx.file).iter().copied())
+                    .any(|f| item_tree(db, f).func_extension_targets.iter().any(|t| names.contains(&Some(t.clone()))))
+            };
+            if !defs.is_empty() && !macro_made && !extended() {
                 let name = self.callee_name(func);
                 self.diags.push(InferDiag {
                     at: DiagAt::Expr(id),
@@ -2896,12 +2946,7 @@ impl<'db> Infer<'_, 'db> {
         }
         let d = defs[0];
         match d.kind {
-            ItemKind::Var => {
-                let def = DefId::new(db, d.file, d.ast_index);
-                let tref = decl_type_ref(db, def).clone();
-                let mut ctx = DeclCtx::for_def(db, def);
-                tref.map(|t| ctx.resolve(&t)).unwrap_or(Ty::Unknown)
-            }
+            ItemKind::Var => global_var_type(db, DefId::new(db, d.file, d.ast_index)),
             ItemKind::Namespace => Ty::Namespace(seg.name.clone()),
             k if k.is_type() => {
                 let t = self.ctx.type_of_type_def(&d, &seg.args);
@@ -2940,12 +2985,7 @@ impl<'db> Infer<'_, 'db> {
                 match defs.first() {
                     Some(d) if d.kind == ItemKind::Namespace => Ty::Namespace(format!("{ns}::{}", seg.name)),
                     Some(d) if d.kind.is_type() => Ty::TypeValue(Arc::new(self.ctx.type_of_type_def(d, &seg.args))),
-                    Some(d) if d.kind == ItemKind::Var => {
-                        let def = DefId::new(db, d.file, d.ast_index);
-                        let tref = decl_type_ref(db, def).clone();
-                        let mut ctx = DeclCtx::for_def(db, def);
-                        tref.map(|t| ctx.resolve(&t)).unwrap_or(Ty::Unknown)
-                    }
+                    Some(d) if d.kind == ItemKind::Var => global_var_type(db, DefId::new(db, d.file, d.ast_index)),
                     _ => Ty::Unknown,
                 }
             }

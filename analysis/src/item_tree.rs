@@ -134,6 +134,9 @@ pub struct ItemTree {
     /// (macros defined elsewhere, or pasting with `##`): a name that
     /// contains one of them may have been made by the macro.
     pub macro_fragments: Vec<String>,
+    /// The names of the functions that `__func_extension fwd_diff(f)`,
+    /// `bwd_diff(f)` or `__apply(f)` give derivatives to (last segment).
+    pub func_extension_targets: Vec<String>,
 }
 
 impl ItemTree {
@@ -171,6 +174,7 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
     let mut usings = Vec::new();
     let mut macro_fragments = Vec::new();
     let mut has_item_macros = false;
+    let mut func_extension_targets = Vec::new();
     // Each top-level declaration's facts, kept from the last lowering of
     // the file while its syntax is the same (incremental reparsing keeps
     // it): after an edit only the edited declaration is walked.
@@ -187,6 +191,7 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
         };
         usings.extend(facts.usings.iter().cloned());
         macro_fragments.extend(facts.macro_fragments.iter().cloned());
+        func_extension_targets.extend(facts.func_extension_targets.iter().cloned());
         has_item_macros |= facts.has_item_macros;
         kept.entries.insert(key, (green, facts));
     }
@@ -201,6 +206,7 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
         usings,
         has_item_macros,
         macro_fragments,
+        func_extension_targets,
     });
     (tree, Arc::new(lower.ptrs.unwrap_or_default()))
 }
@@ -212,6 +218,7 @@ pub(crate) struct SubtreeFacts {
     usings: Vec<String>,
     macro_fragments: Vec<String>,
     has_item_macros: bool,
+    func_extension_targets: Vec<String>,
 }
 
 fn subtree_facts(node: &SyntaxNode, parse: &slang_syntax::Parse) -> SubtreeFacts {
@@ -223,6 +230,19 @@ fn subtree_facts(node: &SyntaxNode, parse: &slang_syntax::Parse) -> SubtreeFacts
             facts.has_item_macros = true;
         }
         match node.kind() {
+            SyntaxKind::FUNC_EXTENSION => {
+                // `fwd_diff(a::f)` or `__apply(a::f)`: the last path's last name.
+                let operator = node.children().find(|c| ast::Expr::can_cast(c.kind()));
+                let path =
+                    operator.iter().flat_map(|o| o.descendants()).filter(|n| n.kind() == SyntaxKind::PATH_EXPR).last();
+                let name = path.and_then(|p| {
+                    p.children_with_tokens()
+                        .filter_map(|e| e.into_token())
+                        .filter(|t| t.kind() == SyntaxKind::IDENT)
+                        .last()
+                });
+                facts.func_extension_targets.extend(name.map(|t| t.text().to_string()));
+            }
             SyntaxKind::USING_DECL => {
                 if let Some(path) = node.children().find(|c| c.kind() == SyntaxKind::PATH) {
                     let parts: Vec<String> = path
@@ -367,6 +387,12 @@ impl Lower {
             _ => return,
         };
         let ast_index = self.index(node);
+        // A GLSL block's instance (`buffer B { ... } b;`): a variable of the
+        // block's type, indexed right after the block (`glsl_block_of`).
+        let instance = (kind == ItemKind::GlslBlock)
+            .then(|| node.children().find_map(ast::Declarator::cast))
+            .flatten()
+            .map(|d| (self.index(d.syntax()), d.name().map(|n| n.text())));
         let name = match kind {
             ItemKind::Namespace => {
                 // `namespace a::b { }` declares `a` containing `b`; keep the
@@ -471,6 +497,22 @@ impl Lower {
             .find(|c| c.kind() == ACCESSOR_LIST)
             .is_some_and(|l| l.descendants_with_tokens().any(|e| matches!(e.kind(), SET_KW | REF_KW | MODIFY_KW)));
         let modifiers = modifier_kinds(node);
+        if let Some((index, name)) = instance {
+            out.push(Item {
+                kind: ItemKind::Var,
+                name,
+                visibility,
+                is_static: false,
+                attrs: Vec::new(),
+                ast_index: index,
+                members: Vec::new(),
+                generic_params: Vec::new(),
+                params: Vec::new(),
+                modifiers: modifiers.clone(),
+                has_setter: false,
+                file_decl: self.file_decl,
+            });
+        }
         out.push(Item {
             kind,
             name,

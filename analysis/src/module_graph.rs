@@ -181,6 +181,12 @@ pub(crate) fn files_by_path(db: &dyn Db) -> HashMap<String, SourceFile> {
     Workspace::get(db).files(db).iter().map(|&f| (f.path(db).clone(), f)).collect()
 }
 
+/// Whether `import` names a module built into the reference compiler
+/// (`import glsl;`), whose declarations are part of the core module here.
+pub fn is_builtin_module(import: &Import) -> bool {
+    import.kind == ImportKind::Import && import.target == "glsl"
+}
+
 /// What each of [`file_imports`] resolves to (`None`: no such file).
 #[salsa::tracked(returns(ref))]
 pub fn resolved_imports(db: &dyn Db, file: SourceFile) -> Vec<Option<SourceFile>> {

@@ -39,6 +39,10 @@ pub struct GlobalScope {
     pub macros: HashSet<String>,
     /// See [`crate::ItemTree::macro_fragments`].
     pub macro_fragments: Vec<String>,
+    /// The cases of the enums declared at any level: with the reference
+    /// compiler's `-unscoped-enum` (or `[UnscopedEnum]`) they are names in
+    /// the enclosing scope, so a bare one is not reported as unknown.
+    pub enum_cases: HashSet<String>,
 }
 
 impl GlobalScope {
@@ -89,14 +93,20 @@ impl GlobalScope {
             if item.kind == ItemKind::Extension {
                 continue;
             }
+            // (`enum class` is always scoped.)
+            if item.kind == ItemKind::Enum && !item.modifiers.contains(&SyntaxKind::CLASS_KW) {
+                self.enum_cases.extend(item.members.iter().filter_map(|m| m.name.clone()));
+            }
             let table = if namespace.is_empty() {
                 &mut self.names
             } else {
                 self.namespaces.entry(namespace.to_string()).or_default()
             };
             table.entry(name.clone()).or_default().push(DefRef { file, ast_index: item.ast_index, kind: item.kind });
-            // A cbuffer's fields are global names.
-            if matches!(item.kind, ItemKind::Cbuffer | ItemKind::GlslBlock) {
+            // A cbuffer's fields are global names (a GLSL block's, unless
+            // it names an instance).
+            let has_instance = || items.iter().any(|i| i.kind == ItemKind::Var && i.ast_index == item.ast_index + 1);
+            if item.kind == ItemKind::Cbuffer || item.kind == ItemKind::GlslBlock && !has_instance() {
                 for m in &item.members {
                     if let Some(n) = &m.name {
                         self.names.entry(n.clone()).or_default().push(DefRef {
@@ -285,6 +295,10 @@ impl Walker<'_> {
             || self.global.lookup(name).is_some()
             || self.global.macros.contains(name)
             || self.global.macro_fragments.iter().any(|f| name.contains(f.as_str()))
+            || self.global.enum_cases.contains(name)
+            // The value a function returns, as a variable (non-copyable
+            // return types).
+            || name == "__return_val"
     }
 
     fn check_ref(&mut self, node: &SyntaxNode, is_type: bool) {
@@ -368,6 +382,23 @@ impl Walker<'_> {
             // type-level pack functions are not modelled yet.
             | FUNC_EXTENSION | CONSTRAINT_DECL | ATTRIBUTE_SYNTAX_DECL | TYPE_CALL => return,
             PATH_TYPE if node.first_child().is_some_and(|c| c.kind() == TYPE_CALL) => return,
+            // Capability names: `__requireCapability(sm_5_0)` (any other
+            // name is reported as unknown).
+            PATH_EXPR
+                if is_capability(&node.text().to_string())
+                    && node.parent().filter(|l| l.kind() == ARG_LIST).and_then(|l| l.parent()).is_some_and(|c| {
+                        c.kind() == CALL_EXPR && c.first_child().is_some_and(|f| f.text() == "__requireCapability")
+                    }) =>
+            {
+                return
+            }
+            // `where nonempty(P)`: a constraint on a pack, not a function.
+            PATH_EXPR
+                if node.text() == "nonempty"
+                    && node.parent().and_then(|c| c.parent()).is_some_and(|p| p.kind() == WHERE_PRED) =>
+            {
+                return
+            }
             // The pack intrinsics in expressions: `__first(t)`.
             PATH_EXPR
                 if node.first_token().is_some_and(|t| {
@@ -536,6 +567,13 @@ impl Walker<'_> {
             self.walk(&c);
         }
     }
+}
+
+/// Whether `name` is a capability atom of the reference compiler
+/// (`core_module/capabilities.txt`, from its user guide).
+fn is_capability(name: &str) -> bool {
+    static NAMES: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| include_str!("core_module/capabilities.txt").lines().collect()).contains(name)
 }
 
 /// Whether `file` is written in GLSL syntax (a `#version` directive): checks

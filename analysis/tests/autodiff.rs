@@ -1278,3 +1278,42 @@ fn values_of_differentiable_interfaces_are_differentiable() {
         "#]],
     );
 }
+
+/// `__func_extension fwd_diff(f)`, `bwd_diff(f)` and `__apply(f)` give `f`
+/// derivatives (slangc 2026.14.1 `-experimental-feature` accepts these
+/// calls); a function without one stays not differentiable.
+#[test]
+fn func_extensions_give_derivatives() {
+    check_diags(
+        r#"
+float cube(float x) { return x * x * x; }
+__func_extension fwd_diff(cube)(DifferentialPair<float> x) -> DifferentialPair<float>
+{
+    return diffPair(cube(x.p), 3.0 * x.p * x.p * x.d);
+}
+T sqr<T : IFloat>(T x) { return x * x; }
+__func_extension<T : IFloat> bwd_diff(sqr<T>)(inout DifferentialPair<T> x, T dOut) -> void
+    where T.Differential == T
+{
+    x = diffPair(x.p, dOut * x.p * T(2.0));
+}
+struct Utils { static float twice(float x) { return x + x; } }
+__func_extension fwd_diff(Utils::twice)(DifferentialPair<float> x) -> DifferentialPair<float>
+{
+    return diffPair(x.p * 2.0, x.d * 2.0);
+}
+float plain(float x) { return x; }
+void main()
+{
+    DifferentialPair<float> dpx = diffPair(2.0, 1.0);
+    let a = fwd_diff(cube)(dpx);
+    bwd_diff(sqr<float>)(dpx, 1.0);
+    let b = fwd_diff(Utils::twice)(dpx);
+    let c = fwd_diff(plain)(dpx);
+}
+"#,
+        expect![[r#"
+            /main.slang:25:13: error[not-differentiable]: `fwd_diff(plain)`: `plain` is not differentiable; mark it `[Differentiable]` (or give it a `[ForwardDerivative]`)
+        "#]],
+    );
+}

@@ -287,3 +287,58 @@ extension NoInit { __init(int x) { a = x; } }
         "#]],
     );
 }
+
+/// Overloads that differ only in their generic constraints, their `where`
+/// clauses or the target they are specialized for are not redefinitions
+/// (slangc 2026.14.1 accepts the first five pairs and rejects the last:
+/// renaming a parameter does not make an overload). `nonempty(P)` takes a
+/// pack parameter of its own declaration.
+#[test]
+fn overloads_by_constraint_where_clause_and_target() {
+    check(
+        r#"
+interface IBase { float get(); }
+float process<T>(T v) { return 0.0; }
+float process<T : IBase>(T v) { return v.get(); }
+__generic<T : __BuiltinLogicalType> bool test1() { return true; }
+__generic<T : __BuiltinFloatingPointType> bool test1() { return false; }
+void packs<each T>() {}
+void packs<each T>() where nonempty(T) {}
+__specialized_for_target(hlsl) int a(int x) { return x; }
+__specialized_for_target(glsl) int a(int x) { return x; }
+int b(int x) { return x; }
+int b(int y) { return y; }
+struct Bad<each T> where nonempty(int) {}
+struct Outer<let each D : int>
+{
+    struct Inner<let each E : int> where nonempty(D) {}
+}
+"#,
+        expect![[r#"
+            /main.slang:12:5: error[redefinition]: `b` is already defined with the same parameters
+            /main.slang:13:35: error[invalid-constraint]: `nonempty(...)` requires a generic type pack or value pack parameter
+            /main.slang:16:51: error[invalid-constraint]: `nonempty(...)` target must be a generic pack parameter declared in the current generic
+        "#]],
+    );
+}
+
+/// Ray-tracing system values (slangc 2026.14.1 accepts these; a made-up
+/// `SV_` name it rejects).
+#[test]
+fn ray_tracing_system_values() {
+    check(
+        r#"
+struct Payload { float4 color; }
+[shader("closesthit")]
+void hit(inout Payload p : SV_RayPayload, BuiltInTriangleIntersectionAttributes a : SV_IntersectionAttributes)
+{
+    p.color = float4(a.barycentrics, 0, 1);
+}
+[shader("fragment")]
+float4 frag(float4 p : SV_NoSuchValue) : SV_Target { return p; }
+"#,
+        expect![[r#"
+            /main.slang:9:24: error[unknown-semantic]: unknown system-value semantic `SV_NoSuchValue`
+        "#]],
+    );
+}

@@ -229,3 +229,51 @@ RWStructuredBuffer<float> o;
         "#]],
     );
 }
+
+/// `import glsl;` names the reference compiler's built-in GLSL module
+/// (slangc 2026.14.1 accepts both spellings); its declarations are in the
+/// core module here.
+#[test]
+fn import_glsl_is_builtin() {
+    check(
+        r#"
+import glsl;
+import "glsl";
+import missing_module;
+vec4 f() { return vec4(1.0); }
+"#,
+        expect![[r#"
+            /main.slang:4:1: error[unresolved-import]: cannot find module `missing_module` (looked for /missing_module.slang and 1 other place)
+        "#]],
+    );
+}
+
+/// Names the reference compiler knows that are not declarations (slangc
+/// 2026.14.1, `-unscoped-enum`, accepts all but the last two lines of
+/// `f`): bare enum cases (unscoped by that option or `[UnscopedEnum]`,
+/// which can't be told here; an `enum class` stays scoped), capability atoms in
+/// `__requireCapability`, `__return_val`, and the built-ins
+/// `saturated_cooperation` and `__SyntaxError`.
+#[test]
+fn enum_cases_capabilities_and_builtins() {
+    check(
+        r#"
+enum Color { Red, Green }
+enum class Fruit { Apple }
+struct Unit {}
+int twice(float x, Unit u) { return int(x) * 2; }
+int f(float x)
+{
+    __requireCapability(sm_5_0);
+    int c = Red + Green;
+    let y = saturated_cooperation(twice, twice, x, Unit());
+    __requireCapability(NoSuchCapability);
+    return Apple;
+}
+"#,
+        expect![[r#"
+            /main.slang:11:25: error[unresolved-name]: cannot find `NoSuchCapability` in this scope
+            /main.slang:12:12: error[unresolved-name]: cannot find `Apple` in this scope
+        "#]],
+    );
+}

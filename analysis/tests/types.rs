@@ -843,3 +843,52 @@ fn a_method_may_call_a_free_function_of_its_name() {
         "#]],
     );
 }
+
+/// GLSL blocks (checked with slangc 2026.14.1 `-allow-glsl`): an instance
+/// name is a variable of the block's type; `buffer` blocks are writable,
+/// `readonly` ones and `uniform` ones not; with a block in the file (GLSL
+/// mode) plain globals are writable, `uniform` ones not; a method's own
+/// field hides a constant-buffer field of the same name; a field reached
+/// through a pointer is writable.
+#[test]
+fn glsl_blocks_and_writable_globals() {
+    check_diags(
+        r#"
+buffer Out { int result; } outBuf;
+readonly buffer In { int data; } inBuf;
+buffer Mixed { readonly int fixed; int free; } mixed;
+layout(std140) uniform Params { int scale; } params;
+uniform Globals { int count; };
+int scale;
+uniform int u;
+struct Counter
+{
+    int count;
+    [mutating] void bump() { count = count + 1; }
+}
+struct Node { int value; [mutating] void bump() { value++; } }
+uniform Node* node;
+[numthreads(1, 1, 1)]
+void main()
+{
+    outBuf.result = inBuf.data * params.scale + count;
+    scale = 2;
+    mixed.free = 1;
+    node.value = 1;
+    node->bump();
+    inBuf.data = 1;
+    mixed.fixed = 1;
+    params.scale = 1;
+    count = 1;
+    u = 1;
+}
+"#,
+        expect![[r#"
+            /main.slang:24:5: error[not-assignable]: cannot assign: `inBuf` is `readonly`
+            /main.slang:25:5: error[not-assignable]: cannot assign: `fixed` is a `readonly` field of block `Mixed`
+            /main.slang:26:5: error[not-assignable]: cannot assign: `params` is a global shader parameter, which is read-only (declare it `static` for a per-thread global)
+            /main.slang:27:5: error[not-assignable]: cannot assign: `count` is a field of a constant buffer (a read-only shader parameter)
+            /main.slang:28:5: error[not-assignable]: cannot assign: `u` is a global shader parameter, which is read-only (declare it `static` for a per-thread global)
+        "#]],
+    );
+}

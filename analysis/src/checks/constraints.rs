@@ -35,6 +35,10 @@ pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>
                 (Some(node.clone()), ty)
             }
             SyntaxKind::WHERE_PRED => {
+                if let Some(d) = nonempty_target(&node, &scope.macros) {
+                    out.push(d);
+                    continue;
+                }
                 if !node.children_with_tokens().any(|e| e.kind() == SyntaxKind::COLON) {
                     continue;
                 }
@@ -78,6 +82,44 @@ pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>
         }
         out.push(Diagnostic { range: ty.text_range(), severity: Severity::Error, code: "invalid-constraint", message });
     }
+}
+
+/// `where nonempty(P)`: `P` must be a pack parameter (`each T`, `let each
+/// D : int`) of the declaration the clause belongs to.
+fn nonempty_target(pred: &SyntaxNode, macros: &std::collections::HashSet<String>) -> Option<Diagnostic> {
+    let call = pred.children().find(|c| c.kind() == SyntaxKind::CALL_EXPR)?;
+    let callee = call.children().find(|c| c.kind() == SyntaxKind::PATH_EXPR)?;
+    if callee.text() != "nonempty" {
+        return None;
+    }
+    let args: Vec<SyntaxNode> = call.children().find(|c| c.kind() == SyntaxKind::ARG_LIST)?.children().collect();
+    let [arg] = args.as_slice() else { return None };
+    let name = arg.text().to_string();
+    let is_name = arg.kind() == SyntaxKind::PATH_EXPR && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if is_name && macros.contains(&name) {
+        return None;
+    }
+    let decl = pred.parent().filter(|c| c.kind() == SyntaxKind::WHERE_CLAUSE)?.parent()?;
+    let pack_of = |d: &SyntaxNode| {
+        d.children().filter(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST).flat_map(|l| l.children()).any(|p| {
+            p.children_with_tokens().any(|e| e.kind() == SyntaxKind::EACH_KW)
+                && p.children().any(|n| n.kind() == SyntaxKind::NAME && n.text() == name.as_str())
+        })
+    };
+    if is_name && pack_of(&decl) {
+        return None;
+    }
+    let message = if is_name && decl.ancestors().skip(1).any(|a| pack_of(&a)) {
+        "`nonempty(...)` target must be a generic pack parameter declared in the current generic"
+    } else {
+        "`nonempty(...)` requires a generic type pack or value pack parameter"
+    };
+    Some(Diagnostic {
+        range: arg.text_range(),
+        severity: Severity::Error,
+        code: "invalid-constraint",
+        message: message.to_string(),
+    })
 }
 
 /// The name of a path type that is one identifier (`Foo`, not `A.B`,
