@@ -91,7 +91,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let gpu = match Gpu::new() {
+    let mut gpu = match Gpu::new() {
         Ok(gpu) => gpu,
         Err(e) => {
             eprintln!("error: {e}");
@@ -112,7 +112,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
     for path in &kernels {
         let name = stem(path);
         eprintln!("{name}...");
-        let row = bench_kernel(&gpu, &args, path, runs);
+        let row = bench_kernel(&mut gpu, &args, path, runs);
         rows.push((name, row));
     }
     print_table(&rows, args.reference.is_some());
@@ -129,7 +129,7 @@ struct Kernel {
     agree: Option<String>,
 }
 
-fn bench_kernel(gpu: &Gpu, args: &BenchArgs, path: &Path, runs: usize) -> Row {
+fn bench_kernel(gpu: &mut Gpu, args: &BenchArgs, path: &Path, runs: usize) -> Row {
     let source = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
     let mut header = directives::parse_bench(&source)?;
     header.threads = ((header.threads as f64 * args.scale).round() as u64).max(1);
@@ -155,6 +155,9 @@ fn bench_kernel(gpu: &Gpu, args: &BenchArgs, path: &Path, runs: usize) -> Row {
             result: Err(format!("compilation did not finish in {} s", args.compile_timeout)),
         },
     };
+    // A shader that lost the device (a driver fault) is reported as such;
+    // what follows runs on a new one.
+    renew_if_lost(gpu);
     let reference = args.reference.as_ref().map(|slangc| {
         let start = Instant::now();
         let program =
@@ -163,11 +166,22 @@ fn bench_kernel(gpu: &Gpu, args: &BenchArgs, path: &Path, runs: usize) -> Row {
         let context = reference_context(slangc, path, &backward);
         measure(gpu, &header, elapsed, program, context, runs)
     });
+    renew_if_lost(gpu);
     let agree = match (&ours.result, reference.as_ref().map(|r| &r.result)) {
         (Ok(a), Some(Ok(b))) => Some(agreement(a, b, header.rtol, header.atol)),
         _ => None,
     };
     Ok(Kernel { ours, reference, agree })
+}
+
+/// Replaces a lost device with a new one (keeps it when that fails: the
+/// next kernel then reports the loss).
+fn renew_if_lost(gpu: &mut Gpu) {
+    if gpu.is_lost() {
+        if let Ok(fresh) = Gpu::new() {
+            *gpu = fresh;
+        }
+    }
 }
 
 /// The functions the kernel calls `bwd_diff` on, each once.

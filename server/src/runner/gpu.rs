@@ -26,6 +26,10 @@ pub struct Gpu {
     /// Errors outside any error scope (should not happen; kept for the
     /// next test's report instead of wgpu's default panic).
     uncaptured: Arc<Mutex<Vec<String>>>,
+    /// Why the device was lost (a driver fault), once it is: every later
+    /// operation fails with a consequence ("Buffer is invalid"), so this is
+    /// reported first.
+    lost: Arc<Mutex<Option<String>>>,
 }
 
 /// What a buffer is bound as.
@@ -124,8 +128,13 @@ impl Gpu {
         let uncaptured: Arc<Mutex<Vec<String>>> = Arc::default();
         let sink = uncaptured.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| sink.lock().unwrap().push(e.to_string())));
+        let lost: Arc<Mutex<Option<String>>> = Arc::default();
+        let lost_sink = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            *lost_sink.lock().unwrap() = Some(format!("the Vulkan device was lost ({reason:?}): {message}"));
+        });
         let description = format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type);
-        Ok(Gpu { device, queue, description, uncaptured })
+        Ok(Gpu { device, queue, description, uncaptured, lost })
     }
 
     /// A texture with its contents, and the view shaders read.
@@ -182,11 +191,24 @@ impl Gpu {
     /// Run one dispatch; the contents of the `read_back` bindings, in
     /// order.
     pub fn run(&self, job: &Dispatch<'_>) -> Result<Vec<Vec<u8>>, String> {
+        self.scoped(|| self.record_and_submit(job))
+    }
+
+    /// Whether the device was lost (a driver fault): nothing more can run
+    /// on it; make a new [`Gpu`].
+    pub fn is_lost(&self) -> bool {
+        self.lost.lock().unwrap().is_some()
+    }
+
+    /// `work` inside validation and internal error scopes; its errors, the
+    /// uncaptured ones and a device loss (first) become `Err`.
+    fn scoped<T>(&self, work: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
-        let result = self.record_and_submit(job);
+        let result = work();
         let errors = [block_on(internal.pop()), block_on(validation.pop())];
-        let mut messages: Vec<String> = errors.into_iter().flatten().map(|e| error_text(&e)).collect();
+        let mut messages: Vec<String> = self.lost.lock().unwrap().iter().cloned().collect();
+        messages.extend(errors.into_iter().flatten().map(|e| error_text(&e)));
         messages.append(&mut self.uncaptured.lock().unwrap());
         if !messages.is_empty() {
             return Err(messages.join("; "));
@@ -207,16 +229,7 @@ impl Gpu {
     /// bindings' contents after the last run (the kernel must compute its
     /// outputs from its inputs only, so that every run writes the same).
     pub fn run_timed(&self, job: &Dispatch<'_>, runs: usize) -> Result<Timing, String> {
-        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
-        let result = self.time_dispatches(job, runs);
-        let errors = [block_on(internal.pop()), block_on(validation.pop())];
-        let mut messages: Vec<String> = errors.into_iter().flatten().map(|e| error_text(&e)).collect();
-        messages.append(&mut self.uncaptured.lock().unwrap());
-        if !messages.is_empty() {
-            return Err(messages.join("; "));
-        }
-        result
+        self.scoped(|| self.time_dispatches(job, runs))
     }
 
     /// Whether dispatches are timed on the GPU (timestamp queries).
