@@ -12,26 +12,16 @@ use divan::Bencher;
 use slang_analysis::ide::{inlay_hints, semantic_tokens, InlayConfig};
 use slang_analysis::{file_diagnostics, RootDatabase, SourceFile, TextRange, TextSize};
 
+#[path = "../../tests/bench_file.rs"]
+mod bench_file;
+
 fn main() {
     divan::main();
 }
 
 /// About 5,000 lines of real code, checked once.
 fn big_file() -> (RootDatabase, SourceFile, usize) {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/valid");
-    let mut paths: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).collect();
-    paths.sort();
-    let mut text = String::new();
-    for p in paths.iter().cycle() {
-        if text.lines().count() > 5_000 {
-            break;
-        }
-        let body = std::fs::read_to_string(p).unwrap_or_default();
-        if p.extension().is_some_and(|e| e == "slang") && !body.contains("import ") && !body.contains("#include") {
-            text.push_str(&body);
-            text.push('\n');
-        }
-    }
+    let text = bench_file::big_file();
     let mut db = RootDatabase::new();
     let file = db.set_file("/bench/big.slang", &text);
     let _ = file_diagnostics(&db, file);

@@ -15,34 +15,8 @@ use std::time::{Duration, Instant};
 use lsp_client::Client;
 use serde_json::json;
 
-/// About 5,000 lines of real code: the valid corpus concatenated, then a
-/// differentiable function used for hover and completion.
-fn big_file() -> (String, usize) {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/valid");
-    let mut paths: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).collect();
-    paths.sort();
-    let mut text = String::new();
-    for p in paths.iter().cycle() {
-        if text.lines().count() > 5_000 {
-            break;
-        }
-        if p.extension().and_then(|e| e.to_str()) == Some("slang") {
-            // Each copy in a namespace of its own, so names do not clash.
-            let body = std::fs::read_to_string(p).unwrap();
-            if body.contains("import ") || body.contains("#include") || body.contains("module ") {
-                continue;
-            }
-            text.push_str(&body);
-            text.push('\n');
-        }
-    }
-    text.push_str(
-        "struct BenchLight : IDifferentiable { float3 dir; float intensity; }\n\
-         [Differentiable]\nfloat benchShade(BenchLight light, float3 n)\n{\n    float k = 1.0;\n    return dot(light.dir, n) * light.intensity * k;\n}\n",
-    );
-    let lines = text.lines().count();
-    (text, lines)
-}
+#[path = "../../tests/bench_file.rs"]
+mod bench_file;
 
 fn percentile(v: &mut [Duration], p: f64) -> Duration {
     v.sort();
@@ -71,7 +45,8 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let (text, lines) = big_file();
+    let text = bench_file::big_file();
+    let lines = text.lines().count();
     println!("file: {lines} lines");
     let mut c = Client::start();
     let uri = "file:///bench/big.slang";
