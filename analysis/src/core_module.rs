@@ -18,6 +18,7 @@ pub const CORE_FILES: &[(&str, &str)] = &[
     ("intrinsics2.slang", include_str!("core_module/intrinsics2.slang")),
     ("coop.slang", include_str!("core_module/coop.slang")),
     ("glsl.slang", include_str!("core_module/glsl.slang")),
+    ("glsl_textures.slang", include_str!("core_module/glsl_textures.slang")),
     ("cuda.slang", include_str!("core_module/cuda.slang")),
 ];
 

@@ -108,7 +108,30 @@ fn lower_generic_arg(arg: ast::GenericArg) -> GenericArgRef {
         // A lone name may be a type or a constant; a number is a value.
         return GenericArgRef::Type(lower_type(Some(t)));
     }
-    GenericArgRef::Value(arg.expr().as_ref().and_then(const_int))
+    let expr = arg.expr();
+    // `vector<T.Element, 4>`: a member chain of names parses as an
+    // expression, but may name an associated type.
+    if let Some(segs) = expr.as_ref().and_then(name_chain) {
+        return GenericArgRef::Type(TypeRef::Path(segs));
+    }
+    GenericArgRef::Value(expr.as_ref().and_then(const_int))
+}
+
+/// `a.b.c` (names only) as path segments.
+fn name_chain(e: &ast::Expr) -> Option<Vec<PathSegment>> {
+    match e {
+        ast::Expr::MemberExpr(m) if !m.is_arrow() && m.generic_arg_list().is_none() => {
+            let mut segs = name_chain(&m.receiver()?)?;
+            segs.push(PathSegment { name: m.name()?.text().to_string(), args: Vec::new() });
+            Some(segs)
+        }
+        ast::Expr::PathExpr(p) if !p.is_global() => {
+            let segs = p.segments();
+            let [seg] = segs.as_slice() else { return None };
+            seg.generic_arg_list.is_none().then(|| vec![PathSegment { name: seg.text().to_string(), args: Vec::new() }])
+        }
+        _ => None,
+    }
 }
 
 /// The value of an integer literal expression (with unary minus).

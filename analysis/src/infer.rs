@@ -479,6 +479,11 @@ impl TypeResolver for DeclCtx<'_> {
                 Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) | Ty::Array(..) if seg.name == "Differential" => {
                     crate::autodiff::differential_of(self.db, &ty)
                 }
+                // `T.Element` of a scalar, vector or matrix (`ITexelElement`,
+                // `IArray`): the scalar.
+                Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) if seg.name == "Element" => {
+                    ty.scalar().map_or(Ty::Unknown, Ty::Scalar)
+                }
                 Ty::Adt { def, .. }
                     if seg.name == "Differential"
                         && !is_core(self.db, def.file(self.db))
@@ -3578,6 +3583,26 @@ impl<'db> Infer<'_, 'db> {
                 ctx.generics.insert(k, v);
             }
         }
+        // A generic struct parameter given a different struct
+        // (`Sampler1DArray<T>` given a `Sampler2D<float4>`): not this
+        // overload. Aliases resolve first; an interface, or a base the
+        // argument's struct inherits from, accepts it.
+        for (p, a) in sig.params.iter().zip(args) {
+            let Ty::Adt { def: ad, .. } = a else { continue };
+            if !type_ref_mentions(&p.ty, gp) {
+                continue;
+            }
+            let Ty::Adt { def: pd, name: pname, .. } = ctx.resolve(&p.ty) else { continue };
+            let is_struct = |d: DefId| item_of(db, d).is_some_and(|i| matches!(i.kind, ItemKind::Struct));
+            let inherits = crate::hir::decl_syntax(db, *ad).is_some_and(|n| {
+                n.children()
+                    .filter(|c| c.kind() == SyntaxKind::INHERITANCE_LIST)
+                    .any(|l| l.descendants_with_tokens().any(|e| e.as_token().is_some_and(|t| t.text() == pname)))
+            });
+            if pd != *ad && is_struct(pd) && is_struct(*ad) && !inherits {
+                return None;
+            }
+        }
         let mut cost = 0;
         for (p, a) in sig.params.iter().zip(args) {
             if !type_ref_mentions(&p.ty, gp) {
@@ -3585,7 +3610,13 @@ impl<'db> Infer<'_, 'db> {
                 if is_mismatch(db, &expected, a) && !sig.elementwise {
                     return None;
                 }
-                cost += conversion_cost(&expected, a);
+                // (An element-wise parameter compares with the argument's
+                // elements: `int3` for `int` is exact, for `uint` a conversion.)
+                let elem = match (sig.elementwise, a) {
+                    (true, Ty::Vector(s, _) | Ty::Matrix(s, ..)) if matches!(expected, Ty::Scalar(_)) => Ty::Scalar(*s),
+                    _ => a.clone(),
+                };
+                cost += conversion_cost(&expected, &elem);
             } else {
                 // Generic parameters match anything they bind to, at a
                 // small cost (a concrete overload is preferred).
@@ -3599,9 +3630,11 @@ impl<'db> Infer<'_, 'db> {
         if sig.elementwise {
             if let Some(s) = ret.scalar() {
                 // The shape comes from the arguments of the element type
-                // (not from, say, a lane mask).
+                // (not from, say, a lane mask); without generic parameters
+                // (`asuint(float x)`), from every argument.
                 let elem_args = sig.params.iter().zip(args).filter_map(|(p, a)| match &p.ty {
                     TypeRef::Path(segs) if segs.len() == 1 && gp.contains(&segs[0].name) => Some(a),
+                    _ if gp.is_empty() => Some(a),
                     _ => None,
                 });
                 let shape = elem_args.fold(None::<Ty>, |acc, a| match (acc, a) {

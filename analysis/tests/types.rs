@@ -892,3 +892,81 @@ void main()
         "#]],
     );
 }
+
+/// GLSL's function library (GLSL 4.60 chapter 8, as the reference
+/// compiler's GLSL module declares it): result types follow the spec —
+/// `gvec4` is the sampler's texel vector, shadow lookups are `float`,
+/// `textureSize` of a 2D sampler is `ivec2`, relational functions give a
+/// `bvec` of the operands' width. slangc 2026.14.1 (`-allow-glsl`) accepts
+/// every expression here.
+#[test]
+fn glsl_functions() {
+    let prelude = "#version 450\nuniform sampler2D s; uniform isampler2D is2; uniform sampler2DShadow sh;\n\
+                   uniform samplerCubeArrayShadow sca; uniform usamplerBuffer ub; uniform sampler2DMS ms;\n";
+    let cases = [
+        ("mix(vec3(0), vec3(1), 0.5)", "float3"),
+        ("mix(vec2(0), vec2(1), bvec2(true, false))", "float2"),
+        ("fract(vec4(1.5))", "float4"),
+        ("mod(vec3(3.0), 2.0)", "float3"),
+        ("atan(1.0, 2.0)", "float"),
+        ("texture(s, vec2(0.5))", "float4"),
+        ("textureLod(s, vec2(0.5), 1.0)", "float4"),
+        ("texelFetch(is2, ivec2(0), 0)", "int4"),
+        ("texelFetch(ub, 3)", "uint4"),
+        ("texelFetch(ms, ivec2(0), 1)", "float4"),
+        ("textureSize(s, 0)", "int2"),
+        ("texture(sh, vec3(0.5))", "float"),
+        ("texture(sca, vec4(0.5), 0.25)", "float"),
+        ("textureGather(sh, vec2(0.5), 0.25)", "float4"),
+        ("textureProj(s, vec3(0.5))", "float4"),
+        ("texture2D(s, vec2(0.5))", "float4"),
+        ("lessThan(vec3(0), vec3(1))", "bool3"),
+        ("findMSB(uvec2(1, 8))", "int2"),
+        ("bitCount(7u)", "int"),
+        ("outerProduct(vec3(1), vec2(1))", "float3x2"),
+        ("floatBitsToUint(vec2(1.0))", "uint2"),
+    ];
+    for (expr, ty) in cases {
+        let fx = fixture(&format!("{prelude}void f() {{ $0{expr}; }}"));
+        let (file, offset) = fx.cursor.unwrap();
+        let root = slang_analysis::parse(&fx.db, file).syntax_node();
+        let token = root.token_at_offset(offset.into()).right_biased().unwrap();
+        let node = token
+            .parent_ancestors()
+            .take_while(|n| n.text_range().start() == token.text_range().start())
+            .filter(|n| slang_syntax::ast::Expr::can_cast(n.kind()))
+            .last()
+            .unwrap();
+        let got = type_of_node(&fx.db, file, &node).map(|t| t.to_string()).unwrap_or_else(|| "<none>".into());
+        assert_eq!(got, ty, "type of `{expr}`");
+    }
+    // Out-parameter forms and statement-like ray-tracing calls check clean;
+    // a wrong arity is still an error.
+    check_diags(
+        r#"
+#version 450
+uniform sampler2D s;
+void f()
+{
+    uvec2 msb, lsb;
+    umulExtended(uvec2(1), uvec2(2), msb, lsb);
+    uvec2 sum = uaddCarry(uvec2(1), uvec2(2), msb);
+    ignoreIntersectionEXT;
+    vec4 v = texture(s, vec2(0), 1.0, 2.0, 3.0);
+}
+"#,
+        expect![[r#"
+            /main.slang:10:14: error[argument-count]: `texture` takes 2 or 3 or 4 arguments but 5 were given
+        "#]],
+    );
+}
+
+/// Element-wise built-ins without generic parameters take the shape of
+/// their arguments: HLSL's `asuint(float2)` is a `uint2`, `firstbithigh(int3)`
+/// an `int3` (slangc 2026.14.1).
+#[test]
+fn elementwise_non_generic_builtins_keep_the_shape() {
+    check_type("void f() { $0asuint(float2(1.0, 2.0)); }", expect!["uint2"]);
+    check_type("void f() { $0firstbithigh(int3(1, 2, 3)); }", expect!["int3"]);
+    check_type("void f() { $0asuint(1.0); }", expect!["uint"]);
+}
