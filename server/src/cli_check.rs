@@ -71,11 +71,21 @@ pub fn load_for_codegen(path: &Path, frontend: &FrontendArgs) -> Result<(RootDat
 /// Add the files that the workspace's files import and that exist on disk,
 /// until nothing new is found.
 pub fn load_imports(db: &mut RootDatabase) {
+    let files = slang_analysis::Workspace::get(db).files(db).clone();
+    load_imports_of(db, files);
+}
+
+/// Add the files that `files` import and that exist on disk, then what
+/// those import, until nothing new is found. After an edit only the edited
+/// file can import something new: the other files' unresolved imports are
+/// not looked for on disk again (in a workspace like Falcor's that is
+/// thousands of failed opens per keystroke).
+pub fn load_imports_of(db: &mut RootDatabase, files: Vec<SourceFile>) {
     let mut tried: std::collections::HashSet<String> = Default::default();
-    for _round in 0..64 {
-        let files: Vec<SourceFile> = slang_analysis::Workspace::get(db).files(db).clone();
+    let mut pending = files;
+    while !pending.is_empty() {
         let mut found: Vec<(String, String)> = Vec::new();
-        for f in files {
+        for f in std::mem::take(&mut pending) {
             for (import, target) in file_imports(db, f).iter().zip(resolved_imports(db, f)) {
                 if target.is_some() {
                     continue;
@@ -91,11 +101,8 @@ pub fn load_imports(db: &mut RootDatabase) {
                 }
             }
         }
-        if found.is_empty() {
-            return;
-        }
         for (path, text) in found {
-            db.set_file(&path, &text);
+            pending.push(db.set_file(&path, &text));
         }
     }
 }

@@ -77,8 +77,9 @@ pub struct Settings {
     pub effective: Config,
     /// Workspace folders.
     pub roots: Vec<PathBuf>,
-    /// Folders holding the workspace's Slang files (search paths when
-    /// `searchInAllWorkspaceDirectories` is on).
+    /// Folders holding the workspace's Slang files and their ancestors in
+    /// the workspace (search paths when `searchInAllWorkspaceDirectories`
+    /// is on; `workspace::folders_of`).
     pub workspace_dirs: Vec<String>,
     /// slangpy's shader folders and the interpreter they were asked of
     /// (`None` before the first look).
@@ -279,7 +280,7 @@ impl GlobalState {
         let file = {
             let mut db = self.db();
             let file = db.set_file(&uri_path(uri), &text);
-            crate::cli_check::load_imports(&mut db);
+            crate::cli_check::load_imports_of(&mut db, vec![file]);
             file
         };
         let mut docs = self.docs();

@@ -78,11 +78,51 @@ fn metadata_files(cache: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The folders holding `files`, each once.
-pub fn folders_of(files: &[PathBuf]) -> Vec<String> {
-    let mut dirs: Vec<String> =
-        files.iter().filter_map(|f| f.parent()).map(|d| d.to_string_lossy().replace('\\', "/")).collect();
-    dirs.sort();
-    dirs.dedup();
+/// The search paths of the workspace: the folders holding `files` and
+/// each of their ancestors inside the workspace folder that holds them
+/// (`roots`), each once, in the order found. As the reference server does:
+/// Falcor's `import Rendering.Lights.LightHelpers;` resolves from
+/// `Source/Falcor`, a folder with no Slang file of its own.
+pub fn folders_of(files: &[PathBuf], roots: &[PathBuf]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut dirs = Vec::new();
+    for file in files {
+        let Some(root) = roots.iter().find(|r| file.starts_with(r)) else { continue };
+        let mut dir = file.parent();
+        while let Some(d) = dir.filter(|d| d.starts_with(root)) {
+            if !seen.insert(d.to_path_buf()) {
+                break;
+            }
+            dirs.push(d.to_string_lossy().replace('\\', "/"));
+            dir = d.parent();
+        }
+    }
     dirs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_paths_are_the_folders_of_files_and_their_ancestors_in_the_workspace() {
+        let roots = [PathBuf::from("/ws/Source")];
+        let files = [
+            PathBuf::from("/ws/Source/Falcor/Rendering/Lights/LightHelpers.slang"),
+            PathBuf::from("/ws/Source/Falcor/Rendering/Lights/EnvMap.slang"),
+            PathBuf::from("/ws/Source/RenderPasses/PathTracer/PathTracer.slang"),
+            PathBuf::from("/elsewhere/x.slang"),
+        ];
+        assert_eq!(
+            folders_of(&files, &roots),
+            [
+                "/ws/Source/Falcor/Rendering/Lights",
+                "/ws/Source/Falcor/Rendering",
+                "/ws/Source/Falcor",
+                "/ws/Source",
+                "/ws/Source/RenderPasses/PathTracer",
+                "/ws/Source/RenderPasses",
+            ]
+        );
+    }
 }

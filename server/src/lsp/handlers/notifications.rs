@@ -181,7 +181,7 @@ async fn index_workspace(b: &Backend) {
     }
     {
         let mut s = b.state.settings();
-        s.workspace_dirs = workspace::folders_of(&files);
+        s.workspace_dirs = workspace::folders_of(&files, &s.roots);
         s.slangtorch = torch;
     }
     let progress = if b.state.client().work_done_progress {
