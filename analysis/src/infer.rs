@@ -2177,6 +2177,13 @@ impl<'db> Infer<'_, 'db> {
                         Ty::Unknown
                     }
                     BinaryOp::Arith(_) => arith(&l, &r),
+                    // GLSL's `==`/`!=` compare whole vectors and matrices:
+                    // one `bool`.
+                    BinaryOp::Compare(SyntaxKind::EQ2 | SyntaxKind::NEQ)
+                        if matches!(l, Ty::Vector(..) | Ty::Matrix(..)) && glsl_mode(self.db(), self.ctx.file) =>
+                    {
+                        Ty::Scalar(Scalar::Bool)
+                    }
                     BinaryOp::Compare(_) | BinaryOp::Logic(_) => match broadcast(&l, &r) {
                         Some(shape) => shape.with_scalar(Scalar::Bool),
                         None => Ty::Scalar(Scalar::Bool),

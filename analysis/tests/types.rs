@@ -897,7 +897,7 @@ void main()
 /// compiler's GLSL module declares it): result types follow the spec —
 /// `gvec4` is the sampler's texel vector, shadow lookups are `float`,
 /// `textureSize` of a 2D sampler is `ivec2`, relational functions give a
-/// `bvec` of the operands' width. slangc 2026.14.1 (`-allow-glsl`) accepts
+/// `bvec` of the operands' width, `==` on vectors one `bool`. slangc 2026.14.1 (`-allow-glsl`) accepts
 /// every expression here.
 #[test]
 fn glsl_functions() {
@@ -925,6 +925,10 @@ fn glsl_functions() {
         ("bitCount(7u)", "int"),
         ("outerProduct(vec3(1), vec2(1))", "float3x2"),
         ("floatBitsToUint(vec2(1.0))", "uint2"),
+        // GLSL's `==` compares whole vectors (HLSL's is component-wise).
+        ("vec3(1.0) == vec3(2.0)", "bool"),
+        ("ivec2(1) != ivec2(2)", "bool"),
+        ("lessThan(ivec2(1), ivec2(2))", "bool2"),
     ];
     for (expr, ty) in cases {
         let fx = fixture(&format!("{prelude}void f() {{ $0{expr}; }}"));
