@@ -401,6 +401,9 @@ struct LowerBody {
     map: BodySourceMap,
     /// The statement or expression being lowered (for missing parts).
     current: Option<SyntaxNodePtr>,
+    /// The declaration's local bindings (offsets from its start).
+    scopes: crate::scope::ExprScopes,
+    start: slang_syntax::TextSize,
 }
 
 fn param_is_out(p: &ast::Param) -> bool {
@@ -412,6 +415,8 @@ fn param_is_out(p: &ast::Param) -> bool {
 
 impl LowerBody {
     fn function(&mut self, node: &SyntaxNode) {
+        self.scopes = crate::scope::ExprScopes::build(node);
+        self.start = node.text_range().start();
         if let Some(list) = node.children().find_map(ast::ParamList::cast) {
             for p in list.params() {
                 let mut ty = lower_type(p.ty());
@@ -671,8 +676,20 @@ impl LowerBody {
                             .map(|l| l.args().map(lower_generic_arg).collect())
                             .unwrap_or_default(),
                     })
-                    .collect();
-                Expr::Path(segs, p.is_global())
+                    .collect::<Vec<PathSegment>>();
+                // A lambda's parameter (lambdas are not typed yet): not
+                // the outer local it may hide.
+                let at = node.text_range().start() - self.start;
+                let lambda_param = !p.is_global()
+                    && segs.first().is_some_and(|s| {
+                        let b = self.scopes.resolve(&s.name, at, |b| b.kind != crate::scope::BindingKind::GenericParam);
+                        b.is_some_and(|b| b.kind == crate::scope::BindingKind::LambdaParam)
+                    });
+                if lambda_param {
+                    Expr::Other(Vec::new())
+                } else {
+                    Expr::Path(segs, p.is_global())
+                }
             }
             ast::Expr::ParenExpr(p) => return self.opt_expr(p.expr()),
             ast::Expr::CallExpr(c) => {

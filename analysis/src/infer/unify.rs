@@ -42,7 +42,7 @@ fn bind_one(name: &str, value: Ty, bind: &mut HashMap<String, Ty>) -> bool {
 /// resolved): by name, value parameters as `Ty::Const`. Parameters
 /// nothing binds are absent.
 pub fn call_bindings(db: &dyn Db, def: DefId, args: &[Ty], explicit: &[Ty]) -> HashMap<String, Ty> {
-    let (mut bind, _) = bind_generics(&fn_sig(db, def), args, explicit.iter().cloned());
+    let (mut bind, _) = bind_generics(fn_sig(db, def), args, explicit.iter().cloned());
     bind.retain(|_, t| !t.is_unknown());
     bind
 }
