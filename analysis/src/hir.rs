@@ -5,6 +5,11 @@
 //! arenas; its [`BodySourceMap`] maps them back to syntax. Because a body
 //! has no positions, an edit in another function (which shifts this one's
 //! text) yields an equal body, and this function's inference is not re-run.
+//!
+//! [`scope`] lists each declaration's local bindings and where each is
+//! visible: the one answer to which local a name means.
+
+pub mod scope;
 
 use std::sync::Arc;
 
@@ -402,7 +407,7 @@ struct LowerBody {
     /// The statement or expression being lowered (for missing parts).
     current: Option<SyntaxNodePtr>,
     /// The declaration's local bindings (offsets from its start).
-    scopes: crate::scope::ExprScopes,
+    scopes: scope::ExprScopes,
     start: slang_syntax::TextSize,
 }
 
@@ -415,7 +420,7 @@ fn param_is_out(p: &ast::Param) -> bool {
 
 impl LowerBody {
     fn function(&mut self, node: &SyntaxNode) {
-        self.scopes = crate::scope::ExprScopes::build(node);
+        self.scopes = scope::ExprScopes::build(node);
         self.start = node.text_range().start();
         if let Some(list) = node.children().find_map(ast::ParamList::cast) {
             for p in list.params() {
@@ -682,8 +687,8 @@ impl LowerBody {
                 let at = node.text_range().start() - self.start;
                 let lambda_param = !p.is_global()
                     && segs.first().is_some_and(|s| {
-                        let b = self.scopes.resolve(&s.name, at, |b| b.kind != crate::scope::BindingKind::GenericParam);
-                        b.is_some_and(|b| b.kind == crate::scope::BindingKind::LambdaParam)
+                        let b = self.scopes.resolve(&s.name, at, |b| b.kind != scope::BindingKind::GenericParam);
+                        b.is_some_and(|b| b.kind == scope::BindingKind::LambdaParam)
                     });
                 if lambda_param {
                     Expr::Other(Vec::new())

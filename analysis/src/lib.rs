@@ -28,7 +28,6 @@ pub mod infer;
 pub mod item_tree;
 pub mod module_graph;
 pub mod name_res;
-pub mod scope;
 pub mod ty;
 pub mod visibility;
 

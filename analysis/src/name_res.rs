@@ -4,7 +4,7 @@
 //! declarations of every file of its module, the visible declarations of
 //! the modules it imports, and the core module. [`unresolved_names`] walks a
 //! file and reports names that resolve nowhere: locals, parameters and
-//! generic parameters come from [`crate::scope`], the names of types,
+//! generic parameters come from [`crate::hir::scope`], the names of types,
 //! namespaces and local declarations from a stack of scopes here. It errs on the side of silence: a false "cannot find" is worse
 //! than a missed one, so it stays quiet where the reference compiler could
 //! find a name that this model does not see (members inherited through
@@ -16,9 +16,9 @@ use std::sync::Arc;
 
 use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxToken, TextRange, TextSize};
 
+use crate::hir::scope::ExprScopes;
 use crate::item_tree::{item_tree, Item, ItemKind, Visibility};
 use crate::module_graph::{imported_files, module_of, resolved_imports};
-use crate::scope::ExprScopes;
 use crate::{parse, Db, SourceFile, Workspace};
 
 /// A declaration: the file and the item's `ast_index` in it.
@@ -262,7 +262,7 @@ pub fn unresolved_names(db: &dyn Db, file: SourceFile) -> Vec<Unresolved> {
 fn unresolved_in_item(db: &dyn Db, def: crate::hir::DefId) -> Vec<Unresolved> {
     let Some(node) = crate::hir::decl_syntax(db, def) else { return Vec::new() };
     let global = global_scope(db, def.file(db));
-    let locals = Some((0.into(), crate::scope::expr_scopes(db, def).clone()));
+    let locals = Some((0.into(), crate::hir::scope::expr_scopes(db, def).clone()));
     let mut walker = Walker { global, locals, scopes: Vec::new(), out: Vec::new(), lenient: 0 };
     walker.walk(&node);
     walker.out
@@ -508,8 +508,8 @@ impl Walker<'_> {
             VAR_DECL => {
                 // Types and initializers first; each name is visible after
                 // its declarator (and in the later ones). Locals are
-                // `crate::scope`'s; fields and globals are declared here.
-                let local = node.parent().is_some_and(|p| crate::scope::is_local_scope(p.kind()));
+                // `crate::hir::scope`'s; fields and globals are declared here.
+                let local = node.parent().is_some_and(|p| crate::hir::scope::is_local_scope(p.kind()));
                 for c in node.children() {
                     self.walk(&c);
                     if c.kind() == DECLARATOR && !local {

@@ -1,4 +1,4 @@
-//! One scope resolver (`slang_analysis::scope`) answers "which local does
+//! One scope resolver (`slang_analysis::hir::scope`) answers "which local does
 //! this name mean" for every feature: go to definition, hover, completion,
 //! find references, document highlights, rename, semantic tokens and the
 //! unresolved-name check must agree at every use.

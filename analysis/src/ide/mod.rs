@@ -5,10 +5,10 @@
 use slang_syntax::{SyntaxKind as K, SyntaxNode, SyntaxToken, TextRange, TextSize};
 
 use crate::autodiff::{self, Mode};
+use crate::hir::scope::BindingKind;
 use crate::hir::{def_node, DefId};
 use crate::infer::{item_of, lookup_member, parent_of, Member};
 use crate::item_tree::{Item, ItemKind};
-use crate::scope::BindingKind;
 use crate::ty::Ty;
 use crate::{parse, Db, SourceFile};
 
@@ -98,7 +98,7 @@ pub(crate) fn node_with_range(root: &SyntaxNode, range: TextRange) -> Option<Syn
 
 /// A local binding as a definition (the implicit `newValue` has no name to
 /// go to).
-fn local_definition(file: SourceFile, b: crate::scope::LocalBinding) -> Option<Definition> {
+fn local_definition(file: SourceFile, b: crate::hir::scope::LocalBinding) -> Option<Definition> {
     Some(Definition::Local { file, name_range: b.name_range?, decl: b.decl, name: b.name })
 }
 
@@ -135,7 +135,7 @@ fn member_def(db: &dyn Db, ty: &Ty, name: &str) -> Vec<DefId> {
 }
 
 /// What the identifier at `offset` refers to: a local binding (from
-/// [`crate::scope`], the one local resolver) or declarations. Hover, go to
+/// [`crate::hir::scope`], the one local resolver) or declarations. Hover, go to
 /// definition, assists and related information go through this.
 pub fn resolve_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Definition> {
     let root = parse(db, file).syntax_node();
@@ -172,7 +172,7 @@ pub fn resolve_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Defini
                 .find(|t| t.kind() == K::IDENT)
                 .is_some_and(|t| t == tok);
             if first_segment {
-                let local = crate::scope::resolve_local(db, file, &name, tok.text_range().start(), |k| {
+                let local = crate::hir::scope::resolve_local(db, file, &name, tok.text_range().start(), |k| {
                     !matches!(k, BindingKind::GenericParam | BindingKind::SetterValue)
                 });
                 if let Some(d) = local.and_then(|b| local_definition(file, b)) {
@@ -203,7 +203,7 @@ pub fn resolve_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Defini
                 }
             }
             // Generic parameters of enclosing declarations.
-            let generic = crate::scope::resolve_local(db, file, &name, tok.text_range().start(), |k| {
+            let generic = crate::hir::scope::resolve_local(db, file, &name, tok.text_range().start(), |k| {
                 k == BindingKind::GenericParam
             });
             if let Some(d) = generic.and_then(|b| local_definition(file, b)) {
@@ -818,7 +818,7 @@ pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Compl
     // expected type first.
     if at.is_some() {
         let mut seen = std::collections::HashSet::new();
-        for b in crate::scope::visible_at(db, file, offset) {
+        for b in crate::hir::scope::visible_at(db, file, offset) {
             if matches!(b.kind, BindingKind::GenericParam | BindingKind::SetterValue) {
                 continue;
             }

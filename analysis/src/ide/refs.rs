@@ -19,12 +19,12 @@ use slang_syntax::{NodeOrToken, SyntaxKind as K, SyntaxNode, SyntaxNodePtr, Synt
 
 use super::{ident_at, nav_target, Definition, NavTarget};
 use crate::autodiff::{Dir, Mode};
+use crate::hir::scope::BindingKind;
 use crate::hir::{def_node, lower_type, DefId};
 use crate::infer::{decl_type_ref, fn_sig, is_core, item_of, parent_of, DeclCtx};
 use crate::item_tree::{item_source_map, item_tree, Item, ItemKind};
 use crate::module_graph::{imported_files, module_of};
 use crate::name_res::{global_scope, DefRef, GlobalScope};
-use crate::scope::BindingKind;
 use crate::ty::{Ty, TypeResolver};
 use crate::{parse, Db, SourceFile, Workspace};
 
@@ -796,7 +796,7 @@ impl<'db> FileCtx<'db> {
     /// The declared name of the local or parameter `name` visible at
     /// `offset` (the closest one).
     fn local_named(&self, name: &str, offset: TextSize) -> Option<TextRange> {
-        crate::scope::resolve_local(self.db, self.file, name, offset, |k| {
+        crate::hir::scope::resolve_local(self.db, self.file, name, offset, |k| {
             !matches!(k, BindingKind::GenericParam | BindingKind::SetterValue)
         })?
         .name_range
@@ -805,7 +805,7 @@ impl<'db> FileCtx<'db> {
     /// Where the local whose name is at `decl` can be named: from its
     /// declaration to the end of its scope (the file if it is not one).
     fn local_range(&self, decl: TextRange) -> TextRange {
-        crate::scope::binding_declared_at(self.db, self.file, decl)
+        crate::hir::scope::binding_declared_at(self.db, self.file, decl)
             .map_or(self.root.text_range(), |b| b.visible.cover(decl))
     }
 
@@ -1322,7 +1322,7 @@ impl<'db> FileCtx<'db> {
         let db = self.db;
         node_at(&self.root, decl, K::NAME)?;
         let line = |o: TextSize| line_of(db, self.file, o);
-        let same_scope = crate::scope::same_scope_bindings(db, self.file, decl);
+        let same_scope = crate::hir::scope::same_scope_bindings(db, self.file, decl);
         if let Some(other) = same_scope.iter().find(|b| b.name == new).and_then(|b| b.name_range) {
             return Some(format!("`{new}` is already declared in the same scope (line {})", line(other.start())));
         }

@@ -9,7 +9,7 @@
 //!
 //! One pass over the syntax: each function is walked once, in its own
 //! declaration tree, with its inference result and source map at hand;
-//! which local binding a name means comes from `crate::scope` (the class
+//! which local binding a name means comes from `crate::hir::scope` (the class
 //! of each local is recorded where its declaration is classified), types
 //! and namespaces around a name live in a stack of frames, other names come
 //! from the file's global scope.
@@ -22,11 +22,11 @@ use slang_syntax::{
 };
 
 use crate::autodiff::{self, Differentiability, Mode, TypeDiff};
+use crate::hir::scope::{BindingKind, ExprScopes};
 use crate::hir::{BodySourceMap, DefId};
 use crate::infer::{is_core, items_by_index, InferenceResult};
 use crate::item_tree::{Item, ItemKind};
 use crate::name_res::{DefRef, GlobalScope};
-use crate::scope::{BindingKind, ExprScopes};
 use crate::ty::{parse_vector_alias, Scalar, Ty};
 use crate::{parse, Db, SourceFile};
 
@@ -403,8 +403,8 @@ impl<'db> Walker<'db> {
     /// that `name` at `offset` of the file means, and how it is shown.
     fn find_local(&mut self, name: &str, offset: TextSize, types_only: bool) -> Option<Local> {
         if self.scopes.as_ref().is_none_or(|(r, _)| !r.contains(offset)) {
-            self.scopes = crate::scope::top_level_at(self.db, self.file, offset)
-                .map(|(def, range)| (range, crate::scope::expr_scopes(self.db, def).clone()));
+            self.scopes = crate::hir::scope::top_level_at(self.db, self.file, offset)
+                .map(|(def, range)| (range, crate::hir::scope::expr_scopes(self.db, def).clone()));
         }
         let (range, scopes) = self.scopes.as_ref()?;
         let b = scopes.resolve(name, offset - range.start(), |b| !types_only || b.kind == BindingKind::GenericParam)?;
