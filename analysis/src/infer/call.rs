@@ -476,7 +476,7 @@ impl<'db> Infer<'_, 'db> {
             let (Some(name), ItemKind::GenericTypeParam) = (&g.name, g.kind) else { continue };
             let Some(bound) = bind.get(name) else { continue };
             let gdef = DefId::new(db, def.file(db), g.ast_index);
-            let Some(ifaces) = crate::generics::constraint_interfaces(db, gdef) else { continue };
+            let Some(ifaces) = super::generics::constraint_interfaces(db, gdef) else { continue };
             for iface in ifaces {
                 let iname = item_of(db, iface).and_then(|i| i.name.clone()).unwrap_or_default();
                 // Core interfaces a struct must declare to conform to.
@@ -493,7 +493,7 @@ impl<'db> Infer<'_, 'db> {
                 if is_core(db, iface.file(db)) && !DECLARED.contains(&iname.as_str()) {
                     continue;
                 }
-                if crate::generics::certainly_not_conforming(db, self.ctx.file, bound, iface) {
+                if super::generics::certainly_not_conforming(db, self.ctx.file, bound, iface) {
                     return Some((bound.to_string(), iname));
                 }
             }

@@ -205,7 +205,7 @@ pub fn lookup_member(db: &dyn Db, def: DefId, args: &[Ty], name: &str) -> Option
         // A requirement of an inherited interface (each interface once:
         // inheritance may be cyclic in code being edited).
         let mut all = std::collections::HashSet::new();
-        crate::generics::interface_closure(db, def, &mut all);
+        super::generics::interface_closure(db, def, &mut all);
         all.remove(&def);
         let mut bases: Vec<DefId> = all.into_iter().collect();
         bases.sort_by_key(|d| (d.file(db).path(db).clone(), d.ast_index(db)));

@@ -15,7 +15,8 @@
 //! expressions), [`call`] (overload resolution), [`unify`] (generic
 //! parameter binding), [`coerce`] (conversions), [`diff`] (derivative
 //! checks), [`builtins`] (core functions by name) and [`diagnostics`]
-//! (what it reports). Access control is `crate::visibility`'s.
+//! (what it reports), [`access`] (access control) and [`generics`]
+//! (constraints on generic parameters, conformance).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -32,6 +33,7 @@ use crate::name_res::{global_scope, DefRef};
 use crate::ty::{parse_vector_alias, Scalar, Ty, TypeResolver};
 use crate::{Db, SourceFile};
 
+pub(crate) mod access;
 mod builtins;
 mod call;
 mod coerce;
@@ -39,11 +41,13 @@ mod decl_ctx;
 mod diagnostics;
 mod diff;
 mod expr;
+pub mod generics;
 mod members;
 mod path;
 mod stmt;
 mod unify;
 
+use self::access::{accessible, visibility_word};
 pub use self::builtins::CORE_DIFFERENTIABLE;
 use self::builtins::{non_differentiable_this, CORE_NOT_DIFFERENTIABLE};
 use self::coerce::{
@@ -57,7 +61,6 @@ use self::members::{members_fully_known, not_a_builtin_member, subscript_type};
 pub use self::path::generic_arity_problem;
 pub use self::unify::call_bindings;
 use self::unify::{bind_generics, ty_is_open, type_ref_mentions};
-use crate::visibility::{accessible, visibility_word};
 
 // ---------------------------------------------------------------------------
 // Declaration facts.

@@ -451,11 +451,11 @@ impl<'db> Infer<'_, 'db> {
         if item_of(db, gdef).is_none_or(|i| i.kind != ItemKind::GenericTypeParam) {
             return Ty::Unknown;
         }
-        let Some(ifaces) = crate::generics::constraint_interfaces(db, gdef) else { return Ty::Unknown };
+        let Some(ifaces) = super::generics::constraint_interfaces(db, gdef) else { return Ty::Unknown };
         let mut closure = std::collections::HashSet::new();
         let mut complete = true;
         for &i in &ifaces {
-            complete &= crate::generics::interface_closure(db, i, &mut closure);
+            complete &= super::generics::interface_closure(db, i, &mut closure);
         }
         for &i in &closure {
             match lookup_member(db, i, &[], name) {
