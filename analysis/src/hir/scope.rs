@@ -66,8 +66,7 @@ impl Binding {
 /// The bindings of one declaration.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ExprScopes {
-    /// In tree order (a binding's scope contains the scopes of later
-    /// bindings that it encloses).
+    /// In tree order.
     bindings: Vec<Binding>,
     /// The body block of each function-like declaration: (declaration,
     /// body) ranges (its parameters and the locals at the top of its body
@@ -177,22 +176,16 @@ impl ExprScopes {
     /// declaration of a shadowed name comes first).
     pub fn visible_at(&self, offset: TextSize) -> Vec<&Binding> {
         let mut out: Vec<&Binding> = self.bindings.iter().filter(|b| b.visible_at(offset)).collect();
-        // Inner scopes start later (or at the same place and end sooner);
-        // in one scope, later declarations first.
-        out.sort_by(|a, b| {
-            b.scope
-                .start()
-                .cmp(&a.scope.start())
-                .then(a.scope.len().cmp(&b.scope.len()))
-                .then(b.from.cmp(&a.from))
-                .then(b.decl.start().cmp(&a.decl.start()))
-        });
+        out.sort_by(|a, b| closeness(b).cmp(&closeness(a)));
         out
     }
 
     /// The binding `name` means at `offset`, among those `accept` takes.
     pub fn resolve(&self, name: &str, offset: TextSize, accept: impl Fn(&Binding) -> bool) -> Option<&Binding> {
-        self.visible_at(offset).into_iter().find(|b| b.name == name && accept(b))
+        self.bindings
+            .iter()
+            .filter(|b| b.name == name && b.visible_at(offset) && accept(b))
+            .max_by(|a, b| closeness(a).cmp(&closeness(b)))
     }
 
     /// The binding declared by the name at `name_range`.
@@ -217,6 +210,13 @@ impl ExprScopes {
         }
         self.bindings.iter().filter(plain).filter(|x| *x != b && scopes.contains(&x.scope)).collect()
     }
+}
+
+/// How close a binding visible at some position is to it (greater is
+/// closer): inner scopes start later (or at the same place and end
+/// sooner); in one scope, later declarations are closer.
+fn closeness(b: &Binding) -> (TextSize, std::cmp::Reverse<TextSize>, TextSize, TextSize) {
+    (b.scope.start(), std::cmp::Reverse(b.scope.len()), b.from, b.decl.start())
 }
 
 /// Statements whose variable declarations are locals.
