@@ -176,7 +176,7 @@ impl ExprScopes {
     /// declaration of a shadowed name comes first).
     pub fn visible_at(&self, offset: TextSize) -> Vec<&Binding> {
         let mut out: Vec<&Binding> = self.bindings.iter().filter(|b| b.visible_at(offset)).collect();
-        out.sort_by(|a, b| closeness(b).cmp(&closeness(a)));
+        out.sort_by_key(|b| std::cmp::Reverse(closeness(b)));
         out
     }
 
@@ -185,7 +185,7 @@ impl ExprScopes {
         self.bindings
             .iter()
             .filter(|b| b.name == name && b.visible_at(offset) && accept(b))
-            .max_by(|a, b| closeness(a).cmp(&closeness(b)))
+            .max_by_key(|b| closeness(b))
     }
 
     /// The binding declared by the name at `name_range`.
