@@ -5,6 +5,11 @@
 //! arenas; its [`BodySourceMap`] maps them back to syntax. Because a body
 //! has no positions, an edit in another function (which shifts this one's
 //! text) yields an equal body, and this function's inference is not re-run.
+//!
+//! [`scope`] lists each declaration's local bindings and where each is
+//! visible: the one answer to which local a name means.
+
+pub mod scope;
 
 use std::sync::Arc;
 
@@ -424,6 +429,9 @@ struct LowerBody {
     map: BodySourceMap,
     /// The statement or expression being lowered (for missing parts).
     current: Option<SyntaxNodePtr>,
+    /// The declaration's local bindings (offsets from its start).
+    scopes: scope::ExprScopes,
+    start: slang_syntax::TextSize,
 }
 
 fn param_is_out(p: &ast::Param) -> bool {
@@ -435,6 +443,8 @@ fn param_is_out(p: &ast::Param) -> bool {
 
 impl LowerBody {
     fn function(&mut self, node: &SyntaxNode) {
+        self.scopes = scope::ExprScopes::build(node);
+        self.start = node.text_range().start();
         if let Some(list) = node.children().find_map(ast::ParamList::cast) {
             for p in list.params() {
                 let mut ty = lower_type(p.ty());
@@ -694,8 +704,20 @@ impl LowerBody {
                             .map(|l| l.args().map(lower_generic_arg).collect())
                             .unwrap_or_default(),
                     })
-                    .collect();
-                Expr::Path(segs, p.is_global())
+                    .collect::<Vec<PathSegment>>();
+                // A lambda's parameter (lambdas are not typed yet): not
+                // the outer local it may hide.
+                let at = node.text_range().start() - self.start;
+                let lambda_param = !p.is_global()
+                    && segs.first().is_some_and(|s| {
+                        let b = self.scopes.resolve(&s.name, at, |b| b.kind != scope::BindingKind::GenericParam);
+                        b.is_some_and(|b| b.kind == scope::BindingKind::LambdaParam)
+                    });
+                if lambda_param {
+                    Expr::Other(Vec::new())
+                } else {
+                    Expr::Path(segs, p.is_global())
+                }
             }
             ast::Expr::ParenExpr(p) => return self.opt_expr(p.expr()),
             ast::Expr::CallExpr(c) => {

@@ -21,7 +21,6 @@ mod db;
 pub mod decl_check;
 pub mod diagnostics;
 pub mod expansion;
-pub mod generics;
 pub mod hir;
 pub mod ide;
 pub mod infer;
@@ -35,6 +34,9 @@ pub use base::{SourceFile, Workspace};
 pub use db::{Db, RootDatabase};
 pub use diagnostics::{file_diagnostics, Diagnostic, Severity};
 pub use expansion::{source_parse, to_expanded_offset, to_expanded_range, to_source_range};
+/// Generic constraints and conformance (part of inference; also read by
+/// the checks and code generation).
+pub use infer::generics;
 pub use item_tree::{Item, ItemKind, ItemTree, Visibility};
 pub use module_graph::{file_imports, import_candidates, module_of, resolved_imports, Import, ImportKind};
 pub use salsa::Cancelled;

@@ -3,8 +3,9 @@
 //! [`global_scope`] holds the names a file can see at its top level: the
 //! declarations of every file of its module, the visible declarations of
 //! the modules it imports, and the core module. [`unresolved_names`] walks a
-//! file with a stack of local scopes and reports names that resolve
-//! nowhere. It errs on the side of silence: a false "cannot find" is worse
+//! file and reports names that resolve nowhere: locals, parameters and
+//! generic parameters come from [`crate::hir::scope`], the names of types,
+//! namespaces and local declarations from a stack of scopes here. It errs on the side of silence: a false "cannot find" is worse
 //! than a missed one, so it stays quiet where the reference compiler could
 //! find a name that this model does not see (members inherited through
 //! interfaces or extensions, files that could not be loaded, GLSL-mode
@@ -13,8 +14,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxToken, TextRange};
+use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxToken, TextRange, TextSize};
 
+use crate::hir::scope::ExprScopes;
 use crate::item_tree::{item_tree, Item, ItemKind, Visibility};
 use crate::module_graph::{imported_files, module_of, resolved_imports};
 use crate::{parse, Db, SourceFile, Workspace};
@@ -235,7 +237,7 @@ pub fn unresolved_names(db: &dyn Db, file: SourceFile) -> Vec<Unresolved> {
         .filter_map(|i| Some((map.get(i.ast_index as usize)?.text_range(), i.ast_index)))
         .collect();
     let global = global_scope(db, file);
-    let mut walker = Walker { global, scopes: Vec::new(), out: Vec::new(), lenient: 0 };
+    let mut walker = Walker { global, locals: None, scopes: Vec::new(), out: Vec::new(), lenient: 0 };
     for child in root.children() {
         match top.get(&child.text_range()) {
             Some(&index) => {
@@ -245,7 +247,10 @@ pub fn unresolved_names(db: &dyn Db, file: SourceFile) -> Vec<Unresolved> {
                     unresolved_in_item(db, def).iter().map(|u| Unresolved { range: u.range + start, ..u.clone() }),
                 );
             }
-            None => walker.walk(&child),
+            None => {
+                walker.locals = Some((child.text_range().start(), Arc::new(ExprScopes::build(&child))));
+                walker.walk(&child)
+            }
         }
     }
     walker.out
@@ -257,14 +262,19 @@ pub fn unresolved_names(db: &dyn Db, file: SourceFile) -> Vec<Unresolved> {
 fn unresolved_in_item(db: &dyn Db, def: crate::hir::DefId) -> Vec<Unresolved> {
     let Some(node) = crate::hir::decl_syntax(db, def) else { return Vec::new() };
     let global = global_scope(db, def.file(db));
-    let mut walker = Walker { global, scopes: Vec::new(), out: Vec::new(), lenient: 0 };
+    let locals = Some((0.into(), crate::hir::scope::expr_scopes(db, def).clone()));
+    let mut walker = Walker { global, locals, scopes: Vec::new(), out: Vec::new(), lenient: 0 };
     walker.walk(&node);
     walker.out
 }
 
 struct Walker<'a> {
     global: &'a GlobalScope,
-    /// Innermost last. Each scope is a set of names.
+    /// The local bindings of the declaration being walked, and its start.
+    locals: Option<(TextSize, Arc<ExprScopes>)>,
+    /// Names declared other than as local bindings (local types and
+    /// functions, members of enclosing types and namespaces), innermost
+    /// last.
     scopes: Vec<HashSet<String>>,
     out: Vec<Unresolved>,
     /// Inside code whose scope may hold names we cannot see (members of an
@@ -290,8 +300,9 @@ impl Walker<'_> {
         }
     }
 
-    fn is_known(&self, name: &str) -> bool {
-        self.scopes.iter().rev().any(|s| s.contains(name))
+    fn is_known(&self, name: &str, at: TextSize) -> bool {
+        self.locals.as_ref().is_some_and(|(base, l)| l.resolve(name, at - *base, |_| true).is_some())
+            || self.scopes.iter().rev().any(|s| s.contains(name))
             || self.global.lookup(name).is_some()
             || self.global.macros.contains(name)
             || self.global.macro_fragments.iter().any(|f| name.contains(f.as_str()))
@@ -309,34 +320,10 @@ impl Walker<'_> {
         let Some(tok) = first_ident(node) else { return };
         let name = slang_syntax::ast::unsplice(tok.text());
         let name = name.as_str();
-        if self.is_known(name) {
+        if self.is_known(name, tok.text_range().start()) {
             return;
         }
         self.out.push(Unresolved { range: tok.text_range(), name: name.to_string(), is_type });
-    }
-
-    /// Names declared by the generic parameters and parameters of an item.
-    fn declare_signature(&mut self, node: &SyntaxNode) {
-        use SyntaxKind::*;
-        for child in node.children() {
-            match child.kind() {
-                GENERIC_PARAM_LIST => {
-                    for gp in child.children() {
-                        if let Some(n) = name_of(&gp) {
-                            self.declare(n);
-                        }
-                    }
-                }
-                PARAM_LIST => {
-                    for p in child.children() {
-                        if let Some(n) = name_of(&p) {
-                            self.declare(n);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
     }
 
     fn member_names(node: &SyntaxNode) -> HashSet<String> {
@@ -436,7 +423,6 @@ impl Walker<'_> {
                 let lenient = matches!(node.kind(), INTERFACE | EXTENSION)
                     || node.children().any(|c| c.kind() == INHERITANCE_LIST);
                 self.scopes.push(Self::member_names(node));
-                self.declare_signature(node);
                 if lenient {
                     self.lenient += 1;
                 }
@@ -476,7 +462,6 @@ impl Walker<'_> {
                     self.lenient += 1;
                 }
                 self.scopes.push(HashSet::new());
-                self.declare_signature(node);
                 self.walk_children(node);
                 self.scopes.pop();
                 if macro_params {
@@ -510,34 +495,24 @@ impl Walker<'_> {
             }
             ACCESSOR => {
                 self.scopes.push(HashSet::new());
-                self.declare("newValue".to_string());
-                self.declare_signature(node);
                 self.walk_children(node);
                 self.scopes.pop();
                 return;
             }
             BLOCK | FOR_STMT | COMPILE_TIME_FOR_STMT | IF_STMT | CATCH_CLAUSE | SWITCH_BODY | CASE_CLAUSE => {
                 self.scopes.push(HashSet::new());
-                if let Some(n) = name_of(node) {
-                    self.declare(n);
-                }
                 self.walk_children(node);
                 self.scopes.pop();
                 return;
             }
-            LET_CONDITION => {
-                self.walk_children(node);
-                if let Some(n) = name_of(node) {
-                    self.declare(n);
-                }
-                return;
-            }
             VAR_DECL => {
                 // Types and initializers first; each name is visible after
-                // its declarator (and in the later ones).
+                // its declarator (and in the later ones). Locals are
+                // `crate::hir::scope`'s; fields and globals are declared here.
+                let local = node.parent().is_some_and(|p| crate::hir::scope::is_local_scope(p.kind()));
                 for c in node.children() {
                     self.walk(&c);
-                    if c.kind() == DECLARATOR {
+                    if c.kind() == DECLARATOR && !local {
                         if let Some(n) = name_of(&c) {
                             self.declare(n);
                         }
@@ -551,7 +526,6 @@ impl Walker<'_> {
                 }
                 // `typealias Grid<T> = StructuredBuffer<T>;`
                 self.scopes.push(HashSet::new());
-                self.declare_signature(node);
                 self.walk_children(node);
                 self.scopes.pop();
                 return;

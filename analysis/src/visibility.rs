@@ -2,33 +2,20 @@
 //! validation rules"): a `public` declaration must not expose a less
 //! visible type in its signature (E30604), a member must not be more
 //! visible than its type (E30601), and a type cannot be `private`.
-//! Uses of inaccessible members are checked in inference.
+//! The access rules themselves (the order of visibilities, whether a
+//! member can be used from a function) are `crate::infer::access`'s;
+//! inference reports uses of inaccessible members.
 
 use slang_syntax::ast::{self, AstNode};
 use slang_syntax::{SyntaxKind, TextRange};
 
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::hir::{def_node, lower_type, DefId};
+use crate::infer::access::{rank, word};
 use crate::infer::{is_core, item_of, DeclCtx};
 use crate::item_tree::{item_tree, Item, ItemKind, Visibility};
-use crate::name_res::is_legacy_module;
 use crate::ty::{Ty, TypeResolver};
 use crate::{Db, SourceFile};
-
-/// Visibility as an order: private < internal < public.
-fn rank(db: &dyn Db, file: SourceFile, v: Visibility) -> u8 {
-    match v {
-        Visibility::Private => 0,
-        Visibility::Internal => 1,
-        Visibility::Default if is_legacy_module(db, file) => 2,
-        Visibility::Default => 1,
-        Visibility::Public => 2,
-    }
-}
-
-fn word(r: u8) -> &'static str {
-    ["private", "internal", "public"][r as usize]
-}
 
 #[salsa::tracked(returns(ref))]
 pub fn visibility_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {

@@ -53,6 +53,8 @@ fn editing_a_function_body_reruns_only_that_file() {
     assert_eq!(ran.iter().filter(|r| *r == "decl_checks").count(), 1, "{ran:?}");
     assert_eq!(ran.iter().filter(|r| *r == "decl_structs").count(), 1, "{ran:?}");
     assert_eq!(ran.iter().filter(|r| *r == "unresolved_in_item").count(), 1, "{ran:?}");
+    // The local scopes the name check reads are rebuilt for f only.
+    assert_eq!(ran.iter().filter(|r| *r == "expr_scopes").count(), 1, "{ran:?}");
 }
 
 #[test]

@@ -16,7 +16,7 @@ use crate::item_tree::ItemKind;
 use crate::ty::{Ty, TypeResolver};
 use crate::{file_diagnostics, parse, Db, SourceFile};
 
-use super::{decl_name, definitions_at, item_def_of_node, Definition};
+use super::{decl_name, item_def_of_node, resolve_at, Definition};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AssistKind {
@@ -113,7 +113,7 @@ fn add_attribute(db: &dyn Db, def_file: SourceFile, decl: &SyntaxNode, attr: &st
 /// "Mark `f` [Differentiable]" for the user function the identifier
 /// ending at or containing `ident_at` names.
 fn mark_differentiable(db: &dyn Db, file: SourceFile, ident_at: TextSize, out: &mut Vec<Assist>) {
-    for def in definitions_at(db, file, ident_at) {
+    for def in resolve_at(db, file, ident_at) {
         let Definition::Item(def) = def else { continue };
         let Some(item) = item_of(db, def) else { continue };
         if item.kind != ItemKind::Fn || def.file(db).path(db).starts_with("<builtin>") {
@@ -157,7 +157,7 @@ fn quick_fixes(db: &dyn Db, file: SourceFile, root: &SyntaxNode, code: &str, ran
             else {
                 return;
             };
-            for def in definitions_at(db, file, name.text_range().start()) {
+            for def in resolve_at(db, file, name.text_range().start()) {
                 let Definition::Item(def) = def else { continue };
                 let Some(item) = item_of(db, def).filter(|i| i.kind == ItemKind::Property) else { continue };
                 let Some(getter) = def_node(db, def).and_then(|n| {
@@ -305,7 +305,7 @@ pub fn checkpoint_fixes(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<
     // The name of a called differentiable user function.
     let call = token.parent_ancestors().find(|n| n.kind() == K::CALL_EXPR);
     if call.is_some_and(|c| callee_name(&c).as_ref() == Some(&token)) {
-        for def in definitions_at(db, file, token.text_range().start()) {
+        for def in resolve_at(db, file, token.text_range().start()) {
             let Definition::Item(callee) = def else { continue };
             let Some(item) = item_of(db, callee) else { continue };
             let callee_file = callee.file(db);

@@ -5,6 +5,7 @@
 use slang_syntax::{SyntaxKind as K, SyntaxNode, SyntaxToken, TextRange, TextSize};
 
 use crate::autodiff::{self, Mode};
+use crate::hir::scope::BindingKind;
 use crate::hir::{def_node, DefId};
 use crate::infer::{item_of, lookup_member, parent_of, Member};
 use crate::item_tree::{Item, ItemKind};
@@ -85,47 +86,20 @@ fn decl_name(decl: &SyntaxNode) -> Option<SyntaxNode> {
     })
 }
 
-/// The locals and parameters visible at `offset` inside `at`, closest
-/// first (syntactically: declarations earlier in enclosing blocks, `for`
-/// initializers, the enclosing function's parameters): (name, declaration)
-/// nodes. Shadowed names appear more than once; the first wins.
-fn visible_locals(at: &SyntaxNode, offset: TextSize) -> Vec<(SyntaxNode, SyntaxNode)> {
-    let mut out = Vec::new();
-    for anc in at.ancestors() {
-        match anc.kind() {
-            K::BLOCK | K::FOR_STMT => {
-                let stmts: Vec<SyntaxNode> =
-                    anc.children().filter(|s| s.kind() == K::VAR_DECL && s.text_range().start() < offset).collect();
-                for stmt in stmts.iter().rev() {
-                    let decls: Vec<SyntaxNode> = stmt.children().filter(|c| c.kind() == K::DECLARATOR).collect();
-                    for d in decls.iter().rev() {
-                        if let Some(n) = d.children().find(|c| c.kind() == K::NAME) {
-                            if n.text_range().end() <= offset {
-                                out.push((n, d.clone()));
-                            }
-                        }
-                    }
-                }
-            }
-            K::FN => {
-                if let Some(params) = anc.children().find(|c| c.kind() == K::PARAM_LIST) {
-                    for p in params.children().filter(|c| c.kind() == K::PARAM) {
-                        if let Some(n) = p.children().find(|c| c.kind() == K::NAME) {
-                            out.push((n, p.clone()));
-                        }
-                    }
-                }
-                break;
-            }
-            _ => {}
-        }
-    }
-    out
+/// The node of the semantic tree whose range is exactly `range` (the
+/// declaring node of a local binding).
+pub(crate) fn node_with_range(root: &SyntaxNode, range: TextRange) -> Option<SyntaxNode> {
+    let start = match root.covering_element(range) {
+        slang_syntax::NodeOrToken::Node(n) => n,
+        slang_syntax::NodeOrToken::Token(t) => t.parent()?,
+    };
+    start.ancestors().find(|n| n.text_range() == range)
 }
 
-/// The local or parameter named `name` visible at `at`.
-fn find_local(at: &SyntaxNode, name: &str, offset: TextSize) -> Option<(SyntaxNode, SyntaxNode)> {
-    visible_locals(at, offset).into_iter().find(|(n, _)| n.text() == name)
+/// A local binding as a definition (the implicit `newValue` has no name to
+/// go to).
+fn local_definition(file: SourceFile, b: crate::hir::scope::LocalBinding) -> Option<Definition> {
+    Some(Definition::Local { file, name_range: b.name_range?, decl: b.decl, name: b.name })
 }
 
 /// The declaration in the item tree whose syntax is `node` (by range).
@@ -160,8 +134,10 @@ fn member_def(db: &dyn Db, ty: &Ty, name: &str) -> Vec<DefId> {
     }
 }
 
-/// What the identifier at `offset` refers to.
-pub fn definitions_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Definition> {
+/// What the identifier at `offset` refers to: a local binding (from
+/// [`crate::hir::scope`], the one local resolver) or declarations. Hover, go to
+/// definition, assists and related information go through this.
+pub fn resolve_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Definition> {
     let root = parse(db, file).syntax_node();
     let Some(tok) = ident_at(&root, offset) else { return Vec::new() };
     let Some(parent) = tok.parent() else { return Vec::new() };
@@ -196,8 +172,11 @@ pub fn definitions_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<De
                 .find(|t| t.kind() == K::IDENT)
                 .is_some_and(|t| t == tok);
             if first_segment {
-                if let Some((n, decl)) = find_local(&parent, &name, tok.text_range().start()) {
-                    return vec![Definition::Local { file, name_range: n.text_range(), decl: decl.text_range(), name }];
+                let local = crate::hir::scope::resolve_local(db, file, &name, tok.text_range().start(), |k| {
+                    !matches!(k, BindingKind::GenericParam | BindingKind::SetterValue)
+                });
+                if let Some(d) = local.and_then(|b| local_definition(file, b)) {
+                    return vec![d];
                 }
             }
             // Typed paths: what inference resolved.
@@ -224,21 +203,11 @@ pub fn definitions_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<De
                 }
             }
             // Generic parameters of enclosing declarations.
-            for anc in parent.ancestors() {
-                if let Some(list) = anc.children().find(|c| c.kind() == K::GENERIC_PARAM_LIST) {
-                    for g in list.children() {
-                        if let Some(n) = g.children().find(|c| c.kind() == K::NAME) {
-                            if n.text() == name.as_str() {
-                                return vec![Definition::Local {
-                                    file,
-                                    name_range: n.text_range(),
-                                    decl: g.text_range(),
-                                    name,
-                                }];
-                            }
-                        }
-                    }
-                }
+            let generic = crate::hir::scope::resolve_local(db, file, &name, tok.text_range().start(), |k| {
+                k == BindingKind::GenericParam
+            });
+            if let Some(d) = generic.and_then(|b| local_definition(file, b)) {
+                return vec![d];
             }
             let scope = crate::name_res::global_scope(db, file);
             scope
@@ -260,7 +229,7 @@ fn enclosing_item(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<Def
 
 /// The function named at `offset`, else the one containing it.
 pub fn function_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<DefId> {
-    definitions_at(db, file, offset)
+    resolve_at(db, file, offset)
         .into_iter()
         .find_map(|d| match d {
             Definition::Item(d) if item_of(db, d).is_some_and(|i| i.kind == ItemKind::Fn) => Some(d),
@@ -325,7 +294,7 @@ pub fn nav_target(db: &dyn Db, def: &Definition) -> Option<NavTarget> {
 
 /// Go to definition.
 pub fn goto_definition(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<NavTarget> {
-    definitions_at(db, file, offset).iter().filter_map(|d| nav_target(db, d)).collect()
+    resolve_at(db, file, offset).iter().filter_map(|d| nav_target(db, d)).collect()
 }
 
 /// Hover: a Slang code block with the declaration (or the expression's
@@ -490,7 +459,7 @@ pub fn hover(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<HoverRes
     }
     let tok = ident_at(&root, offset)?;
     let range = tok.text_range();
-    let defs = definitions_at(db, file, offset);
+    let defs = resolve_at(db, file, offset);
     let mut parts = Vec::new();
     for d in defs.iter().take(4) {
         match d {
@@ -847,10 +816,14 @@ pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Compl
     let prev_at = prev.map_or(offset, |t| t.text_range().start());
     // Locals and parameters in scope (closest first); those of the
     // expected type first.
-    if let Some(at) = &at {
+    if at.is_some() {
         let mut seen = std::collections::HashSet::new();
-        for (n, decl) in visible_locals(at, offset) {
-            let name = n.text().to_string();
+        for b in crate::hir::scope::visible_at(db, file, offset) {
+            if matches!(b.kind, BindingKind::GenericParam | BindingKind::SetterValue) {
+                continue;
+            }
+            let Some(decl) = node_with_range(&root, b.decl) else { continue };
+            let name = b.name;
             // Not the variable being declared.
             if decl.kind() == K::DECLARATOR && decl.text_range().contains_inclusive(prev_at) {
                 continue;

@@ -19,6 +19,7 @@ use slang_syntax::{NodeOrToken, SyntaxKind as K, SyntaxNode, SyntaxNodePtr, Synt
 
 use super::{ident_at, nav_target, Definition, NavTarget};
 use crate::autodiff::{Dir, Mode};
+use crate::hir::scope::BindingKind;
 use crate::hir::{def_node, lower_type, DefId};
 use crate::infer::{decl_type_ref, fn_sig, is_core, item_of, parent_of, DeclCtx};
 use crate::item_tree::{item_source_map, item_tree, Item, ItemKind};
@@ -357,7 +358,7 @@ fn references(db: &dyn Db, targets: &[Symbol], name: &str, only: Option<SourceFi
         }
         let ctx = FileCtx::new(db, f);
         let within = match local {
-            Some((_, decl)) => local_scope(&ctx.root, decl),
+            Some((_, decl)) => ctx.local_range(decl),
             None => ctx.root.text_range(),
         };
         for tok in ctx.tokens_named(name, within) {
@@ -377,18 +378,6 @@ fn declares_with_value(tok: &SyntaxToken) -> bool {
     tok.parent().and_then(|n| n.parent()).and_then(ast::Declarator::cast).is_some_and(|d| d.initializer().is_some())
 }
 
-/// The range where the local declared by the name at `decl` can be used:
-/// its function (or the file).
-fn local_scope(root: &SyntaxNode, decl: TextRange) -> TextRange {
-    node_at(root, decl, K::NAME)
-        .and_then(|n| {
-            n.ancestors().find(|a| {
-                matches!(a.kind(), K::FN | K::INIT | K::SUBSCRIPT | K::ACCESSOR | K::LAMBDA_EXPR | K::PROPERTY)
-            })
-        })
-        .map_or(root.text_range(), |a| a.text_range())
-}
-
 /// The node of `kind` covering exactly `range`.
 fn node_at(root: &SyntaxNode, range: TextRange, kind: K) -> Option<SyntaxNode> {
     let start = match root.covering_element(range) {
@@ -396,54 +385,6 @@ fn node_at(root: &SyntaxNode, range: TextRange, kind: K) -> Option<SyntaxNode> {
         NodeOrToken::Token(t) => t.parent()?,
     };
     start.ancestors().find(|n| n.kind() == kind && n.text_range() == range)
-}
-
-/// The declaration (its name) of the local or parameter `name` visible at
-/// `offset` inside `at`: the closest one.
-fn local_named(at: &SyntaxNode, name: &str, offset: TextSize) -> Option<SyntaxNode> {
-    let named = |n: &SyntaxNode| n.kind() == K::NAME && n.text() == name && n.text_range().end() <= offset;
-    for anc in at.ancestors() {
-        match anc.kind() {
-            K::BLOCK | K::FOR_STMT | K::CASE_CLAUSE | K::SWITCH_BODY => {
-                let stmts: Vec<SyntaxNode> =
-                    anc.children().filter(|s| s.kind() == K::VAR_DECL && s.text_range().start() < offset).collect();
-                for stmt in stmts.iter().rev() {
-                    let found = stmt
-                        .children()
-                        .filter(|d| d.kind() == K::DECLARATOR)
-                        .filter_map(|d| d.children().find(named))
-                        .last();
-                    if found.is_some() {
-                        return found;
-                    }
-                }
-            }
-            K::IF_STMT => {
-                let bound =
-                    anc.children().filter(|c| c.kind() == K::LET_CONDITION).find_map(|c| c.children().find(named));
-                if bound.is_some() {
-                    return bound;
-                }
-            }
-            K::COMPILE_TIME_FOR_STMT | K::CATCH_CLAUSE => {
-                if let Some(n) = anc.children().find(named) {
-                    return Some(n);
-                }
-            }
-            K::FN | K::INIT | K::SUBSCRIPT | K::LAMBDA_EXPR => {
-                let param = anc
-                    .children()
-                    .filter(|c| c.kind() == K::PARAM_LIST)
-                    .flat_map(|l| l.children())
-                    .find_map(|p| p.children().find(|n| n.kind() == K::NAME && n.text() == name));
-                if param.is_some() || anc.kind() != K::LAMBDA_EXPR {
-                    return param;
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// The full path of the namespace declared by `ns`, up to its name `upto`
@@ -852,6 +793,22 @@ impl<'db> FileCtx<'db> {
         }
     }
 
+    /// The declared name of the local or parameter `name` visible at
+    /// `offset` (the closest one).
+    fn local_named(&self, name: &str, offset: TextSize) -> Option<TextRange> {
+        crate::hir::scope::resolve_local(self.db, self.file, name, offset, |k| {
+            !matches!(k, BindingKind::GenericParam | BindingKind::SetterValue)
+        })?
+        .name_range
+    }
+
+    /// Where the local whose name is at `decl` can be named: from its
+    /// declaration to the end of its scope (the file if it is not one).
+    fn local_range(&self, decl: TextRange) -> TextRange {
+        crate::hir::scope::binding_declared_at(self.db, self.file, decl)
+            .map_or(self.root.text_range(), |b| b.visible.cover(decl))
+    }
+
     /// The item whose syntax is `node`.
     fn item_at(&self, node: &SyntaxNode) -> Option<DefId> {
         self.items.get(&SyntaxNodePtr::new(node)).map(|&i| DefId::new(self.db, self.file, i))
@@ -998,8 +955,8 @@ impl<'db> FileCtx<'db> {
     /// the module, its imports and the core module.
     fn first(&self, at: &SyntaxNode, name: &str, value: bool) -> Vec<Symbol> {
         if value {
-            if let Some(n) = local_named(at, name, at.text_range().start()) {
-                return vec![Symbol::Local { file: self.file, name: n.text_range() }];
+            if let Some(n) = self.local_named(name, at.text_range().start()) {
+                return vec![Symbol::Local { file: self.file, name: n }];
             }
         }
         for anc in at.ancestors() {
@@ -1363,39 +1320,34 @@ impl<'db> FileCtx<'db> {
     /// capture.
     fn local_conflict(&self, decl: TextRange, refs: &[Reference], old: &str, new: &str) -> Option<String> {
         let db = self.db;
-        let name = node_at(&self.root, decl, K::NAME)?;
+        node_at(&self.root, decl, K::NAME)?;
         let line = |o: TextSize| line_of(db, self.file, o);
-        if let Some(other) = same_scope_names(&name).into_iter().find(|n| n.text() == new) {
-            return Some(format!(
-                "`{new}` is already declared in the same scope (line {})",
-                line(other.text_range().start())
-            ));
+        let same_scope = crate::hir::scope::same_scope_bindings(db, self.file, decl);
+        if let Some(other) = same_scope.iter().find(|b| b.name == new).and_then(|b| b.name_range) {
+            return Some(format!("`{new}` is already declared in the same scope (line {})", line(other.start())));
         }
         for r in refs.iter().filter(|r| !r.is_declaration && r.file == self.file) {
-            let Some(at) = self.root.token_at_offset(r.range.start()).right_biased().and_then(|t| t.parent()) else {
-                continue;
-            };
             // (A `new` declared before the renamed local is further out: the
             // renamed one wins there.)
-            let hider = local_named(&at, new, r.range.start()).filter(|n| n.text_range().start() > decl.start());
+            let hider = self.local_named(new, r.range.start()).filter(|n| n.start() > decl.start());
             if let Some(hider) = hider {
                 return Some(format!(
                     "the local `{new}` declared at line {} would hide it at line {}",
-                    line(hider.text_range().start()),
+                    line(hider.start()),
                     line(r.range.start())
                 ));
             }
         }
-        for tok in self.tokens_named(new, local_scope(&self.root, decl)) {
+        for tok in self.tokens_named(new, self.local_range(decl)) {
             let Some(p) = tok.parent().filter(|p| matches!(p.kind(), K::PATH_EXPR | K::PATH_TYPE)) else { continue };
             let first = p.children_with_tokens().filter_map(|e| e.into_token()).find(|t| t.kind() == K::IDENT);
             if first.as_ref() != Some(&tok) {
                 continue;
             }
             let start = tok.text_range().start();
-            let ours_visible = local_named(&p, old, start).is_some_and(|n| n.text_range() == decl);
+            let ours_visible = self.local_named(old, start) == Some(decl);
             // (A local `new` declared inside the renamed one's scope still wins.)
-            let closer = local_named(&p, new, start).is_some_and(|n| n.text_range().start() > decl.start());
+            let closer = self.local_named(new, start).is_some_and(|n| n.start() > decl.start());
             if ours_visible && !closer {
                 return Some(format!(
                     "the use of `{new}` at line {} would then refer to the renamed local",
@@ -1495,48 +1447,4 @@ impl<'db> FileCtx<'db> {
         let &(_, f) = self.fns.iter().filter(|(r, _)| r.contains_range(range)).min_by_key(|(r, _)| r.len())?;
         Some(DeclCtx::for_def(self.db, f).resolve(&lower_type(Some(written))))
     }
-}
-
-/// The names declared in the same scope as the local declared by `name`
-/// (the other declarators of its block; for a parameter, the other
-/// parameters and the locals at the top of the body), `name` excepted.
-fn same_scope_names(name: &SyntaxNode) -> Vec<SyntaxNode> {
-    let Some(decl) = name.parent() else { return Vec::new() };
-    let declared_in = |block: &SyntaxNode| -> Vec<SyntaxNode> {
-        block
-            .children()
-            .filter(|s| s.kind() == K::VAR_DECL)
-            .flat_map(|s| s.children().filter(|d| d.kind() == K::DECLARATOR).collect::<Vec<_>>())
-            .filter_map(|d| d.children().find(|n| n.kind() == K::NAME))
-            .collect()
-    };
-    let params_of = |f: &SyntaxNode| -> Vec<SyntaxNode> {
-        f.children()
-            .filter(|c| c.kind() == K::PARAM_LIST)
-            .flat_map(|l| l.children())
-            .filter_map(|p| p.children().find(|n| n.kind() == K::NAME))
-            .collect()
-    };
-    let is_fn = |n: &SyntaxNode| matches!(n.kind(), K::FN | K::INIT | K::SUBSCRIPT | K::LAMBDA_EXPR);
-    let mut out = match decl.kind() {
-        K::DECLARATOR => {
-            let Some(block) = decl.parent().and_then(|v| v.parent()) else { return Vec::new() };
-            let mut names = declared_in(&block);
-            if let Some(f) = block.parent().filter(|p| block.kind() == K::BLOCK && is_fn(p)) {
-                names.extend(params_of(&f));
-            }
-            names
-        }
-        K::PARAM => {
-            let Some(f) = decl.parent().and_then(|l| l.parent()) else { return Vec::new() };
-            let mut names = params_of(&f);
-            if let Some(body) = f.children().find(|c| c.kind() == K::BLOCK) {
-                names.extend(declared_in(&body));
-            }
-            names
-        }
-        _ => Vec::new(),
-    };
-    out.retain(|n| n != name);
-    out
 }

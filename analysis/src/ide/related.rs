@@ -5,7 +5,7 @@
 
 use slang_syntax::{SyntaxKind as K, TextRange};
 
-use super::{definitions_at, nav_target, Definition};
+use super::{nav_target, resolve_at, Definition};
 use crate::diagnostics::Diagnostic;
 use crate::infer::{item_of, parent_of};
 use crate::{parse, Db, SourceFile};
@@ -79,7 +79,7 @@ pub fn related_information(db: &dyn Db, file: SourceFile, diag: &Diagnostic) -> 
         return out;
     }
     for tok in idents {
-        for def in definitions_at(db, file, tok.text_range().start()) {
+        for def in resolve_at(db, file, tok.text_range().start()) {
             let Definition::Item(d) = def else { continue };
             if d.file(db).path(db).starts_with("<builtin>") {
                 continue;

@@ -9,8 +9,10 @@
 //!
 //! One pass over the syntax: each function is walked once, in its own
 //! declaration tree, with its inference result and source map at hand;
-//! locals live in a scope stack, other names come from the file's global
-//! scope.
+//! which local binding a name means comes from `crate::hir::scope` (the class
+//! of each local is recorded where its declaration is classified), types
+//! and namespaces around a name live in a stack of frames, other names come
+//! from the file's global scope.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -20,6 +22,7 @@ use slang_syntax::{
 };
 
 use crate::autodiff::{self, Differentiability, Mode, TypeDiff};
+use crate::hir::scope::{BindingKind, ExprScopes};
 use crate::hir::{BodySourceMap, DefId};
 use crate::infer::{is_core, items_by_index, InferenceResult};
 use crate::item_tree::{Item, ItemKind};
@@ -175,6 +178,9 @@ fn expanded_tokens(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> V
         defs,
         out: Vec::new(),
         frames: Vec::new(),
+        locals: HashMap::new(),
+        scopes: None,
+        offset: TextSize::from(0),
         bodies: Vec::new(),
         pending: HashMap::new(),
         diff_cache: HashMap::new(),
@@ -183,20 +189,19 @@ fn expanded_tokens(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> V
     w.out
 }
 
-/// A local, parameter or generic parameter in scope.
+/// How a local or parameter is shown (recorded at its declaration).
+#[derive(Clone, Copy)]
 struct Local {
-    name: String,
     kind: TokenKind,
     mods: u32,
     /// Its declaration's token, to mark `differentiable` when a use carries.
     decl: Option<usize>,
 }
 
-/// A scope: a block, a statement that declares, a declaration with
-/// parameters or generic parameters, a type or a namespace.
+/// A block, a statement that declares, a declaration with parameters or
+/// generic parameters, a type or a namespace.
 struct Frame {
     node: SyntaxNode,
-    locals: Vec<Local>,
     /// For a type declaration: the type (whose members are in scope).
     this_def: Option<DefId>,
     /// For an extension: the extended type (whose members are in scope too).
@@ -230,6 +235,12 @@ struct Walker<'db> {
     defs: HashMap<(TextRange, K), (DefId, ItemKind)>,
     out: Vec<SemanticToken>,
     frames: Vec<Frame>,
+    /// The locals and parameters declared so far, by declared name.
+    locals: HashMap<TextRange, Local>,
+    /// The local scopes of the top-level declaration being walked.
+    scopes: Option<(TextRange, Arc<ExprScopes>)>,
+    /// The offset of the tree being walked in the file.
+    offset: TextSize,
     bodies: Vec<FnBody>,
     /// Classes of identifiers decided at their enclosing path or member
     /// expression, by start offset.
@@ -254,6 +265,7 @@ fn is_builtin_type_name(name: &str) -> bool {
 
 impl<'db> Walker<'db> {
     fn walk(&mut self, root: &SyntaxNode, offset: TextSize) {
+        self.offset = offset;
         let mut events = root.preorder_with_tokens();
         while let Some(ev) = events.next() {
             match ev {
@@ -267,6 +279,7 @@ impl<'db> Walker<'db> {
                         if let Some(&(def, ItemKind::Fn | ItemKind::Init)) = self.defs.get(&(abs, n.kind())) {
                             events.skip_subtree();
                             self.function(def, abs.start());
+                            self.offset = offset;
                             continue;
                         }
                     }
@@ -338,24 +351,14 @@ impl<'db> Walker<'db> {
 
     fn enter(&mut self, n: &SyntaxNode, offset: TextSize) {
         match n.kind() {
-            K::BLOCK | K::FOR_STMT | K::IF_STMT | K::COMPILE_TIME_FOR_STMT => self.frames.push(Frame {
-                node: n.clone(),
-                locals: Vec::new(),
-                this_def: None,
-                extended: None,
-                namespace: None,
-            }),
+            K::BLOCK | K::FOR_STMT | K::IF_STMT | K::COMPILE_TIME_FOR_STMT => {
+                self.frames.push(Frame { node: n.clone(), this_def: None, extended: None, namespace: None })
+            }
             K::NAMESPACE => {
                 let mut path: Vec<String> = self.namespaces().next().map(|p| vec![p.to_string()]).unwrap_or_default();
                 path.extend(n.children().filter(|c| c.kind() == K::NAME).map(|c| c.text().to_string()));
                 let namespace = Some(path.join("::"));
-                self.frames.push(Frame {
-                    node: n.clone(),
-                    locals: Vec::new(),
-                    this_def: None,
-                    extended: None,
-                    namespace,
-                })
+                self.frames.push(Frame { node: n.clone(), this_def: None, extended: None, namespace })
             }
             K::FN
             | K::INIT
@@ -383,29 +386,8 @@ impl<'db> Walker<'db> {
                         )
                     })
                     .map(|(d, _)| *d);
-                let mut locals = Vec::new();
-                if let Some(list) = n.children().find(|c| c.kind() == K::GENERIC_PARAM_LIST) {
-                    for g in list.children() {
-                        if let Some(name) = g.children().find(|c| c.kind() == K::NAME) {
-                            let mods = if g.kind() == K::GENERIC_VALUE_PARAM { READONLY } else { 0 };
-                            locals.push(Local {
-                                name: name.text().to_string(),
-                                kind: TokenKind::TypeParameter,
-                                mods,
-                                decl: None,
-                            });
-                        }
-                    }
-                }
-                // A setter without a parameter list gets `newValue`.
-                if n.kind() == K::ACCESSOR
-                    && has_token(n, K::SET_KW)
-                    && !n.children().any(|c| c.kind() == K::PARAM_LIST)
-                {
-                    locals.push(Local { name: "newValue".into(), kind: TokenKind::Parameter, mods: 0, decl: None });
-                }
                 let extended = if n.kind() == K::EXTENSION { self.extended_type(n) } else { None };
-                self.frames.push(Frame { node: n.clone(), locals, this_def, extended, namespace: None });
+                self.frames.push(Frame { node: n.clone(), this_def, extended, namespace: None });
             }
             K::PATH_EXPR | K::PATH_TYPE => self.classify_path(n, offset),
             K::MEMBER_EXPR => self.classify_member(n, offset),
@@ -413,19 +395,39 @@ impl<'db> Walker<'db> {
         }
     }
 
-    fn add_local(&mut self, name: &str, kind: TokenKind, mods: u32, decl: Option<usize>) {
-        if let Some(f) = self.frames.last_mut() {
-            f.locals.push(Local { name: name.to_string(), kind, mods, decl });
-        }
+    fn add_local(&mut self, name: TextRange, kind: TokenKind, mods: u32, decl: Option<usize>) {
+        self.locals.insert(name, Local { kind, mods, decl });
     }
 
-    /// The innermost local named `name` (generic parameters only, in types).
-    fn find_local(&self, name: &str, types_only: bool) -> Option<&Local> {
-        self.frames
-            .iter()
-            .rev()
-            .flat_map(|f| f.locals.iter().rev())
-            .find(|l| l.name == name && (!types_only || l.kind == TokenKind::TypeParameter))
+    /// The local, parameter or generic parameter (only these, in types)
+    /// that `name` at `offset` of the file means, and how it is shown.
+    fn find_local(&mut self, name: &str, offset: TextSize, types_only: bool) -> Option<Local> {
+        if self.scopes.as_ref().is_none_or(|(r, _)| !r.contains(offset)) {
+            self.scopes = crate::hir::scope::top_level_at(self.db, self.file, offset)
+                .map(|(def, range)| (range, crate::hir::scope::expr_scopes(self.db, def).clone()));
+        }
+        let (range, scopes) = self.scopes.as_ref()?;
+        let b = scopes.resolve(name, offset - range.start(), |b| !types_only || b.kind == BindingKind::GenericParam)?;
+        Some(match b.kind {
+            BindingKind::GenericParam => Local {
+                kind: TokenKind::TypeParameter,
+                mods: if b.decl_kind == K::GENERIC_VALUE_PARAM { READONLY } else { 0 },
+                decl: None,
+            },
+            BindingKind::SetterValue => Local { kind: TokenKind::Parameter, mods: 0, decl: None },
+            kind => {
+                let name = b.name_range.map(|r| r + range.start());
+                name.and_then(|n| self.locals.get(&n).copied()).unwrap_or(Local {
+                    kind: if matches!(kind, BindingKind::Param | BindingKind::LambdaParam) {
+                        TokenKind::Parameter
+                    } else {
+                        TokenKind::Variable
+                    },
+                    mods: 0,
+                    decl: None,
+                })
+            }
+        })
     }
 
     /// The enclosing type, and the type it extends if it is an extension.
@@ -595,12 +597,12 @@ impl<'db> Walker<'db> {
                 let diff = self.bodies.last().is_some_and(|b| b.diff_params.iter().any(|p| p == text));
                 let idx =
                     self.emit(range, TokenKind::Parameter, DECLARATION | mods | if diff { DIFFERENTIABLE } else { 0 });
-                self.add_local(text, TokenKind::Parameter, mods, idx);
+                self.add_local(range, TokenKind::Parameter, mods, idx);
                 return;
             }
             K::LET_CONDITION => {
                 let idx = self.emit(range, TokenKind::Variable, DECLARATION | READONLY);
-                self.add_local(text, TokenKind::Variable, READONLY, idx);
+                self.add_local(range, TokenKind::Variable, READONLY, idx);
                 return;
             }
             K::DECLARATOR => {
@@ -619,7 +621,7 @@ impl<'db> Walker<'db> {
                     (TokenKind::Property, mods)
                 } else if self.frames.iter().any(|f| matches!(f.node.kind(), K::BLOCK | K::FOR_STMT)) {
                     let idx = self.emit(range, TokenKind::Variable, DECLARATION | mods);
-                    self.add_local(text, TokenKind::Variable, mods, idx);
+                    self.add_local(range, TokenKind::Variable, mods, idx);
                     return;
                 } else {
                     (TokenKind::Variable, mods)
@@ -759,7 +761,8 @@ impl<'db> Walker<'db> {
         if self.is_macro(name) || matches!(name, "__LINE__" | "__FILE__") {
             return Some((TokenKind::Macro, 0, Res::Other));
         }
-        if let Some(l) = self.find_local(name, is_type) {
+        let at = tok.text_range().start() + self.offset;
+        if let Some(l) = self.find_local(name, at, is_type) {
             let (kind, mut mods, decl) = (l.kind, l.mods, l.decl);
             if !is_type && self.use_carries(path) {
                 mods |= DIFFERENTIABLE;

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use slang_syntax::ast::{self, AstNode};
 use slang_syntax::{SyntaxKind, SyntaxNode};
 
+use super::{is_core, item_of, parent_of, DeclCtx};
 use crate::hir::{lower_type, DefId, TypeRef};
-use crate::infer::{is_core, item_of, parent_of, DeclCtx};
 use crate::item_tree::{item_tree, ItemKind};
 use crate::ty::{Ty, TypeResolver};
 use crate::{Db, SourceFile};

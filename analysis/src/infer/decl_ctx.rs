@@ -1,0 +1,423 @@
+//! [`DeclCtx`]: a declaration's context (file, generic parameters in
+//! scope, enclosing type and namespaces) and the resolution of type
+//! references in it ([`TypeResolver`]).
+
+use super::*;
+
+/// The context of a declaration: its file, the generic parameters in scope
+/// (bound to argument types when known) and the enclosing type.
+#[derive(Clone)]
+pub struct DeclCtx<'db> {
+    pub db: &'db dyn Db,
+    pub file: SourceFile,
+    pub generics: HashMap<String, Ty>,
+    pub this: Ty,
+    depth: u32,
+    /// The namespaces the declaration is in, innermost first (`a::b`,
+    /// `a`): names are looked up there before the file's scope.
+    namespaces: Vec<String>,
+}
+
+impl<'db> DeclCtx<'db> {
+    pub fn new(db: &'db dyn Db, file: SourceFile) -> Self {
+        DeclCtx { db, file, generics: HashMap::new(), this: Ty::Unknown, depth: 0, namespaces: Vec::new() }
+    }
+
+    /// The context inside `def` (a function, a struct …): its generic
+    /// parameters and those of its parents, and `This`.
+    pub fn for_def(db: &'db dyn Db, def: DefId) -> Self {
+        Self::specialized(db, def, &HashMap::new())
+    }
+
+    /// The context inside `def` with generic parameters (its own and its
+    /// parents') named in `bindings` bound to those types (`Ty::Const`
+    /// for value parameters): a specialization, as code generation
+    /// monomorphizes generic code.
+    pub fn specialized(db: &'db dyn Db, def: DefId, bindings: &HashMap<String, Ty>) -> Self {
+        let mut ctx = DeclCtx::new(db, def.file(db));
+        let mut cur = Some(def);
+        let mut chain = Vec::new();
+        while let Some(d) = cur {
+            chain.push(d);
+            cur = parent_of(db, d);
+        }
+        let mut path = String::new();
+        for d in chain.iter().rev() {
+            if let Some(item) = item_of(db, *d) {
+                if item.kind == ItemKind::Namespace {
+                    let name = item.name.clone().unwrap_or_default();
+                    path = if path.is_empty() { name } else { format!("{path}::{name}") };
+                    ctx.namespaces.insert(0, path.clone());
+                }
+                for g in &item.generic_params {
+                    if let Some(n) = &g.name {
+                        let gdef = DefId::new(db, def.file(db), g.ast_index);
+                        let bound = bindings.get(n).cloned();
+                        ctx.generics.insert(n.clone(), bound.unwrap_or(Ty::Param { def: gdef, name: n.clone() }));
+                    }
+                }
+                if item.kind == ItemKind::Extension {
+                    // Inside `extension S { … }`, `This` is `S`; inside
+                    // `extension<T> S<T> { … }`, `S<T>` (not in
+                    // `extension<T : I> T`, which extends any type).
+                    let target =
+                        crate::hir::decl_syntax(db, *d).and_then(ast::Extension::cast).and_then(|e| e.target());
+                    if let Some(t) = target {
+                        let this = ctx.resolve(&crate::hir::lower_type(Some(t)));
+                        if item.generic_params.is_empty() || matches!(this, Ty::Adt { .. }) {
+                            ctx.this = this;
+                        }
+                    }
+                }
+                if matches!(item.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Interface | ItemKind::Enum) {
+                    let args = item
+                        .generic_params
+                        .iter()
+                        .filter_map(|g| g.name.as_ref().and_then(|n| ctx.generics.get(n).cloned()))
+                        .collect();
+                    ctx.this = Ty::Adt { def: *d, name: item.name.clone().unwrap_or_default(), args };
+                }
+            }
+        }
+        ctx
+    }
+
+    pub fn lookup_global(&self, name: &str) -> Vec<DefRef> {
+        let scope = global_scope(self.db, self.file);
+        for ns in &self.namespaces {
+            if let Some(defs) = scope.namespace(ns).and_then(|m| m.get(name)) {
+                return defs.clone();
+            }
+        }
+        scope.lookup(name).cloned().unwrap_or_default()
+    }
+
+    /// The type a declared type name stands for.
+    pub fn type_of_type_def(&mut self, d: &DefRef, args: &[GenericArgRef]) -> Ty {
+        let db = self.db;
+        let def = DefId::new(db, d.file, d.ast_index);
+        let Some(item) = item_of(db, def) else { return Ty::Unknown };
+        let name = item.name.clone().unwrap_or_default();
+        match item.kind {
+            ItemKind::Struct | ItemKind::Class | ItemKind::Enum | ItemKind::Interface => {
+                if item.has_attr("__BuiltinScalar") {
+                    if let Some(s) = Scalar::from_name(&name) {
+                        return Ty::Scalar(s);
+                    }
+                    if name == "void" {
+                        return Ty::Void;
+                    }
+                }
+                if let Some(t) = self.builtin_generic(&name, args) {
+                    return t;
+                }
+                // HLSL: a bare `vector` is `float4`, a bare `matrix` `float4x4`.
+                match (
+                    name.as_str(),
+                    args.is_empty(),
+                    item.has_attr("__BuiltinVector") || item.has_attr("__BuiltinMatrix"),
+                ) {
+                    ("vector", true, true) => return Ty::Vector(Scalar::Float, 4),
+                    ("matrix", true, true) => return Ty::Matrix(Scalar::Float, 4, 4),
+                    _ => {}
+                }
+                let mut args: Vec<Ty> = args
+                    .iter()
+                    .map(|a| match a {
+                        GenericArgRef::Type(t) => self.resolve(t),
+                        GenericArgRef::Value(Some(n)) => Ty::Const(*n),
+                        GenericArgRef::Value(None) => Ty::Unknown,
+                    })
+                    .collect();
+                // Defaults of the parameters, when none is given
+                // (`Texture2D` is `Texture2D<float4>`; a type written with
+                // some arguments keeps its spelling).
+                let given = if args.is_empty() { 0 } else { item.generic_params.len() };
+                for g in item.generic_params.iter().skip(given) {
+                    let node = crate::hir::decl_syntax(db, DefId::new(db, d.file, g.ast_index));
+                    let default = node.as_ref().and_then(|n| {
+                        n.children_with_tokens().any(|t| t.kind() == SyntaxKind::EQ).then_some(())?;
+                        slang_syntax::ast::GenericTypeParam::cast(n.clone())?.types().last()
+                    });
+                    match default {
+                        Some(t) => {
+                            let t = crate::hir::lower_type(Some(t));
+                            args.push(DeclCtx::for_def(db, def).resolve(&t));
+                        }
+                        None => break,
+                    }
+                }
+                Ty::Adt { def, name, args }
+            }
+            ItemKind::Typealias | ItemKind::Typedef => {
+                if self.depth > 16 || !item.generic_params.is_empty() {
+                    return Ty::Unknown;
+                }
+                let Some(target) = decl_type_ref(db, def).clone() else { return Ty::Unknown };
+                let mut inner = DeclCtx::for_def(db, def);
+                inner.depth = self.depth + 1;
+                // A member of the generic struct `This` is (`typedef
+                // Feature<C> Output` inside `Linear<let C : int>`): its
+                // parameters are `This`'s arguments.
+                if let Ty::Adt { def: this_def, args, .. } = &self.this {
+                    if parent_of(db, def) == Some(*this_def) {
+                        let params = item_of(db, *this_def).map(|i| i.generic_params.clone()).unwrap_or_default();
+                        for (g, a) in params.iter().zip(args) {
+                            if let Some(n) = &g.name {
+                                inner.generics.insert(n.clone(), a.clone());
+                            }
+                        }
+                    }
+                }
+                inner.resolve(&target)
+            }
+            _ => Ty::Unknown,
+        }
+    }
+}
+
+impl DeclCtx<'_> {
+    /// The value of a constant integer expression: literals, generic
+    /// value parameters, `static const`/`const` globals and members
+    /// (`K`, `S.K`, `S::K`, `K` inside `S`), `int(…)`/`uint(…)`, and
+    /// arithmetic and bit operations on those.
+    pub fn eval_const(&mut self, e: &ast::Expr) -> Option<i64> {
+        if self.depth > 16 {
+            return None;
+        }
+        match e {
+            ast::Expr::Literal(l) => crate::hir::parse_int_literal(l.token()?.text()),
+            ast::Expr::ParenExpr(p) => self.eval_const(&p.expr()?),
+            ast::Expr::PrefixExpr(p) => {
+                let v = self.eval_const(&p.expr()?)?;
+                match p.op()?.kind() {
+                    SyntaxKind::MINUS => v.checked_neg(),
+                    SyntaxKind::PLUS => Some(v),
+                    SyntaxKind::TILDE => Some(!v),
+                    _ => None,
+                }
+            }
+            ast::Expr::BinExpr(b) => {
+                let (l, r) = (self.eval_const(&b.lhs()?)?, self.eval_const(&b.rhs()?)?);
+                match b.op_kind()? {
+                    SyntaxKind::PLUS => l.checked_add(r),
+                    SyntaxKind::MINUS => l.checked_sub(r),
+                    SyntaxKind::STAR => l.checked_mul(r),
+                    SyntaxKind::SLASH => l.checked_div(r),
+                    SyntaxKind::PERCENT => l.checked_rem(r),
+                    SyntaxKind::SHL => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
+                    SyntaxKind::SHR => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
+                    SyntaxKind::AMP => Some(l & r),
+                    SyntaxKind::PIPE => Some(l | r),
+                    SyntaxKind::CARET => Some(l ^ r),
+                    _ => None,
+                }
+            }
+            // `int(N)`, `uint(N)`.
+            ast::Expr::CallExpr(c) => {
+                let callee = c.callee()?.syntax().text().to_string();
+                let [arg] = c.args().collect::<Vec<_>>().try_into().ok()?;
+                matches!(callee.trim(), "int" | "uint" | "int64_t" | "uint64_t").then_some(())?;
+                self.eval_const(&arg)
+            }
+            ast::Expr::PathExpr(p) => {
+                let text = p.syntax().text().to_string();
+                let segs: Vec<&str> = text.split("::").map(str::trim).collect();
+                match segs.as_slice() {
+                    [name] => {
+                        if let Some(Ty::Const(v)) = self.generics.get(*name) {
+                            return Some(*v);
+                        }
+                        self.named_const(None, name)
+                    }
+                    [owner @ .., name] => {
+                        let owner = self.type_named(&owner.join("::"));
+                        self.named_const(Some(&owner), name)
+                    }
+                    [] => None,
+                }
+            }
+            ast::Expr::MemberExpr(m) => {
+                let receiver = m.receiver()?.syntax().text().to_string();
+                let owner = self.type_named(&receiver);
+                self.named_const(Some(&owner), m.name()?.text())
+            }
+            _ => None,
+        }
+    }
+
+    /// The type written `text` (`S`, `ns::S`, `Linear<4, 1>`).
+    fn type_named(&mut self, text: &str) -> Ty {
+        let parse = slang_syntax::parse(&format!("{text} __v;"));
+        let ty = parse.syntax_node().descendants().find_map(ast::VarDecl::cast).and_then(|d| d.ty());
+        match ty {
+            Some(t) if parse.errors().is_empty() => self.resolve(&crate::hir::lower_type(Some(t))),
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// The constant `name`: a `static const` member of `owner` (or of
+    /// `This`, when no owner is written), else a global one.
+    fn named_const(&mut self, owner: Option<&Ty>, name: &str) -> Option<i64> {
+        let db = self.db;
+        // The member, and its type's generic arguments by name.
+        let member = |t: &Ty| -> Option<(DefId, Vec<(String, Ty)>)> {
+            let Ty::Adt { def, args, .. } = t else { return None };
+            let item = item_of(db, *def)?;
+            let m = item
+                .members
+                .iter()
+                .find(|m| m.kind == ItemKind::Var && m.is_static && m.name.as_deref() == Some(name))?
+                .ast_index;
+            let bound = item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+            Some((DefId::new(db, def.file(db), m), bound))
+        };
+        let (def, bound) = match owner {
+            Some(t) => member(t)?,
+            None => match member(&self.this.clone()) {
+                Some(found) => found,
+                None => {
+                    let defs = self.lookup_global(name);
+                    let [d] = defs.as_slice() else { return None };
+                    if d.kind != ItemKind::Var {
+                        return None;
+                    }
+                    (DefId::new(db, d.file, d.ast_index), Vec::new())
+                }
+            },
+        };
+        let item = item_of(db, def)?;
+        if !item.modifiers.contains(&SyntaxKind::CONST_KW) && !item.is_static {
+            return None;
+        }
+        let decl = crate::hir::decl_syntax(db, def)?;
+        let init = ast::Declarator::cast(decl)?.initializer()?;
+        // In the constant's own context (its struct's generic arguments
+        // as bound here).
+        let mut inner = DeclCtx::for_def(db, def);
+        inner.generics.extend(self.generics.clone());
+        inner.generics.extend(bound.into_iter().filter(|(_, t)| !matches!(t, Ty::Param { .. })));
+        inner.depth = self.depth + 1;
+        inner.eval_const(&init)
+    }
+}
+
+impl TypeResolver for DeclCtx<'_> {
+    fn this_type(&self) -> Ty {
+        self.this.clone()
+    }
+
+    /// The value of a constant integer expression written as `name` (an
+    /// array size, a generic argument): a generic value parameter, a
+    /// `static const` (or `const`) global or member, or arithmetic on
+    /// those (the text is parsed as an expression).
+    fn const_value(&mut self, name: &str) -> Option<i64> {
+        if let Some(Ty::Const(v)) = self.generics.get(name) {
+            return Some(*v);
+        }
+        if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return self.named_const(None, name);
+        }
+        let parse = slang_syntax::parse(&format!("static const int __e = {name};"));
+        let init = parse.syntax_node().descendants().find_map(ast::Declarator::cast)?.initializer()?;
+        self.eval_const(&init)
+    }
+
+    fn resolve_named(&mut self, segs: &[PathSegment]) -> Ty {
+        let Some(first) = segs.first() else { return Ty::Unknown };
+        let mut ty = self.resolve_first(first);
+        for seg in &segs[1..] {
+            ty = match ty {
+                Ty::Param { .. } | Ty::Assoc(..) => Ty::Assoc(Arc::new(ty), seg.name.clone()),
+                // `float3.Differential`, `S.Differential` (synthesized).
+                Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) | Ty::Array(..) if seg.name == "Differential" => {
+                    crate::autodiff::differential_of(self.db, &ty)
+                }
+                // `T.Element` of a scalar, vector or matrix (`ITexelElement`,
+                // `IArray`): the scalar.
+                Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) if seg.name == "Element" => {
+                    ty.scalar().map_or(Ty::Unknown, Ty::Scalar)
+                }
+                Ty::Adt { def, .. }
+                    if seg.name == "Differential"
+                        && !is_core(self.db, def.file(self.db))
+                        && crate::autodiff::synthesized_differential(self.db, self.file, def).is_some() =>
+                {
+                    crate::autodiff::differential_of(self.db, &ty)
+                }
+                Ty::Namespace(ns) => {
+                    let full = ns.clone();
+                    let scope = global_scope(self.db, self.file);
+                    match scope.namespace(&full).and_then(|t| t.get(&seg.name)).and_then(|d| d.first()).copied() {
+                        Some(d) if d.kind == ItemKind::Namespace => Ty::Namespace(format!("{full}::{}", seg.name)),
+                        Some(d) => self.type_of_type_def(&d, &seg.args),
+                        None => Ty::Unknown,
+                    }
+                }
+                Ty::Adt { def, .. } => {
+                    // A nested type or type alias.
+                    let member = item_of(self.db, def).and_then(|i| {
+                        i.members
+                            .iter()
+                            .find(|m| m.name.as_deref() == Some(seg.name.as_str()) && m.kind.is_type())
+                            .cloned()
+                    });
+                    match member {
+                        Some(m) => {
+                            let d = DefRef { file: def.file(self.db), ast_index: m.ast_index, kind: m.kind };
+                            self.type_of_type_def(&d, &seg.args)
+                        }
+                        None => Ty::Assoc(Arc::new(ty), seg.name.clone()),
+                    }
+                }
+                _ => Ty::Unknown,
+            };
+        }
+        ty
+    }
+}
+
+impl DeclCtx<'_> {
+    fn resolve_first(&mut self, seg: &PathSegment) -> Ty {
+        let name = seg.name.as_str();
+        if let Some(t) = self.generics.get(name) {
+            return t.clone();
+        }
+        // A type declared inside the enclosing struct (`typedef D
+        // Differential;`, a nested struct).
+        if let Ty::Adt { def, .. } = &self.this {
+            let def = *def;
+            let member = item_of(self.db, def)
+                .and_then(|i| i.members.iter().find(|m| m.name.as_deref() == Some(name) && m.kind.is_type()).cloned());
+            if let Some(m) = member {
+                let d = DefRef { file: def.file(self.db), ast_index: m.ast_index, kind: m.kind };
+                return self.type_of_type_def(&d, &seg.args);
+            }
+        }
+        let defs = self.lookup_global(name);
+        if let Some(d) = defs.iter().find(|d| d.kind.is_type()) {
+            return self.type_of_type_def(d, &seg.args);
+        }
+        if let Some(d) = defs.iter().find(|d| d.kind == ItemKind::Namespace) {
+            let _ = d;
+            return Ty::Namespace(name.to_string());
+        }
+        if let Some(s) = Scalar::from_name(name) {
+            return Ty::Scalar(s);
+        }
+        if let Some(t) = self.builtin_generic(name, &seg.args) {
+            return t;
+        }
+        if let Some(t) = parse_vector_alias(name) {
+            return t;
+        }
+        match name {
+            "void" => Ty::Void,
+            "String" | "string" => Ty::String,
+            // A constant as a generic argument (`Vec<N>` with `static
+            // const int N`).
+            _ if seg.args.is_empty() => self.const_value(name).map_or(Ty::Unknown, Ty::Const),
+            _ => Ty::Unknown,
+        }
+    }
+}

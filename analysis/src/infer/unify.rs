@@ -1,0 +1,134 @@
+//! Binding a generic function's parameters from a call's arguments: the
+//! one unification used by overload resolution ([`Infer::instantiate`])
+//! and by code generation ([`call_bindings`]).
+
+use super::*;
+
+/// Whether a type still mentions unbound generic parameters.
+pub(super) fn ty_is_open(t: &Ty) -> bool {
+    match t {
+        Ty::Param { .. } | Ty::Assoc(..) => true,
+        Ty::Array(e, _) | Ty::Pointer(e) => ty_is_open(e),
+        Ty::Adt { args, .. } => args.iter().any(ty_is_open),
+        Ty::Tuple(items) => items.iter().any(ty_is_open),
+        _ => false,
+    }
+}
+
+/// Bind generic parameter `name` to `value`; `false` on a certain
+/// conflict.
+fn bind_one(name: &str, value: Ty, bind: &mut HashMap<String, Ty>) -> bool {
+    match bind.get(name) {
+        None => {
+            bind.insert(name.to_string(), value);
+            true
+        }
+        Some(prev) if *prev == value || prev.is_unknown() => true,
+        // Two different scalar types: an implicit conversion joins them.
+        Some(Ty::Scalar(p)) => match value {
+            Ty::Scalar(v) => {
+                let joined = Scalar::promote(*p, v);
+                bind.insert(name.to_string(), Ty::Scalar(joined));
+                true
+            }
+            _ => false,
+        },
+        Some(_) => false,
+    }
+}
+
+/// How a call of `def` binds `def`'s own generic parameters, given the
+/// argument types and the generic arguments written at the call (already
+/// resolved): by name, value parameters as `Ty::Const`. Parameters
+/// nothing binds are absent.
+pub fn call_bindings(db: &dyn Db, def: DefId, args: &[Ty], explicit: &[Ty]) -> HashMap<String, Ty> {
+    let (mut bind, _) = bind_generics(fn_sig(db, def), args, explicit.iter().cloned());
+    bind.retain(|_, t| !t.is_unknown());
+    bind
+}
+
+/// How a call of a function with signature `sig` binds its generic
+/// parameters: the generic arguments written at the call (resolved, in
+/// order), then each parameter's type matched against its argument's.
+/// The flag is `false` on a certain conflict (the call cannot mean this
+/// function).
+pub(super) fn bind_generics(
+    sig: &FnSig,
+    args: &[Ty],
+    explicit: impl IntoIterator<Item = Ty>,
+) -> (HashMap<String, Ty>, bool) {
+    let gp = &sig.generic_params;
+    let mut bind: HashMap<String, Ty> = gp.iter().cloned().zip(explicit).collect();
+    let mut ok = true;
+    for (p, a) in sig.params.iter().zip(args) {
+        ok &= unify(&p.ty, a, gp, &mut bind, sig.elementwise);
+    }
+    (bind, ok)
+}
+
+/// Match a parameter type against an argument type, binding generic
+/// parameters; `false` on a certain conflict.
+fn unify(p: &TypeRef, a: &Ty, gp: &[String], bind: &mut HashMap<String, Ty>, elementwise: bool) -> bool {
+    if a.is_unknown() {
+        return true;
+    }
+    // `T[N]` given an array: its element type and length.
+    if let (TypeRef::Array(elem, len), Ty::Array(a_elem, a_len)) = (p, a) {
+        let ok_len = match (len, a_len) {
+            (crate::hir::ArrayLen::Named(n), Some(l)) if gp.contains(n) => bind_one(n, Ty::Const(*l as i64), bind),
+            _ => true,
+        };
+        return ok_len && unify(elem, a_elem, gp, bind, elementwise);
+    }
+    let TypeRef::Path(segs) = p else { return true };
+    let [seg] = segs.as_slice() else { return true };
+    if seg.args.is_empty() && gp.contains(&seg.name) {
+        let value = if elementwise { a.scalar().map(Ty::Scalar).unwrap_or_else(|| a.clone()) } else { a.clone() };
+        return bind_one(&seg.name, value, bind);
+    }
+    let arg_name = |x: &GenericArgRef| match x {
+        GenericArgRef::Type(TypeRef::Path(s)) if s.len() == 1 && s[0].args.is_empty() && gp.contains(&s[0].name) => {
+            Some(s[0].name.clone())
+        }
+        _ => None,
+    };
+    match (seg.name.as_str(), seg.args.as_slice(), a) {
+        ("vector", [t, n], Ty::Vector(s, len)) => {
+            let ok_t = arg_name(t).is_none_or(|name| bind_one(&name, Ty::Scalar(*s), bind));
+            let ok_n = arg_name(n).is_none_or(|name| bind_one(&name, Ty::Const(*len as i64), bind));
+            ok_t && ok_n
+        }
+        ("matrix", [t, r, c], Ty::Matrix(s, rows, cols)) => {
+            let ok_t = arg_name(t).is_none_or(|name| bind_one(&name, Ty::Scalar(*s), bind));
+            let ok_r = arg_name(r).is_none_or(|name| bind_one(&name, Ty::Const(*rows as i64), bind));
+            let ok_c = arg_name(c).is_none_or(|name| bind_one(&name, Ty::Const(*cols as i64), bind));
+            ok_t && ok_r && ok_c
+        }
+        // A generic vector or matrix parameter given a struct, a string, or
+        // the other shape.
+        ("vector" | "matrix", [..], Ty::Adt { .. } | Ty::String) => false,
+        ("vector", [..], Ty::Matrix(..)) | ("matrix", [..], Ty::Vector(..) | Ty::Scalar(_)) => false,
+        // `S<T>` given an `S<float>`: argument by argument.
+        (_, [_, ..], Ty::Adt { name, args, .. }) if *name == seg.name && args.len() == seg.args.len() => {
+            seg.args.iter().zip(args).all(|(g, a)| match g {
+                GenericArgRef::Type(t) => unify(t, a, gp, bind, false),
+                GenericArgRef::Value(_) => true,
+            })
+        }
+        _ => true,
+    }
+}
+
+/// Whether a type reference names one of `names` anywhere.
+pub(super) fn type_ref_mentions(t: &TypeRef, names: &[String]) -> bool {
+    match t {
+        TypeRef::Path(segs) => segs.iter().any(|s| {
+            names.contains(&s.name)
+                || s.args.iter().any(|a| matches!(a, GenericArgRef::Type(t) if type_ref_mentions(t, names)))
+        }),
+        TypeRef::Array(e, _) | TypeRef::Pointer(e) => type_ref_mentions(e, names),
+        TypeRef::Tuple(items) => items.iter().any(|t| type_ref_mentions(t, names)),
+        TypeRef::This => true,
+        TypeRef::Unknown => true,
+    }
+}
