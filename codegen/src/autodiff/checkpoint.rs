@@ -256,7 +256,6 @@ impl<'a> Recompute<'a> {
         let ValueKind::Param { block, index } = self.src.value(x).kind else { return None };
         let l = lp?;
         self.combined.loops[l].rev_index?;
-        self.combined.loops[l].before?;
         let ty = self.src.value(x).ty;
         use slang_analysis::ty::Scalar;
         if !matches!(self.types.get(ty), Type::Scalar(Scalar::Int32 | Scalar::UInt32)) {
@@ -347,13 +346,16 @@ impl<'a> Recompute<'a> {
         let (first, step) = self.induction(x, lp).expect("checked by feasible");
         let l = lp.expect("checked by induction");
         let lp_info = &self.combined.loops[l];
-        let (k, before) = (lp_info.rev_index.expect("checked"), lp_info.before.expect("checked"));
+        let (k, before) = (lp_info.rev_index.expect("checked"), lp_info.before);
         let parent = lp_info.parent;
         let span = self.src.value(x).span;
         let ty = self.src.value(x).ty;
         let first = self.operand(first, parent, block);
-        let k0 = self.read(self.combined.saves[self.by_var[&before]], lp);
         let int = self.func.value(k).ty;
+        let k0 = match before {
+            Some(before) => self.read(self.combined.saves[self.by_var[&before]], lp),
+            None => self.push(Op::Const(Const::Int(0)), int, span),
+        };
         let mut n = self.push(Op::Binary(BinaryOp::Sub, k, k0), int, span);
         if ty != int {
             n = self.push(Op::Convert(n), ty, span);

@@ -270,9 +270,11 @@ impl Rev<'_> {
     pub(super) fn reverse_loop(&mut self, l: usize, body: &[Node], continuing: &[Node]) -> Result<(), CodegenError> {
         let int = self.module.types.intern(Type::Scalar(slang_analysis::ty::Scalar::Int32));
         let bool_ty = self.bool_ty();
-        let before = self.st.loops[l].before.expect("a copied loop");
         let after = self.st.loops[l].after.expect("a copied loop");
-        let first = self.restore(before);
+        let first = match self.st.loops[l].before {
+            Some(before) => self.restore(before),
+            None => self.inst(Op::Const(crate::ir::Const::Int(0)), int),
+        };
         let end = self.restore(after);
         let one = self.inst(Op::Const(crate::ir::Const::Int(1)), int);
         let last = self.inst(Op::Binary(BinaryOp::Sub, end, one), int);

@@ -220,7 +220,7 @@ pub struct SavedLoop {
     /// The blocks of its reversal.
     pub rev_blocks: Vec<BlockId>,
     /// The save of the counter before the loop: the number of its first
-    /// iteration.
+    /// iteration (`None`: zero, for a loop in no other loop).
     pub before: Option<ValueId>,
     /// The save of the iteration count after the loop (the last
     /// iteration's values are read through it after the loop).
@@ -597,7 +597,8 @@ struct LoopInfo {
     index: Option<ValueId>,
     broke: ValueId,
     continued: ValueId,
-    /// The counter before and after the loop.
+    /// The counter before (`None`: zero, in no other loop) and after the
+    /// loop.
     before: Option<Saved>,
     after: Option<Saved>,
     /// Whether each iteration ran its continuing part.

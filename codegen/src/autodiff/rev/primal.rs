@@ -401,8 +401,12 @@ impl Rev<'_> {
             rev_blocks: Vec::new(),
         });
         self.st.loop_of_node.insert(node as *const Node, l);
-        let c0 = self.load(counter);
-        self.st.loops[l].before = Some(self.save(c0));
+        // (A loop in no other one is reached at most once, with the
+        // counter at zero: nothing to save.)
+        if !self.st.loop_stack.is_empty() {
+            let c0 = self.load(counter);
+            self.st.loops[l].before = Some(self.save(c0));
+        }
         let f = self.inst(Op::Const(crate::ir::Const::Bool(false)), bool_ty);
         self.store(broke, f);
         let (header, brk, cont) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
