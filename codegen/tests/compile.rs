@@ -1454,3 +1454,25 @@ float f(Net net, float x)
     let (small, large) = (size(32), size(64));
     assert!(large / small <= 2.2, "{small} -> {large} bytes of IR");
 }
+
+/// A value computed from constants alone outside a loop (`4.0 / 64.0`) is
+/// computed again where the loop's reversal uses it, not saved: what is
+/// left is the loop-carried `y` (4 bytes for each of 5 slots) and the
+/// counter after the loop.
+#[test]
+fn checkpointing_recomputes_constant_expressions_in_loops() {
+    let src = r#"
+[Differentiable]
+float f(float x)
+{
+    const float dt = 4.0 / 64.0;
+    float y = x;
+    [MaxIters(4)]
+    for (int i = 0; i < 4; i++)
+        y = y * x + dt * y;
+    return y;
+}
+"#;
+    let after = &reverse_passes(src, "f")["checkpoint"];
+    assert!(after.starts_with("// saves 24 bytes per thread (2 values)\n"), "{after}");
+}

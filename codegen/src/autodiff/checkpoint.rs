@@ -19,7 +19,8 @@
 //!   its own loop level: a value of a loop in the reversal of that loop
 //!   (from what that iteration saved), a value outside every loop outside
 //!   every reversed loop (values from outside a loop are read once
-//!   rather than recomputed per iteration). Recomputations are shared
+//!   rather than recomputed per iteration, unless computed from constants
+//!   alone). Recomputations are shared
 //!   within a block.
 //! * **Recomputed from the iteration number**: an integer induction
 //!   variable of a loop (a block parameter entering with a value readable
@@ -219,8 +220,9 @@ impl<'a> Recompute<'a> {
         if let Some(&r) = self.memo.get(&(x, block)) {
             return Some(r);
         }
-        // Recomputed at the value's own loop level only.
-        if (lp.is_none() && in_loop) || !self.feasible(x, lp) {
+        // Recomputed at the value's own loop level only (or anywhere, when
+        // it is computed from constants alone).
+        if (lp.is_none() && in_loop && !self.constant(x)) || !self.feasible(x, lp) {
             self.memo.insert((x, block), v);
             return None;
         }
@@ -237,6 +239,14 @@ impl<'a> Recompute<'a> {
             _ => recomputable_op(Some(op)),
         };
         call_ok && op.operands().into_iter().all(|o| self.available(o, lp))
+    }
+
+    /// Whether `x` is arithmetic of constants alone (as cheap to compute
+    /// again as to read).
+    fn constant(&self, x: ValueId) -> bool {
+        let op = self.src.op(x);
+        matches!(op, Some(Op::Const(_)))
+            || (recomputable_op(op) && op.is_some_and(|op| op.operands().into_iter().all(|o| self.constant(o))))
     }
 
     /// Whether `f`'s `o` can be had at loop level `lp`: a constant, a
