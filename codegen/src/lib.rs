@@ -10,6 +10,7 @@
 //! validator runs after every pass.
 
 pub mod autodiff;
+pub mod cse;
 pub mod dce;
 pub mod ir;
 pub mod layout;

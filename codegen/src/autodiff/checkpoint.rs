@@ -19,10 +19,19 @@
 //!   its own loop level: a value of a loop in the reversal of that loop
 //!   (from what that iteration saved), a value outside every loop outside
 //!   every reversed loop (values from outside a loop are read once
-//!   rather than recomputed per iteration). Recomputations are shared
+//!   rather than recomputed per iteration, unless computed from constants
+//!   alone). Recomputations are shared
 //!   within a block.
+//! * **Recomputed from the iteration number**: an integer induction
+//!   variable of a loop (a block parameter entering with a value readable
+//!   there and advanced by a constant step on every back edge), as its
+//!   first value plus the step times the iterations before the one being
+//!   reversed.
+//! * **Calls recomputed**: a call of a pure function ([`pure_callees`]:
+//!   reads only its arguments, writes only its own locals) from operands
+//!   as above, unless the callee is `[PreferCheckpoint]`.
 //! * **Checkpointed**: everything else — loads (memory may have changed
-//!   since), calls and their contexts, block parameters (the state loops
+//!   since), other calls and their contexts, block parameters (the state loops
 //!   and merges carry), the transcription's own counters and flags — and
 //!   every value of a `[PreferCheckpoint]` function.
 //!
@@ -35,7 +44,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::autodiff::rev::{Combined, Save};
 use crate::ir::{
-    AddressSpace, BlockId, Function, FunctionBuilder, Module, Op, Type, TypeId, Types, Value, ValueId, ValueKind,
+    AddressSpace, BinaryOp, BlockId, Const, FuncId, Function, FunctionBuilder, Module, Op, Terminator, Type, TypeId,
+    Types, Value, ValueId, ValueKind,
 };
 
 /// Run the pass on a transcribed backward derivative: recompute what is
@@ -47,7 +57,9 @@ pub fn run(module: &mut Module, combined: &mut Combined) -> (u32, u32) {
         std::mem::replace(&mut module.functions[d], FunctionBuilder::new(String::new(), TypeId(0), None).finish());
     let src = &module.functions[combined.primal.index()];
     if !src.prefer_checkpoint {
-        Recompute::new(src, &mut func, &mut module.types, combined).run();
+        let pure = pure_callees(module, src);
+        let src = &module.functions[combined.primal.index()];
+        Recompute::new(src, &mut func, &mut module.types, combined, pure).run();
     }
     prune(&mut func, &mut combined.saves);
     module.functions[d] = func;
@@ -57,6 +69,51 @@ pub fn run(module: &mut Module, combined: &mut Combined) -> (u32, u32) {
 /// Bytes per thread and number of values of a set of saves.
 pub fn context_size(saves: &[Save]) -> (u32, u32) {
     saves.iter().fold((0u32, 0u32), |(bytes, n), s| (bytes.saturating_add(s.bytes), n + 1))
+}
+
+/// The functions that `f` calls which are pure (recomputable from their
+/// arguments alone) and not `[PreferCheckpoint]`.
+fn pure_callees(module: &Module, f: &Function) -> HashSet<FuncId> {
+    let mut memo = HashMap::new();
+    let mut out = HashSet::new();
+    for v in &f.values {
+        if let ValueKind::Inst(Op::Call(g, _)) = &v.kind {
+            if !module.function(*g).prefer_checkpoint && pure(module, *g, &mut memo) {
+                out.insert(*g);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `g` only computes from its arguments: every parameter is an
+/// `in` value (no pointer), it reads no global memory or texture, writes
+/// only its own local variables, and calls only such functions.
+fn pure(module: &Module, g: FuncId, memo: &mut HashMap<FuncId, bool>) -> bool {
+    if let Some(&p) = memo.get(&g) {
+        return p;
+    }
+    // (Recursion: not pure.)
+    memo.insert(g, false);
+    let func = module.function(g);
+    let root = |mut p: ValueId| loop {
+        match func.op(p) {
+            Some(Op::FieldAddr(b, _) | Op::ElementAddr(b, _)) => p = *b,
+            other => return other,
+        }
+    };
+    let params_ok = func.params.iter().all(|p| {
+        p.dir == crate::ir::ParamDir::In && !matches!(module.types.get(p.ty), Type::Ptr(..) | Type::Texture(..))
+    });
+    let ok = params_ok
+        && func.blocks.iter().flat_map(|b| &b.insts).all(|&i| match func.op(i) {
+            Some(Op::Store { ptr, .. }) => matches!(root(*ptr), Some(Op::Var)),
+            Some(Op::Global(_) | Op::Atomic { .. } | Op::Barrier(_) | Op::Texture(..) | Op::ArrayLength(_)) => false,
+            Some(Op::Call(h, _)) => pure(module, *h, memo),
+            _ => true,
+        });
+    memo.insert(g, ok);
+    ok
 }
 
 /// Whether an instruction of `f` may be computed again from its operands.
@@ -92,13 +149,21 @@ struct Recompute<'a> {
     memo: HashMap<(ValueId, BlockId), ValueId>,
     /// Instructions made for the load being replaced, in order.
     pending: Vec<ValueId>,
+    /// The pure functions `f` calls ([`pure_callees`]).
+    pure: HashSet<FuncId>,
 }
 
 impl<'a> Recompute<'a> {
-    fn new(src: &'a Function, func: &'a mut Function, types: &'a mut Types, combined: &'a Combined) -> Self {
+    fn new(
+        src: &'a Function,
+        func: &'a mut Function,
+        types: &'a mut Types,
+        combined: &'a Combined,
+        pure: HashSet<FuncId>,
+    ) -> Self {
         let by_var = combined.saves.iter().enumerate().map(|(i, s)| (s.var, i)).collect();
         let by_origin = combined.saves.iter().enumerate().filter_map(|(i, s)| Some((s.origin?, i))).collect();
-        Recompute { src, func, types, combined, by_var, by_origin, memo: HashMap::new(), pending: Vec::new() }
+        Recompute { src, func, types, combined, by_var, by_origin, memo: HashMap::new(), pending: Vec::new(), pure }
     }
 
     fn run(&mut self) {
@@ -155,8 +220,9 @@ impl<'a> Recompute<'a> {
         if let Some(&r) = self.memo.get(&(x, block)) {
             return Some(r);
         }
-        // Recomputed at the value's own loop level only.
-        if (lp.is_none() && in_loop) || !self.feasible(x, lp) {
+        // Recomputed at the value's own loop level only (or anywhere, when
+        // it is computed from constants alone).
+        if (lp.is_none() && in_loop && !self.constant(x)) || !self.feasible(x, lp) {
             self.memo.insert((x, block), v);
             return None;
         }
@@ -167,13 +233,80 @@ impl<'a> Recompute<'a> {
     /// arithmetic whose every operand is a constant, a parameter, or
     /// saved at that level or an enclosing one.
     fn feasible(&self, x: ValueId, lp: Option<usize>) -> bool {
-        let Some(op) = self.src.op(x) else { return false };
-        recomputable_op(Some(op))
-            && op.operands().into_iter().all(|o| {
-                matches!(self.src.op(o), Some(Op::Const(_)))
-                    || self.combined.params.contains_key(&o)
-                    || self.by_origin.get(&o).is_some_and(|&s| self.readable_at(self.combined.saves[s].lp, lp))
-            })
+        let Some(op) = self.src.op(x) else { return self.induction(x, lp).is_some() };
+        let call_ok = match op {
+            Op::Call(g, _) => self.pure.contains(g),
+            _ => recomputable_op(Some(op)),
+        };
+        call_ok && op.operands().into_iter().all(|o| self.available(o, lp))
+    }
+
+    /// Whether `x` is arithmetic of constants alone (as cheap to compute
+    /// again as to read).
+    fn constant(&self, x: ValueId) -> bool {
+        let op = self.src.op(x);
+        matches!(op, Some(Op::Const(_)))
+            || (recomputable_op(op) && op.is_some_and(|op| op.operands().into_iter().all(|o| self.constant(o))))
+    }
+
+    /// Whether `f`'s `o` can be had at loop level `lp`: a constant, a
+    /// parameter, or saved at that level or an enclosing one.
+    fn available(&self, o: ValueId, lp: Option<usize>) -> bool {
+        matches!(self.src.op(o), Some(Op::Const(_)))
+            || self.combined.params.contains_key(&o)
+            || self.by_origin.get(&o).is_some_and(|&s| self.readable_at(self.combined.saves[s].lp, lp))
+    }
+
+    /// When block parameter `x` of `f` is an integer induction variable of
+    /// loop `lp` (saved per iteration of it): its first value and its
+    /// step. Every edge into its block passes either the same first value
+    /// (available at `lp`) or `x + step` (`step` a constant, the same on
+    /// every back edge); every iteration but the last runs the back edge.
+    fn induction(&self, x: ValueId, lp: Option<usize>) -> Option<(ValueId, ValueId)> {
+        let ValueKind::Param { block, index } = self.src.value(x).kind else { return None };
+        let l = lp?;
+        self.combined.loops[l].rev_index?;
+        let ty = self.src.value(x).ty;
+        use slang_analysis::ty::Scalar;
+        if !matches!(self.types.get(ty), Type::Scalar(Scalar::Int32 | Scalar::UInt32)) {
+            return None;
+        }
+        let (mut first, mut step) = (None, None);
+        for b in &self.src.blocks {
+            let args = match &b.term {
+                Terminator::Branch { target, args } | Terminator::Loop { header: target, args, .. }
+                    if *target == block =>
+                {
+                    args
+                }
+                _ => continue,
+            };
+            let a = *args.get(index as usize)?;
+            let this_step = match self.src.op(a) {
+                Some(Op::Binary(BinaryOp::Add, p, c)) | Some(Op::Binary(BinaryOp::Add, c, p))
+                    if *p == x && matches!(self.src.op(*c), Some(Op::Const(Const::Int(_)))) =>
+                {
+                    Some(*c)
+                }
+                _ => None,
+            };
+            match this_step {
+                Some(c) => {
+                    let value = |v: ValueId| self.src.op(v).cloned();
+                    if step.is_some_and(|s| value(s) != value(c)) {
+                        return None;
+                    }
+                    step = Some(c);
+                }
+                None => {
+                    if first.is_some_and(|f| f != a) || !self.available(a, self.combined.loops[l].parent) {
+                        return None;
+                    }
+                    first = Some(a);
+                }
+            }
+        }
+        Some((first?, step?))
     }
 
     /// Whether a value saved at loop level `saved` can be read at level
@@ -206,12 +339,41 @@ impl<'a> Recompute<'a> {
         if let Some(&r) = self.memo.get(&(x, block)) {
             return r;
         }
-        let mut op = self.src.op(x).expect("an instruction").clone();
+        let Some(op) = self.src.op(x) else { return self.recompute_induction(x, lp, block) };
+        let mut op = op.clone();
         let operands: HashMap<ValueId, ValueId> =
             op.operands().into_iter().map(|o| (o, self.operand(o, lp, block))).collect();
         op.map_operands(|o| operands[&o]);
         let value = self.src.value(x);
         let r = self.push(op, value.ty, value.span);
+        self.memo.insert((x, block), r);
+        r
+    }
+
+    /// Induction variable `x` ([`Self::induction`]) in the reversal of its
+    /// loop: `first + (iteration - first iteration) * step`.
+    fn recompute_induction(&mut self, x: ValueId, lp: Option<usize>, block: BlockId) -> ValueId {
+        let (first, step) = self.induction(x, lp).expect("checked by feasible");
+        let l = lp.expect("checked by induction");
+        let lp_info = &self.combined.loops[l];
+        let (k, before) = (lp_info.rev_index.expect("checked"), lp_info.before);
+        let parent = lp_info.parent;
+        let span = self.src.value(x).span;
+        let ty = self.src.value(x).ty;
+        let first = self.operand(first, parent, block);
+        let int = self.func.value(k).ty;
+        let k0 = match before {
+            Some(before) => self.read(self.combined.saves[self.by_var[&before]], lp),
+            None => self.push(Op::Const(Const::Int(0)), int, span),
+        };
+        let mut n = self.push(Op::Binary(BinaryOp::Sub, k, k0), int, span);
+        if ty != int {
+            n = self.push(Op::Convert(n), ty, span);
+        }
+        let c = self.src.op(step).cloned().expect("a constant");
+        let step = self.push(c, ty, span);
+        let offset = self.push(Op::Binary(BinaryOp::Mul, n, step), ty, span);
+        let r = self.push(Op::Binary(BinaryOp::Add, first, offset), ty, span);
         self.memo.insert((x, block), r);
         r
     }
