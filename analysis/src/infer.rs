@@ -2742,6 +2742,13 @@ impl<'db> Infer<'_, 'db> {
             }
             _ => {}
         }
+        if carries && !self.store_candidates.iter().any(|c| c.0 == id) {
+            let local = |n: &str| self.local(n).map(|l| l.decl.is_none());
+            let (file, body) = (self.ctx.file, self.body);
+            if let Some(into) = crate::autodiff::location_without_derivative(db, file, body, &self.types, lhs, &local) {
+                self.store_candidates.push((id, rhs, into));
+            }
+        }
     }
 
     /// The property or `__subscript` of a user type that `e` (`s.p`,
@@ -3742,6 +3749,10 @@ impl<'db> Infer<'_, 'db> {
 
     fn is_lvalue(&self, e: ExprId) -> bool {
         match self.body.expr(e) {
+            // A `let` or `const` local (or `const` parameter).
+            Expr::Path(segs, false) if segs.len() == 1 && self.local(&segs[0].name).is_some_and(|l| l.immutable) => {
+                false
+            }
             Expr::Path(..) | Expr::This => true,
             Expr::Member { receiver, .. } | Expr::Index { base: receiver, .. } => self.is_lvalue(*receiver),
             Expr::Prefix { op: SyntaxKind::STAR, .. } | Expr::NoDiff(_) | Expr::Missing | Expr::Other(_) => true,

@@ -45,6 +45,7 @@ pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>
                     "a struct cannot be declared in a `for` statement's initializer; declare it before the loop",
                 ));
             }
+            SyntaxKind::FUNC_EXTENSION => func_extension_target(&node, out),
             _ => {}
         }
         let Some(context) = context_of(&node) else { continue };
@@ -290,6 +291,32 @@ fn check_var(node: &SyntaxNode, context: Context, out: &mut Vec<Diagnostic>) {
             }
         }
         _ => {}
+    }
+}
+
+/// `__func_extension TARGET(params) -> R { … }`: the target must be
+/// `fwd_diff(f)`, `bwd_diff(f)` or `__apply(f)` (the reference compiler's
+/// E30126 and E30127).
+fn func_extension_target(node: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    let Some(target) =
+        node.children().find(|c| !matches!(c.kind(), SyntaxKind::GENERIC_PARAM_LIST | SyntaxKind::ATTRIBUTE))
+    else {
+        return;
+    };
+    let ok = match target.kind() {
+        SyntaxKind::DIFF_EXPR => true,
+        SyntaxKind::CALL_EXPR => target.children().next().is_some_and(|c| c.text() == "__apply"),
+        // (Recovery from a syntax error.)
+        SyntaxKind::PARAM_LIST | SyntaxKind::RETURN_TYPE | SyntaxKind::BLOCK | SyntaxKind::ERROR => true,
+        _ => false,
+    };
+    if !ok {
+        out.push(Diagnostic {
+            range: target.text_range(),
+            severity: Severity::Error,
+            code: "invalid-func-extension",
+            message: "a `__func_extension` target must be `fwd_diff(f)`, `bwd_diff(f)` or `__apply(f)`".to_string(),
+        });
     }
 }
 
