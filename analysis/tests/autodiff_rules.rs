@@ -126,7 +126,7 @@ struct MyType : IDifferentiable
 }
 "#,
         expect![[r#"
-            /main.slang:10:11: error[missing-differential-field]: the differentiable field `x` has no field of `MyDiff` to hold its derivative: add `[DerivativeMember(MyDiff.…)]`, or mark it `no_diff`
+            /main.slang:10:11: error[missing-differential-field]: the differentiable field `x` needs a field of `MyDiff` (the `Differential` of `MyType`) to hold its derivative: name it with `[DerivativeMember(…)]`, or mark the field `no_diff`
         "#]],
     );
 }
@@ -149,7 +149,7 @@ struct MyType : IDifferentiable
 }
 "#,
         expect![[r#"
-            /main.slang:11:12: error[missing-differential-field]: the differentiable field `w` has no field of `MyDiff` to hold its derivative: add `[DerivativeMember(MyDiff.…)]`, or mark it `no_diff`
+            /main.slang:11:12: error[missing-differential-field]: the differentiable field `w` needs a field of `MyDiff` (the `Differential` of `MyType`) to hold its derivative: name it with `[DerivativeMember(…)]`, or mark the field `no_diff`
         "#]],
     );
 }
@@ -176,7 +176,7 @@ struct MyType : IDifferentiable
 }
 "#,
         expect![[r#"
-            /main.slang:12:11: error[missing-differential-field]: the differentiable field `q` has no field of `MyDiff` to hold its derivative: add `[DerivativeMember(MyDiff.…)]`, or mark it `no_diff`
+            /main.slang:12:11: error[missing-differential-field]: the differentiable field `q` needs a field of `MyDiff` (the `Differential` of `MyType`) to hold its derivative: name it with `[DerivativeMember(…)]`, or mark the field `no_diff`
         "#]],
     );
 }
@@ -204,8 +204,8 @@ struct T3 : IDifferentiable
 }
 "#,
         expect![[r#"
-            /main.slang:5:11: error[missing-differential-field]: the differentiable field `x` has no field of `float` to hold its derivative: add `[DerivativeMember(float.…)]`, or mark it `no_diff`
-            /main.slang:15:11: error[missing-differential-field]: the differentiable field `x` has no field of `float3` to hold its derivative: add `[DerivativeMember(float3.…)]`, or mark it `no_diff`
+            /main.slang:5:11: error[missing-differential-field]: the differentiable field `x` needs a field of `float` (the `Differential` of `MyType`) to hold its derivative: name it with `[DerivativeMember(…)]`, or mark the field `no_diff`
+            /main.slang:15:11: error[missing-differential-field]: the differentiable field `x` needs a field of `float3` (the `Differential` of `T3`) to hold its derivative: name it with `[DerivativeMember(…)]`, or mark the field `no_diff`
         "#]],
     );
 }
@@ -238,7 +238,7 @@ struct Fine : IDifferentiable
 "#,
         expect![[r#"
             /main.slang:11:17: error[invalid-differential]: `BadDiff` cannot be the `Differential` of `MyType`: a `Differential` type's own `Differential` must be itself, but that of `BadDiff` is `float`
-            /main.slang:13:11: error[missing-differential-field]: the differentiable field `val` has no field of `BadDiff` to hold its derivative: add `[DerivativeMember(BadDiff.…)]`, or mark it `no_diff`
+            /main.slang:13:11: error[missing-differential-field]: the differentiable field `val` needs a field of `BadDiff` (the `Differential` of `MyType`) to hold its derivative: name it with `[DerivativeMember(…)]`, or mark the field `no_diff`
         "#]],
     );
 }
@@ -509,7 +509,9 @@ void k3(float x)
 {
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            /main.slang:4:15: error[differentiable-kernel-param]: a differentiable `[CudaKernel]` cannot have differentiable parameters: pass derivatives through a `DiffTensorView`, or mark the parameter `no_diff`
+        "#]],
     );
 }
 
@@ -534,6 +536,10 @@ void main()
     f(w);
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            /main.slang:9:22: error[not-an-lvalue]: an `out` or `inout` argument must be a variable
+            /main.slang:11:7: error[not-an-lvalue]: an `out` or `inout` argument must be a variable
+            /main.slang:13:7: error[not-an-lvalue]: an `out` or `inout` argument must be a variable
+        "#]],
     );
 }
