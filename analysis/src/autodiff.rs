@@ -322,6 +322,15 @@ pub fn synthesized_differential(db: &dyn Db, file: SourceFile, def: DefId) -> Op
     synthesized_differential_of(db, file, def, &[])
 }
 
+/// Whether the field `m` (`mdef`) is declared `no_diff`.
+pub(crate) fn field_is_no_diff(db: &dyn Db, m: &crate::item_tree::Item, mdef: DefId) -> bool {
+    m.modifiers.contains(&slang_syntax::SyntaxKind::NO_DIFF_KW)
+        || crate::hir::decl_syntax(db, mdef).is_some_and(|n| {
+            n.parent()
+                .is_some_and(|p| p.children_with_tokens().any(|e| e.kind() == slang_syntax::SyntaxKind::NO_DIFF_KW))
+        })
+}
+
 /// [`synthesized_differential`] of the instance `def<args>` of a struct
 /// (generic or not).
 pub fn synthesized_differential_of(
@@ -349,11 +358,7 @@ pub fn synthesized_differential_of(
     let mut same_types = true;
     for m in item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static) {
         let mdef = DefId::new(db, def.file(db), m.ast_index);
-        let no_diff = m.modifiers.contains(&slang_syntax::SyntaxKind::NO_DIFF_KW)
-            || crate::hir::decl_syntax(db, mdef).is_some_and(|n| {
-                n.parent()
-                    .is_some_and(|p| p.children_with_tokens().any(|e| e.kind() == slang_syntax::SyntaxKind::NO_DIFF_KW))
-            });
+        let no_diff = field_is_no_diff(db, m, mdef);
         let ty = crate::infer::decl_type_ref(db, mdef)
             .clone()
             .map(|t| DeclCtx::specialized(db, mdef, &bindings).resolve(&t))
@@ -623,9 +628,10 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
     let scope = crate::name_res::global_scope(db, file);
     for item in tree.walk().filter(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)) {
         check_manual_differential(db, file, item, &mut out);
+        crate::autodiff_checks::written_differential(db, file, item, &mut out);
     }
     // Function and loop attributes on types and variables.
-    let restricted = |a: &String| function_only(a) || LOOP_ATTRIBUTES.contains(&a.as_str());
+    let restricted = |a: &String| function_only(a) || LOOP_ATTRIBUTES.contains(&a.as_str()) || a == "DerivativeMember";
     for item in tree.walk().filter(|i| {
         matches!(i.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Enum | ItemKind::Var)
             && i.attrs.iter().any(restricted)
@@ -713,6 +719,12 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
                 _ => {}
             }
         }
+        if backward || forward {
+            crate::autodiff_checks::differentiable_fn(db, file, def, &local, start, &mut out);
+        }
+        if item.has_attr("PrimalSubstituteOf") {
+            crate::autodiff_checks::primal_substitute(db, def, item, &local, start, &mut out);
+        }
         // Loops (the reference compiler asks for a bound in forward-only
         // functions too).
         for lp in local.descendants().filter(|n| matches!(n.kind(), K::FOR_STMT | K::WHILE_STMT | K::DO_WHILE_STMT)) {
@@ -771,6 +783,78 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
         }
     }
     out
+}
+
+/// Why the location an assignment in a differentiable function writes
+/// (`lhs`) cannot hold a derivative, when it cannot: a global
+/// (`static` or `groupshared`), a `no_diff` `out`/`inout` parameter, or a
+/// part of a value whose type is not differentiable (`obj.f` with `obj` a
+/// struct that is not `IDifferentiable`). A store of a derivative-carrying
+/// value there is the reference compiler's E41031. `local` tells whether a
+/// name is a local of the body (`Some(true)` for a parameter). `None` when
+/// the location can hold one or cannot be told.
+pub(crate) fn location_without_derivative(
+    db: &dyn Db,
+    file: SourceFile,
+    body: &crate::hir::Body,
+    types: &[Ty],
+    lhs: crate::hir::ExprId,
+    local: &dyn Fn(&str) -> Option<bool>,
+) -> Option<String> {
+    use crate::hir::Expr;
+    let mut e = lhs;
+    loop {
+        match body.expr(e) {
+            Expr::Member { receiver, .. } => {
+                let ty = types.get(receiver.0 as usize)?;
+                if let Ty::Adt { def, name, .. } = ty {
+                    let user_struct = !is_core(db, def.file(db))
+                        && item_of(db, *def).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class));
+                    if user_struct && type_diff(db, file, ty) == TypeDiff::No {
+                        return Some(format!("a field of a `{name}`, a type that is not differentiable"));
+                    }
+                }
+                e = *receiver;
+            }
+            // Elements of arrays, vectors and matrices (not subscripts of
+            // other types, which go through accessors).
+            Expr::Index { base, .. } => {
+                if !matches!(types.get(base.0 as usize)?, Ty::Array(..) | Ty::Vector(..) | Ty::Matrix(..)) {
+                    return None;
+                }
+                e = *base;
+            }
+            Expr::Path(segs, false) if segs.len() == 1 => {
+                let name = segs[0].name.as_str();
+                return match local(name) {
+                    Some(true) => body
+                        .params
+                        .iter()
+                        .any(|p| p.name.as_deref() == Some(name) && p.no_diff && p.is_out)
+                        .then(|| format!("the `no_diff` parameter `{name}`")),
+                    Some(false) => None,
+                    None => {
+                        let scope = crate::name_res::global_scope(db, file);
+                        let defs = scope.lookup(name)?;
+                        let [d] = defs.as_slice() else { return None };
+                        if d.kind != ItemKind::Var {
+                            return None;
+                        }
+                        let item = item_of(db, DefId::new(db, d.file, d.ast_index))?;
+                        use slang_syntax::SyntaxKind as K;
+                        if item.modifiers.contains(&K::GROUPSHARED_KW) {
+                            Some(format!("the `groupshared` variable `{name}`"))
+                        } else if item.modifiers.contains(&K::STATIC_KW) {
+                            Some(format!("the global `{name}`"))
+                        } else {
+                            None
+                        }
+                    }
+                };
+            }
+            _ => return None,
+        }
+    }
 }
 
 /// A struct that writes its own `IDifferentiable` parts: `dzero`, `dadd`
@@ -1259,6 +1343,9 @@ fn misplaced_attribute(name: &str, holder: &slang_syntax::SyntaxNode) -> Option<
     }
     if name == "DerivativeMember" && target != K::VAR_DECL {
         return Some(format!("`[DerivativeMember]` applies to fields, not to {what}"));
+    }
+    if name == "DerivativeMember" && holder.parent().is_none_or(|p| p.kind() != K::MEMBER_LIST) {
+        return Some("`[DerivativeMember]` applies to fields of a struct, not to other variables".to_string());
     }
     None
 }

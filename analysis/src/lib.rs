@@ -13,6 +13,7 @@
 
 mod activity;
 pub mod autodiff;
+mod autodiff_checks;
 mod base;
 pub mod checks;
 pub mod conformance;

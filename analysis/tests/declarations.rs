@@ -342,3 +342,264 @@ float4 frag(float4 p : SV_NoSuchValue) : SV_Target { return p; }
         "#]],
     );
 }
+
+/// slangc: E31225 on lines 2, 3 and 8 (a `static const` without a value in a
+/// struct, at module scope and in a function); `extern`, initialized and
+/// non-static constants are fine.
+#[test]
+fn static_const_without_value() {
+    check(
+        r#"
+struct S { static const int x; int y; }
+static const int g;
+extern static const int e;
+static const int ok = 1;
+const int nonStatic;
+[numthreads(1,1,1)]
+void main() { static const int loc; }
+"#,
+        expect![[r#"
+            /main.slang:2:29: error[missing-initializer]: the `static const` `x` needs a value: write `static const … x = …;`
+            /main.slang:3:18: error[missing-initializer]: the `static const` `g` needs a value: write `static const … g = …;`
+            /main.slang:8:32: error[missing-initializer]: the `static const` `loc` needs a value: write `static const … loc = …;`
+        "#]],
+    );
+}
+
+/// slangc: E30069 on lines 3 and 6; E31201 on line 7 at the first local
+/// only (`static groupshared` is fine).
+#[test]
+fn no_discard_void_and_groupshared_locals() {
+    check(
+        r#"
+[NoDiscard]
+void a() {}
+[NoDiscard]
+int b() { return 0; }
+struct S { [NoDiscard] void c() {} }
+void g() { groupshared int x; static groupshared int y; }
+"#,
+        expect![[r#"
+            /main.slang:3:6: error[invalid-attribute]: `[NoDiscard]` on `a`, which returns `void`: there is no result to discard; remove the attribute
+            /main.slang:6:29: error[invalid-attribute]: `[NoDiscard]` on `c`, which returns `void`: there is no result to discard; remove the attribute
+            /main.slang:7:12: error[modifier-not-allowed]: a local variable cannot be `groupshared`; declare it at module scope
+        "#]],
+    );
+}
+
+/// slangc: E30852 on line 5 only: a generic extension of the interface's
+/// conforming types is fine.
+#[test]
+fn extension_of_an_interface() {
+    check(
+        r#"
+interface IFoo { int f(); }
+struct Parent { int a; }
+struct Child : Parent { int b; }
+extension IFoo { int g() { return 0; } }
+extension<T : IFoo> T { int h() { return 1; } }
+"#,
+        expect![[r#"
+            /main.slang:5:11: error[declaration-not-allowed]: an interface (`IFoo`) cannot be extended; write a generic extension: `extension<T : IFoo> T { … }`
+        "#]],
+    );
+}
+
+/// slangc: E30057 on lines 5, 6 and 7; none for a parenthesized
+/// assignment, a ternary, or an assignment inside `&&`.
+#[test]
+fn assignment_as_condition() {
+    check(
+        r#"
+void f() {
+    int a = 1;
+    int b;
+    while (a = 0) {}
+    for (; a = 0;) {}
+    if (b = a) {}
+    bool c = (a = 1) ? true : false;
+    if (a == 0 && (b = 1)) {}
+}
+"#,
+        expect![[r#"
+            /main.slang:5:12: error[assignment-in-condition]: an assignment cannot be a condition: write `==` to compare, or put the assignment in parentheses (`if ((a = b))`) if it is meant
+            /main.slang:6:12: error[assignment-in-condition]: an assignment cannot be a condition: write `==` to compare, or put the assignment in parentheses (`if ((a = b))`) if it is meant
+            /main.slang:7:9: error[assignment-in-condition]: an assignment cannot be a condition: write `==` to compare, or put the assignment in parentheses (`if ((a = b))`) if it is meant
+        "#]],
+    );
+}
+
+/// slangc: E30057 on line 5 only (`+=` and a comma expression are fine).
+#[test]
+fn assignment_as_condition_2() {
+    check(
+        r#"
+void f() {
+    int a = 1;
+    if (a += 1) {}
+    do {} while (a = 2);
+    if (a = 0, true) {}
+}
+"#,
+        expect![[r#"
+            /main.slang:5:18: error[assignment-in-condition]: an assignment cannot be a condition: write `==` to compare, or put the assignment in parentheses (`if ((a = b))`) if it is meant
+        "#]],
+    );
+}
+
+/// slangc: E30605 on lines 3, 4, 5, 6 and 10 (cases equal by value: `0x1`
+/// and `1`, `'a'` and `97`, `1u` and `1`; the same enum case). Line 4
+/// (`1 + 1` and `2`) is not reported here: only literals and names are
+/// compared.
+#[test]
+fn duplicate_switch_cases() {
+    check(
+        r#"
+void f(int c) {
+    switch (c) { case 1: break; case 0x1: break; }
+    switch (c) { case 1 + 1: break; case 2: break; }
+    switch (c) { case 'a': break; case 97: break; }
+    switch (c) { case 1: break; default: break; case 1u: break; }
+}
+
+enum class Cases { A, B }
+void g(Cases c) { switch (c) { case Cases::A: break; case Cases::B: break; case Cases::A: break; } }
+"#,
+        expect![[r#"
+            /main.slang:3:38: error[duplicate-case]: `case 1` appears twice in this `switch`
+            /main.slang:5:40: error[duplicate-case]: `case 97` is given twice in this `switch`; remove one
+            /main.slang:6:54: error[duplicate-case]: `case 1` appears twice in this `switch`
+            /main.slang:10:81: error[duplicate-case]: `case Cases::A` is given twice in this `switch`; remove one
+        "#]],
+    );
+}
+
+/// slangc: E38011 on lines 5 and 7 (entry points of two stages returning
+/// resources); none for a function that is not an entry point.
+#[test]
+fn entry_points_returning_resources() {
+    check(
+        r#"
+RWStructuredBuffer<float> buf;
+[shader("compute")]
+[numthreads(1,1,1)]
+Texture2D<float> a(uint3 t : SV_DispatchThreadID) { Texture2D<float> x; return x; }
+[shader("fragment")]
+SamplerState b() : SV_Target { SamplerState s; return s; }
+[shader("fragment")]
+float4 c() : SV_Target { return 0; }
+Texture2D<float> notEntry() { Texture2D<float> x; return x; }
+"#,
+        expect![[r#"
+            /main.slang:5:1: error[invalid-varying-type]: an entry point cannot return the resource type `Texture2D<float>`; write the result to a buffer parameter instead
+            /main.slang:7:1: error[invalid-varying-type]: an entry point cannot return the resource type `SamplerState`; write the result to a buffer parameter instead
+        "#]],
+    );
+}
+
+/// slangc: E30441 on lines 8, 10 and 13 (too few arguments, through a type
+/// alias too), E39999 on line 12 (too many); none with a default.
+#[test]
+fn generic_argument_counts() {
+    check(
+        r#"
+struct Foo<T, U> { T a; U b; }
+struct Bar<T, let N : int> { T a[N]; }
+struct Def<T, U = int> { T a; }
+typealias Al<T, U> = Foo<T, U>;
+void main()
+{
+    Foo<int> a;
+    Foo<int, float> b;
+    Bar<float> c;
+    Def<int> d;
+    Foo<int, int, int> e;
+    Al<int> f;
+}
+"#,
+        expect![[r#"
+            /main.slang:8:5: error[wrong-generic-arity]: `Foo` takes 2 generic argument(s), but 1 were given
+            /main.slang:10:5: error[wrong-generic-arity]: `Bar` takes 2 generic argument(s), but 1 were given
+            /main.slang:12:5: error[wrong-generic-arity]: `Foo` takes 2 generic argument(s), but 3 were given
+            /main.slang:13:5: error[wrong-generic-arity]: `Al` takes 2 generic argument(s), but 1 were given
+        "#]],
+    );
+}
+
+/// slangc: E31123 on line 2 (the GUID), E31122 on 5 (an associated type),
+/// E31124 on 8 (a struct, not a class, conforming), E31121 on 10.
+#[test]
+fn com_interfaces_and_any_value_size() {
+    check(
+        r#"
+[COM("not-a-valid-guid")]
+interface IBad { float get(); }
+[COM("00000000-0000-0000-0000-000000000001")]
+interface ICom { associatedtype E; float get(); }
+[COM("00000000-0000-0000-0000-000000000002")]
+interface ICom2 { float get(); }
+struct S : ICom2 { float get() { return 0; } }
+class C : ICom2 { float get() { return 0; } }
+[anyValueSize(32768)]
+interface IBig { int get(); }
+[anyValueSize(32767)]
+interface IOk { int get(); }
+"#,
+        expect![[r#"
+            /main.slang:2:1: error[invalid-attribute-value]: `not-a-valid-guid` is not a GUID: write 8-4-4-4-12 hexadecimal digits
+            /main.slang:5:18: error[declaration-not-allowed]: a `[COM]` interface cannot have associated types: its methods are called through a fixed table
+            /main.slang:8:12: error[com-struct]: a struct cannot conform to the `[COM]` interface `ICom2`; declare a `class`
+            /main.slang:10:15: error[invalid-attribute-value]: `[anyValueSize]` cannot exceed 32767, not 32768
+        "#]],
+    );
+}
+
+/// slangc: E30114 on line 6 only (`try` in a `defer` block; the one
+/// outside is fine).
+#[test]
+fn try_in_defer() {
+    check(
+        r#"
+enum MyError { Fail }
+int g() throws MyError { throw MyError.Fail; }
+void f() throws MyError
+{
+    defer { let n = try g(); }
+    let m = try g();
+}
+"#,
+        expect![[r#"
+            /main.slang:6:21: error[try-in-defer]: `try` inside a `defer` block needs a `catch` there too: an error cannot leave a `defer`
+        "#]],
+    );
+}
+
+/// slangc: E30522 on lines 2 and 3; a pack last is fine.
+#[test]
+fn generic_parameter_after_pack() {
+    check(
+        r#"
+struct Bad1<each T, U> {}
+struct Bad2<let each D : int, let N : int> {}
+struct Ok<U, each T> {}
+"#,
+        expect![[r#"
+            /main.slang:2:21: error[generic-param-order]: a generic parameter cannot follow a pack parameter (`each …`); put the pack last
+            /main.slang:3:31: error[generic-param-order]: a generic parameter cannot follow a pack parameter (`each …`); put the pack last
+        "#]],
+    );
+}
+
+/// slangc: E32001 on line 3 only (an anonymous plain enum is fine).
+#[test]
+fn anonymous_enum_class() {
+    check(
+        r#"
+enum { B, }
+enum class { A, }
+"#,
+        expect![[r#"
+            /main.slang:3:6: error[anonymous-scoped-enum]: an `enum class` needs a name: its cases are reached through it
+        "#]],
+    );
+}

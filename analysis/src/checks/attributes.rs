@@ -3,7 +3,11 @@
 //! power of two in 4..=128, `[UnscopedEnum]` on an `enum class`, a mesh
 //! shader without `[outputtopology]`, a parameter without a default after
 //! one with a default, a generic value parameter of a floating-point
-//! type, and a parameterless constructor in an extension of a struct.
+//! type, a parameterless constructor in an extension of a struct,
+//! `[NoDiscard]` on a function returning `void`, `[COM]` interfaces (their
+//! GUID, associated types, struct conformances), `[anyValueSize]` over its
+//! limit, an anonymous `enum class`, a generic parameter after a pack, and
+//! `try` in a `defer` block.
 
 use slang_syntax::{SyntaxKind, SyntaxNode, TextRange};
 
@@ -75,8 +79,31 @@ pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>
                     }
                 }
                 check_default_order(&node, out);
+                let returns_void = node.children().find(|c| is_type_kind(c.kind())).is_some_and(|t| t.text() == "void");
+                if returns_void && attrs.iter().any(|(n, _)| n == "NoDiscard") && !scope.names.contains_key("void") {
+                    if let Some(name) = node.children().find(|c| c.kind() == SyntaxKind::NAME) {
+                        out.push(error(
+                            name.text_range(),
+                            "invalid-attribute",
+                            format!(
+                                "`[NoDiscard]` on `{}`, which returns `void`: there is no result to discard; \
+                                 remove the attribute",
+                                name.text()
+                            ),
+                        ));
+                    }
+                }
             }
             SyntaxKind::ENUM => {
+                if has_token(&node, SyntaxKind::CLASS_KW) && !node.children().any(|c| c.kind() == SyntaxKind::NAME) {
+                    if let Some(class) = node.children_with_tokens().find(|e| e.kind() == SyntaxKind::CLASS_KW) {
+                        out.push(error(
+                            class.text_range(),
+                            "anonymous-scoped-enum",
+                            "an `enum class` needs a name: its cases are reached through it".to_string(),
+                        ));
+                    }
+                }
                 let attrs = attributes(&node);
                 if let Some((_, a)) = attrs.iter().find(|(n, _)| n == "UnscopedEnum") {
                     if has_token(&node, SyntaxKind::CLASS_KW) {
@@ -105,6 +132,40 @@ pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>
                 }
             }
             SyntaxKind::EXTENSION => check_extension_init(cx, &node, out),
+            SyntaxKind::INTERFACE => check_interface_attributes(&node, out),
+            SyntaxKind::STRUCT => check_com_struct(cx, &node, out),
+            SyntaxKind::GENERIC_PARAM_LIST => {
+                // Nothing may follow a pack (`<each T, U>`).
+                let params: Vec<SyntaxNode> = node
+                    .children()
+                    .filter(|c| matches!(c.kind(), SyntaxKind::GENERIC_TYPE_PARAM | SyntaxKind::GENERIC_VALUE_PARAM))
+                    .collect();
+                if let Some(i) = params.iter().position(|p| has_token(p, SyntaxKind::EACH_KW)) {
+                    if let Some(next) = params.get(i + 1).filter(|p| !has_token(p, SyntaxKind::EACH_KW)) {
+                        out.push(error(
+                            next.text_range(),
+                            "generic-param-order",
+                            "a generic parameter cannot follow a pack parameter (`each …`); put the pack last"
+                                .to_string(),
+                        ));
+                    }
+                }
+            }
+            SyntaxKind::TRY_EXPR => {
+                // In a `defer` block, `try` needs a `catch` there too.
+                let inside = node
+                    .ancestors()
+                    .take_while(|a| !matches!(a.kind(), SyntaxKind::FN | SyntaxKind::LAMBDA_EXPR))
+                    .find(|a| matches!(a.kind(), SyntaxKind::DEFER_STMT | SyntaxKind::TRY_STMT));
+                if inside.is_some_and(|a| a.kind() == SyntaxKind::DEFER_STMT) {
+                    out.push(error(
+                        node.text_range(),
+                        "try-in-defer",
+                        "`try` inside a `defer` block needs a `catch` there too: an error cannot leave a `defer`"
+                            .to_string(),
+                    ));
+                }
+            }
             _ => {}
         }
     }
@@ -218,5 +279,87 @@ fn check_extension_init(cx: &super::Cx, ext: &SyntaxNode, out: &mut Vec<Diagnost
                  the default initialization; declare it inside `{name}`"
             ),
         });
+    }
+}
+
+/// `[COM("guid")]` interfaces: a GUID of the form 8-4-4-4-12 hex digits,
+/// and no associated types (E31123, E31122); `[anyValueSize(n)]` at most
+/// 32767 (E31121).
+fn check_interface_attributes(node: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    let error = |range: TextRange, code: &'static str, message: String| Diagnostic {
+        range,
+        severity: Severity::Error,
+        code,
+        message,
+    };
+    for (name, a) in attributes(node) {
+        match name.as_str() {
+            "COM" => {
+                let Some(args) = a.children().find(|c| c.kind() == SyntaxKind::ATTRIBUTE_ARGS) else { continue };
+                let text = args.text().to_string();
+                let inner = text.trim().trim_start_matches('(').trim_end_matches(')').trim();
+                if let Some(guid) = inner.strip_prefix('"').and_then(|g| g.strip_suffix('"')) {
+                    let groups: Vec<&str> = guid.split('-').collect();
+                    let lens: Vec<usize> = groups.iter().map(|g| g.len()).collect();
+                    let hex = groups.iter().all(|g| g.chars().all(|c| c.is_ascii_hexdigit()));
+                    if lens != [8, 4, 4, 4, 12] || !hex {
+                        out.push(error(
+                            a.text_range(),
+                            "invalid-attribute-value",
+                            format!("`{guid}` is not a GUID: write 8-4-4-4-12 hexadecimal digits"),
+                        ));
+                    }
+                }
+                let members = node.children().find(|c| c.kind() == SyntaxKind::MEMBER_LIST);
+                for assoc in
+                    members.iter().flat_map(|m| m.children()).filter(|c| c.kind() == SyntaxKind::ASSOCIATED_TYPE)
+                {
+                    out.push(error(
+                        assoc.text_range(),
+                        "declaration-not-allowed",
+                        "a `[COM]` interface cannot have associated types: its methods are called through a fixed \
+                         table"
+                            .to_string(),
+                    ));
+                }
+            }
+            "anyValueSize" => {
+                for (range, v) in int_args(&a) {
+                    if let Some(v) = v.filter(|v| *v > 32767) {
+                        out.push(error(
+                            range,
+                            "invalid-attribute-value",
+                            format!("`[anyValueSize]` cannot exceed 32767, not {v}"),
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A struct conforming to a `[COM]` interface (E31124): only classes can.
+fn check_com_struct(cx: &super::Cx, node: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    let Some(list) = node.children().find(|c| c.kind() == SyntaxKind::INHERITANCE_LIST) else { return };
+    for ty in list.children().filter(|c| c.kind() == SyntaxKind::PATH_TYPE) {
+        let name = ty.text().to_string();
+        let Some(defs) = cx.scope.lookup(name.trim()) else { continue };
+        let [d] = defs.as_slice() else { continue };
+        if d.kind != crate::item_tree::ItemKind::Interface || cx.scope.macros.contains(name.trim()) {
+            continue;
+        }
+        let item = crate::infer::item_of(cx.db, crate::hir::DefId::new(cx.db, d.file, d.ast_index));
+        if item.is_some_and(|i| i.has_attr("COM")) {
+            out.push(Diagnostic {
+                range: ty.text_range(),
+                severity: Severity::Error,
+                code: "com-struct",
+                message: format!(
+                    "a struct cannot conform to the `[COM]` interface `{}`; declare a `class`",
+                    name.trim()
+                ),
+            });
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! pairs and atomics (also inside a field of a struct), matrices with
 //! more than 4 rows or columns, geometry-shader streams outside a
 //! geometry shader, mesh-shader outputs outside a mesh shader, and index
-//! outputs of a type other than `uint`, `uint2` or `uint3`.
+//! outputs of a type other than `uint`, `uint2` or `uint3`; and resource
+//! results of an entry point of any stage.
 
 use std::collections::HashMap;
 
@@ -18,6 +19,7 @@ pub(crate) fn check(cx: &super::Cx, f: &SyntaxNode, out: &mut Vec<Diagnostic>) {
         return;
     }
     let Some(stage) = shader_stage(f) else { return };
+    resource_result(cx, f, out);
     // Compute and ray-tracing parameters without a semantic are
     // uniform: only the graphics stages have varying parameters.
     if !matches!(stage.as_str(), "vertex" | "fragment" | "pixel" | "geometry" | "hull" | "domain" | "mesh") {
@@ -134,6 +136,25 @@ impl Ctx<'_> {
 }
 
 /// The stage of `[shader("…")]`, lower case.
+/// An entry point cannot return a resource (`Texture2D<int> main()`,
+/// E38011).
+fn resource_result(cx: &super::Cx, f: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    let Some(ty) = f.children().find(|c| c.kind() == SyntaxKind::PATH_TYPE) else { return };
+    let text = ty.text().to_string();
+    let name = text.split('<').next().unwrap_or("").trim();
+    if crate::infer::is_resource_name(name) && cx.scope.means_core(name) {
+        out.push(Diagnostic {
+            range: ty.text_range(),
+            severity: Severity::Error,
+            code: "invalid-varying-type",
+            message: format!(
+                "an entry point cannot return the resource type `{}`; write the result to a buffer parameter instead",
+                text.trim()
+            ),
+        });
+    }
+}
+
 fn shader_stage(f: &SyntaxNode) -> Option<String> {
     f.children().filter(|c| c.kind() == SyntaxKind::ATTRIBUTE).find_map(|a| {
         let text = a.text().to_string();

@@ -14,6 +14,7 @@ pub mod attributes;
 pub mod constraints;
 pub mod entry_points;
 pub mod placement;
+pub mod statements;
 pub mod type_args;
 
 use std::collections::HashMap;
@@ -40,10 +41,11 @@ pub struct Found {
     pub constraints: Vec<Diagnostic>,
     pub type_args: Vec<Diagnostic>,
     pub attributes: Vec<Diagnostic>,
+    pub statements: Vec<Diagnostic>,
 }
 
 impl Found {
-    fn lists_mut(&mut self) -> [&mut Vec<Diagnostic>; 6] {
+    fn lists_mut(&mut self) -> [&mut Vec<Diagnostic>; 7] {
         [
             &mut self.placement,
             &mut self.addressable,
@@ -51,11 +53,20 @@ impl Found {
             &mut self.constraints,
             &mut self.type_args,
             &mut self.attributes,
+            &mut self.statements,
         ]
     }
 
-    fn lists(&self) -> [&Vec<Diagnostic>; 6] {
-        [&self.placement, &self.addressable, &self.entry_points, &self.constraints, &self.type_args, &self.attributes]
+    fn lists(&self) -> [&Vec<Diagnostic>; 7] {
+        [
+            &self.placement,
+            &self.addressable,
+            &self.entry_points,
+            &self.constraints,
+            &self.type_args,
+            &self.attributes,
+            &self.statements,
+        ]
     }
 
     /// Appends `other`'s diagnostics, moved by `shift`.
@@ -97,6 +108,7 @@ fn check_subtree(cx: &Cx, node: &SyntaxNode, found: &mut Found) {
     constraints::check(cx, node, &mut found.constraints);
     type_args::check(cx, node, &mut found.type_args);
     attributes::check(cx, node, &mut found.attributes);
+    statements::check(cx, node, &mut found.statements);
 }
 
 /// The checks of one top-level declaration, at offsets from its start.
@@ -176,7 +188,7 @@ fn file_checks(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
 impl Found {
     /// The diagnostics in the order of the checks.
     fn into_list(self) -> Vec<Diagnostic> {
-        let Found { placement, addressable, entry_points, constraints, type_args, attributes } = self;
+        let Found { placement, addressable, entry_points, constraints, type_args, attributes, statements } = self;
         placement
             .into_iter()
             .chain(addressable)
@@ -184,6 +196,7 @@ impl Found {
             .chain(constraints)
             .chain(type_args)
             .chain(attributes)
+            .chain(statements)
             .collect()
     }
 }

@@ -4,7 +4,9 @@
 //! declared in a parameter's type, a field in an interface or extension,
 //! a global `const` with an initializer but no `static`, an initializer
 //! on a `groupshared` variable or an interface requirement, an attribute
-//! given twice).
+//! given twice, a `static const` without a value, a `groupshared` local,
+//! an extension of an interface, a `__func_extension` target other than
+//! `fwd_diff`/`bwd_diff`/`__apply`).
 
 use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxToken, TextRange};
 
@@ -45,6 +47,8 @@ pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>
                     "a struct cannot be declared in a `for` statement's initializer; declare it before the loop",
                 ));
             }
+            SyntaxKind::FUNC_EXTENSION => func_extension_target(&node, out),
+            SyntaxKind::EXTENSION => extension_of_interface(cx, &node, out),
             _ => {}
         }
         let Some(context) = context_of(&node) else { continue };
@@ -222,6 +226,31 @@ fn check_var(node: &SyntaxNode, context: Context, out: &mut Vec<Diagnostic>) {
     let name = |d: &SyntaxNode| {
         d.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| (n.text_range(), n.text().to_string()))
     };
+    // `static const` needs a value (but where it is a requirement, or
+    // defined elsewhere).
+    let external = has_token(node, SyntaxKind::EXTERN_KW) || has_token(node, SyntaxKind::EXPORT_KW);
+    if is_static && is_const && context != Context::Interface && !external && !has_attributes {
+        for d in declarators.iter().filter(|d| !init(d)) {
+            let Some((range, n)) = name(d) else { continue };
+            out.push(Diagnostic {
+                range,
+                severity: Severity::Error,
+                code: "missing-initializer",
+                message: format!("the `static const` `{n}` needs a value: write `static const … {n} = …;`"),
+            });
+        }
+    }
+    // (`static groupshared` is a function's own group-shared array.)
+    if context == Context::Block && !is_static {
+        if let Some(t) = node.children_with_tokens().find(|e| e.kind() == SyntaxKind::GROUPSHARED_KW) {
+            out.push(Diagnostic {
+                range: t.text_range(),
+                severity: Severity::Error,
+                code: "modifier-not-allowed",
+                message: "a local variable cannot be `groupshared`; declare it at module scope".to_string(),
+            });
+        }
+    }
     match context {
         Context::Interface | Context::Extension if !is_static => {
             let place = if context == Context::Interface { "an interface" } else { "an extension" };
@@ -266,7 +295,6 @@ fn check_var(node: &SyntaxNode, context: Context, out: &mut Vec<Diagnostic>) {
         }
         Context::Module => {
             let groupshared = has_token(node, SyntaxKind::GROUPSHARED_KW);
-            let external = has_token(node, SyntaxKind::EXTERN_KW) || has_token(node, SyntaxKind::EXPORT_KW);
             for d in declarators.iter().filter(|d| init(d)) {
                 let Some((range, n)) = name(d) else { continue };
                 let message = if groupshared {
@@ -290,6 +318,55 @@ fn check_var(node: &SyntaxNode, context: Context, out: &mut Vec<Diagnostic>) {
             }
         }
         _ => {}
+    }
+}
+
+/// `__func_extension TARGET(params) -> R { … }`: the target must be
+/// `fwd_diff(f)`, `bwd_diff(f)` or `__apply(f)` (the reference compiler's
+/// E30126 and E30127).
+fn func_extension_target(node: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    let Some(target) =
+        node.children().find(|c| !matches!(c.kind(), SyntaxKind::GENERIC_PARAM_LIST | SyntaxKind::ATTRIBUTE))
+    else {
+        return;
+    };
+    let ok = match target.kind() {
+        SyntaxKind::DIFF_EXPR => true,
+        SyntaxKind::CALL_EXPR => target.children().next().is_some_and(|c| c.text() == "__apply"),
+        // (Recovery from a syntax error.)
+        SyntaxKind::PARAM_LIST | SyntaxKind::RETURN_TYPE | SyntaxKind::BLOCK | SyntaxKind::ERROR => true,
+        _ => false,
+    };
+    if !ok {
+        out.push(Diagnostic {
+            range: target.text_range(),
+            severity: Severity::Error,
+            code: "invalid-func-extension",
+            message: "a `__func_extension` target must be `fwd_diff(f)`, `bwd_diff(f)` or `__apply(f)`".to_string(),
+        });
+    }
+}
+
+/// `extension IFoo { … }` of an interface `IFoo` (E30852): only a generic
+/// extension (`extension<T : IFoo> T`) adds to the types that conform.
+fn extension_of_interface(cx: &super::Cx, node: &SyntaxNode, out: &mut Vec<Diagnostic>) {
+    if node.children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
+        return;
+    }
+    let Some(target) = node.children().find(|c| is_type_kind(c.kind())) else { return };
+    let name = target.text().to_string();
+    if target.kind() != SyntaxKind::PATH_TYPE || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return;
+    }
+    let interface = cx
+        .scope
+        .lookup(&name)
+        .is_some_and(|defs| !defs.is_empty() && defs.iter().all(|d| d.kind == crate::item_tree::ItemKind::Interface));
+    if interface && !cx.scope.macros.contains(&name) {
+        out.push(not_allowed(
+            target.text_range(),
+            &format!("an interface (`{name}`) cannot be extended; write a generic extension: `extension<T : {name}> T {{ … }}`"),
+        ));
     }
 }
 

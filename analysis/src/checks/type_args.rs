@@ -1,8 +1,9 @@
 //! Generic arguments of types that do not conform to their parameter's
 //! constraint: `Wrapper<S>` with `struct Wrapper<T : I>` and a struct `S`
 //! that certainly does not conform to `I` (its supertypes, and those its
-//! extensions add, all resolve and lead elsewhere), and a default
-//! (`<T : I = S>`) that does not.
+//! extensions add, all resolve and lead elsewhere), a default
+//! (`<T : I = S>`) that does not, and a count of arguments other than the
+//! generic's (E30441).
 
 use slang_syntax::ast::AstNode;
 use slang_syntax::{SyntaxKind, SyntaxNode};
@@ -60,6 +61,15 @@ pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>
                     continue;
                 }
                 let Some(item) = item_of(db, DefId::new(db, d.file, d.ast_index)) else { continue };
+                if let Some(problem) = arity_problem(db, d, &item, seg.args.len()) {
+                    out.push(Diagnostic {
+                        range: node.text_range(),
+                        severity: Severity::Error,
+                        code: "wrong-generic-arity",
+                        message: format!("`{}` {problem}", seg.name),
+                    });
+                    continue;
+                }
                 for (g, a) in item.generic_params.iter().zip(&seg.args) {
                     if g.kind != ItemKind::GenericTypeParam {
                         continue;
@@ -141,4 +151,29 @@ pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>
             _ => {}
         }
     }
+}
+
+/// A wrong count of generic arguments for the user struct, class or type
+/// alias `item` (`d`): `Foo<int>` of `struct Foo<T, U>`. Only for generics
+/// whose parameters are all required (no defaults, no packs).
+fn arity_problem(
+    db: &dyn crate::Db,
+    d: &crate::name_res::DefRef,
+    item: &crate::item_tree::Item,
+    given: usize,
+) -> Option<String> {
+    let expected = item.generic_params.len();
+    if expected == 0 || given == expected {
+        return None;
+    }
+    let node = crate::hir::def_node(db, DefId::new(db, d.file, d.ast_index))?;
+    let list = node.children().find(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST)?;
+    let simple = list
+        .descendants_with_tokens()
+        .all(|e| !matches!(e.kind(), SyntaxKind::EQ | SyntaxKind::EACH_KW | SyntaxKind::ERROR));
+    let params = list
+        .children()
+        .filter(|c| matches!(c.kind(), SyntaxKind::GENERIC_TYPE_PARAM | SyntaxKind::GENERIC_VALUE_PARAM))
+        .count();
+    (simple && params == expected).then(|| format!("takes {expected} generic argument(s), but {given} were given"))
 }

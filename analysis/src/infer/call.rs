@@ -585,6 +585,10 @@ impl<'db> Infer<'_, 'db> {
 
     pub(super) fn is_lvalue(&self, e: ExprId) -> bool {
         match self.body.expr(e) {
+            // A `let` or `const` local (or `const` parameter).
+            Expr::Path(segs, false) if segs.len() == 1 && self.local(&segs[0].name).is_some_and(|l| l.immutable) => {
+                false
+            }
             Expr::Path(..) | Expr::This => true,
             Expr::Member { receiver, .. } | Expr::Index { base: receiver, .. } => self.is_lvalue(*receiver),
             Expr::Prefix { op: SyntaxKind::STAR, .. } | Expr::NoDiff(_) | Expr::Missing | Expr::Other(_) => true,

@@ -10,7 +10,7 @@ fn is_user_enum(db: &dyn Db, def: DefId) -> bool {
 
 /// Textures, buffers and samplers (not wrappers like `ConstantBuffer<T>`
 /// or `DescriptorHandle<T>`, which stand for their contents).
-pub(super) fn is_resource_name(name: &str) -> bool {
+pub(crate) fn is_resource_name(name: &str) -> bool {
     [
         "Texture",
         "RWTexture",

@@ -477,6 +477,13 @@ impl<'db> Infer<'_, 'db> {
             }
             _ => {}
         }
+        if carries && !self.store_candidates.iter().any(|c| c.0 == id) {
+            let local = |n: &str| self.local(n).map(|l| l.decl.is_none());
+            let (file, body) = (self.ctx.file, self.body);
+            if let Some(into) = crate::autodiff::location_without_derivative(db, file, body, &self.types, lhs, &local) {
+                self.store_candidates.push((id, rhs, into));
+            }
+        }
     }
 
     /// The property or `__subscript` of a user type that `e` (`s.p`,

@@ -50,10 +50,8 @@ mod unify;
 use self::access::{accessible, visibility_word};
 pub use self::builtins::CORE_DIFFERENTIABLE;
 use self::builtins::{non_differentiable_this, CORE_NOT_DIFFERENTIABLE};
-use self::coerce::{
-    arith, broadcast, conversion_cost, is_plain_user_struct, is_resource_name, swizzle, vector_sizes_differ,
-};
-pub(crate) use self::coerce::{is_concrete, is_mismatch};
+use self::coerce::{arith, broadcast, conversion_cost, is_plain_user_struct, swizzle, vector_sizes_differ};
+pub(crate) use self::coerce::{is_concrete, is_mismatch, is_resource_name};
 pub use self::decl_ctx::DeclCtx;
 pub use self::diagnostics::{DiagAt, InferDiag, InferDiagKind};
 pub use self::members::{extension_member_names, extension_methods, lookup_member, Member};
