@@ -127,7 +127,7 @@ pub fn func_extensions(db: &dyn Db, file: SourceFile) -> Vec<FuncExtension> {
                 .find(|c| c.kind() == SyntaxKind::RETURN_TYPE)
                 .and_then(|r| r.children().find_map(slang_syntax::ast::Type::cast)),
         );
-        let owner = (!segs.is_empty()).then(|| TypeRef::Path(segs));
+        let owner = (!segs.is_empty()).then_some(TypeRef::Path(segs));
         out.push(FuncExtension { def, kind, target: target.name, owner, ret });
     }
     out
