@@ -8,7 +8,7 @@ use std::fmt;
 
 use slang_syntax::ast::AstNode;
 
-use crate::hir::DefId;
+use crate::hir::{DefId, TypeRef};
 use crate::infer::{fn_sig, is_core, item_of, DeclCtx};
 use crate::item_tree::ItemKind;
 use crate::name_res::core_def;
@@ -50,8 +50,134 @@ impl Differentiability {
     }
 }
 
+/// What a `__func_extension` gives the function it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExtensionKind {
+    /// `fwd_diff(f)`: its forward derivative.
+    Forward,
+    /// `bwd_diff(f)`: its backward derivative.
+    Backward,
+    /// `__apply(f)`: its primal computation for the backward pass, which
+    /// returns the result and a context whose `operator()` propagates the
+    /// result's derivative back to the differentiable parameters.
+    Apply,
+}
+
+/// A `__func_extension` declaration (a function without a name).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FuncExtension {
+    pub def: DefId,
+    pub kind: ExtensionKind,
+    /// The extended function's name (the path's last name).
+    pub target: String,
+    /// The type the path names it in (`S` of `S::f`, `S<T>::f`).
+    pub owner: Option<TypeRef>,
+    /// The declared result (`-> R`).
+    pub ret: TypeRef,
+}
+
+/// The `__func_extension`s declared in `file`.
+#[salsa::tracked(returns(ref))]
+pub fn func_extensions(db: &dyn Db, file: SourceFile) -> Vec<FuncExtension> {
+    use slang_syntax::SyntaxKind;
+    let tree = crate::item_tree::item_tree(db, file);
+    let mut out = Vec::new();
+    for item in tree.walk().filter(|i| i.kind == ItemKind::Fn && i.name.is_none()) {
+        let def = DefId::new(db, file, item.ast_index);
+        let Some(node) = crate::hir::decl_syntax(db, def).filter(|n| n.kind() == SyntaxKind::FUNC_EXTENSION) else {
+            continue;
+        };
+        // `fwd_diff(path)` (a DIFF_EXPR) or `__apply(path)` (a call).
+        let Some(operator) = node.children().find(|c| slang_syntax::ast::Expr::can_cast(c.kind())) else { continue };
+        let kind = match operator.kind() {
+            SyntaxKind::DIFF_EXPR if operator.children_with_tokens().any(|t| t.kind() == SyntaxKind::FWD_DIFF_KW) => {
+                ExtensionKind::Forward
+            }
+            SyntaxKind::DIFF_EXPR => ExtensionKind::Backward,
+            SyntaxKind::CALL_EXPR
+                if operator.first_child().is_some_and(|c| c.text().to_string().trim() == "__apply") =>
+            {
+                ExtensionKind::Apply
+            }
+            _ => continue,
+        };
+        let path = operator.descendants().filter(|n| n.kind() == SyntaxKind::PATH_EXPR).last();
+        // The path's names, each with its generic arguments.
+        let mut segs: Vec<crate::hir::PathSegment> = Vec::new();
+        for e in path.iter().flat_map(|p| p.children_with_tokens()) {
+            match e {
+                rowan::NodeOrToken::Token(t) if t.kind() == SyntaxKind::IDENT => {
+                    segs.push(crate::hir::PathSegment { name: t.text().to_string(), args: Vec::new() })
+                }
+                rowan::NodeOrToken::Node(n) if n.kind() == SyntaxKind::GENERIC_ARG_LIST => {
+                    if let (Some(last), Some(list)) = (segs.last_mut(), slang_syntax::ast::GenericArgList::cast(n)) {
+                        last.args = list
+                            .args()
+                            .filter_map(|a| a.ty())
+                            .map(|t| crate::hir::GenericArgRef::Type(crate::hir::lower_type(Some(t))))
+                            .collect();
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(target) = segs.pop() else { continue };
+        let ret = crate::hir::lower_type(
+            node.children()
+                .find(|c| c.kind() == SyntaxKind::RETURN_TYPE)
+                .and_then(|r| r.children().find_map(slang_syntax::ast::Type::cast)),
+        );
+        let owner = (!segs.is_empty()).then_some(TypeRef::Path(segs));
+        out.push(FuncExtension { def, kind, target: target.name, owner, ret });
+    }
+    out
+}
+
+/// The `__func_extension` that `def` is, if it is one.
+pub fn func_extension_of(db: &dyn Db, def: DefId) -> Option<FuncExtension> {
+    func_extensions(db, def.file(db)).iter().find(|e| e.def == def).cloned()
+}
+
+/// The `__func_extension` of kind `kind` that code in `from` sees for
+/// `def`: one naming it (and its type, when the path names one) whose
+/// parameters are as many as that kind of function of `def` takes (so
+/// that overloads each get their own).
+pub fn func_extension_for(db: &dyn Db, from: SourceFile, def: DefId, kind: ExtensionKind) -> Option<DefId> {
+    let item = item_of(db, def)?;
+    let name = item.name.as_deref()?;
+    let files: Vec<SourceFile> = crate::module_graph::module_of(db, from)
+        .iter()
+        .chain(crate::module_graph::imported_files(db, from))
+        .chain(crate::module_graph::module_of(db, def.file(db)).iter())
+        .copied()
+        .collect();
+    let arity = match kind {
+        ExtensionKind::Apply => fn_sig(db, def).params.len(),
+        ExtensionKind::Forward | ExtensionKind::Backward => {
+            let mode = if kind == ExtensionKind::Forward { Mode::Forward } else { Mode::Backward };
+            // (A method's extension takes `this` as its first parameter.)
+            derivative_signature(db, def, mode).params.len() + usize::from(is_instance_method(db, def))
+        }
+    };
+    let this = DeclCtx::for_def(db, def).this;
+    let same_type = |a: &Ty, b: &Ty| match (a, b) {
+        (Ty::Adt { def: x, .. }, Ty::Adt { def: y, .. }) => x == y,
+        _ => a == b,
+    };
+    let mut seen = std::collections::HashSet::new();
+    files.into_iter().filter(|f| seen.insert(*f)).find_map(|f| {
+        func_extensions(db, f).iter().find_map(|e| {
+            let owner_ok = match &e.owner {
+                Some(o) => same_type(&DeclCtx::for_def(db, e.def).resolve(o), &this),
+                None => this == Ty::Unknown,
+            };
+            (e.kind == kind && e.target == name && owner_ok && fn_sig(db, e.def).params.len() == arity).then_some(e.def)
+        })
+    })
+}
+
 /// The names that `[ForwardDerivativeOf(f)]` / `[BackwardDerivativeOf(f)]`
-/// in `file` attach derivatives to, with the mode.
+/// and `__func_extension`s in `file` attach derivatives to, with the mode.
 #[salsa::tracked(returns(ref))]
 pub fn derivative_of_targets(db: &dyn Db, file: SourceFile) -> Vec<(String, Mode)> {
     let mut out = Vec::new();
@@ -96,6 +222,13 @@ pub fn derivative_of_targets(db: &dyn Db, file: SourceFile) -> Vec<(String, Mode
         if let Some(t) = target {
             out.push((t, mode));
         }
+    }
+    for ext in func_extensions(db, file) {
+        let mode = match ext.kind {
+            ExtensionKind::Forward => Mode::Forward,
+            ExtensionKind::Backward | ExtensionKind::Apply => Mode::Backward,
+        };
+        out.push((ext.target.clone(), mode));
     }
     out
 }
@@ -462,6 +595,19 @@ pub fn derivative_signature(db: &dyn Db, def: DefId, mode: Mode) -> DerivSig {
     higher_order_signature(db, def, &[mode])
 }
 
+/// Whether `def` is given derivatives by a `__func_extension` alone (no
+/// attribute makes it differentiable). Then the values of a generic
+/// parameter's type may be differentiable whatever its constraints: the
+/// extension may be of one instance (`f<float>`) or constrain it itself.
+pub fn differentiable_by_extension_only(db: &dyn Db, def: DefId) -> bool {
+    let Some(item) = item_of(db, def) else { return false };
+    let Some(name) = item.name.as_deref() else { return false };
+    !item.attrs.iter().any(|a| a.contains("Differentiable") || a.contains("Derivative") || a == "PrimalSubstitute")
+        && crate::module_graph::module_of(db, def.file(db))
+            .iter()
+            .any(|&f| func_extensions(db, f).iter().any(|e| e.target == name))
+}
+
 /// `fwd_diff(fwd_diff(f))`, `bwd_diff(fwd_diff(f))` …: `modes` from the
 /// innermost operator out. Each step applies the same rules to the
 /// previous step's signature (a pair of a differentiable type is itself
@@ -474,6 +620,11 @@ pub fn higher_order_signature(db: &dyn Db, def: DefId, modes: &[Mode]) -> DerivS
     let function = item.as_ref().and_then(|i| i.name.clone()).unwrap_or_default();
     let ret_no_diff = crate::hir::decl_syntax(db, def)
         .is_some_and(|n| n.children_with_tokens().any(|e| e.kind() == slang_syntax::SyntaxKind::NO_DIFF_KW));
+    let extended_only = differentiable_by_extension_only(db, def);
+    let type_diff = |db: &dyn Db, file: SourceFile, ty: &Ty| match type_diff(db, file, ty) {
+        TypeDiff::No if extended_only && matches!(ty, Ty::Param { .. }) => TypeDiff::Unknown,
+        d => d,
+    };
     let ret_ty = ctx.resolve(&sig.ret);
     let mut ret = (ret_ty.clone(), if ret_no_diff { TypeDiff::No } else { type_diff(db, file, &ret_ty) });
     let mut params: Vec<DerivParam> = Vec::new();
@@ -504,10 +655,14 @@ pub fn higher_order_signature(db: &dyn Db, def: DefId, modes: &[Mode]) -> DerivS
                     t @ Ty::Adt { def, .. } if *def == parent => t.clone(),
                     _ => Ty::Adt { def: parent, name: p.name.clone().unwrap_or_default(), args: Vec::new() },
                 };
-                let diff = type_diff(db, file, &this);
-                if !matches!(diff, TypeDiff::Value | TypeDiff::Ptr) {
-                    return None;
-                }
+                let diff = match type_diff(db, file, &this) {
+                    d @ (TypeDiff::Value | TypeDiff::Ptr) => d,
+                    // A `__func_extension` of a method of a type that is
+                    // not differentiable takes `this` as an ordinary first
+                    // parameter.
+                    _ if extended_only => TypeDiff::No,
+                    _ => return None,
+                };
                 (this, diff)
             }
             _ => return None,

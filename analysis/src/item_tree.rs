@@ -344,7 +344,9 @@ impl Lower {
             PROPERTY => ItemKind::Property,
             SUBSCRIPT => ItemKind::Subscript,
             INIT => ItemKind::Init,
-            FN => ItemKind::Fn,
+            // `__func_extension fwd_diff(f)(…) { … }`: a function without a
+            // name (`autodiff::func_extensions` says what it extends).
+            FN | FUNC_EXTENSION => ItemKind::Fn,
             CBUFFER => ItemKind::Cbuffer,
             GLSL_BLOCK => ItemKind::GlslBlock,
             VAR_DECL => {

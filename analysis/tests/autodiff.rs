@@ -1317,3 +1317,79 @@ void main()
         "#]],
     );
 }
+
+/// `__func_extension`s give functions not marked differentiable their
+/// derivatives: `fwd_diff` forward only, `bwd_diff` and `__apply` both
+/// modes. A generic function's parameters of a generic type stay open (the
+/// extension may be of one instance); a method of a type that is not
+/// differentiable takes `this` as an ordinary first parameter. Calls of
+/// the derivatives are accepted.
+#[test]
+fn func_extensions_make_functions_differentiable() {
+    let text = r#"
+float cube(float x) { return x * x * x; }
+__func_extension fwd_diff(cube)(DifferentialPair<float> x) -> DifferentialPair<float>
+{
+    return diffPair(cube(x.p), 3.0 * x.p * x.p * x.d);
+}
+T sqr<T : IArithmetic>(T x) { return x * x; }
+__func_extension bwd_diff(sqr<float>)(inout DifferentialPair<float> x, float dOut) -> void
+{
+    x = diffPair(x.p, dOut * 2.0 * x.p);
+}
+struct Scaler
+{
+    float k;
+    float apply(float x) { return k * x; }
+};
+__func_extension bwd_diff(Scaler::apply)(no_diff Scaler self, inout DifferentialPair<float> x, float dOut) -> void
+{
+    x = diffPair(x.p, dOut * self.k);
+}
+float plain(float x) { return x; }
+void main()
+{
+    let r = fwd_diff(cube)(diffPair(2.0, 1.0));
+    var p = diffPair(3.0, 0.0);
+    bwd_diff(sqr<float>)(p, 1.0);
+    Scaler s = { 2.0 };
+    bwd_diff(Scaler::apply)(s, p, 1.0);
+}
+"#;
+    check_sigs(
+        text,
+        "cube",
+        expect![[r#"
+            DifferentialPair<float> fwd_diff(cube)(DifferentialPair<float> x)
+            bwd_diff: not differentiable
+        "#]],
+    );
+    check_sigs(
+        text,
+        "sqr",
+        expect![[r#"
+            {unknown} fwd_diff(sqr)<T>({unknown} x)
+            void bwd_diff(sqr)<T>({unknown} x, {unknown} dResult)
+        "#]],
+    );
+    check_sigs(
+        text,
+        "apply",
+        expect![[r#"
+            DifferentialPair<float> fwd_diff(apply)(Scaler this, DifferentialPair<float> x)
+            void bwd_diff(apply)(Scaler this, inout DifferentialPair<float> x, float dResult)
+        "#]],
+    );
+    check_sigs(
+        text,
+        "plain",
+        expect![[r#"
+            fwd_diff: not differentiable
+            bwd_diff: not differentiable
+        "#]],
+    );
+    // (No errors; the warning that `Scaler.k` gets no derivative is for
+    // `apply`'s own body, which the extension's derivative replaces.)
+    let diags = render_diagnostics(&fixture(text));
+    assert!(!diags.contains("error"), "{diags}");
+}

@@ -217,8 +217,12 @@ fn is_instance_method(db: &dyn Db, def: DefId) -> bool {
 /// Whether the declared type `t` of a parameter or result of `def` is a
 /// generic parameter whose constraints do not make it differentiable
 /// (`T : INorm`): its values carry no derivative even where `T` is bound
-/// to a differentiable type, as in the reference compiler.
+/// to a differentiable type, as in the reference compiler (unless a
+/// `__func_extension` alone gives `def` its derivatives).
 fn non_differentiable_generic(db: &dyn Db, def: DefId, t: &TypeRef) -> bool {
+    if slang_analysis::autodiff::differentiable_by_extension_only(db, def) {
+        return false;
+    }
     let unspecialized = DeclCtx::for_def(db, def).resolve(t);
     matches!(unspecialized, Ty::Param { .. })
         && slang_analysis::autodiff::type_diff(db, def.file(db), &unspecialized)
@@ -501,7 +505,12 @@ impl<'db> ModuleLowerer<'db> {
             (true, Some(t)) => t,
             _ if inst.setter => self.intern(Type::Void),
             _ => {
-                let ret_ty = ctx.resolve(&sig.ret);
+                // (A `__func_extension` declares its result after `->`.)
+                let ret = match slang_analysis::autodiff::func_extension_of(db, def) {
+                    Some(ext) => ext.ret,
+                    None => sig.ret.clone(),
+                };
+                let ret_ty = ctx.resolve(&ret);
                 self.lower_ty(&ret_ty, at)?
             }
         };
@@ -622,7 +631,13 @@ impl<'db> ModuleLowerer<'db> {
             false => self.derivative_source(&inst)?,
         };
         self.module.functions[id.index()].derivative = derivative;
-        let backward = if inst.setter { None } else { self.backward_source(&inst)? };
+        let backward = match inst.setter {
+            true => None,
+            false => match self.backward_source(&inst)? {
+                Some(g) => Some(g),
+                None => self.apply_backward(&inst, id)?,
+            },
+        };
         self.module.functions[id.index()].backward = backward;
         self.module.functions[id.index()].prefer_recompute =
             item_of(db, def).is_some_and(|i| i.has_attr("PreferRecompute"));
@@ -925,9 +940,30 @@ fn attribute_function(db: &dyn Db, def: DefId, attr: &str) -> Option<DefId> {
     let f = def_node(db, def).and_then(ast::Fn::cast)?;
     let a = f.attributes().find(|a| a.name().as_deref() == Some(attr))?;
     let arg = a.args().next()?;
-    let text = arg.syntax().text().to_string();
-    let name = text.rsplit(['.', ':']).next()?.trim().to_string();
-    functions_named(db, def.file(db), &name).into_iter().find(|&g| g != def)
+    let name = attribute_target_name(&arg.syntax().text().to_string());
+    let candidates: Vec<DefId> = functions_named(db, def.file(db), &name).into_iter().filter(|&g| g != def).collect();
+    if candidates.len() < 2 {
+        return candidates.first().copied();
+    }
+    // Overloads: the one whose parameter types are those the derivative
+    // (or, for a substitute, the function) takes, most of them.
+    let expected: Vec<Ty> = match attr {
+        "ForwardDerivative" | "BackwardDerivative" => {
+            let mode = if attr == "ForwardDerivative" { Mode::Forward } else { Mode::Backward };
+            higher_order_signature(db, def, &[mode]).params.into_iter().map(|p| p.ty).collect()
+        }
+        _ => {
+            let mut ctx = DeclCtx::for_def(db, def);
+            fn_sig(db, def).params.iter().map(|p| ctx.resolve(&p.ty)).collect()
+        }
+    };
+    let score = |g: DefId| {
+        let mut ctx = DeclCtx::for_def(db, g);
+        let params = &fn_sig(db, g).params;
+        let same = params.iter().zip(&expected).filter(|(p, t)| ctx.resolve(&p.ty) == **t).count();
+        (params.len() == expected.len(), same)
+    };
+    candidates.iter().copied().rev().max_by_key(|&g| score(g))
 }
 
 /// A function of `file` whose attribute `attr` names `target`
@@ -938,8 +974,15 @@ fn function_with_attribute_naming(db: &dyn Db, file: SourceFile, attr: &str, tar
         let f = def_node(db, def).and_then(ast::Fn::cast)?;
         let a = f.attributes().find(|a| a.name().as_deref() == Some(attr))?;
         let text = a.args().next()?.syntax().text().to_string();
-        (text.rsplit(['.', ':']).next()?.trim() == target).then_some(def)
+        (attribute_target_name(&text) == target).then_some(def)
     })
+}
+
+/// The function name an attribute's argument names: the last name of
+/// `a::b.f<T>` (generic arguments dropped: instances follow the caller's).
+fn attribute_target_name(text: &str) -> String {
+    let plain = text.split('<').next().unwrap_or(text);
+    plain.rsplit(['.', ':']).next().unwrap_or(plain).trim().to_string()
 }
 
 /// `xyzw`/`rgba` letters as component indices.

@@ -4,6 +4,7 @@
 //! differential-pair functions (`diffPair`, `detach`, `updatePrimal`, …).
 
 use super::*;
+use slang_analysis::autodiff::{func_extension_for, ExtensionKind};
 
 impl<'db> ModuleLowerer<'db> {
     /// Record the `Differential` of a differentiable struct: the one it
@@ -138,6 +139,9 @@ impl<'db> ModuleLowerer<'db> {
         if let Some(g) = named("ForwardDerivative", "ForwardDerivativeOf") {
             return Ok(Derivative::Custom(self.declare_function(derived_instance(db, inst, g), false)?));
         }
+        if let Some(g) = func_extension_for(db, file, def, ExtensionKind::Forward) {
+            return Ok(Derivative::Custom(self.declare_function(derived_instance(db, inst, g), false)?));
+        }
         if let Some(s) = named("PrimalSubstitute", "PrimalSubstituteOf") {
             return Ok(Derivative::Substitute(self.declare_function(derived_instance(db, inst, s), false)?));
         }
@@ -145,6 +149,121 @@ impl<'db> ModuleLowerer<'db> {
             return Ok(Derivative::Zero);
         }
         Ok(Derivative::Transcribe)
+    }
+
+    /// The backward derivative that `__func_extension __apply(f)` gives
+    /// `inst`'s function (`f`, declared as `id`): a function of `f`'s
+    /// backward signature that runs the extension on the primal values,
+    /// then the context it returns (`ctx(out d_x…, dResult)`, its
+    /// `operator()`), and sets each differentiable parameter's derivative
+    /// to what the context gave.
+    pub(super) fn apply_backward(&mut self, inst: &Instance, id: FuncId) -> R<Option<FuncId>> {
+        use crate::autodiff::rev::{backward_signature, ParamMap};
+        let db = self.db;
+        let def = inst.def;
+        let Some(ext) = func_extension_for(db, def.file(db), def, ExtensionKind::Apply) else { return Ok(None) };
+        let at = def_node(db, ext).map(|n| n.text_range());
+        if is_instance_method(db, def) {
+            return err(at, "`__apply` of a method is not supported by code generation yet");
+        }
+        let apply = self.declare_function(derived_instance(db, inst, ext), false)?;
+        // The context's type: the second element of the extension's result.
+        let ext_inst = derived_instance(db, inst, ext);
+        let ret = slang_analysis::autodiff::func_extension_of(db, ext).map(|e| e.ret).unwrap_or(TypeRef::Unknown);
+        let ctx_ty = DeclCtx::specialized(db, ext, &ext_inst.bindings()).resolve(&ret);
+        let items = match &ctx_ty {
+            Ty::Tuple(items) => items,
+            Ty::Adt { name, args, .. } if name == "Tuple" => args,
+            _ => return err(at, "`__apply` returns a `Tuple` of the result and the context"),
+        };
+        let Some(Ty::Adt { def: ctx_def, args: ctx_args, .. }) = items.get(1) else {
+            return err(at, "the context `__apply` returns is a struct with an `operator()`");
+        };
+        let ctx_item = item_of(db, *ctx_def);
+        let Some(op) = ctx_item.iter().flat_map(|i| i.members.iter()).find(|m| m.name.as_deref() == Some("operator()"))
+        else {
+            return err(at, "the context `__apply` returns has no `operator()`");
+        };
+        let op_def = DefId::new(db, ctx_def.file(db), op.ast_index);
+        let bindings: HashMap<String, Ty> = ctx_item
+            .iter()
+            .flat_map(|i| i.generic_params.iter())
+            .filter_map(|g| g.name.clone())
+            .zip(ctx_args.iter().cloned())
+            .collect();
+        let op_fn = self.declare_function(Instance::new(db, op_def, &bindings), false)?;
+        let primal = self.module.function(id).clone();
+        let (params, map, ret_diff) = backward_signature(&mut self.module.types, &primal);
+        let void = self.intern(Type::Void);
+        let mut b = FunctionBuilder::new(format!("s_bwd_apply_{}", primal.name), void, at);
+        let entry = b.new_block();
+        let values: Vec<ValueId> = params.iter().map(|p| b.add_block_param(entry, p.ty, at)).collect();
+        b.func.params = params;
+        // The primal arguments, and the pairs whose derivatives are set.
+        let mut primal_args = Vec::new();
+        let mut pairs = Vec::new();
+        for (k, m) in map.iter().enumerate() {
+            match *m {
+                ParamMap::Pair(i) => {
+                    let ptr = values[i];
+                    let pair_ty = self.module.types.pointee(b.ty(ptr)).map(|(t, _)| t).unwrap_or(b.ty(ptr));
+                    let pair = b.inst(entry, Op::Load(ptr), pair_ty, at);
+                    let value_ty = self.module.types.pointee(primal.params[k].ty).map(|(t, _)| t);
+                    let value_ty = match primal.params[k].dir {
+                        ParamDir::In => primal.params[k].ty,
+                        _ => value_ty.unwrap_or(primal.params[k].ty),
+                    };
+                    let p = b.inst(entry, Op::Extract(pair, 0), value_ty, at);
+                    primal_args.push(p);
+                    pairs.push((ptr, pair_ty, p));
+                }
+                ParamMap::Value(i) => primal_args.push(values[i]),
+                _ => return err(at, "`__apply` of a function with `out` or pointer parameters is not supported yet"),
+            }
+        }
+        let apply_ret = self.module.function(apply).ret;
+        let result = b.inst(entry, Op::Call(apply, primal_args), apply_ret, at);
+        let ctx_field = match self.module.types.get(apply_ret) {
+            Type::Struct { fields, .. } if fields.len() == 2 => fields[1].1,
+            _ => return err(at, "`__apply` returns a `Tuple` of the result and the context"),
+        };
+        let ctx = b.inst(entry, Op::Extract(result, 1), ctx_field, at);
+        // `ctx(out d_x…, dResult)`.
+        let op_params = self.module.function(op_fn).params.clone();
+        let expected = 1 + pairs.len() + usize::from(ret_diff.is_some());
+        if op_params.len() != expected {
+            return err(
+                at,
+                format!(
+                    "the context's `operator()` takes {} parameters; it is called with the derivatives of {} \
+                     differentiable parameters{}",
+                    op_params.len() - 1,
+                    pairs.len(),
+                    if ret_diff.is_some() { " and of the result" } else { "" }
+                ),
+            );
+        }
+        let mut op_args = vec![ctx];
+        let mut slots = Vec::new();
+        for p in &op_params[1..=pairs.len()] {
+            let slot = b.inst(entry, Op::Var, p.ty, at);
+            op_args.push(slot);
+            slots.push(slot);
+        }
+        if ret_diff.is_some() {
+            op_args.push(*values.last().expect("the result's derivative is the last parameter"));
+        }
+        b.inst(entry, Op::Call(op_fn, op_args), void, at);
+        for ((ptr, pair_ty, p), slot) in pairs.into_iter().zip(slots) {
+            let d_ty = self.module.types.pointee(b.ty(slot)).map(|(t, _)| t).unwrap_or(b.ty(slot));
+            let d = b.inst(entry, Op::Load(slot), d_ty, at);
+            let pair = b.inst(entry, Op::Construct(vec![p, d]), pair_ty, at);
+            b.inst(entry, Op::Store { ptr, value: pair }, void, at);
+        }
+        b.terminate(entry, Terminator::Return(None));
+        let f = FuncId(self.module.functions.len() as u32);
+        self.module.functions.push(b.finish());
+        Ok(Some(f))
     }
 
     /// The user-written backward derivative of `def` (`[BackwardDerivative]`
@@ -155,7 +274,8 @@ impl<'db> ModuleLowerer<'db> {
         let file = def.file(db);
         let name = item_of(db, def).and_then(|i| i.name.clone()).unwrap_or_default();
         let g = attribute_function(db, def, "BackwardDerivative")
-            .or_else(|| function_with_attribute_naming(db, file, "BackwardDerivativeOf", &name));
+            .or_else(|| function_with_attribute_naming(db, file, "BackwardDerivativeOf", &name))
+            .or_else(|| func_extension_for(db, file, def, ExtensionKind::Backward));
         match g {
             Some(g) => Ok(Some(self.declare_function(derived_instance(db, inst, g), false)?)),
             None => Ok(None),
@@ -191,6 +311,11 @@ impl FnLower<'_, '_> {
                     Ty::TypeValue(t) => ((*t).clone(), None, generic_args.clone()),
                     t => (t, Some(CallArg::Expr(*receiver)), generic_args.clone()),
                 }
+            }
+            // `S<float>::f`: a method of the type the path names.
+            Expr::Path(segs, _) if segs.len() > 1 => {
+                let owner = self.ctx.clone().resolve(&TypeRef::Path(segs[..segs.len() - 1].to_vec()));
+                (owner, None, segs.last().map(|s| s.args.clone()).unwrap_or_default())
             }
             Expr::Path(segs, _) => {
                 let this = self.this_ptr().map(CallArg::Place);

@@ -60,9 +60,10 @@ impl FnLower<'_, '_> {
             true => self.body.setter.as_ref().map(|s| s.root),
             false => self.body.root,
         };
-        match root {
-            Some(root) => self.stmt(root)?,
-            None => return self.error("the function has no body"),
+        match (root, self.b.func.derivative) {
+            (Some(root), _) => self.stmt(root)?,
+            (None, Derivative::Custom(g)) if !setter => return self.body_from_derivative(g),
+            (None, _) => return self.error("the function has no body"),
         }
         if self.cur.is_some() {
             let term = if self.is_init {
@@ -74,6 +75,43 @@ impl FnLower<'_, '_> {
             };
             self.terminate(term);
         }
+        Ok(())
+    }
+
+    /// A function declared without a body but with a forward derivative
+    /// `g` (`[ForwardDerivative(g)] float f(float);`): its value is the
+    /// primal part of `g` at the arguments with zero derivatives.
+    fn body_from_derivative(&mut self, g: FuncId) -> R<()> {
+        let params = self.b.func.params.clone();
+        let g_params = self.m.module.function(g).params.clone();
+        if params.len() != g_params.len() || params.iter().any(|p| p.dir != ParamDir::In) {
+            return self.error("the function has no body (and its forward derivative does not take its parameters)");
+        }
+        let mut args = Vec::new();
+        for (p, gp) in params.iter().zip(&g_params) {
+            let ptr = self.scopes.iter().flatten().find(|l| l.name == p.name).map(|l| l.ptr);
+            let Some(ptr) = ptr else { return self.error("the function has no body") };
+            let v = self.load(ptr);
+            let arg = match *self.ty(gp.ty) {
+                Type::DifferentialPair { diff, .. } if gp.ty != p.ty => {
+                    let zero = self.zero(diff)?;
+                    self.emit(Op::Construct(vec![v, zero]), gp.ty)
+                }
+                _ => v,
+            };
+            args.push(CallArg::Value(arg));
+        }
+        let r = self.call_function(g, &args)?;
+        let ret = self.b.func.ret;
+        if matches!(self.ty(ret), Type::Void) {
+            self.terminate(Terminator::Return(None));
+            return Ok(());
+        }
+        let value = match *self.ty(self.ty_of(r)) {
+            Type::DifferentialPair { .. } if self.ty_of(r) != ret => self.emit(Op::Extract(r, 0), ret),
+            _ => r,
+        };
+        self.terminate(Terminator::Return(Some(value)));
         Ok(())
     }
 

@@ -60,7 +60,7 @@ use crate::CodegenError;
 
 /// How a parameter of `f` appears in `s_bwd_f`.
 #[derive(Debug, Clone, Copy)]
-enum ParamMap {
+pub(crate) enum ParamMap {
     /// `inout DifferentialPair<T>` (a differentiable `in`/`inout`).
     Pair(usize),
     /// The same value (not differentiable), or the initial value of a
@@ -78,7 +78,10 @@ enum ParamMap {
 /// The parameters of a backward derivative and where each primal
 /// parameter went; the derivative of the result is the last parameter
 /// when the result is differentiable.
-fn backward_signature(types: &mut crate::ir::Types, f: &Function) -> (Vec<Param>, Vec<ParamMap>, Option<TypeId>) {
+pub(crate) fn backward_signature(
+    types: &mut crate::ir::Types,
+    f: &Function,
+) -> (Vec<Param>, Vec<ParamMap>, Option<TypeId>) {
     let mut params = Vec::new();
     let mut map = Vec::new();
     for p in &f.params {
