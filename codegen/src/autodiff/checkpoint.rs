@@ -72,13 +72,17 @@ pub fn context_size(saves: &[Save]) -> (u32, u32) {
 }
 
 /// The functions that `f` calls which are pure (recomputable from their
-/// arguments alone) and not `[PreferCheckpoint]`.
+/// arguments alone), not `[PreferCheckpoint]`, and not replaced in
+/// differentiated code by a `[PrimalSubstitute]` (recomputing the call
+/// would compute the original, not the substitute).
 fn pure_callees(module: &Module, f: &Function) -> HashSet<FuncId> {
     let mut memo = HashMap::new();
     let mut out = HashSet::new();
     for v in &f.values {
         if let ValueKind::Inst(Op::Call(g, _)) = &v.kind {
-            if !module.function(*g).prefer_checkpoint && pure(module, *g, &mut memo) {
+            let callee = module.function(*g);
+            let substituted = matches!(callee.derivative, crate::ir::Derivative::Substitute(_));
+            if !callee.prefer_checkpoint && !substituted && pure(module, *g, &mut memo) {
                 out.insert(*g);
             }
         }
