@@ -71,8 +71,17 @@ pub fn load_for_codegen(path: &Path, frontend: &FrontendArgs) -> Result<(RootDat
 /// Add the files that the workspace's files import and that exist on disk,
 /// until nothing new is found.
 pub fn load_imports(db: &mut RootDatabase) {
-    let files = slang_analysis::Workspace::get(db).files(db).clone();
-    load_imports_of(db, files);
+    // Every file again until the workspace stops growing: an import that
+    // did not resolve while its target's file was not loaded yet is looked
+    // at once more.
+    for _round in 0..64 {
+        let files = slang_analysis::Workspace::get(db).files(db).clone();
+        let before = files.len();
+        load_imports_of(db, files);
+        if slang_analysis::Workspace::get(db).files(db).len() == before {
+            return;
+        }
+    }
 }
 
 /// Add the files that `files` import and that exist on disk, then what
