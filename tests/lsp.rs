@@ -1170,6 +1170,32 @@ void main() {
 }
 ";
 
+/// A callee called outside the loop that reads a buffer (so it is not
+/// recomputed as a pure call): its context is saved.
+const CALLEE_SAVED: &str = "RWStructuredBuffer<float> w;
+
+[Differentiable]
+float sq(float x) { return sin(x) * x * w[0]; }
+
+[Differentiable]
+float f(float x) {
+    float acc = x;
+    for (int i = 0; i < 4; i++) {
+        acc = acc * x;
+    }
+    return sq(acc) + x;
+}
+
+RWStructuredBuffer<float> output;
+
+[numthreads(1, 1, 1)]
+void main() {
+    var p = diffPair(1.0);
+    bwd_diff(f)(p, 1.0);
+    output[0] = p.d;
+}
+";
+
 /// The code lenses of `uri`: (line, title).
 fn lenses(c: &mut Client, uri: &str) -> Vec<(u64, String)> {
     let r = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
@@ -1190,7 +1216,7 @@ fn code_lenses_show_what_backward_derivatives_save() {
     c.wait_for(&|v| v["method"] == "workspace/codeLens/refresh");
     // The numbers of `derive --mode bwd --code` for the same file.
     let expected =
-        vec![(1, "saves 0 B/thread (0 values)".to_string()), (4, "saves 128 B/thread (7 values)".to_string())];
+        vec![(1, "saves 0 B/thread (0 values)".to_string()), (4, "saves 28 B/thread (2 values)".to_string())];
     assert_eq!(lenses(&mut c, uri), expected);
     let r = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
     assert_eq!(r["result"][1]["command"]["command"], "slang.showBackwardDerivative", "{r}");
@@ -1202,7 +1228,7 @@ fn code_lenses_show_what_backward_derivatives_save() {
         json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": text}]}),
     );
     c.wait_for(&|v| v["method"] == "workspace/codeLens/refresh");
-    assert_eq!(lenses(&mut c, uri)[1], (4, "saves 28 B/thread (7 values)".to_string()));
+    assert_eq!(lenses(&mut c, uri)[1], (4, "saves 16 B/thread (4 values)".to_string()));
     // No `bwd_diff` use: no lenses.
     let text = CHECKPOINTED.replace("bwd_diff(f)(p, 1.0);", "");
     c.notify(
@@ -1235,32 +1261,38 @@ fn checkpoint_quick_fixes_are_titled_with_the_size_they_give() {
     let mut c = Client::start();
     let uri = "file:///tmp/checkpoint-fixes.slang";
     c.open(uri, CHECKPOINTED);
-    // On the loop's header: unrolling saves 28 bytes instead of 128 (the
+    // On the loop's header: unrolling saves 16 bytes instead of 28 (the
     // size `derive` gives the edited file).
     let titles = action_titles(&mut c, uri, CHECKPOINTED, "for (int i");
     assert!(
-        titles.contains(&"Add `[ForceUnroll]` to the loop: `f` saves 28 B/thread (now 128)".to_string()),
+        titles.contains(&"Add `[ForceUnroll]` to the loop: `f` saves 16 B/thread (now 28)".to_string()),
         "{titles:?}"
     );
     // Inside the loop's body, nothing of the loop.
     let titles = action_titles(&mut c, uri, CHECKPOINTED, "+ x;");
     assert!(titles.iter().all(|t| !t.contains("ForceUnroll")), "{titles:?}");
-    // On a callee's name: recompute it.
+    // A pure callee inside the loop is recomputed already: no fix.
     let titles = action_titles(&mut c, uri, CHECKPOINTED, "sq(acc)");
+    assert!(titles.iter().all(|t| !t.contains("PreferRecompute")), "{titles:?}");
+    // On the name of a callee whose context is saved (it reads a buffer,
+    // outside the loop): recompute it.
+    let saved = "file:///tmp/checkpoint-fixes-callee.slang";
+    c.open(saved, CALLEE_SAVED);
+    let titles = action_titles(&mut c, saved, CALLEE_SAVED, "sq(acc)");
     let recompute =
-        "Recompute `sq` instead of saving its context (`[PreferRecompute]`): `f` saves 104 B/thread (now 128)";
+        "Recompute `sq` instead of saving its context (`[PreferRecompute]`): `f` saves 28 B/thread (now 32)";
     assert!(titles.contains(&recompute.to_string()), "{titles:?}");
     // The edit puts the attribute on the callee (before its others).
-    let p = pos(CHECKPOINTED, "sq(acc)");
+    let p = pos(CALLEE_SAVED, "sq(acc)");
     let r = c.request(
         "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri}, "range": {"start": p, "end": p}, "context": {"diagnostics": []}}),
+        json!({"textDocument": {"uri": saved}, "range": {"start": p, "end": p}, "context": {"diagnostics": []}}),
     );
     let action = r["result"].as_array().unwrap().iter().find(|a| a["title"] == recompute).unwrap().clone();
-    let edit = &action["edit"]["changes"][uri][0];
+    let edit = &action["edit"]["changes"][saved][0];
     assert_eq!(edit["newText"], "[PreferRecompute]\n", "{action}");
-    assert_eq!(edit["range"]["start"], json!({"line": 0, "character": 0}), "{action}");
-    // A loose `[MaxIters]` tightened to the literal bound (108 bytes:
+    assert_eq!(edit["range"]["start"], json!({"line": 2, "character": 0}), "{action}");
+    // A loose `[MaxIters]` tightened to the literal bound (24 bytes:
     // `derive` on the edited file).
     let loose = CHECKPOINTED.replace("    for (int i", "    [MaxIters(16)]\n    for (int i");
     c.notify(
@@ -1268,7 +1300,7 @@ fn checkpoint_quick_fixes_are_titled_with_the_size_they_give() {
         json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": loose}]}),
     );
     let titles = action_titles(&mut c, uri, &loose, "MaxIters(16)");
-    assert!(titles.contains(&"Tighten to `[MaxIters(4)]`: `f` saves 108 B/thread (now 348)".to_string()), "{titles:?}");
+    assert!(titles.contains(&"Tighten to `[MaxIters(4)]`: `f` saves 24 B/thread (now 72)".to_string()), "{titles:?}");
     // Where nothing is differentiated in reverse mode, none.
     let plain = CHECKPOINTED.replace("bwd_diff(f)(p, 1.0);", "");
     c.notify(

@@ -22,6 +22,7 @@ mod db;
 pub mod decl_check;
 pub mod diagnostics;
 pub mod expansion;
+mod func_extension;
 pub mod hir;
 pub mod ide;
 pub mod infer;
