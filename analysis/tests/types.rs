@@ -7,6 +7,11 @@ use expect_test::{expect, Expect};
 use slang_analysis::infer::type_of_node;
 
 fn check_type(text: &str, expect: Expect) {
+    expect.assert_eq(&type_at_cursor(text));
+}
+
+/// The type of the largest expression starting at the `$0` cursor.
+fn type_at_cursor(text: &str) -> String {
     let fx = fixture(text);
     let (file, offset) = fx.cursor.expect("fixture needs $0");
     let root = slang_analysis::parse(&fx.db, file).syntax_node();
@@ -18,8 +23,7 @@ fn check_type(text: &str, expect: Expect) {
         .filter(|n| slang_syntax::ast::Expr::can_cast(n.kind()))
         .last()
         .expect("no expression at cursor");
-    let ty = type_of_node(&fx.db, file, &node).map(|t| t.to_string()).unwrap_or_else(|| "<none>".into());
-    expect.assert_eq(&ty);
+    type_of_node(&fx.db, file, &node).map(|t| t.to_string()).unwrap_or_else(|| "<none>".into())
 }
 
 use slang_syntax::ast::AstNode;
@@ -931,18 +935,7 @@ fn glsl_functions() {
         ("lessThan(ivec2(1), ivec2(2))", "bool2"),
     ];
     for (expr, ty) in cases {
-        let fx = fixture(&format!("{prelude}void f() {{ $0{expr}; }}"));
-        let (file, offset) = fx.cursor.unwrap();
-        let root = slang_analysis::parse(&fx.db, file).syntax_node();
-        let token = root.token_at_offset(offset.into()).right_biased().unwrap();
-        let node = token
-            .parent_ancestors()
-            .take_while(|n| n.text_range().start() == token.text_range().start())
-            .filter(|n| slang_syntax::ast::Expr::can_cast(n.kind()))
-            .last()
-            .unwrap();
-        let got = type_of_node(&fx.db, file, &node).map(|t| t.to_string()).unwrap_or_else(|| "<none>".into());
-        assert_eq!(got, ty, "type of `{expr}`");
+        assert_eq!(type_at_cursor(&format!("{prelude}void f() {{ $0{expr}; }}")), ty, "type of `{expr}`");
     }
     // Out-parameter forms and statement-like ray-tracing calls check clean;
     // a wrong arity is still an error.

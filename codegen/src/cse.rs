@@ -17,20 +17,7 @@ use crate::validate::dominators;
 /// Whether two instructions with this operation and the same operands
 /// always compute the same value (no memory, calls or built-ins).
 fn pure(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Const(_)
-            | Op::Unary(..)
-            | Op::Binary(..)
-            | Op::Construct(_)
-            | Op::Splat(_)
-            | Op::Extract(..)
-            | Op::ExtractDynamic(..)
-            | Op::Swizzle(..)
-            | Op::Convert(_)
-            | Op::Select(..)
-            | Op::Detach(_)
-    )
+    matches!(op, Op::Const(_)) || op.is_value_arithmetic()
 }
 
 /// Replace the repeated pure instructions of `func` by their first

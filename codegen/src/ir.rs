@@ -680,6 +680,24 @@ impl Op {
         )
     }
 
+    /// Arithmetic on values alone (no memory, calls, built-ins or
+    /// constants): the same operands always give the same result.
+    pub fn is_value_arithmetic(&self) -> bool {
+        matches!(
+            self,
+            Op::Unary(..)
+                | Op::Binary(..)
+                | Op::Construct(_)
+                | Op::Splat(_)
+                | Op::Extract(..)
+                | Op::ExtractDynamic(..)
+                | Op::Swizzle(..)
+                | Op::Convert(_)
+                | Op::Select(..)
+                | Op::Detach(_)
+        )
+    }
+
     /// The values the instruction reads.
     pub fn operands(&self) -> Vec<ValueId> {
         match self {

@@ -23,6 +23,8 @@ Usage:
 import os
 import sys
 
+from gen_common import emit
+
 BEGIN = "// BEGIN GENERATED (gen_glsl.py; do not edit by hand)"
 END = "// END GENERATED"
 
@@ -172,24 +174,8 @@ def section():
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "glsl.slang")
-    text = section()
-    if "--print" in sys.argv:
-        sys.stdout.write(text)
-        return 0
-    old = open(path, encoding="utf-8").read()
-    start = old.index(BEGIN)
-    end = old.index(END, start) + len(END) + 1
-    new = old[:start] + text + old[end:]
-    if "--check" in sys.argv:
-        if new != old:
-            print("glsl.slang is out of date: run gen_glsl.py", file=sys.stderr)
-            return 1
-        return 0
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(new)
-    return 0
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "glsl.slang")
+    return emit(path, section(), "gen_glsl.py", BEGIN, END)
 
 
 if __name__ == "__main__":

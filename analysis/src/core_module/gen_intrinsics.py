@@ -22,6 +22,8 @@ Usage:
 import os
 import sys
 
+from gen_common import emit
+
 BEGIN = "// BEGIN GENERATED (gen_intrinsics.py; do not edit by hand)"
 END = "// END GENERATED"
 
@@ -118,24 +120,8 @@ def section():
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "intrinsics2.slang")
-    text = section()
-    if "--print" in sys.argv:
-        sys.stdout.write(text)
-        return 0
-    old = open(path, encoding="utf-8").read()
-    start = old.index(BEGIN)
-    end = old.index(END, start) + len(END) + 1
-    new = old[:start] + text + old[end:]
-    if "--check" in sys.argv:
-        if new != old:
-            print("intrinsics2.slang is out of date: run gen_intrinsics.py", file=sys.stderr)
-            return 1
-        return 0
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(new)
-    return 0
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "intrinsics2.slang")
+    return emit(path, section(), "gen_intrinsics.py", BEGIN, END)
 
 
 if __name__ == "__main__":

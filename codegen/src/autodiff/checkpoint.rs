@@ -122,22 +122,7 @@ fn pure(module: &Module, g: FuncId, memo: &mut HashMap<FuncId, bool>) -> bool {
 
 /// Whether an instruction of `f` may be computed again from its operands.
 fn recomputable_op(op: Option<&Op>) -> bool {
-    matches!(
-        op,
-        Some(
-            Op::Unary(..)
-                | Op::Binary(..)
-                | Op::Construct(_)
-                | Op::Splat(_)
-                | Op::Extract(..)
-                | Op::ExtractDynamic(..)
-                | Op::Swizzle(..)
-                | Op::Convert(_)
-                | Op::Select(..)
-                | Op::Intrinsic(..)
-                | Op::Detach(_)
-        )
-    )
+    op.is_some_and(|op| matches!(op, Op::Intrinsic(..)) || op.is_value_arithmetic())
 }
 
 struct Recompute<'a> {
