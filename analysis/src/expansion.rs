@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use slang_syntax::macros::{DefineLine, MacroDef};
-use slang_syntax::{Expansion, IncludedMacros, ParseOptions, SyntaxKind, TextRange, TextSize};
+use slang_syntax::{Expansion, IncludedMacros, ParseOptions, SyntaxKind, SyntaxNode, TextRange, TextSize};
 
 use crate::module_graph::{import_candidates, Import, ImportKind};
 use crate::{Db, SourceFile, Workspace};
@@ -53,7 +53,7 @@ fn macro_events(db: &dyn Db, file: SourceFile) -> Vec<MacroEvent> {
     }
     let parse = raw_parse(db, file);
     let mut out = Vec::new();
-    for node in parse.syntax_node().descendants() {
+    for node in directive_nodes(&parse.syntax_node(), file.text(db)) {
         if !matches!(node.kind(), SyntaxKind::PP_DEFINE | SyntaxKind::PP_UNDEF | SyntaxKind::PP_INCLUDE)
             || !parse.is_active(node.text_range().start())
         {
@@ -81,6 +81,30 @@ fn macro_events(db: &dyn Db, file: SourceFile) -> Vec<MacroEvent> {
             Some(DefineLine::Define(n, d)) => out.push(MacroEvent::Define(n, Arc::new(d))),
             Some(DefineLine::Undef(n)) => out.push(MacroEvent::Undef(n)),
             None => {}
+        }
+    }
+    out
+}
+
+/// The preprocessor-directive nodes of a tree, in order: found from the
+/// lines of `text` (the tree's text) that start with `#`, so that an edit
+/// does not walk the whole tree. A `#` line that is not a directive (in a
+/// comment, or a continued `#define`) finds no new directive node.
+fn directive_nodes(root: &SyntaxNode, text: &str) -> Vec<SyntaxNode> {
+    let mut out: Vec<SyntaxNode> = Vec::new();
+    let mut line_start = 0usize;
+    for line in text.split_inclusive('\n') {
+        let start = line_start;
+        line_start += line.len();
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if !line[indent..].starts_with('#') {
+            continue;
+        }
+        let offset = TextSize::new((start + indent) as u32);
+        let Some(token) = root.token_at_offset(offset).right_biased() else { continue };
+        let Some(node) = token.parent_ancestors().find(|n| n.kind().is_pp_directive()) else { continue };
+        if out.last().is_none_or(|last| last.text_range().start() < node.text_range().start()) {
+            out.push(node);
         }
     }
     out

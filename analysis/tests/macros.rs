@@ -158,3 +158,34 @@ float f(Light l) { float a = LONG_MACRO_NAME(1.0); return l.$0; }
     assert!(names.contains(&"intensity".to_string()) && names.contains(&"dir".to_string()), "{names:?}");
     assert!(!names.contains(&"f".to_string()), "scope names offered after `.`: {names:?}");
 }
+
+/// Directives of an included file are found wherever a line starts with
+/// `#` (indented too), but not in a comment, on a continued line or in
+/// inactive code (slangc: `COMMENTED` and `INACTIVE` are undefined).
+#[test]
+fn included_directives_outside_comments_and_inactive_code() {
+    let fx = fixture(
+        r#"
+//- /lib/more.slangh
+   #define INDENTED 3
+/*
+#define COMMENTED 1
+*/
+#define CONT(x) \
+    (x + INDENTED)
+#if 0
+#define INACTIVE 1
+#endif
+//- /main.slang
+#include "lib/more.slangh"
+int a() { return CONT(1); }
+int b() { return COMMENTED; }
+int c() { return INACTIVE; }
+"#,
+    );
+    expect![[r#"
+        /main.slang:3:18: error[unresolved-name]: cannot find `COMMENTED` in this scope
+        /main.slang:4:18: error[unresolved-name]: cannot find `INACTIVE` in this scope
+    "#]]
+    .assert_eq(&render_diagnostics(&fx));
+}
