@@ -6,8 +6,9 @@
 
 use slang_syntax::TextRange;
 
+use crate::import_paths::{import_candidates, is_builtin_module, ImportKind};
 use crate::infer::{DiagAt, InferDiagKind};
-use crate::module_graph::{file_imports, import_candidates, resolved_imports, ImportKind};
+use crate::module_graph::{file_imports, resolved_imports};
 use crate::name_res::unresolved_names;
 use crate::{parse, Db, SourceFile};
 
@@ -75,7 +76,7 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         out.push(Diagnostic { range: w.range, severity, code: w.code(), message: w.message.clone() });
     }
     for (import, target) in file_imports(db, file).iter().zip(resolved_imports(db, file)) {
-        if target.is_some() || crate::module_graph::is_builtin_module(import) {
+        if target.is_some() || is_builtin_module(import) {
             continue;
         }
         let what = match import.kind {

@@ -25,6 +25,7 @@ pub mod expansion;
 mod func_extension;
 pub mod hir;
 pub mod ide;
+mod import_paths;
 pub mod infer;
 pub mod item_tree;
 pub mod module_graph;
@@ -35,12 +36,13 @@ pub mod visibility;
 pub use base::{SourceFile, Workspace};
 pub use db::{Db, RootDatabase};
 pub use diagnostics::{file_diagnostics, Diagnostic, Severity};
-pub use expansion::{source_parse, to_expanded_offset, to_expanded_range, to_source_range};
+pub use expansion::{parse, source_parse, to_expanded_offset, to_expanded_range, to_source_range};
+pub use import_paths::{import_candidates, Import, ImportKind};
 /// Generic constraints and conformance (part of inference; also read by
 /// the checks and code generation).
 pub use infer::generics;
 pub use item_tree::{Item, ItemKind, ItemTree, Visibility};
-pub use module_graph::{file_imports, import_candidates, module_of, resolved_imports, Import, ImportKind};
+pub use module_graph::{file_imports, module_of, resolved_imports};
 pub use salsa::Cancelled;
 pub use slang_syntax::{TextRange, TextSize};
 
@@ -71,15 +73,4 @@ pub fn prewarm_core(db: &RootDatabase) {
             });
         }
     });
-}
-
-/// The tree the semantic model reads: the file with its macros expanded
-/// (see [`expansion`]; for a file that uses no macro, the tree of its
-/// text). A query: re-parses only when the text, the predefined macros or
-/// the macros of included files change.
-// `no_eq`: a new text always gives a new tree, and comparing trees
-// walks them (most of the file, for an edit near its end).
-#[salsa::tracked(returns(ref), no_eq)]
-pub fn parse(db: &dyn Db, file: SourceFile) -> slang_syntax::Parse {
-    expansion::expanded_parse(db, file)
 }
