@@ -14,7 +14,7 @@
 use slang_syntax::{SyntaxKind as K, SyntaxNode, TextRange, TextSize};
 
 use crate::autodiff::{differential_of, type_diff, TypeDiff};
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::hir::DefId;
 use crate::infer::{fn_sig, is_core, item_of, DeclCtx};
 use crate::item_tree::{Item, ItemKind};

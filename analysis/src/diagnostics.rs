@@ -6,26 +6,12 @@
 
 use slang_syntax::TextRange;
 
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::import_paths::{import_candidates, is_builtin_module, ImportKind};
 use crate::infer::{DiagAt, InferDiagKind};
 use crate::module_graph::{file_imports, resolved_imports};
 use crate::name_res::unresolved_names;
 use crate::{parse, Db, SourceFile};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Severity {
-    Error,
-    Warning,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Diagnostic {
-    pub range: TextRange,
-    pub severity: Severity,
-    /// A stable code (`unresolved-name`, `syntax` …).
-    pub code: &'static str,
-    pub message: String,
-}
 
 /// All diagnostics of `file`, sorted by position, with ranges in the
 /// file's text: a diagnostic inside a macro's expansion points at the

@@ -12,7 +12,6 @@
 //! features ([`ide`]) as plain functions.
 
 mod activity;
-pub mod autodiff;
 mod autodiff_checks;
 mod base;
 pub mod checks;
@@ -20,9 +19,9 @@ pub mod conformance;
 mod core_module;
 mod db;
 pub mod decl_check;
+mod diagnostic;
 pub mod diagnostics;
 pub mod expansion;
-mod func_extension;
 pub mod hir;
 pub mod ide;
 mod import_paths;
@@ -35,9 +34,14 @@ pub mod visibility;
 
 pub use base::{SourceFile, Workspace};
 pub use db::{Db, RootDatabase};
-pub use diagnostics::{file_diagnostics, Diagnostic, Severity};
+pub use diagnostic::{Diagnostic, Severity};
+pub use diagnostics::file_diagnostics;
 pub use expansion::{parse, source_parse, to_expanded_offset, to_expanded_range, to_source_range};
 pub use import_paths::{import_candidates, Import, ImportKind};
+/// The facts of automatic differentiation (differentiable types and
+/// functions, `Differential` types, derivative signatures): part of the
+/// type system, so they live with inference, which reads them.
+pub use infer::autodiff;
 /// Generic constraints and conformance (part of inference; also read by
 /// the checks and code generation).
 pub use infer::generics;

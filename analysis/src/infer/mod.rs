@@ -34,6 +34,7 @@ use crate::ty::{parse_vector_alias, Scalar, Ty, TypeResolver};
 use crate::{Db, SourceFile};
 
 pub(crate) mod access;
+pub mod autodiff;
 mod builtins;
 mod call;
 mod coerce;
@@ -41,6 +42,7 @@ mod decl_ctx;
 mod diagnostics;
 mod diff;
 mod expr;
+mod func_extension;
 pub mod generics;
 mod members;
 mod path;

@@ -15,7 +15,7 @@ use crate::name_res::core_def;
 use crate::ty::{Scalar, Ty, TypeResolver};
 use crate::{Db, SourceFile};
 
-pub use crate::func_extension::{func_extension_for, func_extension_of, func_extensions, ExtensionKind, FuncExtension};
+pub use super::func_extension::{func_extension_for, func_extension_of, func_extensions, ExtensionKind, FuncExtension};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mode {
@@ -649,7 +649,7 @@ pub fn functions_named(db: &dyn Db, file: SourceFile, name: &str) -> Vec<DefId> 
 /// see (E30510), and derivative attributes naming functions that do not
 /// exist.
 #[salsa::tracked(returns(ref))]
-pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnostics::Diagnostic> {
+pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnostic::Diagnostic> {
     use slang_syntax::SyntaxKind as K;
     let tree = crate::item_tree::item_tree(db, file);
     let mut out = Vec::new();
@@ -674,9 +674,9 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
         for attr in holder.children().filter(|c| c.kind() == K::ATTRIBUTE) {
             for path in attr.children().filter(|c| c.kind() == K::PATH) {
                 if let Some(message) = misplaced_attribute(&path.text().to_string(), &holder) {
-                    out.push(crate::diagnostics::Diagnostic {
+                    out.push(crate::diagnostic::Diagnostic {
                         range: path.text_range(),
-                        severity: crate::diagnostics::Severity::Error,
+                        severity: crate::diagnostic::Severity::Error,
                         code: "attribute-placement",
                         message,
                     });
@@ -713,9 +713,9 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
             let range = name_tok.text_range() + start;
             let candidates = derivative_candidates(db, def, &target);
             if let Some(problem) = candidates.as_deref().and_then(|c| derivative_mismatch(db, def, &name, c)) {
-                out.push(crate::diagnostics::Diagnostic {
+                out.push(crate::diagnostic::Diagnostic {
                     range,
-                    severity: crate::diagnostics::Severity::Error,
+                    severity: crate::diagnostic::Severity::Error,
                     code: "derivative-signature",
                     message: problem,
                 });
@@ -723,23 +723,23 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
             let macro_named = tree.macro_fragments.contains(&target.name);
             match (&target.qualifier, &candidates) {
                 (None, Some(c)) if c.is_empty() && scope.lookup(&target.name).is_none() && !macro_named => {
-                    out.push(crate::diagnostics::Diagnostic {
+                    out.push(crate::diagnostic::Diagnostic {
                         range,
-                        severity: crate::diagnostics::Severity::Error,
+                        severity: crate::diagnostic::Severity::Error,
                         code: "unresolved-name",
                         message: format!("cannot find `{}` (named by `[{name}]`) in this scope", target.name),
                     })
                 }
-                (Some(q), Some(c)) if c.is_empty() && !macro_named => out.push(crate::diagnostics::Diagnostic {
+                (Some(q), Some(c)) if c.is_empty() && !macro_named => out.push(crate::diagnostic::Diagnostic {
                     range,
-                    severity: crate::diagnostics::Severity::Error,
+                    severity: crate::diagnostic::Severity::Error,
                     code: "unresolved-name",
                     message: format!("`{q}` has no method `{}` (named by `[{name}]`)", target.name),
                 }),
                 (Some(q), Some(c)) if q != "This" && !c.is_empty() && c.iter().all(|d| is_instance_method(db, *d)) => {
-                    out.push(crate::diagnostics::Diagnostic {
+                    out.push(crate::diagnostic::Diagnostic {
                         range,
-                        severity: crate::diagnostics::Severity::Error,
+                        severity: crate::diagnostic::Severity::Error,
                         code: "non-static-through-type",
                         message: format!(
                             "`{q}.{n}` names a non-static method through its type: write `{n}` (or make it `static`)",
@@ -770,9 +770,9 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
                 continue;
             }
             let keyword = lp.first_token().map(|t| t.text_range()).unwrap_or(lp.text_range());
-            out.push(crate::diagnostics::Diagnostic {
+            out.push(crate::diagnostic::Diagnostic {
                 range: keyword + start,
-                severity: crate::diagnostics::Severity::Error,
+                severity: crate::diagnostic::Severity::Error,
                 code: "unbounded-loop",
                 message: format!(
                     "this loop in the differentiable function `{}` has no iteration bound the compiler can see: \
@@ -790,9 +790,9 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
         let sig = fn_sig(db, def);
         let mut ctx = DeclCtx::for_def(db, def);
         let fn_node = ast_fn(&local);
-        let ptr_at = |what: &str, range: slang_syntax::TextRange| crate::diagnostics::Diagnostic {
+        let ptr_at = |what: &str, range: slang_syntax::TextRange| crate::diagnostic::Diagnostic {
             range: range + start,
-            severity: crate::diagnostics::Severity::Warning,
+            severity: crate::diagnostic::Severity::Warning,
             code: "differentiable-ptr-output",
             message: format!(
                 "{what} of an `IDifferentiablePtrType` type in a differentiable function: such values can only be \
@@ -896,7 +896,7 @@ fn check_manual_differential(
     db: &dyn Db,
     file: SourceFile,
     item: &crate::item_tree::Item,
-    out: &mut Vec<crate::diagnostics::Diagnostic>,
+    out: &mut Vec<crate::diagnostic::Diagnostic>,
 ) {
     use slang_syntax::SyntaxKind as K;
     // Only types that write such parts (most do not; this runs on every
@@ -925,9 +925,9 @@ fn check_manual_differential(
             && matches!(m.name.as_deref(), Some("dzero" | "dadd" | "dmul"))
             && fn_differentiability(db, file, mdef) == Differentiability::No
         {
-            out.push(crate::diagnostics::Diagnostic {
+            out.push(crate::diagnostic::Diagnostic {
                 range: name_range(),
-                severity: crate::diagnostics::Severity::Error,
+                severity: crate::diagnostic::Severity::Error,
                 code: "not-differentiable",
                 message: format!(
                     "`{}` implements `IDifferentiable` for `{}` and must be `[Differentiable]`",
@@ -962,9 +962,9 @@ fn check_manual_differential(
             }
             let Some(ditem) = item_of(db, *ddef) else { continue };
             if !ditem.members.iter().any(|f| f.name.as_deref() == Some(field.text())) {
-                out.push(crate::diagnostics::Diagnostic {
+                out.push(crate::diagnostic::Diagnostic {
                     range: field.text_range(),
-                    severity: crate::diagnostics::Severity::Error,
+                    severity: crate::diagnostic::Severity::Error,
                     code: "no-such-member",
                     message: format!("`[DerivativeMember]`: no member named `{}` in `{dname}`", field.text()),
                 });
