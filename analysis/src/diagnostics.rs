@@ -88,7 +88,7 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     out.extend(crate::checks::check_diagnostics(db, file));
     out.extend(crate::conformance::conformance_diagnostics(db, file).iter().cloned());
     out.extend(crate::visibility::visibility_diagnostics(db, file).iter().cloned());
-    out.extend(crate::autodiff::autodiff_diagnostics(db, file).iter().cloned());
+    out.extend(crate::autodiff_checks::autodiff_diagnostics(db, file).iter().cloned());
     for u in unresolved_names(db, file) {
         let (code, message) = if u.is_type {
             ("unresolved-type", format!("cannot find type `{}` in this scope", u.name))
@@ -98,7 +98,7 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         out.push(Diagnostic { range: u.range, severity: Severity::Error, code, message });
     }
     for &f in crate::infer::file_functions(db, file) {
-        let problems = crate::autodiff::function_attribute_problems(db, f);
+        let problems = crate::autodiff_checks::function_attribute_problems(db, f);
         let lengths = crate::decl_check::runtime_array_lengths(db, f);
         if !problems.is_empty() || !lengths.is_empty() {
             if let Some(start) = crate::hir::def_node(db, f).map(|n| n.text_range().start()) {
