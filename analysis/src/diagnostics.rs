@@ -43,6 +43,19 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     out
 }
 
+/// A check of a whole file.
+pub type FileCheck = fn(&dyn Db, SourceFile) -> Vec<Diagnostic>;
+
+/// The per-file checks [`expanded_diagnostics`] gathers, by name, in its
+/// order (`examples/edit_phases.rs` times each).
+pub const FILE_CHECKS: [(&str, FileCheck); 5] = [
+    ("decl_diagnostics", |db, file| crate::decl_check::decl_diagnostics(db, file).clone()),
+    ("checks", |db, file| crate::checks::check_diagnostics(db, file).collect()),
+    ("conformance", |db, file| crate::conformance::conformance_diagnostics(db, file).clone()),
+    ("visibility", |db, file| crate::visibility::visibility_diagnostics(db, file).clone()),
+    ("autodiff_diagnostics", |db, file| crate::autodiff_checks::autodiff_diagnostics(db, file).clone()),
+];
+
 /// [`file_diagnostics`] with the ranges of the semantic tree
 /// ([`crate::parse`], the expanded text).
 #[salsa::tracked(returns(ref))]
@@ -84,11 +97,9 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         }
         out.push(Diagnostic { range: import.range, severity: Severity::Error, code: "unresolved-import", message });
     }
-    out.extend(crate::decl_check::decl_diagnostics(db, file).iter().cloned());
-    out.extend(crate::checks::check_diagnostics(db, file));
-    out.extend(crate::conformance::conformance_diagnostics(db, file).iter().cloned());
-    out.extend(crate::visibility::visibility_diagnostics(db, file).iter().cloned());
-    out.extend(crate::autodiff_checks::autodiff_diagnostics(db, file).iter().cloned());
+    for (_, check) in FILE_CHECKS {
+        out.extend(check(db, file));
+    }
     for u in unresolved_names(db, file) {
         let (code, message) = if u.is_type {
             ("unresolved-type", format!("cannot find type `{}` in this scope", u.name))

@@ -14,11 +14,11 @@
 mod activity;
 mod autodiff_checks;
 mod base;
-pub mod checks;
-pub mod conformance;
+mod checks;
+mod conformance;
 mod core_module;
 mod db;
-pub mod decl_check;
+mod decl_check;
 mod diagnostic;
 pub mod diagnostics;
 pub mod expansion;
@@ -30,7 +30,7 @@ pub mod item_tree;
 pub mod module_graph;
 pub mod name_res;
 pub mod ty;
-pub mod visibility;
+mod visibility;
 
 pub use base::{SourceFile, Workspace};
 pub use db::{Db, RootDatabase};
