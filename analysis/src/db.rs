@@ -1,5 +1,11 @@
-//! The database: salsa storage plus an optional log of query executions
-//! (for tests that prove incrementality).
+//! The database: the [`Db`] trait queries take, [`RootDatabase`] (salsa
+//! storage, the inputs' setters, an optional log of query executions for
+//! tests that prove incrementality), and the side caches beside salsa
+//! ([`ReparseCache`]: the last parse, expansion and per-declaration item
+//! facts of each file). The caches' entry types are here; the code that
+//! fills and reuses them is with its owner (`expansion.rs`,
+//! `item_tree.rs`). `RootDatabase::with_macros_expanded` is in
+//! `expansion.rs`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
