@@ -10,6 +10,15 @@
 //! `implementing`, `#include`), the core module, scopes and name
 //! resolution, type inference, declaration and autodiff checks, and the IDE
 //! features ([`ide`]) as plain functions.
+//!
+//! The public surface is what the host and code generation read: the
+//! inputs and the database, the parses ([`expansion`], [`parse`]), item
+//! trees, the module graph, global scopes ([`name_res`]), HIR bodies
+//! ([`hir`]), types ([`ty`]), inference ([`infer`], with [`autodiff`] and
+//! [`generics`]), diagnostics ([`file_diagnostics`]) and the IDE features.
+//! The checks are private: their diagnostics come through
+//! [`diagnostics`]. The top-level modules import each other without a
+//! cycle (`tests/module_graph.rs`; the layers are in `ARCHITECTURE.md`).
 
 mod activity;
 mod autodiff_checks;
