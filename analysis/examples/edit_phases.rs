@@ -13,69 +13,67 @@ use slang_analysis::{file_diagnostics, RootDatabase, SourceFile};
 mod bench_file;
 use bench_file::big_file;
 
-type Phase = (&'static str, fn(&RootDatabase, SourceFile));
+type Phase = (&'static str, Box<dyn Fn(&RootDatabase, SourceFile)>);
+
+fn phase(name: &'static str, run: impl Fn(&RootDatabase, SourceFile) + 'static) -> Phase {
+    (name, Box::new(run))
+}
 
 fn phases() -> Vec<Phase> {
     use slang_analysis::*;
-    vec![
-        ("raw_parse", |db, f| {
+    let mut phases = vec![
+        phase("raw_parse", |db, f| {
             expansion::raw_parse(db, f);
         }),
-        ("parse_options", |db, f| {
+        phase("parse_options", |db, f| {
             expansion::parse_options(db, f);
         }),
-        ("source_parse", |db, f| {
+        phase("source_parse", |db, f| {
             source_parse(db, f);
         }),
-        ("expansion", |db, f| {
+        phase("expansion", |db, f| {
             expansion::expansion(db, f);
         }),
-        ("parse", |db, f| {
+        phase("parse", |db, f| {
             parse(db, f);
         }),
-        ("item_tree", |db, f| {
+        phase("item_tree", |db, f| {
             item_tree::item_tree(db, f);
         }),
-        ("global_scope", |db, f| {
+        phase("global_scope", |db, f| {
             name_res::global_scope(db, f);
         }),
-        ("unresolved_names", |db, f| {
+        phase("unresolved_names", |db, f| {
             name_res::unresolved_names(db, f);
         }),
-        ("decl_diagnostics", |db, f| {
-            decl_check::decl_diagnostics(db, f);
-        }),
-        ("checks", |db, f| {
-            let _ = checks::check_diagnostics(db, f).count();
-        }),
-        ("conformance", |db, f| {
-            conformance::conformance_diagnostics(db, f);
-        }),
-        ("visibility", |db, f| {
-            visibility::visibility_diagnostics(db, f);
-        }),
-        ("autodiff_diagnostics", |db, f| {
-            autodiff::autodiff_diagnostics(db, f);
-        }),
-        ("functions (infer…)", |db, f| {
+    ];
+    // The per-file checks, each alone, in the order the diagnostics ask.
+    for (name, check) in diagnostics::FILE_CHECKS {
+        phases.push(phase(name, move |db, f| {
+            check(db, f);
+        }));
+    }
+    phases.extend([
+        // Inference; the per-function attribute and array-length checks
+        // fall in `expanded_diagnostics`.
+        phase("functions (infer)", |db, f| {
             for &d in infer::file_functions(db, f) {
-                autodiff::function_attribute_problems(db, d);
-                decl_check::runtime_array_lengths(db, d);
                 infer::infer(db, d);
             }
         }),
-        ("expanded_diagnostics", |db, f| {
+        phase("expanded_diagnostics", |db, f| {
             diagnostics::expanded_diagnostics(db, f);
         }),
-        ("file_diagnostics", |db, f| {
+        phase("file_diagnostics", |db, f| {
             file_diagnostics(db, f);
         }),
-        ("related_information", |db, f| {
+        phase("related_information", |db, f| {
             for d in file_diagnostics(db, f) {
                 ide::related_information(db, f, d);
             }
         }),
-    ]
+    ]);
+    phases
 }
 
 fn main() {

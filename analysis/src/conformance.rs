@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use slang_syntax::ast::{self, AstNode};
 use slang_syntax::{SyntaxKind, SyntaxNode, TextRange};
 
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::hir::{def_node, lower_type, DefId};
 use crate::infer::{fn_sig, is_concrete, is_core, is_mismatch, item_of, DeclCtx};
 use crate::item_tree::{item_tree, Item, ItemKind};

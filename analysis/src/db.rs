@@ -1,5 +1,11 @@
-//! The database: salsa storage plus an optional log of query executions
-//! (for tests that prove incrementality).
+//! The database: the [`Db`] trait queries take, [`RootDatabase`] (salsa
+//! storage, the inputs' setters, an optional log of query executions for
+//! tests that prove incrementality), and the side caches beside salsa
+//! ([`ReparseCache`]: the last parse, expansion and per-declaration item
+//! facts of each file). The caches' entry types are here; the code that
+//! fills and reuses them is with its owner (`expansion.rs`,
+//! `item_tree.rs`). `RootDatabase::with_macros_expanded` is in
+//! `expansion.rs`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -29,7 +35,7 @@ impl Db for RootDatabase {
 #[derive(Default, Clone)]
 pub struct ReparseCache {
     entries: Arc<Mutex<HashMap<(u8, SourceFile), CachedParse>>>,
-    pub(crate) expansions: Arc<Mutex<HashMap<SourceFile, crate::expansion::CachedExpansion>>>,
+    pub(crate) expansions: Arc<Mutex<HashMap<SourceFile, CachedExpansion>>>,
     /// The last lowered file's top-level declarations' facts, by green node
     /// (see [`crate::item_tree`]).
     pub(crate) subtree_facts: Arc<Mutex<SubtreeFactsCache>>,
@@ -40,7 +46,27 @@ pub struct ReparseCache {
 #[derive(Default)]
 pub(crate) struct SubtreeFactsCache {
     pub(crate) macros: Option<(SourceFile, slang_syntax::MacroNames)>,
-    pub(crate) entries: HashMap<usize, (rowan::GreenNode, crate::item_tree::SubtreeFacts)>,
+    pub(crate) entries: HashMap<usize, (rowan::GreenNode, SubtreeFacts)>,
+}
+
+/// The last expansion of a file, and what it was made from (kept and
+/// reused by [`crate::expansion::expansion`]).
+#[derive(Clone)]
+pub(crate) struct CachedExpansion {
+    pub(crate) text: Arc<str>,
+    pub(crate) parse: slang_syntax::Parse,
+    pub(crate) options: slang_syntax::ParseOptions,
+    pub(crate) expansion: Option<Arc<slang_syntax::Expansion>>,
+}
+
+/// What [`crate::item_tree`]'s lowering collects from a top-level
+/// declaration (and what it contains), apart from its items.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SubtreeFacts {
+    pub(crate) usings: Vec<String>,
+    pub(crate) macro_fragments: Vec<String>,
+    pub(crate) has_item_macros: bool,
+    pub(crate) func_extension_targets: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -151,16 +177,6 @@ impl RootDatabase {
         let kept: Vec<SourceFile> = files.iter().copied().filter(|f| f.path(self) != path).collect();
         ws.set_files(self).to(kept);
         true
-    }
-
-    /// For code generation: when `file` uses macros, a database like this
-    /// one (same files, search paths and defines) in which `file`'s text is
-    /// its expanded text ([`crate::expansion`]; the semantic trees are the
-    /// same, and offsets are those of the text), and the file in it; `None`
-    /// when there is nothing to expand.
-    pub fn with_macros_expanded(&self, file: SourceFile) -> Option<(RootDatabase, SourceFile)> {
-        let expanded = crate::expansion::expansion(self, file).as_ref()?.text.clone();
-        Some(self.with_file_text(file, &expanded))
     }
 
     /// A database like this one (same files, search paths and defines) in

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use slang_syntax::ast::{self, AstNode, HasName};
 use slang_syntax::{SyntaxKind, SyntaxNode, TextRange};
 
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::item_tree::{item_source_map, item_tree, Item, ItemKind};
 use crate::{parse, Db, SourceFile};
 

@@ -6,25 +6,12 @@
 
 use slang_syntax::TextRange;
 
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::import_paths::{import_candidates, is_builtin_module, ImportKind};
 use crate::infer::{DiagAt, InferDiagKind};
-use crate::module_graph::{file_imports, import_candidates, resolved_imports, ImportKind};
+use crate::module_graph::{file_imports, resolved_imports};
 use crate::name_res::unresolved_names;
 use crate::{parse, Db, SourceFile};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Severity {
-    Error,
-    Warning,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Diagnostic {
-    pub range: TextRange,
-    pub severity: Severity,
-    /// A stable code (`unresolved-name`, `syntax` …).
-    pub code: &'static str,
-    pub message: String,
-}
 
 /// All diagnostics of `file`, sorted by position, with ranges in the
 /// file's text: a diagnostic inside a macro's expansion points at the
@@ -56,6 +43,19 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     out
 }
 
+/// A check of a whole file.
+pub type FileCheck = fn(&dyn Db, SourceFile) -> Vec<Diagnostic>;
+
+/// The per-file checks [`expanded_diagnostics`] gathers, by name, in its
+/// order (`examples/edit_phases.rs` times each).
+pub const FILE_CHECKS: [(&str, FileCheck); 5] = [
+    ("decl_diagnostics", |db, file| crate::decl_check::decl_diagnostics(db, file).clone()),
+    ("checks", |db, file| crate::checks::check_diagnostics(db, file).collect()),
+    ("conformance", |db, file| crate::conformance::conformance_diagnostics(db, file).clone()),
+    ("visibility", |db, file| crate::visibility::visibility_diagnostics(db, file).clone()),
+    ("autodiff_diagnostics", |db, file| crate::autodiff_checks::autodiff_diagnostics(db, file).clone()),
+];
+
 /// [`file_diagnostics`] with the ranges of the semantic tree
 /// ([`crate::parse`], the expanded text).
 #[salsa::tracked(returns(ref))]
@@ -75,7 +75,7 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         out.push(Diagnostic { range: w.range, severity, code: w.code(), message: w.message.clone() });
     }
     for (import, target) in file_imports(db, file).iter().zip(resolved_imports(db, file)) {
-        if target.is_some() || crate::module_graph::is_builtin_module(import) {
+        if target.is_some() || is_builtin_module(import) {
             continue;
         }
         let what = match import.kind {
@@ -97,11 +97,9 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         }
         out.push(Diagnostic { range: import.range, severity: Severity::Error, code: "unresolved-import", message });
     }
-    out.extend(crate::decl_check::decl_diagnostics(db, file).iter().cloned());
-    out.extend(crate::checks::check_diagnostics(db, file));
-    out.extend(crate::conformance::conformance_diagnostics(db, file).iter().cloned());
-    out.extend(crate::visibility::visibility_diagnostics(db, file).iter().cloned());
-    out.extend(crate::autodiff::autodiff_diagnostics(db, file).iter().cloned());
+    for (_, check) in FILE_CHECKS {
+        out.extend(check(db, file));
+    }
     for u in unresolved_names(db, file) {
         let (code, message) = if u.is_type {
             ("unresolved-type", format!("cannot find type `{}` in this scope", u.name))
@@ -111,7 +109,7 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         out.push(Diagnostic { range: u.range, severity: Severity::Error, code, message });
     }
     for &f in crate::infer::file_functions(db, file) {
-        let problems = crate::autodiff::function_attribute_problems(db, f);
+        let problems = crate::autodiff_checks::function_attribute_problems(db, f);
         let lengths = crate::decl_check::runtime_array_lengths(db, f);
         if !problems.is_empty() || !lengths.is_empty() {
             if let Some(start) = crate::hir::def_node(db, f).map(|n| n.text_range().start()) {

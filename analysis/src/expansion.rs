@@ -6,7 +6,7 @@
 //!   macros of the `#include`d files known (so `#if` conditions that use
 //!   them are decided right). Syntax-level features (folding, formatting,
 //!   selection) read it.
-//! * [`parse`](crate::parse): the tree of the *expanded* text
+//! * [`parse`]: the tree of the *expanded* text
 //!   ([`slang_syntax::macro_expand`]): every macro use replaced by its
 //!   expansion. Everything semantic reads it: item trees, HIR, inference,
 //!   diagnostics, IDE features. Its offsets are those of the expanded
@@ -20,8 +20,9 @@ use std::sync::Arc;
 use slang_syntax::macros::{DefineLine, MacroDef};
 use slang_syntax::{Expansion, IncludedMacros, ParseOptions, SyntaxKind, SyntaxNode, TextRange, TextSize};
 
-use crate::module_graph::{import_candidates, Import, ImportKind};
-use crate::{Db, SourceFile, Workspace};
+use crate::db::CachedExpansion;
+use crate::import_paths::{files_by_path, import_candidates, Import, ImportKind};
+use crate::{Db, RootDatabase, SourceFile, Workspace};
 
 /// The parse with the workspace's defines only.
 // `no_eq`: a new text always gives a new tree, and comparing trees
@@ -71,7 +72,7 @@ fn macro_events(db: &dyn Db, file: SourceFile) -> Vec<MacroEvent> {
                     exported: false,
                     range: node.text_range(),
                 };
-                let by_path = crate::module_graph::files_by_path(db);
+                let by_path = files_by_path(db);
                 let target = import_candidates(db, file, &import).iter().find_map(|p| by_path.get(p).copied());
                 out.push(MacroEvent::Include(spelling.to_string(), target));
             }
@@ -150,6 +151,17 @@ pub fn parse_options(db: &dyn Db, file: SourceFile) -> ParseOptions {
     options
 }
 
+/// The tree the semantic model reads: the file with its macros expanded
+/// (see the module's docs; for a file that uses no macro, the tree of its
+/// text). A query: re-parses only when the text, the predefined macros or
+/// the macros of included files change.
+// `no_eq`: a new text always gives a new tree, and comparing trees
+// walks them (most of the file, for an edit near its end).
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn parse(db: &dyn Db, file: SourceFile) -> slang_syntax::Parse {
+    expanded_parse(db, file)
+}
+
 /// The lossless tree of the file as written (see the module's docs).
 // `no_eq`: a new text always gives a new tree, and comparing trees
 // walks them (most of the file, for an edit near its end).
@@ -187,13 +199,16 @@ pub fn expansion(db: &dyn Db, file: SourceFile) -> Option<Arc<Expansion>> {
     expansion
 }
 
-/// The last expansion of a file, and what it was made from.
-#[derive(Clone)]
-pub(crate) struct CachedExpansion {
-    text: Arc<str>,
-    parse: slang_syntax::Parse,
-    options: ParseOptions,
-    expansion: Option<Arc<Expansion>>,
+impl RootDatabase {
+    /// For code generation: when `file` uses macros, a database like this
+    /// one (same files, search paths and defines) in which `file`'s text is
+    /// its expanded text (this module's; the semantic trees are the
+    /// same, and offsets are those of the text), and the file in it; `None`
+    /// when there is nothing to expand.
+    pub fn with_macros_expanded(&self, file: SourceFile) -> Option<(RootDatabase, SourceFile)> {
+        let expanded = expansion(self, file).as_ref()?.text.clone();
+        Some(self.with_file_text(file, &expanded))
+    }
 }
 
 impl CachedExpansion {

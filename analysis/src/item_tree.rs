@@ -12,6 +12,7 @@ use std::sync::Arc;
 use slang_syntax::ast::{self, AstNode, HasAttributes, HasName};
 use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxNodePtr};
 
+use crate::db::{SubtreeFacts, SubtreeFactsCache};
 use crate::{parse, Db, SourceFile};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -181,7 +182,7 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
     let cache = &db.reparse_cache().subtree_facts;
     let mut previous = std::mem::take(&mut *cache.lock().unwrap());
     let same_macros = previous.macros.as_ref().is_some_and(|(f, m)| *f == file && m == parse.macros());
-    let mut kept = crate::db::SubtreeFactsCache { macros: Some((file, parse.macros().clone())), ..Default::default() };
+    let mut kept = SubtreeFactsCache { macros: Some((file, parse.macros().clone())), ..Default::default() };
     for child in root.syntax().children() {
         let green = child.green().into_owned();
         let key = &*green as *const rowan::GreenNodeData as usize;
@@ -209,16 +210,6 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
         func_extension_targets,
     });
     (tree, Arc::new(lower.ptrs.unwrap_or_default()))
-}
-
-/// What [`lowered_items`] collects from a top-level declaration (and what
-/// it contains), apart from its items.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct SubtreeFacts {
-    usings: Vec<String>,
-    macro_fragments: Vec<String>,
-    has_item_macros: bool,
-    func_extension_targets: Vec<String>,
 }
 
 fn subtree_facts(node: &SyntaxNode, parse: &slang_syntax::Parse) -> SubtreeFacts {

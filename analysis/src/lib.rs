@@ -10,37 +10,52 @@
 //! `implementing`, `#include`), the core module, scopes and name
 //! resolution, type inference, declaration and autodiff checks, and the IDE
 //! features ([`ide`]) as plain functions.
+//!
+//! The public surface is what the host and code generation read: the
+//! inputs and the database, the parses ([`expansion`], [`parse`]), item
+//! trees, the module graph, global scopes ([`name_res`]), HIR bodies
+//! ([`hir`]), types ([`ty`]), inference ([`infer`], with [`autodiff`] and
+//! [`generics`]), diagnostics ([`file_diagnostics`]) and the IDE features.
+//! The checks are private: their diagnostics come through
+//! [`diagnostics`]. The top-level modules import each other without a
+//! cycle (`tests/module_graph.rs`; the layers are in `ARCHITECTURE.md`).
 
 mod activity;
-pub mod autodiff;
 mod autodiff_checks;
 mod base;
-pub mod checks;
-pub mod conformance;
+mod checks;
+mod conformance;
 mod core_module;
 mod db;
-pub mod decl_check;
+mod decl_check;
+mod diagnostic;
 pub mod diagnostics;
 pub mod expansion;
-mod func_extension;
 pub mod hir;
 pub mod ide;
+mod import_paths;
 pub mod infer;
 pub mod item_tree;
 pub mod module_graph;
 pub mod name_res;
 pub mod ty;
-pub mod visibility;
+mod visibility;
 
 pub use base::{SourceFile, Workspace};
 pub use db::{Db, RootDatabase};
-pub use diagnostics::{file_diagnostics, Diagnostic, Severity};
-pub use expansion::{source_parse, to_expanded_offset, to_expanded_range, to_source_range};
+pub use diagnostic::{Diagnostic, Severity};
+pub use diagnostics::file_diagnostics;
+pub use expansion::{parse, source_parse, to_expanded_offset, to_expanded_range, to_source_range};
+pub use import_paths::{import_candidates, Import, ImportKind};
+/// The facts of automatic differentiation (differentiable types and
+/// functions, `Differential` types, derivative signatures): part of the
+/// type system, so they live with inference, which reads them.
+pub use infer::autodiff;
 /// Generic constraints and conformance (part of inference; also read by
 /// the checks and code generation).
 pub use infer::generics;
 pub use item_tree::{Item, ItemKind, ItemTree, Visibility};
-pub use module_graph::{file_imports, import_candidates, module_of, resolved_imports, Import, ImportKind};
+pub use module_graph::{file_imports, module_of, resolved_imports};
 pub use salsa::Cancelled;
 pub use slang_syntax::{TextRange, TextSize};
 
@@ -71,15 +86,4 @@ pub fn prewarm_core(db: &RootDatabase) {
             });
         }
     });
-}
-
-/// The tree the semantic model reads: the file with its macros expanded
-/// (see [`expansion`]; for a file that uses no macro, the tree of its
-/// text). A query: re-parses only when the text, the predefined macros or
-/// the macros of included files change.
-// `no_eq`: a new text always gives a new tree, and comparing trees
-// walks them (most of the file, for an edit near its end).
-#[salsa::tracked(returns(ref), no_eq)]
-pub fn parse(db: &dyn Db, file: SourceFile) -> slang_syntax::Parse {
-    expansion::expanded_parse(db, file)
 }

@@ -132,7 +132,7 @@ pub(crate) fn is_legacy_module(db: &dyn Db, file: SourceFile) -> bool {
             && !tree.uses_visibility
             && !crate::module_graph::file_imports(db, f)
                 .iter()
-                .any(|i| i.kind == crate::module_graph::ImportKind::Include)
+                .any(|i| i.kind == crate::import_paths::ImportKind::Include)
     })
 }
 

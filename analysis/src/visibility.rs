@@ -9,7 +9,7 @@
 use slang_syntax::ast::{self, AstNode};
 use slang_syntax::{SyntaxKind, TextRange};
 
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::hir::{def_node, lower_type, DefId};
 use crate::infer::access::{rank, word};
 use crate::infer::{is_core, item_of, DeclCtx};

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use slang_syntax::{SyntaxKind, SyntaxNode};
 
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::hir::DefId;
 use crate::name_res::global_scope;
 use crate::{parse, Db, SourceFile};

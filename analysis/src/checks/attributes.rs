@@ -12,7 +12,7 @@
 use slang_syntax::{SyntaxKind, SyntaxNode, TextRange};
 
 use super::placement::{has_token, is_type_kind};
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 
 /// Checks `root` (a top-level declaration) and what it contains.
 pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>) {

@@ -4,7 +4,7 @@
 
 use slang_syntax::{SyntaxKind, SyntaxNode};
 
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::item_tree::ItemKind;
 
 /// Checks `root` (a top-level declaration) and what it contains.

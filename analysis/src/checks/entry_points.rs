@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use slang_syntax::{SyntaxKind, SyntaxNode};
 
 use super::placement::{has_token, is_type_kind};
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 
 /// Checks `f` when it is a top-level function (the entry points are).
 pub(crate) fn check(cx: &super::Cx, f: &SyntaxNode, out: &mut Vec<Diagnostic>) {

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use slang_syntax::{SyntaxKind, SyntaxNode, TextRange};
 
-use crate::diagnostics::Diagnostic;
+use crate::diagnostic::Diagnostic;
 use crate::hir::{DeclGreen, DefId};
 use crate::name_res::GlobalScope;
 use crate::{parse, Db, SourceFile};

@@ -11,7 +11,7 @@
 use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxToken, TextRange};
 
 use super::parent_kind;
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 
 /// Where a declaration sits.
 #[derive(Clone, Copy, PartialEq, Eq)]

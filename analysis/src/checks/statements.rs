@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use slang_syntax::{NodeOrToken, SyntaxKind, SyntaxNode};
 
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 
 /// Checks `root` (a top-level declaration) and what it contains.
 pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>) {

@@ -9,7 +9,7 @@ use slang_syntax::ast::AstNode;
 use slang_syntax::{SyntaxKind, SyntaxNode};
 
 use super::constraints::declared_nearby;
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::hir::{lower_type, DefId, GenericArgRef, TypeRef};
 use crate::infer::{is_core, item_of};
 use crate::item_tree::{item_tree, ItemKind};

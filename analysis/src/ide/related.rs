@@ -6,7 +6,7 @@
 use slang_syntax::{SyntaxKind as K, TextRange};
 
 use super::{nav_target, resolve_at, Definition};
-use crate::diagnostics::Diagnostic;
+use crate::diagnostic::Diagnostic;
 use crate::infer::{item_of, parent_of};
 use crate::{parse, Db, SourceFile};
 

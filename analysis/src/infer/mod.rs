@@ -16,7 +16,11 @@
 //! parameter binding), [`coerce`] (conversions), [`diff`] (derivative
 //! checks), [`builtins`] (core functions by name) and [`diagnostics`]
 //! (what it reports), [`access`] (access control) and [`generics`]
-//! (constraints on generic parameters, conformance).
+//! (constraints on generic parameters, conformance). The facts of
+//! automatic differentiation are part of this type system ([`autodiff`],
+//! named `crate::autodiff` too, with the `__func_extension`s in
+//! `func_extension`): resolving `T.Differential` needs them, and they need
+//! declarations' types.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -34,6 +38,7 @@ use crate::ty::{parse_vector_alias, Scalar, Ty, TypeResolver};
 use crate::{Db, SourceFile};
 
 pub(crate) mod access;
+pub mod autodiff;
 mod builtins;
 mod call;
 mod coerce;
@@ -41,6 +46,7 @@ mod decl_ctx;
 mod diagnostics;
 mod diff;
 mod expr;
+mod func_extension;
 pub mod generics;
 mod members;
 mod path;
