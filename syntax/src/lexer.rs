@@ -210,13 +210,16 @@ impl<'a> Lexer<'a> {
                 b'/' if self.peek(1) == b'*' => {
                     self.pos += 2;
                     let mut closed = false;
-                    while self.pos < self.bytes.len() {
-                        if self.bytes[self.pos] == b'*' && self.peek(1) == b'/' {
-                            self.pos += 2;
+                    while let Some(i) = memchr::memchr(b'*', &self.bytes[self.pos..]) {
+                        self.pos += i + 1;
+                        if self.peek(0) == b'/' {
+                            self.pos += 1;
                             closed = true;
                             break;
                         }
-                        self.pos += 1;
+                    }
+                    if !closed {
+                        self.pos = self.bytes.len();
                     }
                     self.push(COMMENT, start);
                     if !closed {
@@ -334,11 +337,12 @@ impl<'a> Lexer<'a> {
     }
 
     fn line_comment(&mut self) {
-        while self.pos < self.bytes.len() {
+        while let Some(i) = memchr::memchr3(b'\n', b'\r', b'\\', &self.bytes[self.pos..]) {
+            self.pos += i;
             match self.bytes[self.pos] {
-                b'\n' | b'\r' => break,
+                b'\n' | b'\r' => return,
                 // A line comment continues over an escaped line break.
-                b'\\' if matches!(self.peek(1), b'\n' | b'\r') => {
+                _ if matches!(self.peek(1), b'\n' | b'\r') => {
                     self.pos += 2;
                     if self.bytes[self.pos - 1] == b'\r' && self.peek(0) == b'\n' {
                         self.pos += 1;
@@ -347,6 +351,7 @@ impl<'a> Lexer<'a> {
                 _ => self.pos += 1,
             }
         }
+        self.pos = self.bytes.len();
     }
 
     /// A quoted literal; stops at the closing quote or the end of the line.
