@@ -8,8 +8,6 @@
 //! doc comments belong to what they document; other nodes start at their
 //! first token.
 
-use std::collections::hash_map::Entry as MapEntry;
-
 use rowan::{GreenNode, GreenToken, NodeOrToken};
 use text_size::{TextRange, TextSize};
 
@@ -109,7 +107,7 @@ pub(crate) fn build_tree(
             joint = false;
             if t.kind == WHITESPACE || role != Role::Code {
                 let s = &text[offsets[i] as usize..offsets[i + 1] as usize];
-                if let Some(nl) = s.rfind(['\n', '\r']) {
+                if let Some(nl) = s.bytes().rposition(|b| b == b'\n' || b == b'\r') {
                     line_start = true;
                     col0 = nl + 1 == s.len();
                 } else if role == Role::Code {
@@ -169,16 +167,14 @@ pub(crate) struct TokenCache {
     static_tokens: Vec<Option<GreenToken>>,
     /// The most common whitespace: spaces, or a newline and an indentation.
     indentation: Vec<Option<GreenToken>>,
-    /// Short tokens (whitespace, identifiers, numbers) by a hash of their
-    /// kind and text. A hit is checked against the token itself, and a
-    /// token whose hash is taken by another text is simply not shared.
-    interned: rustc_hash::FxHashMap<u64, GreenToken>,
+    /// Short tokens (whitespace, identifiers, numbers): a direct-mapped
+    /// cache indexed by a hash of kind and text (a slot holds the last token
+    /// that hashed there, so the table never grows).
+    interned: Vec<Option<GreenToken>>,
 }
 
-/// Beyond this many interned tokens the table starts over (a language
-/// server parses many files on one thread; the table must not grow without
-/// bound).
-const MAX_INTERNED: usize = 1 << 15;
+/// log2 of the number of slots of [`TokenCache::interned`].
+const INTERNED_BITS: u32 = 12;
 
 thread_local! {
     static TOKEN_CACHE: std::cell::Cell<Option<Box<TokenCache>>> = const { std::cell::Cell::new(None) };
@@ -193,14 +189,32 @@ impl TokenCache {
                 children: Vec::with_capacity(256),
                 static_tokens: vec![None; SyntaxKind::__LAST as usize],
                 indentation: vec![None; 2 * MAX_INDENT],
-                interned: rustc_hash::FxHashMap::with_capacity_and_hasher(1024, Default::default()),
+                interned: vec![None; 1 << INTERNED_BITS],
             })
         });
-        if cache.interned.len() > MAX_INTERNED {
-            cache.interned.clear();
-        }
         cache.children.clear();
         cache
+    }
+
+    #[cold]
+    fn static_token(&mut self, kind: SyntaxKind, text: &str) -> GreenToken {
+        self.static_tokens[kind as usize].insert(GreenToken::new(rowan::SyntaxKind(kind.into()), text)).clone()
+    }
+
+    /// A token of a kind without a fixed text: shared if it is short.
+    fn shared_token(&mut self, kind: SyntaxKind, text: &str) -> GreenToken {
+        let raw_kind = rowan::SyntaxKind(kind.into());
+        if let Some(slot) = indentation_slot(kind, text) {
+            self.indentation[slot].get_or_insert_with(|| GreenToken::new(raw_kind, text)).clone()
+        } else if text.len() <= 24 {
+            let slot = &mut self.interned[token_slot(kind, text)];
+            match slot {
+                Some(t) if t.kind() == raw_kind && t.text() == text => t.clone(),
+                _ => slot.insert(GreenToken::new(raw_kind, text)).clone(),
+            }
+        } else {
+            GreenToken::new(raw_kind, text)
+        }
     }
 
     fn put_back(self: Box<Self>) {
@@ -243,13 +257,13 @@ fn indentation_slot(kind: SyntaxKind, text: &str) -> Option<usize> {
     (rest.len() < MAX_INDENT && rest.iter().all(|&b| b == b' ')).then(|| newline * MAX_INDENT + rest.len())
 }
 
-/// The key of a short token in [`TokenCache::interned`].
-fn token_hash(kind: SyntaxKind, text: &str) -> u64 {
+/// The slot of a short token in [`TokenCache::interned`].
+fn token_slot(kind: SyntaxKind, text: &str) -> usize {
     use std::hash::Hasher;
     let mut h = rustc_hash::FxHasher::default();
     h.write_u16(kind as u16);
     h.write(text.as_bytes());
-    h.finish()
+    (h.finish() >> (64 - INTERNED_BITS)) as usize
 }
 
 /// Nodes that take the comments right before them (doc comments).
@@ -331,31 +345,19 @@ impl<'a> Sink<'a> {
         self.root = Some(GreenNode::new(rowan::SyntaxKind(SOURCE_FILE.into()), self.cache.children.drain(..)));
     }
 
+    #[inline]
     fn push_token(&mut self, kind: SyntaxKind, text: &'a str) {
-        let raw_kind = rowan::SyntaxKind(kind.into());
-        let cache = &mut *self.cache;
         let token = if kind.has_static_text() {
+            // Punctuation and keywords, the most common tokens.
             debug_assert_eq!(kind.static_text(), Some(text));
-            cache.static_tokens[kind as usize].get_or_insert_with(|| GreenToken::new(raw_kind, text)).clone()
-        } else if let Some(slot) = indentation_slot(kind, text) {
-            cache.indentation[slot].get_or_insert_with(|| GreenToken::new(raw_kind, text)).clone()
-        } else if text.len() <= 24 {
-            let key = token_hash(kind, text);
-            match cache.interned.entry(key) {
-                MapEntry::Occupied(e) => {
-                    let t = e.get();
-                    if t.kind() == raw_kind && t.text() == text {
-                        t.clone()
-                    } else {
-                        GreenToken::new(raw_kind, text)
-                    }
-                }
-                MapEntry::Vacant(e) => e.insert(GreenToken::new(raw_kind, text)).clone(),
+            match &self.cache.static_tokens[kind as usize] {
+                Some(t) => t.clone(),
+                None => self.cache.static_token(kind, text),
             }
         } else {
-            GreenToken::new(raw_kind, text)
+            self.cache.shared_token(kind, text)
         };
-        cache.children.push(NodeOrToken::Token(token));
+        self.cache.children.push(NodeOrToken::Token(token));
     }
 
     /// The raw index from which comments attach to a node whose first token
@@ -371,7 +373,7 @@ impl<'a> Sink<'a> {
             match self.tokens[j].kind {
                 COMMENT => start = j,
                 WHITESPACE => {
-                    if self.raw_text(j).matches('\n').count() > 1 {
+                    if self.raw_text(j).bytes().filter(|&b| b == b'\n').nth(1).is_some() {
                         break;
                     }
                 }
