@@ -159,10 +159,15 @@ fn int_overflows(digits: &str) -> bool {
     false
 }
 
-/// A floating-point suffix, lowercased: `f`, `h`, `hf`/`fh` (half),
+/// A floating-point suffix, in any case: `f`, `h`, `hf`/`fh` (half),
 /// `l`, `lf`/`fl` (double), `d`.
 fn is_float_suffix(s: &str) -> bool {
-    matches!(s, "f" | "h" | "lf" | "fl" | "l" | "d" | "hf" | "fh")
+    ["f", "h", "lf", "fl", "l", "d", "hf", "fh"].iter().any(|w| s.eq_ignore_ascii_case(w))
+}
+
+/// An integer suffix, in any case: `u`, `l`, `ul`, `ll`, `ull`, `z` …
+fn is_int_suffix(s: &str) -> bool {
+    ["", "u", "l", "ul", "lu", "ll", "ull", "llu", "z", "uz", "zu"].iter().any(|w| s.eq_ignore_ascii_case(w))
 }
 
 impl<'a> Lexer<'a> {
@@ -486,10 +491,9 @@ impl<'a> Lexer<'a> {
         while !self.text.is_char_boundary(self.pos) {
             self.pos += 1;
         }
-        let suffix = self.text[suffix_start..self.pos].to_ascii_lowercase();
-        let int_suffix =
-            matches!(suffix.as_str(), "" | "u" | "l" | "ul" | "lu" | "ll" | "ull" | "llu" | "z" | "uz" | "zu");
-        let float_suffix = is_float_suffix(&suffix);
+        let suffix = &self.text[suffix_start..self.pos];
+        let int_suffix = is_int_suffix(suffix);
+        let float_suffix = is_float_suffix(suffix);
         if !radix_prefix && !is_float && float_suffix && !int_suffix {
             is_float = true;
         }
@@ -533,7 +537,7 @@ impl<'a> Lexer<'a> {
         while end < self.bytes.len() && is_ident_continue(self.bytes[end]) {
             end += 1;
         }
-        self.text.get(at..end).is_some_and(|s| is_float_suffix(&s.to_ascii_lowercase()))
+        self.text.get(at..end).is_some_and(is_float_suffix)
     }
 
     /// `e`/`p`, a sign and digits; whether there were digits.
