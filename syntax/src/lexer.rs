@@ -159,10 +159,15 @@ fn int_overflows(digits: &str) -> bool {
     false
 }
 
-/// A floating-point suffix, lowercased: `f`, `h`, `hf`/`fh` (half),
+/// A floating-point suffix, in any case: `f`, `h`, `hf`/`fh` (half),
 /// `l`, `lf`/`fl` (double), `d`.
 fn is_float_suffix(s: &str) -> bool {
-    matches!(s, "f" | "h" | "lf" | "fl" | "l" | "d" | "hf" | "fh")
+    ["f", "h", "lf", "fl", "l", "d", "hf", "fh"].iter().any(|w| s.eq_ignore_ascii_case(w))
+}
+
+/// An integer suffix, in any case: `u`, `l`, `ul`, `ll`, `ull`, `z` …
+fn is_int_suffix(s: &str) -> bool {
+    ["", "u", "l", "ul", "lu", "ll", "ull", "llu", "z", "uz", "zu"].iter().any(|w| s.eq_ignore_ascii_case(w))
 }
 
 impl<'a> Lexer<'a> {
@@ -210,13 +215,16 @@ impl<'a> Lexer<'a> {
                 b'/' if self.peek(1) == b'*' => {
                     self.pos += 2;
                     let mut closed = false;
-                    while self.pos < self.bytes.len() {
-                        if self.bytes[self.pos] == b'*' && self.peek(1) == b'/' {
-                            self.pos += 2;
+                    while let Some(i) = memchr::memchr(b'*', &self.bytes[self.pos..]) {
+                        self.pos += i + 1;
+                        if self.peek(0) == b'/' {
+                            self.pos += 1;
                             closed = true;
                             break;
                         }
-                        self.pos += 1;
+                    }
+                    if !closed {
+                        self.pos = self.bytes.len();
                     }
                     self.push(COMMENT, start);
                     if !closed {
@@ -334,11 +342,12 @@ impl<'a> Lexer<'a> {
     }
 
     fn line_comment(&mut self) {
-        while self.pos < self.bytes.len() {
+        while let Some(i) = memchr::memchr3(b'\n', b'\r', b'\\', &self.bytes[self.pos..]) {
+            self.pos += i;
             match self.bytes[self.pos] {
-                b'\n' | b'\r' => break,
+                b'\n' | b'\r' => return,
                 // A line comment continues over an escaped line break.
-                b'\\' if matches!(self.peek(1), b'\n' | b'\r') => {
+                _ if matches!(self.peek(1), b'\n' | b'\r') => {
                     self.pos += 2;
                     if self.bytes[self.pos - 1] == b'\r' && self.peek(0) == b'\n' {
                         self.pos += 1;
@@ -347,6 +356,7 @@ impl<'a> Lexer<'a> {
                 _ => self.pos += 1,
             }
         }
+        self.pos = self.bytes.len();
     }
 
     /// A quoted literal; stops at the closing quote or the end of the line.
@@ -481,10 +491,9 @@ impl<'a> Lexer<'a> {
         while !self.text.is_char_boundary(self.pos) {
             self.pos += 1;
         }
-        let suffix = self.text[suffix_start..self.pos].to_ascii_lowercase();
-        let int_suffix =
-            matches!(suffix.as_str(), "" | "u" | "l" | "ul" | "lu" | "ll" | "ull" | "llu" | "z" | "uz" | "zu");
-        let float_suffix = is_float_suffix(&suffix);
+        let suffix = &self.text[suffix_start..self.pos];
+        let int_suffix = is_int_suffix(suffix);
+        let float_suffix = is_float_suffix(suffix);
         if !radix_prefix && !is_float && float_suffix && !int_suffix {
             is_float = true;
         }
@@ -528,7 +537,7 @@ impl<'a> Lexer<'a> {
         while end < self.bytes.len() && is_ident_continue(self.bytes[end]) {
             end += 1;
         }
-        self.text.get(at..end).is_some_and(|s| is_float_suffix(&s.to_ascii_lowercase()))
+        self.text.get(at..end).is_some_and(is_float_suffix)
     }
 
     /// `e`/`p`, a sign and digits; whether there were digits.

@@ -241,6 +241,17 @@ struct Frame {
 }
 
 pub(crate) fn process(text: &str, tokens: &[Token], offsets: &[u32], options: &ParseOptions) -> PpResult {
+    // Most files have no directive: nothing to do (no `#` token, so no
+    // directive line, no branch, no macro).
+    if !tokens.iter().any(|t| t.kind == POUND) {
+        return PpResult {
+            roles: vec![Role::Code; tokens.len()],
+            directives: Vec::new(),
+            branches: Vec::new(),
+            macros: MacroNames::default(),
+            errors: Vec::new(),
+        };
+    }
     let mut macros = options.initial_macros();
 
     let tok_text = |i: usize| &text[offsets[i] as usize..offsets[i + 1] as usize];

@@ -5,6 +5,19 @@
 //! words: `float`, `vector`, `module`, `set` … are all ordinary identifiers in
 //! most positions).
 
+/// For each first byte, a bit `min(len, 63)` for each keyword's length.
+const fn keyword_filter(words: &[&str]) -> [u64; 256] {
+    let mut table = [0u64; 256];
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].as_bytes();
+        let len = if w.len() < 63 { w.len() } else { 63 };
+        table[w[0] as usize] |= 1u64 << len;
+        i += 1;
+    }
+    table
+}
+
 macro_rules! syntax_kinds {
     (
         punct { $($p_tok:literal => $p_name:ident,)* }
@@ -28,6 +41,13 @@ macro_rules! syntax_kinds {
             /// The keyword kind for `text`, if `text` is a word the parser may
             /// treat as a keyword somewhere.
             pub fn from_keyword(text: &str) -> Option<SyntaxKind> {
+                // Most words are not keywords: a table by first byte and
+                // length rejects them before the string match.
+                const FILTER: [u64; 256] = keyword_filter(&[$($k_tok,)*]);
+                let first = text.as_bytes().first().copied().unwrap_or(0);
+                if FILTER[first as usize] & (1u64 << text.len().min(63)) == 0 {
+                    return None;
+                }
                 match text {
                     $($k_tok => Some(SyntaxKind::$k_name),)*
                     _ => None,

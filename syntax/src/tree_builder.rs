@@ -107,7 +107,7 @@ pub(crate) fn build_tree(
             joint = false;
             if t.kind == WHITESPACE || role != Role::Code {
                 let s = &text[offsets[i] as usize..offsets[i + 1] as usize];
-                if let Some(nl) = s.rfind(['\n', '\r']) {
+                if let Some(nl) = s.bytes().rposition(|b| b == b'\n' || b == b'\r') {
                     line_start = true;
                     col0 = nl + 1 == s.len();
                 } else if role == Role::Code {
@@ -144,15 +144,82 @@ pub(crate) fn build_tree(
         sig: &input.info,
         raw_pos: 0,
         next_directive: 0,
-        children: Vec::with_capacity(256),
-        static_tokens: vec![None; SyntaxKind::__LAST as usize],
-        interned: rustc_hash::FxHashMap::with_capacity_and_hasher(1024, Default::default()),
-        indentation: vec![None; 2 * MAX_INDENT],
+        cache: TokenCache::take(),
         root: None,
     };
-    let (sink, parse_errors) = parse_input(&input, sink, entry);
-    let green = sink.root.unwrap_or_else(|| GreenNode::new(rowan::SyntaxKind(SOURCE_FILE.into()), std::iter::empty()));
+    let (mut sink, parse_errors) = parse_input(&input, sink, entry);
+    let green =
+        sink.root.take().unwrap_or_else(|| GreenNode::new(rowan::SyntaxKind(SOURCE_FILE.into()), std::iter::empty()));
+    sink.cache.put_back();
     (green, parse_errors)
+}
+
+/// Green tokens kept from one parse to the next on the same thread, so that
+/// the tokens every file has (keywords, punctuation, common identifiers and
+/// indentation) are allocated once rather than once per file, and no table
+/// is built per parse. Trees share tokens as they share them within one
+/// tree; a token's identity is never observable (green elements compare by
+/// value).
+pub(crate) struct TokenCache {
+    /// The stack of finished children (reused for its capacity).
+    children: Vec<Element>,
+    /// Tokens with a fixed text (punctuation, keywords), one per kind.
+    static_tokens: Vec<Option<GreenToken>>,
+    /// The most common whitespace: spaces, or a newline and an indentation.
+    indentation: Vec<Option<GreenToken>>,
+    /// Short tokens (whitespace, identifiers, numbers): a direct-mapped
+    /// cache indexed by a hash of kind and text (a slot holds the last token
+    /// that hashed there, so the table never grows).
+    interned: Vec<Option<GreenToken>>,
+}
+
+/// log2 of the number of slots of [`TokenCache::interned`].
+const INTERNED_BITS: u32 = 12;
+
+thread_local! {
+    static TOKEN_CACHE: std::cell::Cell<Option<Box<TokenCache>>> = const { std::cell::Cell::new(None) };
+}
+
+impl TokenCache {
+    fn take() -> Box<TokenCache> {
+        // (`None` on a nested parse on the same thread, or at thread exit.)
+        let cached = TOKEN_CACHE.try_with(|c| c.take()).ok().flatten();
+        let mut cache = cached.unwrap_or_else(|| {
+            Box::new(TokenCache {
+                children: Vec::with_capacity(256),
+                static_tokens: vec![None; SyntaxKind::__LAST as usize],
+                indentation: vec![None; 2 * MAX_INDENT],
+                interned: vec![None; 1 << INTERNED_BITS],
+            })
+        });
+        cache.children.clear();
+        cache
+    }
+
+    #[cold]
+    fn static_token(&mut self, kind: SyntaxKind, text: &str) -> GreenToken {
+        self.static_tokens[kind as usize].insert(GreenToken::new(rowan::SyntaxKind(kind.into()), text)).clone()
+    }
+
+    /// A token of a kind without a fixed text: shared if it is short.
+    fn shared_token(&mut self, kind: SyntaxKind, text: &str) -> GreenToken {
+        let raw_kind = rowan::SyntaxKind(kind.into());
+        if let Some(slot) = indentation_slot(kind, text) {
+            self.indentation[slot].get_or_insert_with(|| GreenToken::new(raw_kind, text)).clone()
+        } else if text.len() <= 24 {
+            let slot = &mut self.interned[token_slot(kind, text)];
+            match slot {
+                Some(t) if t.kind() == raw_kind && t.text() == text => t.clone(),
+                _ => slot.insert(GreenToken::new(raw_kind, text)).clone(),
+            }
+        } else {
+            GreenToken::new(raw_kind, text)
+        }
+    }
+
+    fn put_back(self: Box<Self>) {
+        let _ = TOKEN_CACHE.try_with(|c| c.set(Some(self)));
+    }
 }
 
 type Element = NodeOrToken<GreenNode, GreenToken>;
@@ -170,14 +237,8 @@ pub(crate) struct Sink<'a> {
     raw_pos: usize,
     /// Directives are emitted in source order; the next one to emit.
     next_directive: usize,
-    children: Vec<Element>,
-    /// Tokens with a fixed text (punctuation, keywords), one per kind.
-    static_tokens: Vec<Option<GreenToken>>,
-    /// Short tokens (whitespace, identifiers, numbers) shared by text, which
-    /// keeps trees small.
-    interned: rustc_hash::FxHashMap<(SyntaxKind, &'a str), GreenToken>,
-    /// The most common whitespace: spaces, or a newline and an indentation.
-    indentation: Vec<Option<GreenToken>>,
+    /// The stack of finished children and the shared tokens.
+    cache: Box<TokenCache>,
     root: Option<GreenNode>,
 }
 
@@ -194,6 +255,15 @@ fn indentation_slot(kind: SyntaxKind, text: &str) -> Option<usize> {
         _ => (0, bytes),
     };
     (rest.len() < MAX_INDENT && rest.iter().all(|&b| b == b' ')).then(|| newline * MAX_INDENT + rest.len())
+}
+
+/// The slot of a short token in [`TokenCache::interned`].
+fn token_slot(kind: SyntaxKind, text: &str) -> usize {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write_u16(kind as u16);
+    h.write(text.as_bytes());
+    (h.finish() >> (64 - INTERNED_BITS)) as usize
 }
 
 /// Nodes that take the comments right before them (doc comments).
@@ -235,24 +305,24 @@ impl<'a> Sink<'a> {
     pub(crate) fn checkpoint(&mut self, sig: usize) -> usize {
         let next = self.sig.get(sig).map_or(self.tokens.len(), |t| t.raw as usize);
         if next == self.raw_pos {
-            return self.children.len();
+            return self.cache.children.len();
         }
         let until = self.attached_comments_start(next);
         self.flush_until(until);
-        self.children.len()
+        self.cache.children.len()
     }
 
     /// Turn the children from `checkpoint` on into a node; returns the index
     /// of the new node (for `precede`).
     pub(crate) fn complete(&mut self, checkpoint: usize, kind: SyntaxKind) -> usize {
-        let mut start = checkpoint.min(self.children.len());
+        let mut start = checkpoint.min(self.cache.children.len());
         if !attaches_leading_comments(kind) {
-            while start < self.children.len() && is_trivia_element(&self.children[start]) {
+            while start < self.cache.children.len() && is_trivia_element(&self.cache.children[start]) {
                 start += 1;
             }
         }
-        let node = GreenNode::new(rowan::SyntaxKind(kind.into()), self.children.drain(start..));
-        self.children.push(NodeOrToken::Node(node));
+        let node = GreenNode::new(rowan::SyntaxKind(kind.into()), self.cache.children.drain(start..));
+        self.cache.children.push(NodeOrToken::Node(node));
         start
     }
 
@@ -272,23 +342,22 @@ impl<'a> Sink<'a> {
     /// Everything left goes into the root node.
     pub(crate) fn finish_root(&mut self) {
         self.flush_until(self.tokens.len());
-        let children = std::mem::take(&mut self.children);
-        self.root = Some(GreenNode::new(rowan::SyntaxKind(SOURCE_FILE.into()), children));
+        self.root = Some(GreenNode::new(rowan::SyntaxKind(SOURCE_FILE.into()), self.cache.children.drain(..)));
     }
 
+    #[inline]
     fn push_token(&mut self, kind: SyntaxKind, text: &'a str) {
-        let raw_kind = rowan::SyntaxKind(kind.into());
         let token = if kind.has_static_text() {
+            // Punctuation and keywords, the most common tokens.
             debug_assert_eq!(kind.static_text(), Some(text));
-            self.static_tokens[kind as usize].get_or_insert_with(|| GreenToken::new(raw_kind, text)).clone()
-        } else if let Some(slot) = indentation_slot(kind, text) {
-            self.indentation[slot].get_or_insert_with(|| GreenToken::new(raw_kind, text)).clone()
-        } else if text.len() <= 24 {
-            self.interned.entry((kind, text)).or_insert_with(|| GreenToken::new(raw_kind, text)).clone()
+            match &self.cache.static_tokens[kind as usize] {
+                Some(t) => t.clone(),
+                None => self.cache.static_token(kind, text),
+            }
         } else {
-            GreenToken::new(raw_kind, text)
+            self.cache.shared_token(kind, text)
         };
-        self.children.push(NodeOrToken::Token(token));
+        self.cache.children.push(NodeOrToken::Token(token));
     }
 
     /// The raw index from which comments attach to a node whose first token
@@ -304,7 +373,7 @@ impl<'a> Sink<'a> {
             match self.tokens[j].kind {
                 COMMENT => start = j,
                 WHITESPACE => {
-                    if self.raw_text(j).matches('\n').count() > 1 {
+                    if self.raw_text(j).bytes().filter(|&b| b == b'\n').nth(1).is_some() {
                         break;
                     }
                 }
@@ -352,7 +421,7 @@ impl<'a> Sink<'a> {
         let d = &self.directives[idx];
         let (start, end, name_tok, macro_name, params, rest, kind) =
             (d.start, d.end, d.name_tok, d.macro_name, d.params, d.rest, d.kind);
-        let node_start = self.children.len();
+        let node_start = self.cache.children.len();
         let mut i = start;
         // `#`, the directive name, and the macro name.
         let head_end = macro_name.unwrap_or(name_tok.map_or(start + 1, |n| n + 1));
@@ -361,7 +430,7 @@ impl<'a> Sink<'a> {
             i += 1;
         }
         if let Some(m) = macro_name {
-            let at = self.children.len();
+            let at = self.cache.children.len();
             self.push_token(IDENT, self.raw_text(m));
             if kind == PP_DEFINE {
                 self.wrap(at, NAME);
@@ -369,7 +438,7 @@ impl<'a> Sink<'a> {
             i = m + 1;
         }
         if let Some((ps, pe)) = params {
-            let at = self.children.len();
+            let at = self.cache.children.len();
             for j in ps..pe {
                 self.push_raw(j);
             }
@@ -393,7 +462,7 @@ impl<'a> Sink<'a> {
             while body_end > i && self.tokens[body_end - 1].kind == WHITESPACE {
                 body_end -= 1;
             }
-            let at = self.children.len();
+            let at = self.cache.children.len();
             for j in i..body_end {
                 self.push_raw(j);
             }
@@ -414,7 +483,7 @@ impl<'a> Sink<'a> {
     }
 
     fn wrap(&mut self, at: usize, kind: SyntaxKind) {
-        let node = GreenNode::new(rowan::SyntaxKind(kind.into()), self.children.drain(at..));
-        self.children.push(NodeOrToken::Node(node));
+        let node = GreenNode::new(rowan::SyntaxKind(kind.into()), self.cache.children.drain(at..));
+        self.cache.children.push(NodeOrToken::Node(node));
     }
 }
