@@ -80,34 +80,34 @@ fn group_heads(s: &str) -> Vec<&str> {
 /// counts only when it is a module or a re-export).
 fn root_names(text: &str, depth: usize) -> Vec<(String, usize, bool)> {
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let mut rest = line;
-        while let Some(i) = rest.find("crate::").into_iter().chain(rest.find("super::")).min() {
-            let before = &rest[..i];
-            let preceded = before.chars().last().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
-            let mut after = &rest[i..];
-            let mut at_root = true;
-            let via_super = after.starts_with("super::");
-            if via_super {
-                let mut k = 0;
-                while let Some(r) = after.strip_prefix("super::") {
-                    after = r;
-                    k += 1;
-                }
-                at_root = k >= depth;
-            } else {
-                after = &after["crate::".len()..];
+    let mut at = 0;
+    // The whole text, not line by line: a `use` group may span lines.
+    while let Some(i) = [text[at..].find("crate::"), text[at..].find("super::")].into_iter().flatten().min() {
+        let i = at + i;
+        let line = text[..i].matches('\n').count() + 1;
+        let preceded = text[..i].chars().last().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+        let mut after = &text[i..];
+        let mut at_root = true;
+        let via_super = after.starts_with("super::");
+        if via_super {
+            let mut k = 0;
+            while let Some(r) = after.strip_prefix("super::") {
+                after = r;
+                k += 1;
             }
-            if !preceded && at_root {
-                let names = match after.strip_prefix('{') {
-                    Some(group) => group_heads(group),
-                    None => vec![ident_at(after)],
-                };
-                let names = names.into_iter().filter(|n| !n.is_empty() && *n != "self");
-                out.extend(names.map(|s| (s.to_string(), n + 1, via_super)));
-            }
-            rest = &rest[i + 1..];
+            at_root = k >= depth;
+        } else {
+            after = &after["crate::".len()..];
         }
+        if !preceded && at_root {
+            let names = match after.strip_prefix('{') {
+                Some(group) => group_heads(group),
+                None => vec![ident_at(after)],
+            };
+            let names = names.into_iter().filter(|n| !n.is_empty() && *n != "self");
+            out.extend(names.map(|s| (s.to_string(), line, via_super)));
+        }
+        at = i + 1;
     }
     out
 }
@@ -260,4 +260,6 @@ fn the_graph_sees_references() {
     assert_eq!(group_heads("a::b, c, d::{e, f}}; x"), ["a", "c", "d"]);
     assert_eq!(root_names("use super::super::x::y;", 2), [("x".to_string(), 1, true)]);
     assert_eq!(root_names("use super::x;", 2), []);
+    let group = root_names("use crate::{\n    a::b,\n    c,\n};", 1);
+    assert_eq!(group, [("a".to_string(), 1, false), ("c".to_string(), 1, false)]);
 }
