@@ -211,20 +211,30 @@ fn owner_struct(db: &dyn Db, def: DefId) -> Option<DefId> {
 fn is_instance_method(db: &dyn Db, def: DefId) -> bool {
     item_of(db, def)
         .is_some_and(|i| matches!(i.kind, ItemKind::Fn | ItemKind::Property | ItemKind::Subscript) && !i.is_static)
-        && (owner_struct(db, def).is_some() || extension_of_builtin(db, def))
+        && (owner_struct(db, def).is_some() || extension_of_builtin(db, def) || apply_of_method(db, def))
+}
+
+/// Whether `def` is a `__func_extension __apply(S::method)` of a method:
+/// its `this` is the method's receiver, passed first as the method's is.
+fn apply_of_method(db: &dyn Db, def: DefId) -> bool {
+    item_of(db, def).is_some_and(|i| i.kind == ItemKind::Fn && i.name.is_none())
+        && slang_analysis::autodiff::func_extension_of(db, def)
+            .is_some_and(|e| e.kind == slang_analysis::autodiff::ExtensionKind::Apply)
+        && !matches!(DeclCtx::for_def(db, def).this, Ty::Unknown)
 }
 
 /// Whether the declared type `t` of a parameter or result of `def` is a
-/// generic parameter whose constraints do not make it differentiable
-/// (`T : INorm`): its values carry no derivative even where `T` is bound
-/// to a differentiable type, as in the reference compiler (unless a
-/// `__func_extension` alone gives `def` its derivatives).
+/// generic parameter (or an associated type of one) whose constraints do
+/// not make it differentiable (`T : INorm`, `T::Params : IParams`): its
+/// values carry no derivative even where `T` is bound to a differentiable
+/// type, as in the reference compiler (unless a `__func_extension` alone
+/// gives `def` its derivatives).
 fn non_differentiable_generic(db: &dyn Db, def: DefId, t: &TypeRef) -> bool {
     if slang_analysis::autodiff::differentiable_by_extension_only(db, def) {
         return false;
     }
     let unspecialized = DeclCtx::for_def(db, def).resolve(t);
-    matches!(unspecialized, Ty::Param { .. })
+    matches!(unspecialized, Ty::Param { .. } | Ty::Assoc(..))
         && slang_analysis::autodiff::type_diff(db, def.file(db), &unspecialized)
             == slang_analysis::autodiff::TypeDiff::No
 }
@@ -293,7 +303,8 @@ pub(crate) struct ModuleLowerer<'db> {
     /// holding a value of its own interface).
     existentials_in_progress: Vec<DefId>,
     /// Dynamic-dispatch functions, by interface requirement.
-    dispatchers: HashMap<DefId, FuncId>,
+    /// Per requirement and its own generic arguments.
+    dispatchers: HashMap<(DefId, Vec<(String, Ty)>), FuncId>,
     /// Type conformances given with the program (`createDynamicObject`'s
     /// ids).
     pub conformances: Vec<crate::Conformance>,
@@ -495,7 +506,7 @@ impl<'db> ModuleLowerer<'db> {
                 let this = ctx.this.clone();
                 Some(self.lower_ty(&this, at)?)
             }
-            None if extension_of_builtin(db, def) => {
+            None if extension_of_builtin(db, def) || apply_of_method(db, def) => {
                 let this = ctx.this.clone();
                 Some(self.lower_ty(&this, at)?)
             }
@@ -669,15 +680,48 @@ impl<'db> ModuleLowerer<'db> {
         f
     }
 
+    /// `sincos(x, out s, out c)` on `t` as a function of its own, to
+    /// differentiate (`bwd_diff(sincos)`): the same expansion as a call
+    /// (`FnLower::out_param_builtin`), stores of `sin(x)` and `cos(x)`.
+    fn sincos_function(&mut self, t: TypeId) -> FuncId {
+        let pt = self.intern(Type::Ptr(t, AddressSpace::Function));
+        // (Keyed as `sin` of three parameters, which no call makes.)
+        let key = (Intrinsic::Sin, vec![t, pt, pt]);
+        if let Some(&f) = self.intrinsic_fns.get(&key) {
+            return f;
+        }
+        let void = self.intern(Type::Void);
+        let mut b = FunctionBuilder::new("sincos".to_string(), void, None);
+        let entry = b.new_block();
+        let x = b.add_block_param(entry, t, None);
+        let s = b.add_block_param(entry, pt, None);
+        let c = b.add_block_param(entry, pt, None);
+        b.func.params = vec![
+            Param { name: "x".into(), dir: ParamDir::In, ty: t, builtin: None, no_diff: false },
+            Param { name: "s".into(), dir: ParamDir::Out, ty: pt, builtin: None, no_diff: false },
+            Param { name: "c".into(), dir: ParamDir::Out, ty: pt, builtin: None, no_diff: false },
+        ];
+        let sin = b.inst(entry, Op::Intrinsic(Intrinsic::Sin, vec![x]), t, None);
+        let cos = b.inst(entry, Op::Intrinsic(Intrinsic::Cos, vec![x]), t, None);
+        b.inst(entry, Op::Store { ptr: s, value: sin }, void, None);
+        b.inst(entry, Op::Store { ptr: c, value: cos }, void, None);
+        b.terminate(entry, Terminator::Return(None));
+        b.func.derivative = Derivative::Transcribe;
+        let f = FuncId(self.module.functions.len() as u32);
+        self.module.functions.push(b.finish());
+        self.intrinsic_fns.insert(key, f);
+        f
+    }
+
     /// `[numthreads(x, y, z)]` (1 where absent).
     fn numthreads(&self, def: DefId) -> R<[u32; 3]> {
         let mut size = [1u32; 3];
         let Some(f) = def_node(self.db, def).and_then(ast::Fn::cast) else { return Ok(size) };
-        let Some(attr) = f.attributes().find(|a| a.name().as_deref() == Some("numthreads")) else {
+        let Some(args) = attribute_args(&f, "numthreads") else {
             return Ok(size);
         };
         let mut ctx = DeclCtx::for_def(self.db, def);
-        for (i, arg) in attr.args().take(3).enumerate() {
+        for (i, arg) in args.into_iter().take(3).enumerate() {
             let value = hir::const_int(&arg).or_else(|| match &arg {
                 ast::Expr::PathExpr(p) => ctx.const_value(p.syntax().text().to_string().trim()),
                 _ => None,
@@ -938,8 +982,7 @@ fn pair_part(name: &str) -> Option<u32> {
 /// The function an attribute names (`[ForwardDerivative(g)]` on `def`).
 fn attribute_function(db: &dyn Db, def: DefId, attr: &str) -> Option<DefId> {
     let f = def_node(db, def).and_then(ast::Fn::cast)?;
-    let a = f.attributes().find(|a| a.name().as_deref() == Some(attr))?;
-    let arg = a.args().next()?;
+    let arg = attribute_args(&f, attr)?.into_iter().next()?;
     let name = attribute_target_name(&arg.syntax().text().to_string());
     let candidates: Vec<DefId> = functions_named(db, def.file(db), &name).into_iter().filter(|&g| g != def).collect();
     if candidates.len() < 2 {
@@ -966,14 +1009,44 @@ fn attribute_function(db: &dyn Db, def: DefId, attr: &str) -> Option<DefId> {
     candidates.iter().copied().rev().max_by_key(|&g| score(g))
 }
 
+/// The arguments of the attribute `name` on `f`, in any attribute list
+/// (`[Differentiable, BackwardDerivative(g)]` holds two attributes).
+fn attribute_args(f: &ast::Fn, name: &str) -> Option<Vec<ast::Expr>> {
+    for a in f.attributes() {
+        let mut found = false;
+        for c in a.syntax().children() {
+            match c.kind() {
+                SyntaxKind::PATH => {
+                    if found {
+                        return Some(Vec::new());
+                    }
+                    let last = c
+                        .children_with_tokens()
+                        .filter_map(|e| e.into_token())
+                        .filter(|t| t.kind() == SyntaxKind::IDENT)
+                        .last();
+                    found = last.is_some_and(|t| t.text() == name);
+                }
+                SyntaxKind::ATTRIBUTE_ARGS if found => {
+                    return Some(c.children().filter_map(ast::Expr::cast).collect());
+                }
+                _ => {}
+            }
+        }
+        if found {
+            return Some(Vec::new());
+        }
+    }
+    None
+}
+
 /// A function of `file` whose attribute `attr` names `target`
 /// (`[ForwardDerivativeOf(target)]`).
 fn function_with_attribute_naming(db: &dyn Db, file: SourceFile, attr: &str, target: &str) -> Option<DefId> {
     item_tree(db, file).walk().filter(|i| i.kind == ItemKind::Fn && i.has_attr(attr)).find_map(|i| {
         let def = DefId::new(db, file, i.ast_index);
         let f = def_node(db, def).and_then(ast::Fn::cast)?;
-        let a = f.attributes().find(|a| a.name().as_deref() == Some(attr))?;
-        let text = a.args().next()?.syntax().text().to_string();
+        let text = attribute_args(&f, attr)?.into_iter().next()?.syntax().text().to_string();
         (attribute_target_name(&text) == target).then_some(def)
     })
 }

@@ -240,21 +240,50 @@ pub fn type_diff(db: &dyn Db, file: SourceFile, ty: &Ty) -> TypeDiff {
             }
         }
         Ty::Tuple(items) => elements_diff(db, file, items),
-        Ty::Param { def, .. } => {
+        Ty::Param { def, .. } => constrained_diff(db, *def),
+        // `T::Params` of `associatedtype Params : IParams` in `T`'s
+        // interfaces: as its constraints say. (`T.Differential` is left
+        // unknown.)
+        Ty::Assoc(base, name) if name != "Differential" => {
+            let Ty::Param { def, .. } = &**base else { return TypeDiff::Unknown };
             let Some(ifaces) = crate::generics::constraint_interfaces(db, *def) else { return TypeDiff::Unknown };
             let mut closure = std::collections::HashSet::new();
             for i in ifaces {
                 crate::generics::interface_closure(db, i, &mut closure);
             }
-            if core_def(db, "IDifferentiable").is_some_and(|d| closure.contains(&d)) {
-                TypeDiff::Value
-            } else if core_def(db, "IDifferentiablePtrType").is_some_and(|d| closure.contains(&d)) {
-                TypeDiff::Ptr
-            } else {
-                TypeDiff::No
+            let mut closure: Vec<DefId> = closure.into_iter().collect();
+            closure.sort_by_key(|d| (d.file(db).path(db).clone(), d.ast_index(db)));
+            let assoc = closure.iter().find_map(|&i| {
+                let m = item_of(db, i)?
+                    .members
+                    .iter()
+                    .find(|m| m.kind == ItemKind::AssociatedType && m.name.as_deref() == Some(name.as_str()))?
+                    .ast_index;
+                Some(DefId::new(db, i.file(db), m))
+            });
+            match assoc {
+                Some(a) => constrained_diff(db, a),
+                None => TypeDiff::Unknown,
             }
         }
         _ => TypeDiff::Unknown,
+    }
+}
+
+/// Whether values of the generic parameter (or associated type) `def` are
+/// differentiable, from the interfaces that constrain it.
+fn constrained_diff(db: &dyn Db, def: DefId) -> TypeDiff {
+    let Some(ifaces) = crate::generics::constraint_interfaces(db, def) else { return TypeDiff::Unknown };
+    let mut closure = std::collections::HashSet::new();
+    for i in ifaces {
+        crate::generics::interface_closure(db, i, &mut closure);
+    }
+    if core_def(db, "IDifferentiable").is_some_and(|d| closure.contains(&d)) {
+        TypeDiff::Value
+    } else if core_def(db, "IDifferentiablePtrType").is_some_and(|d| closure.contains(&d)) {
+        TypeDiff::Ptr
+    } else {
+        TypeDiff::No
     }
 }
 
@@ -279,25 +308,53 @@ pub fn differential_of(db: &dyn Db, ty: &Ty) -> Ty {
         Ty::Adt { def, args, name } if name == "DifferentialPair" && is_core(db, def.file(db)) => {
             Ty::Adt { def: *def, name: name.clone(), args: args.iter().map(|a| differential_of(db, a)).collect() }
         }
-        Ty::Adt { def, args, .. } if !is_core(db, def.file(db)) && args.is_empty() => {
+        Ty::Adt { def, args, .. } if !is_core(db, def.file(db)) => {
             // A synthesized `Differential` with the same fields is the type
             // itself.
-            if let Some(fields) = synthesized_differential(db, def.file(db), *def) {
-                if fields.is_self {
-                    return ty.clone();
+            if args.is_empty() {
+                if let Some(fields) = synthesized_differential(db, def.file(db), *def) {
+                    if fields.is_self {
+                        return ty.clone();
+                    }
                 }
             }
-            // A written `typealias Differential = X;`.
-            if let Some(item) = item_of(db, *def) {
-                if let Some(m) =
-                    item.members.iter().find(|m| m.name.as_deref() == Some("Differential") && m.kind.is_type())
-                {
-                    let mdef = DefId::new(db, def.file(db), m.ast_index);
-                    if let Some(t) = crate::infer::decl_type_ref(db, mdef) {
-                        let resolved = DeclCtx::for_def(db, mdef).resolve(t);
-                        if !resolved.is_unknown() {
-                            return resolved;
+            // A written `typealias Differential = X;`, in the struct (its
+            // generic parameters bound to `args`) or in an extension of it
+            // that applies (`extension<T : I> S<T>`: `T` bound by matching).
+            let find = |d: DefId| {
+                item_of(db, d)?
+                    .members
+                    .iter()
+                    .find(|m| m.name.as_deref() == Some("Differential") && m.kind.is_type())
+                    .map(|m| DefId::new(db, d.file(db), m.ast_index))
+            };
+            let mut found = find(*def).map(|m| {
+                let names = item_of(db, *def).map(|i| i.generic_params.clone()).unwrap_or_default();
+                let bound: Vec<(String, Ty)> =
+                    names.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+                (m, bound)
+            });
+            if found.is_none() {
+                found = crate::infer::applicable_extensions(db, *def, args).into_iter().find_map(|ext| {
+                    let m = find(ext)?;
+                    let mut bound = Vec::new();
+                    if let Ty::Adt { args: pattern, .. } = DeclCtx::for_def(db, ext).this {
+                        for (p, a) in pattern.iter().zip(args) {
+                            if let Ty::Param { name, .. } = p {
+                                bound.push((name.clone(), a.clone()));
+                            }
                         }
+                    }
+                    Some((m, bound))
+                });
+            }
+            if let Some((mdef, bound)) = found {
+                if let Some(t) = crate::infer::decl_type_ref(db, mdef) {
+                    let mut ctx = DeclCtx::for_def(db, mdef);
+                    ctx.generics.extend(bound.into_iter().filter(|(_, t)| !t.is_unknown()));
+                    let resolved = ctx.resolve(t);
+                    if !resolved.is_unknown() {
+                        return resolved;
                     }
                 }
             }

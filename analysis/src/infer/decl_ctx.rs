@@ -79,6 +79,26 @@ impl<'db> DeclCtx<'db> {
                 }
             }
         }
+        // `__func_extension __apply(S::method)`: `this` is the method's
+        // receiver.
+        if item_of(db, def).is_some_and(|i| i.kind == ItemKind::Fn && i.name.is_none()) {
+            let ext = crate::func_extension::func_extension_of(db, def)
+                .filter(|e| e.kind == crate::func_extension::ExtensionKind::Apply);
+            if let Some(owner) = ext.as_ref().and_then(|e| e.owner.as_ref().map(|o| (o, &e.target))) {
+                let this = ctx.resolve(owner.0);
+                let is_method = match &this {
+                    Ty::Adt { def: s, .. } => item_of(db, *s).is_some_and(|i| {
+                        i.members
+                            .iter()
+                            .any(|m| m.kind == ItemKind::Fn && !m.is_static && m.name.as_deref() == Some(owner.1))
+                    }),
+                    _ => false,
+                };
+                if is_method {
+                    ctx.this = this;
+                }
+            }
+        }
         ctx
     }
 
@@ -338,10 +358,15 @@ impl TypeResolver for DeclCtx<'_> {
                 Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) if seg.name == "Element" => {
                     ty.scalar().map_or(Ty::Unknown, Ty::Scalar)
                 }
-                Ty::Adt { def, .. }
+                // (`DifferentialPair<T>.Differential` is the pair of
+                // `T.Differential`.)
+                Ty::Adt { def, ref name, .. }
                     if seg.name == "Differential"
-                        && !is_core(self.db, def.file(self.db))
-                        && crate::autodiff::synthesized_differential(self.db, self.file, def).is_some() =>
+                        && if is_core(self.db, def.file(self.db)) {
+                            name == "DifferentialPair"
+                        } else {
+                            crate::autodiff::synthesized_differential(self.db, self.file, def).is_some()
+                        } =>
                 {
                     crate::autodiff::differential_of(self.db, &ty)
                 }
@@ -392,6 +417,15 @@ impl DeclCtx<'_> {
             if let Some(m) = member {
                 let d = DefRef { file: def.file(self.db), ast_index: m.ast_index, kind: m.kind };
                 return self.type_of_type_def(&d, &seg.args);
+            }
+            // `Differential` inside a struct whose differential is
+            // synthesized.
+            if name == "Differential"
+                && seg.args.is_empty()
+                && !is_core(self.db, def.file(self.db))
+                && crate::autodiff::synthesized_differential(self.db, self.file, def).is_some()
+            {
+                return crate::autodiff::differential_of(self.db, &self.this.clone());
             }
         }
         let defs = self.lookup_global(name);

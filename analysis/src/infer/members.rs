@@ -164,35 +164,9 @@ pub fn lookup_member(db: &dyn Db, def: DefId, args: &[Ty], name: &str) -> Option
     };
     visit(&item.members, def.file(db));
     // Methods that extensions of the type (in its module) add.
-    if !is_core(db, def.file(db)) && matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
-        let type_name = item.name.clone().unwrap_or_default();
-        for f in crate::module_graph::module_of(db, def.file(db)).iter().copied() {
-            if !extension_targets(db, f).iter().any(|(t, _)| *t == type_name) {
-                continue;
-            }
-            let tree = item_tree(db, f);
-            for ext in tree.walk().filter(|i| i.kind == ItemKind::Extension) {
-                // (Its own tree: an edit elsewhere in `f` does not re-run
-                // the inference that asks.)
-                let target = crate::hir::decl_syntax(db, DefId::new(db, f, ext.ast_index))
-                    .and_then(ast::Extension::cast)
-                    .and_then(|e| e.target())
-                    .map(|t| t.syntax().text().to_string())
-                    .unwrap_or_default();
-                // `extension S`, `extension S<float>` of `S<float>`, or
-                // `extension<T> S<T>` of any `S<…>`.
-                let applies = target.trim() == type_name
-                    || (target.split('<').next().is_some_and(|b| b.trim() == type_name)
-                        && match DeclCtx::for_def(db, DefId::new(db, f, ext.ast_index)).this {
-                            Ty::Adt { def: d, args: a, .. } if d == def && a.len() == args.len() => {
-                                a.iter().zip(args).all(|(x, y)| matches!(x, Ty::Param { .. }) || x == y)
-                            }
-                            _ => false,
-                        });
-                if applies {
-                    visit(&ext.members, f);
-                }
-            }
+    for ext in applicable_extensions(db, def, args) {
+        if let Some(e) = item_of(db, ext) {
+            visit(&e.members, ext.file(db));
         }
     }
     if let Some(f) = field {
@@ -219,6 +193,53 @@ pub fn lookup_member(db: &dyn Db, def: DefId, args: &[Ty], name: &str) -> Option
         }
     }
     found_other.then_some(Member::Opaque)
+}
+
+/// The extensions in the module of the struct `def` that apply to
+/// `def<args>`: `extension S`, `extension S<float>` of `S<float>`, or
+/// `extension<T> S<T>` of any `S<…>`.
+pub fn applicable_extensions(db: &dyn Db, def: DefId, args: &[Ty]) -> Vec<DefId> {
+    let Some(item) = item_of(db, def) else { return Vec::new() };
+    let mut out = Vec::new();
+    if is_core(db, def.file(db)) || !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
+        return out;
+    }
+    let type_name = item.name.clone().unwrap_or_default();
+    for f in crate::module_graph::module_of(db, def.file(db)).iter().copied() {
+        let tree = item_tree(db, f);
+        // (`extension myfloat4` of `typedef myvector<4> myfloat4`.)
+        let is_alias = |name: &str| {
+            tree.walk()
+                .any(|i| matches!(i.kind, ItemKind::Typedef | ItemKind::Typealias) && i.name.as_deref() == Some(name))
+        };
+        let targets = extension_targets(db, f);
+        if !targets.iter().any(|(t, _)| *t == type_name || is_alias(t)) {
+            continue;
+        }
+        for ext in tree.walk().filter(|i| i.kind == ItemKind::Extension) {
+            // (Its own tree: an edit elsewhere in `f` does not re-run
+            // the inference that asks.)
+            let ext_def = DefId::new(db, f, ext.ast_index);
+            let target = crate::hir::decl_syntax(db, ext_def)
+                .and_then(ast::Extension::cast)
+                .and_then(|e| e.target())
+                .map(|t| t.syntax().text().to_string())
+                .unwrap_or_default();
+            let base = target.split('<').next().unwrap_or("").trim();
+            let applies = target.trim() == type_name
+                || ((base == type_name || is_alias(base))
+                    && match DeclCtx::for_def(db, ext_def).this {
+                        Ty::Adt { def: d, args: a, .. } if d == def && a.len() == args.len() => {
+                            a.iter().zip(args).all(|(x, y)| matches!(x, Ty::Param { .. }) || x == y)
+                        }
+                        _ => false,
+                    });
+            if applies {
+                out.push(ext_def);
+            }
+        }
+    }
+    out
 }
 
 /// The return type of the `__subscript` of `def<args>`, if it has one.

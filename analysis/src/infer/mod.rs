@@ -60,7 +60,7 @@ use self::coerce::{arith, broadcast, conversion_cost, is_plain_user_struct, swiz
 pub(crate) use self::coerce::{is_concrete, is_mismatch, is_resource_name};
 pub use self::decl_ctx::DeclCtx;
 pub use self::diagnostics::{DiagAt, InferDiag, InferDiagKind};
-pub use self::members::{extension_member_names, extension_methods, lookup_member, Member};
+pub use self::members::{applicable_extensions, extension_member_names, extension_methods, lookup_member, Member};
 use self::members::{members_fully_known, not_a_builtin_member, subscript_type};
 pub use self::path::generic_arity_problem;
 pub use self::unify::call_bindings;

@@ -320,6 +320,15 @@ impl FnLower<'_, '_> {
             let result = self.expr_ty(e)?;
             return self.expr_expecting(args[0], result);
         }
+        if let ("unused", [x]) = (name, args) {
+            // Marks `x` as left alone on purpose (an `out` parameter, say):
+            // nothing to compute. (Its address stands for the `void` value
+            // nobody reads.)
+            return match self.place(*x)? {
+                Some(p) => Ok(p),
+                None => self.expr(*x),
+            };
+        }
         if name == "select" && args.len() == 3 {
             // `select(c, a, b)`: element-wise `c ? a : b`, both evaluated.
             let result = self.expr_ty(e)?;

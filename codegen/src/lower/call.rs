@@ -64,7 +64,14 @@ impl FnLower<'_, '_> {
                     if item_of(self.db(), *iface).is_some_and(|i| i.kind == ItemKind::Interface) {
                         // Dynamic dispatch on an interface-typed value.
                         let at = self.span;
-                        let f = self.m.dispatch_function(*iface, def, at)?;
+                        // A generic requirement: its own generic arguments,
+                        // from the explicit ones and the argument types.
+                        let generics = if fn_sig(self.db(), def).generic_params.is_empty() {
+                            Vec::new()
+                        } else {
+                            self.instance(def, &receiver_ty, &generic_args, args, 0)?.args
+                        };
+                        let f = self.m.dispatch_function(*iface, def, &generics, at)?;
                         let all: Vec<CallArg> = std::iter::once(CallArg::Expr(receiver)).chain(expr_args).collect();
                         return self.call_function(f, &all);
                     }
@@ -206,6 +213,26 @@ impl FnLower<'_, '_> {
             return Ok(None);
         }
         self.pick_overload(&inits, args, "__init").map(Some)
+    }
+
+    /// The `__init()` without parameters of the user struct `t`, which a
+    /// local `T t;` declared without a value runs.
+    pub(super) fn default_initializer(&mut self, t: &Ty) -> R<Option<FuncId>> {
+        let db = self.db();
+        let Ty::Adt { def, .. } = t else { return Ok(None) };
+        if slang_analysis::core_files(db).contains(&def.file(db)) {
+            return Ok(None);
+        }
+        let init = item_of(db, *def)
+            .iter()
+            .flat_map(|i| i.members.iter())
+            .filter(|m| m.kind == ItemKind::Init)
+            .map(|m| DefId::new(db, def.file(db), m.ast_index))
+            .find(|&d| fn_sig(db, d).params.is_empty());
+        match init {
+            Some(init) => self.instance_of(init, t, &[], &[], 0).map(Some),
+            None => Ok(None),
+        }
     }
 
     pub(super) fn pick_overload(&mut self, defs: &[DefId], args: &[ExprId], name: &str) -> R<DefId> {

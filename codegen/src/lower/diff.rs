@@ -34,14 +34,54 @@ impl<'db> ModuleLowerer<'db> {
         let this_ty = Ty::Adt { def, args: args.to_vec(), name: item.name.clone().unwrap_or_default() };
         let ptr_like =
             slang_analysis::autodiff::type_diff(db, file, &this_ty) == slang_analysis::autodiff::TypeDiff::Ptr;
-        if let Some(m) = item.members.iter().find(|m| m.name.as_deref() == Some("Differential")) {
-            let mdef = DefId::new(db, file, m.ast_index);
+        // `Differential`, declared in the struct or in an extension of it
+        // that applies to these arguments (`extension<T : I> S<T>`,
+        // `extension S<4>`), with the generic parameters there bound.
+        let mut declared = item.members.iter().find(|m| m.name.as_deref() == Some("Differential")).map(|m| {
             let bindings: HashMap<String, Ty> =
                 item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
-            let ty = match m.kind {
+            (DefId::new(db, file, m.ast_index), m.kind, def, bindings)
+        });
+        if declared.is_none() {
+            for ext in slang_analysis::infer::applicable_extensions(db, def, args) {
+                let Some(e) = item_of(db, ext) else { continue };
+                let Some(m) = e.members.iter().find(|m| m.name.as_deref() == Some("Differential") && m.kind.is_type())
+                else {
+                    continue;
+                };
+                let mut bindings = HashMap::new();
+                if let Ty::Adt { args: pattern, .. } = DeclCtx::for_def(db, ext).this {
+                    for (p, a) in pattern.iter().zip(args) {
+                        if let Ty::Param { name, .. } = p {
+                            bindings.insert(name.clone(), a.clone());
+                        }
+                    }
+                }
+                declared = Some((DefId::new(db, ext.file(db), m.ast_index), m.kind, ext, bindings));
+                break;
+            }
+        }
+        if let Some((mdef, kind, owner, bindings)) = declared {
+            // Declared by an extension, a differential of another type
+            // gets the fields its `[DerivativeMember]`s (on `extern` fields)
+            // name. (One that is the type itself is taken field by field,
+            // where the reference compiler gives fields without a
+            // `[DerivativeMember]` no derivative.)
+            let from_extension = owner != def;
+            let ext_item = from_extension.then(|| item_of(db, owner)).flatten();
+            let member_target = |f: &slang_analysis::item_tree::Item| -> Option<String> {
+                match &ext_item {
+                    Some(e) => {
+                        let m = e.members.iter().find(|m| m.kind == ItemKind::Var && m.name == f.name)?;
+                        derivative_member(db, DefId::new(db, owner.file(db), m.ast_index))
+                    }
+                    None => derivative_member(db, DefId::new(db, file, f.ast_index)),
+                }
+            };
+            let ty = match kind {
                 ItemKind::Struct => Ty::Adt { def: mdef, args: Vec::new(), name: "Differential".into() },
                 _ => match decl_type_ref(db, mdef).clone() {
-                    Some(r) => DeclCtx::specialized(db, def, &bindings).resolve(&r),
+                    Some(r) => DeclCtx::specialized(db, owner, &bindings).resolve(&r),
                     None => return,
                 },
             };
@@ -65,8 +105,7 @@ impl<'db> ModuleLowerer<'db> {
             let map = field_items
                 .iter()
                 .map(|f| {
-                    let fdef = DefId::new(db, file, f.ast_index);
-                    let target = derivative_member(db, fdef)?;
+                    let target = member_target(f)?;
                     dfields.iter().position(|(n, _)| *n == target).map(|i| i as u32)
                 })
                 .collect();
@@ -163,9 +202,6 @@ impl<'db> ModuleLowerer<'db> {
         let def = inst.def;
         let Some(ext) = func_extension_for(db, def.file(db), def, ExtensionKind::Apply) else { return Ok(None) };
         let at = def_node(db, ext).map(|n| n.text_range());
-        if is_instance_method(db, def) {
-            return err(at, "`__apply` of a method is not supported by code generation yet");
-        }
         let apply = self.declare_function(derived_instance(db, inst, ext), false)?;
         // The context's type: the second element of the extension's result.
         let ext_inst = derived_instance(db, inst, ext);
@@ -413,13 +449,21 @@ impl FnLower<'_, '_> {
         // `bwd_diff(f)(x…, dOut)`: the primal's arguments, then the
         // result's derivative (whose type is the result's).
         let backward = modes.contains(&false);
+        // `sincos(x, out s, out c)`: `void`, so no result derivative (the
+        // `out` parameters' come in their place).
+        if let ("sincos", [x, _, _]) = (name.as_str(), args) {
+            let mut t = self.expr_ty(*x)?;
+            for _ in 0..order {
+                match *self.ty(t) {
+                    Type::DifferentialPair { primal, .. } => t = primal,
+                    _ => break,
+                }
+            }
+            return Ok(self.m.sincos_function(t));
+        }
         let (args, d_out) = match (backward, args.split_last()) {
             (true, Some((&d, rest))) => (rest, Some(d)),
             _ => (args, None),
-        };
-        let Some(i) = Intrinsic::from_name(&name).filter(|i| i.arity() == args.len()) else {
-            let operator = if backward { "bwd_diff" } else { "fwd_diff" };
-            return self.error(format!("`{operator}` of the built-in function `{name}` is not supported yet"));
         };
         let primal = |this: &mut Self, mut t: TypeId| {
             for _ in 0..order {
@@ -429,6 +473,10 @@ impl FnLower<'_, '_> {
                 }
             }
             t
+        };
+        let Some(i) = Intrinsic::from_name(&name).filter(|i| i.arity() == args.len()) else {
+            let operator = if backward { "bwd_diff" } else { "fwd_diff" };
+            return self.error(format!("`{operator}` of the built-in function `{name}` is not supported yet"));
         };
         let mut params = Vec::new();
         for &a in args {

@@ -81,11 +81,25 @@ impl<'db> ModuleLowerer<'db> {
 
     /// The function calling requirement `req` of interface `iface` on an
     /// interface-typed value: a switch on its tag over the conforming
-    /// types' methods. It is differentiable when the requirement is, and
+    /// types' methods (a static requirement's are called without the
+    /// value). It is differentiable when the requirement is, and
     /// forward mode differentiates it like any other function.
-    pub(super) fn dispatch_function(&mut self, iface: DefId, req: DefId, at: Option<TextRange>) -> R<FuncId> {
-        if let Some(&f) = self.dispatchers.get(&req) {
+    /// A generic requirement has one per list of its own generic
+    /// arguments (`generics`, by name), each method's the same by position.
+    pub(super) fn dispatch_function(
+        &mut self,
+        iface: DefId,
+        req: DefId,
+        generics: &[(String, Ty)],
+        at: Option<TextRange>,
+    ) -> R<FuncId> {
+        let key = (req, generics.to_vec());
+        if let Some(&f) = self.dispatchers.get(&key) {
             return Ok(f);
+        }
+        let bindings: HashMap<String, Ty> = generics.iter().cloned().collect();
+        if let Some((n, _)) = generics.iter().find(|(_, t)| matches!(t, Ty::Param { .. } | Ty::Unknown)) {
+            return err(at, format!("the generic argument `{n}` of this call is not known here"));
         }
         let db = self.db;
         let (ex, variants) = {
@@ -95,11 +109,11 @@ impl<'db> ModuleLowerer<'db> {
         let iname = item_of(db, iface).and_then(|i| i.name.clone()).unwrap_or_default();
         let req_item = item_of(db, req);
         let rname = req_item.as_ref().and_then(|i| i.name.clone()).unwrap_or_default();
-        if req_item.as_ref().is_some_and(|i| i.is_static) {
-            return err(at, format!("`{iname}.{rname}` is static: it cannot be called on a value"));
-        }
+        // (A static requirement called on a value: the value's type picks
+        // the method, which is not passed the value.)
+        let is_static = req_item.as_ref().is_some_and(|i| i.is_static);
         let sig = fn_sig(db, req).clone();
-        let mut ctx = DeclCtx::for_def(db, req);
+        let mut ctx = DeclCtx::specialized(db, req, &bindings);
         let ret_ty = ctx.resolve(&sig.ret);
         let ret = self.lower_ty(&ret_ty, at)?;
         let mut params = vec![Param { name: "this".into(), dir: ParamDir::In, ty: ex, builtin: None, no_diff: false }];
@@ -124,7 +138,10 @@ impl<'db> ModuleLowerer<'db> {
                     .iter()
                     .filter(|m| m.kind == ItemKind::Fn && m.name.as_deref() == Some(rname.as_str()))
                     .map(|m| DefId::new(db, v.file(db), m.ast_index))
-                    .find(|&m| fn_sig(db, m).params.len() == sig.params.len())
+                    .find(|&m| {
+                        let msig = fn_sig(db, m);
+                        msig.params.len() == sig.params.len() && msig.generic_params.len() == sig.generic_params.len()
+                    })
             });
             let Some(m) = found else {
                 return err(at, format!("`{vname}` has no method `{rname}` to dispatch to (from an extension?)"));
@@ -136,17 +153,26 @@ impl<'db> ModuleLowerer<'db> {
                     format!("`{vname}.{rname}` is `[mutating]`: dynamic dispatch to it is not supported yet"),
                 );
             }
-            let f = self.declare_function(Instance::new(db, m, &HashMap::new()), false)?;
+            // The requirement's generic arguments, by position.
+            let mbindings: HashMap<String, Ty> = fn_sig(db, m)
+                .generic_params
+                .iter()
+                .zip(&sig.generic_params)
+                .filter_map(|(mine, theirs)| Some((mine.clone(), bindings.get(theirs)?.clone())))
+                .collect();
+            let f = self.declare_function(Instance::new(db, m, &mbindings), false)?;
             let fparams = &self.module.function(f).params;
-            let matches = fparams.len() == params.len()
-                && fparams.iter().zip(&params).skip(1).all(|(a, b)| a.ty == b.ty && a.dir == b.dir)
+            let skip = usize::from(!is_static);
+            let matches = fparams.len() + 1 - skip == params.len()
+                && fparams.iter().skip(skip).zip(&params[1..]).all(|(a, b)| a.ty == b.ty && a.dir == b.dir)
                 && self.module.function(f).ret == ret;
             if !matches {
                 return err(at, format!("`{vname}.{rname}` does not have the signature of `{iname}.{rname}`"));
             }
             methods.push(f);
         }
-        let mut b = FunctionBuilder::new(format!("{iname}_{rname}_dispatch"), ret, at);
+        let suffix: String = generics.iter().map(|(_, t)| format!("_{}", mangle(t))).collect();
+        let mut b = FunctionBuilder::new(format!("{iname}_{rname}{suffix}_dispatch"), ret, at);
         let entry = b.new_block();
         let values: Vec<ValueId> = params.iter().map(|p| b.add_block_param(entry, p.ty, None)).collect();
         b.func.params = params;
@@ -158,8 +184,8 @@ impl<'db> ModuleLowerer<'db> {
         let mut blocks = Vec::new();
         for (k, (f, (_, vt))) in methods.iter().zip(&variants).enumerate() {
             let blk = b.new_block();
-            let this = b.inst(blk, Op::Extract(values[0], k as u32 + 1), *vt, at);
-            let args = std::iter::once(this).chain(values[1..].iter().copied()).collect();
+            let this = (!is_static).then(|| b.inst(blk, Op::Extract(values[0], k as u32 + 1), *vt, at));
+            let args = this.into_iter().chain(values[1..].iter().copied()).collect();
             let r = b.inst(blk, Op::Call(*f, args), ret, at);
             b.terminate(blk, Terminator::Branch { target: brk, args: result.map(|_| vec![r]).unwrap_or_default() });
             blocks.push(blk);
@@ -174,7 +200,7 @@ impl<'db> ModuleLowerer<'db> {
         };
         let id = FuncId(self.module.functions.len() as u32);
         self.module.functions.push(b.finish());
-        self.dispatchers.insert(req, id);
+        self.dispatchers.insert(key, id);
         Ok(id)
     }
 }

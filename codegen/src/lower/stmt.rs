@@ -200,6 +200,16 @@ impl FnLower<'_, '_> {
                         continue;
                     }
                     let var = self.var(ty);
+                    // `S s;` of a struct with an `__init()` runs it (as the
+                    // reference compiler does; field defaults and arrays
+                    // are left alone).
+                    let value = match value {
+                        Some(v) => Some(v),
+                        None => match self.default_initializer(&sem)? {
+                            Some(f) => Some(self.call_function(f, &[])?),
+                            None => None,
+                        },
+                    };
                     if let Some(v) = value {
                         self.store(var, v);
                     }
@@ -273,6 +283,12 @@ impl FnLower<'_, '_> {
             Stmt::Return(e) => {
                 let ret = self.b.func.ret;
                 let v = match e {
+                    // `return f(…);` of a `void` call in a `void`
+                    // function: the call, then a plain return.
+                    Some(e) if matches!(self.ty(ret), Type::Void) => {
+                        self.expr(e)?;
+                        None
+                    }
                     Some(e) => {
                         let v = self.expr_expecting(e, ret)?;
                         self.record_returned_resources(e, v)?;

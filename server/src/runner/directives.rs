@@ -223,6 +223,10 @@ pub enum FieldValue {
     Buffer(BufferInput),
     /// A number (or `cbuffer(…)`): data for a field of plain type.
     Data(BufferInput),
+    /// `Texture2D(…)` (and the other texture kinds): a texture field.
+    Texture(TextureInput),
+    /// `Sampler`: a sampler field.
+    Sampler,
 }
 
 /// The contents and target of a buffer input.
@@ -239,6 +243,10 @@ pub struct BufferInput {
     pub stride: u32,
     /// `count=` in elements.
     pub count: Option<u32>,
+    /// `new StructuredBuffer<T>[…]`: the element size its values imply,
+    /// which must be the shader's (the values are laid out one after
+    /// another, with no padding).
+    pub element_size: Option<u32>,
 }
 
 impl BufferInput {
@@ -329,7 +337,11 @@ fn parse_input(body: &str, line: usize) -> Input {
             return unsupported(format!("`set {path} = ...`: inputs bound to array elements are not supported yet"));
         }
         if let Some(rest) = value.strip_prefix("new ") {
-            return struct_input(rest.trim(), path, line);
+            let rest = rest.trim();
+            if rest.starts_with("StructuredBuffer<") || rest.starts_with("RWStructuredBuffer<") {
+                return structured_buffer_input(rest, path, out, line);
+            }
+            return struct_input(rest, path, line);
         }
         if value == "Sampler" || value.starts_with("Sampler(") {
             return Input::Sampler { line, name: path.to_string() };
@@ -466,7 +478,7 @@ fn texture_input(dim: TextureDim, writable: bool, opts: &str, tail: &str, line: 
 }
 
 fn buffer_input(kind: &str, opts: &str, name: String, out: bool, line: usize) -> Input {
-    let mut buffer = BufferInput { line, name, out, data: Vec::new(), stride: 0, count: None };
+    let mut buffer = BufferInput { line, name, out, data: Vec::new(), stride: 0, count: None, element_size: None };
     for (key, value) in split_options(opts) {
         let result = match key {
             "data" => parse_data(value).map(|d| buffer.data = d),
@@ -510,6 +522,13 @@ fn struct_input(text: &str, name: &str, line: usize) -> Input {
                     other => return other,
                 }
             }
+            Some((kind, opts, "")) if texture_dim(kind).is_some() => {
+                match texture_kind_input(kind, opts, "name=field", line) {
+                    Input::Texture(t) => FieldValue::Texture(t),
+                    other => return other,
+                }
+            }
+            None if part == "Sampler" => FieldValue::Sampler,
             _ if part.starts_with("new ") || part.contains('{') => {
                 return unsupported(format!("`set {name} = new {text}`: nested `new` values are not supported yet"))
             }
@@ -521,6 +540,7 @@ fn struct_input(text: &str, name: &str, line: usize) -> Input {
                     data,
                     stride: 0,
                     count: None,
+                    element_size: None,
                 }),
                 Err(e) => return unsupported(format!("`set {name} = new {text}`: {e}")),
             },
@@ -528,6 +548,67 @@ fn struct_input(text: &str, name: &str, line: usize) -> Input {
         values.push(value);
     }
     Input::Struct { line, name: name.to_string(), ty: ty.trim().to_string(), values }
+}
+
+/// `StructuredBuffer<T>[v, v, …]` (after `new`) for the parameter `name`:
+/// each element a value (`new S{…}` of values, a vector `[a, b]`, a
+/// number), their numbers in order.
+fn structured_buffer_input(text: &str, name: &str, out: bool, line: usize) -> Input {
+    let unsupported = |reason: String| Input::Unsupported { line, reason };
+    let text = text.trim().trim_end_matches(';').trim_end();
+    let elements = text
+        .find('>')
+        .map(|close| text[close + 1..].trim())
+        .and_then(|rest| rest.strip_prefix('['))
+        .and_then(|rest| rest.strip_suffix(']'));
+    let Some(elements) = elements else {
+        return unsupported(format!("`new {text}`: expected `new StructuredBuffer<T>[values]`"));
+    };
+    let mut data = Vec::new();
+    let mut count = 0u32;
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut items = Vec::new();
+    for (i, c) in elements.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&elements[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&elements[start..]);
+    for item in items.into_iter().map(str::trim).filter(|i| !i.is_empty()) {
+        // The numbers of the value, `new Type` and punctuation left out.
+        let mut tokens = item.split(|c: char| c.is_whitespace() || "{}[],".contains(c)).filter(|t| !t.is_empty());
+        while let Some(token) = tokens.next() {
+            if token == "new" {
+                tokens.next();
+                continue;
+            }
+            match parse_word(token) {
+                Ok(w) => data.extend_from_slice(&w.to_le_bytes()),
+                Err(e) => return unsupported(format!("`set {name} = new {text}`: {e}")),
+            }
+        }
+        count += 1;
+    }
+    if count == 0 || data.len() % count as usize != 0 {
+        return unsupported(format!("`set {name} = new {text}`: its elements are not all of one size"));
+    }
+    let size = (data.len() / count as usize) as u32;
+    Input::Buffer(BufferInput {
+        line,
+        name: name.to_string(),
+        out,
+        data,
+        stride: size,
+        count: Some(count),
+        element_size: Some(size),
+    })
 }
 
 /// `Type:Interface = id` with an optional trailing `;`.
@@ -969,6 +1050,18 @@ mod tests {
         assert!(matches!(&values[0], FieldValue::Data(d) if d.data == 2.5f32.to_le_bytes()));
         assert!(matches!(&values[1], FieldValue::Buffer(b) if b.data.len() == 8 && b.stride == 4));
         assert!(matches!(&values[2], FieldValue::Data(d) if d.data == (-3i32).to_le_bytes()));
+        // Texture and sampler fields; a structured buffer given by values.
+        let f = parse(
+            "//TEST_INPUT: set g = new P{Texture2D(size=4, content=one), Sampler}\n\
+             //TEST_INPUT: set b = new StructuredBuffer<S>[new S{new H{[0, 1]}, 2.0}, new S{new H{[3, 4]}, 5.0}];\n",
+        );
+        let Input::Struct { values, .. } = &f.inputs[0] else { panic!("{:?}", f.inputs[0]) };
+        assert!(matches!(&values[0], FieldValue::Texture(t) if t.size == 4 && t.content == TextureContent::One));
+        assert_eq!(values[1], FieldValue::Sampler);
+        let Input::Buffer(b) = &f.inputs[1] else { panic!("{:?}", f.inputs[1]) };
+        let words: Vec<u32> = [0, 1, 2.0f32.to_bits(), 3, 4, 5.0f32.to_bits()].to_vec();
+        assert_eq!(b.data, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+        assert_eq!((b.name.as_str(), b.count, b.element_size), ("b", Some(2), Some(12)));
     }
 
     #[test]

@@ -124,6 +124,10 @@ fn run_line(
                     directives::FieldValue::Data(b) => {
                         Input::Uniform(BufferInput { name: format!("{name}.{field}"), ..b.clone() })
                     }
+                    directives::FieldValue::Texture(t) => {
+                        Input::Texture(directives::TextureInput { name: format!("{name}.{field}"), ..t.clone() })
+                    }
+                    directives::FieldValue::Sampler => Input::Sampler { line: *line, name: format!("{name}.{field}") },
                 });
             }
         }
@@ -177,6 +181,13 @@ fn run_line(
         }
         // A runtime-sized array needs at least one element bound.
         let stride = global.element.as_ref().map_or(4, |e| e.stride as usize);
+        if let Some(size) = input.element_size.filter(|&s| s as usize != stride) {
+            return Err(fail(format!(
+                "line {}: the values of `{}` give elements of {size} bytes, but the shader's are {stride} bytes \
+                 (values with padding between them are not supported yet)",
+                input.line, input.name
+            )));
+        }
         if data.len() < stride {
             data.resize(stride, 0);
         }
