@@ -1216,7 +1216,7 @@ fn code_lenses_show_what_backward_derivatives_save() {
     c.wait_for(&|v| v["method"] == "workspace/codeLens/refresh");
     // The numbers of `derive --mode bwd --code` for the same file.
     let expected =
-        vec![(1, "saves 0 B/thread (0 values)".to_string()), (4, "saves 28 B/thread (2 values)".to_string())];
+        vec![(1, "saves 0 B/thread (0 values)".to_string()), (4, "saves 24 B/thread (1 values)".to_string())];
     assert_eq!(lenses(&mut c, uri), expected);
     let r = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
     assert_eq!(r["result"][1]["command"]["command"], "slang.showBackwardDerivative", "{r}");
@@ -1261,11 +1261,11 @@ fn checkpoint_quick_fixes_are_titled_with_the_size_they_give() {
     let mut c = Client::start();
     let uri = "file:///tmp/checkpoint-fixes.slang";
     c.open(uri, CHECKPOINTED);
-    // On the loop's header: unrolling saves 16 bytes instead of 28 (the
+    // On the loop's header: unrolling saves 16 bytes instead of 24 (the
     // size `derive` gives the edited file).
     let titles = action_titles(&mut c, uri, CHECKPOINTED, "for (int i");
     assert!(
-        titles.contains(&"Add `[ForceUnroll]` to the loop: `f` saves 16 B/thread (now 28)".to_string()),
+        titles.contains(&"Add `[ForceUnroll]` to the loop: `f` saves 16 B/thread (now 24)".to_string()),
         "{titles:?}"
     );
     // Inside the loop's body, nothing of the loop.
@@ -1280,7 +1280,7 @@ fn checkpoint_quick_fixes_are_titled_with_the_size_they_give() {
     c.open(saved, CALLEE_SAVED);
     let titles = action_titles(&mut c, saved, CALLEE_SAVED, "sq(acc)");
     let recompute =
-        "Recompute `sq` instead of saving its context (`[PreferRecompute]`): `f` saves 28 B/thread (now 32)";
+        "Recompute `sq` instead of saving its context (`[PreferRecompute]`): `f` saves 24 B/thread (now 28)";
     assert!(titles.contains(&recompute.to_string()), "{titles:?}");
     // The edit puts the attribute on the callee (before its others).
     let p = pos(CALLEE_SAVED, "sq(acc)");
@@ -1292,7 +1292,7 @@ fn checkpoint_quick_fixes_are_titled_with_the_size_they_give() {
     let edit = &action["edit"]["changes"][saved][0];
     assert_eq!(edit["newText"], "[PreferRecompute]\n", "{action}");
     assert_eq!(edit["range"]["start"], json!({"line": 2, "character": 0}), "{action}");
-    // A loose `[MaxIters]` tightened to the literal bound (24 bytes:
+    // A loose `[MaxIters]` tightened to the literal bound (20 bytes:
     // `derive` on the edited file).
     let loose = CHECKPOINTED.replace("    for (int i", "    [MaxIters(16)]\n    for (int i");
     c.notify(
@@ -1300,7 +1300,7 @@ fn checkpoint_quick_fixes_are_titled_with_the_size_they_give() {
         json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": loose}]}),
     );
     let titles = action_titles(&mut c, uri, &loose, "MaxIters(16)");
-    assert!(titles.contains(&"Tighten to `[MaxIters(4)]`: `f` saves 24 B/thread (now 72)".to_string()), "{titles:?}");
+    assert!(titles.contains(&"Tighten to `[MaxIters(4)]`: `f` saves 20 B/thread (now 68)".to_string()), "{titles:?}");
     // Where nothing is differentiated in reverse mode, none.
     let plain = CHECKPOINTED.replace("bwd_diff(f)(p, 1.0);", "");
     c.notify(

@@ -8,8 +8,19 @@
 //! element), and each copy would get its own adjoint, so that the adjoint
 //! of a large aggregate would be accumulated once per use — quadratic in
 //! the unrolled program.
+//!
+//! Loads of local variables whose address never escapes (used only to
+//! load, to store to and to address parts of) are eliminated the same way:
+//! a load of the same part of a variable as a dominating load is replaced
+//! by it when no store to that variable can run in between — no store
+//! after the first load along the dominator path, and no block on that
+//! path entered from more than one edge (a merge or a loop header, where
+//! a store elsewhere could come in) unless the variable is never stored
+//! to. Unrolled code reads a local array once per use of an element; each
+//! read would otherwise be a value of its own (saved for the backward
+//! part, once per use).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ir::{BlockId, Function, Op, TypeId, ValueId, ValueKind};
 use crate::validate::dominators;
@@ -36,6 +47,11 @@ pub fn run(func: &mut Function) {
     }
     let mut table: HashMap<(TypeId, String), ValueId> = HashMap::new();
     let mut replace: HashMap<ValueId, ValueId> = HashMap::new();
+    let locals = Locals::new(func);
+    let preds = func.predecessors();
+    // Per variable, a count of the stores (and merges) seen so far: a
+    // load recorded at an older count is stale.
+    let mut generation: HashMap<ValueId, u32> = HashMap::new();
     // Depth-first over the dominator tree; each block's keys leave the
     // table when its subtree is done.
     enum Step {
@@ -54,14 +70,31 @@ pub fn run(func: &mut Function) {
             Step::Enter(b) => b,
         };
         let mut added = Vec::new();
+        if preds[b.index()].len() != 1 {
+            // (Entered from elsewhere than its dominator alone.)
+            for &var in &locals.stored {
+                *generation.entry(var).or_default() += 1;
+            }
+        }
         for &v in &func.blocks[b.index()].insts {
             let value = &mut func.values[v.index()];
             let ValueKind::Inst(op) = &mut value.kind else { continue };
             op.map_operands(|o| replace.get(&o).copied().unwrap_or(o));
-            if !pure(op) {
-                continue;
-            }
-            let key = (value.ty, format!("{op:?}"));
+            let key = match func.values[v.index()].kind {
+                ValueKind::Inst(Op::Store { ptr, .. }) => {
+                    if let Some(var) = locals.root(func, ptr) {
+                        *generation.entry(var).or_default() += 1;
+                    }
+                    continue;
+                }
+                ValueKind::Inst(Op::Load(ptr)) => {
+                    let Some(var) = locals.root(func, ptr) else { continue };
+                    let g = generation.get(&var).copied().unwrap_or(0);
+                    (func.values[v.index()].ty, format!("load {} @{g}", locals.path(func, ptr)))
+                }
+                ValueKind::Inst(ref op) if pure(op) => (func.values[v.index()].ty, format!("{op:?}")),
+                _ => continue,
+            };
             match table.get(&key) {
                 Some(&first) => {
                     replace.insert(v, first);
@@ -87,5 +120,93 @@ pub fn run(func: &mut Function) {
     for block in &mut func.blocks {
         block.term.map_operands(map);
         block.insts.retain(|v| !replace.contains_key(v));
+    }
+}
+
+/// The local variables of a function whose address does not escape, and
+/// which of them are stored to.
+struct Locals {
+    tracked: HashSet<ValueId>,
+    stored: Vec<ValueId>,
+}
+
+impl Locals {
+    fn new(func: &Function) -> Self {
+        let mut tracked: HashSet<ValueId> = HashSet::new();
+        for block in &func.blocks {
+            for &v in &block.insts {
+                if matches!(func.op(v), Some(Op::Var)) {
+                    tracked.insert(v);
+                }
+            }
+        }
+        // An address of a part of a tracked variable, by its variable.
+        let mut root: HashMap<ValueId, ValueId> = tracked.iter().map(|&v| (v, v)).collect();
+        let mut escaped: HashSet<ValueId> = HashSet::new();
+        let mut stored: HashSet<ValueId> = HashSet::new();
+        // Definitions dominate uses: in reverse post-order, an address is
+        // seen before what uses it.
+        for b in func.reverse_post_order() {
+            for &v in &func.block(b).insts {
+                let Some(op) = func.op(v) else { continue };
+                match op {
+                    Op::FieldAddr(base, _) if root.contains_key(base) => {
+                        root.insert(v, root[base]);
+                    }
+                    Op::ElementAddr(base, i) if root.contains_key(base) => {
+                        root.insert(v, root[base]);
+                        if let Some(&r) = root.get(i) {
+                            escaped.insert(r);
+                        }
+                    }
+                    Op::Load(_) => {}
+                    Op::Store { ptr, value } => {
+                        if let Some(&r) = root.get(ptr) {
+                            stored.insert(r);
+                        }
+                        if let Some(&r) = root.get(value) {
+                            escaped.insert(r);
+                        }
+                    }
+                    op => {
+                        for o in op.operands() {
+                            if let Some(&r) = root.get(&o) {
+                                escaped.insert(r);
+                            }
+                        }
+                    }
+                }
+            }
+            for o in func.block(b).term.operands() {
+                if let Some(&r) = root.get(&o) {
+                    escaped.insert(r);
+                }
+            }
+        }
+        tracked.retain(|v| !escaped.contains(v));
+        let mut stored: Vec<ValueId> = stored.into_iter().filter(|v| tracked.contains(v)).collect();
+        stored.sort_by_key(|v| v.0);
+        Locals { tracked, stored }
+    }
+
+    /// The tracked variable `ptr` addresses a part of.
+    fn root(&self, func: &Function, mut ptr: ValueId) -> Option<ValueId> {
+        loop {
+            match func.op(ptr) {
+                Some(Op::FieldAddr(base, _) | Op::ElementAddr(base, _)) => ptr = *base,
+                Some(Op::Var) => return self.tracked.contains(&ptr).then_some(ptr),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Which part of its variable `ptr` addresses, as text (equal for
+    /// equal parts).
+    fn path(&self, func: &Function, ptr: ValueId) -> String {
+        match func.op(ptr) {
+            Some(Op::FieldAddr(base, i)) => format!("{}.{i}", self.path(func, *base)),
+            Some(Op::ElementAddr(base, i)) => format!("{}[{}]", self.path(func, *base), i.0),
+            _ => format!("{}", ptr.0),
+        }
     }
 }

@@ -97,6 +97,18 @@ pub fn infer_bounds(module: &mut Module) {
     }
 }
 
+/// How many times the body of the loop entered from `pre` runs, when
+/// that is the same on every run: its only exit is the test at the top
+/// (no `break`, `return` or `continue`), evaluated from constant initial
+/// state ([`trip_count`]).
+pub fn exact_trip_count(f: &Function, types: &Types, pre: BlockId) -> Option<u32> {
+    let shape = shape_of(f, pre)?;
+    if shape.blocks.iter().any(|&b| matches!(f.block(b).term, Terminator::Return(_))) {
+        return None;
+    }
+    trip_count(f, types, &shape).filter(|&n| n <= MAX_UNROLL)
+}
+
 /// The first `[ForceUnroll]` loop in reverse post-order (an outer loop
 /// comes before the loops inside it): the block entering it, its header.
 fn next_loop(f: &Function) -> Option<(BlockId, BlockId)> {

@@ -173,22 +173,51 @@ impl Validator<'_> {
         let func = self.func;
         let def_blocks = func.def_blocks();
         let idom = dominators(func);
-        let dominates = |a: BlockId, mut b: BlockId| loop {
-            if a == b {
-                return true;
+        // Constant-time tests (unrolled code is long chains of blocks and
+        // long blocks): each block's interval in a depth-first numbering of
+        // the dominator tree, each instruction's place in its block.
+        let n = func.blocks.len();
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (b, d) in idom.iter().enumerate() {
+            if let Some(d) = d.filter(|d| d.index() != b) {
+                children[d.index()].push(b);
             }
-            match idom[b.index()] {
-                Some(p) if p != b => b = p,
-                _ => return false,
+        }
+        let (mut enter, mut leave) = (vec![0usize; n], vec![0usize; n]);
+        let mut clock = 0;
+        let mut stack: Vec<(usize, bool)> =
+            (0..n).filter(|&b| idom[b].is_some_and(|d| d.index() == b)).map(|b| (b, false)).collect();
+        while let Some((b, done)) = stack.pop() {
+            clock += 1;
+            if done {
+                leave[b] = clock;
+                continue;
             }
+            enter[b] = clock;
+            stack.push((b, true));
+            stack.extend(children[b].iter().map(|&c| (c, false)));
+        }
+        let dominates = |a: BlockId, b: BlockId| {
+            a == b || (enter[a.index()] <= enter[b.index()] && leave[b.index()] <= leave[a.index()])
         };
+        let mut place = vec![usize::MAX; func.values.len()];
+        for b in func.block_ids() {
+            for (i, &v) in func.block(b).insts.iter().enumerate() {
+                if let Some(p) = place.get_mut(v.index()) {
+                    *p = i;
+                }
+            }
+        }
         for b in func.block_ids() {
             if idom[b.index()].is_none() {
                 continue; // unreachable: nothing runs there
             }
             self.block = Some(b);
             let block = func.block(b);
-            let position = |v: ValueId| block.insts.iter().position(|&x| x == v);
+            let position = |v: ValueId| match place.get(v.index()) {
+                Some(&i) if block.insts.get(i) == Some(&v) => Some(i),
+                _ => None,
+            };
             let check_use = |this: &mut Self, user: Option<usize>, operand: ValueId| {
                 let Some(def) = def_blocks.get(operand.index()).copied().flatten() else {
                     this.error(format!("uses {operand}, which is not defined"));

@@ -82,8 +82,8 @@ impl<'db> DeclCtx<'db> {
         // `__func_extension __apply(S::method)`: `this` is the method's
         // receiver.
         if item_of(db, def).is_some_and(|i| i.kind == ItemKind::Fn && i.name.is_none()) {
-            let ext = crate::func_extension::func_extension_of(db, def)
-                .filter(|e| e.kind == crate::func_extension::ExtensionKind::Apply);
+            let ext = crate::infer::func_extension::func_extension_of(db, def)
+                .filter(|e| e.kind == crate::infer::func_extension::ExtensionKind::Apply);
             if let Some(owner) = ext.as_ref().and_then(|e| e.owner.as_ref().map(|o| (o, &e.target))) {
                 let this = ctx.resolve(owner.0);
                 let is_method = match &this {

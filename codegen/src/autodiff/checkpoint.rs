@@ -30,6 +30,11 @@
 //! * **Calls recomputed**: a call of a pure function ([`pure_callees`]:
 //!   reads only its arguments, writes only its own locals) from operands
 //!   as above, unless the callee is `[PreferCheckpoint]`.
+//! * **Known at compile time**: the iteration count after a loop in no
+//!   other loop whose trip count is a constant ([`Save::constant`]).
+//!   (Transcription itself saves no flag guarding the rest of a region
+//!   after `if (c) { … break; }` and the like: the backward part
+//!   evaluates `c` again, [`rev`](crate::autodiff::rev)'s `Flag::Cond`.)
 //! * **Checkpointed**: everything else — loads (memory may have changed
 //!   since), other calls and their contexts, block parameters (the state loops
 //!   and merges carry), the transcription's own counters and flags — and
@@ -197,7 +202,12 @@ impl<'a> Recompute<'a> {
             (None, Some(&Op::ElementAddr(base, i))) => (*self.by_var.get(&base)?, Some(i)),
             _ => return None,
         };
-        let Save { origin, lp, .. } = self.combined.saves[save];
+        let Save { origin, lp, constant, .. } = self.combined.saves[save];
+        if let (Some(c), None, None) = (constant, lp, index) {
+            let value = self.func.value(v);
+            let (ty, span) = (value.ty, value.span);
+            return Some(self.push(Op::Const(c), ty, span));
+        }
         let x = origin?;
         // The slot of the iteration being reversed (not, say, the last
         // iteration's, read after the loop's reversal).
@@ -380,8 +390,9 @@ impl<'a> Recompute<'a> {
             return p;
         }
         let s = self.combined.saves[self.by_origin[&o]];
-        if s.lp == lp && self.feasible(o, lp) {
-            return self.recompute(o, lp, block);
+        // (Arithmetic of constants alone is computed again at any level.)
+        if (s.lp == lp && self.feasible(o, lp)) || self.constant(o) {
+            return self.recompute(o, s.lp, block);
         }
         let r = self.read(s, lp);
         self.memo.insert((o, block), r);
@@ -392,7 +403,10 @@ impl<'a> Recompute<'a> {
     fn read(&mut self, s: Save, here: Option<usize>) -> ValueId {
         let span = self.func.span;
         let (at, _) = self.types.pointee(self.func.value(s.var).ty).expect("a variable");
-        let Some(l) = s.lp else { return self.push(Op::Load(s.var), at, span) };
+        let Some(l) = s.lp else {
+            let op = s.constant.map_or(Op::Load(s.var), Op::Const);
+            return self.push(op, at, span);
+        };
         let Type::Array(t, _) = *self.types.get(at) else { unreachable!("saves in loops are arrays") };
         let index = match self.encloses(l, here) {
             true => self.combined.loops[l].rev_index.expect("checked by readable_at"),

@@ -247,6 +247,16 @@ impl Rev<'_> {
         match flag {
             Flag::Saved(s) => self.restore(s),
             Flag::NotLast(l) => self.st.loops[l].rev_not_last.expect("in the loop's reversal"),
+            Flag::Cond(cond, go_when) => {
+                let c = self.primal(cond);
+                match go_when {
+                    true => c,
+                    false => {
+                        let t = self.st.b.ty(c);
+                        self.inst(Op::Unary(UnaryOp::Not, c), t)
+                    }
+                }
+            }
         }
     }
 

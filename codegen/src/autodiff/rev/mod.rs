@@ -211,6 +211,11 @@ pub struct Save {
     pub origin: Option<ValueId>,
     /// The loop whose iterations index it.
     pub lp: Option<usize>,
+    /// Its value when known at compile time (the iteration count after a
+    /// loop in no other loop whose trip count is a constant,
+    /// [`crate::unroll::exact_trip_count`]): the backward part reads the
+    /// constant, so it is never saved.
+    pub constant: Option<crate::ir::Const>,
 }
 
 /// A loop of the primal part, as the backward part reverses it.
@@ -632,6 +637,13 @@ enum Flag {
     /// been the last), and the last one ran one before this point
     /// (nothing after it exits), nor any `continue` before it.
     NotLast(usize),
+    /// `cond == go_when`, for `cond` of `f`: the node before the split is
+    /// `if (cond)` with one branch that always exits and one that never
+    /// does ([`exit_test`]); no exit ran before it (the region is split
+    /// after the first node with one), so whether one ran after it is the
+    /// branch taken — which the backward part recomputes from `cond`
+    /// rather than saving the flag.
+    Cond(ValueId, bool),
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -756,6 +768,30 @@ use activity::activity;
 /// Whether an exit of the enclosing region is inside `node`: a
 /// `return`, or a `break`/`continue` of the innermost loop (not of a
 /// loop or `switch` inside `node`).
+/// When `node` is `if (cond)` with one branch that ends in an exit of
+/// the region (`break`, `continue` or `return`, after straight-line code
+/// only) and one with no exit: `cond` and the value it has when no exit
+/// ran ([`Flag::Cond`]).
+fn exit_test(node: &Node) -> Option<(ValueId, bool)> {
+    let Node::If { cond, then, els } = node else { return None };
+    let always_exits = |nodes: &[Node]| {
+        let (last, rest) = match nodes.split_last() {
+            Some(split) => split,
+            None => return false,
+        };
+        matches!(last, Node::Break | Node::Continue | Node::Return(_))
+            && rest.iter().all(|n| matches!(n, Node::Block(_) | Node::Assign { .. }))
+    };
+    let never_exits = |nodes: &[Node]| !nodes.iter().any(has_exit);
+    if always_exits(then) && never_exits(els) {
+        Some((*cond, false))
+    } else if always_exits(els) && never_exits(then) {
+        Some((*cond, true))
+    } else {
+        None
+    }
+}
+
 fn has_exit(node: &Node) -> bool {
     fn seq(nodes: &[Node], in_loop: bool, in_switch: bool) -> bool {
         nodes.iter().any(|n| walk(n, in_loop, in_switch))

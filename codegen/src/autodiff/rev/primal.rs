@@ -192,7 +192,10 @@ impl Rev<'_> {
                 let go = self.no_exit_yet();
                 let flag = match self.st.loop_stack.last().copied() {
                     Some(l) if self.st.loops[l].body == Some((nodes.as_ptr(), i)) => Flag::NotLast(l),
-                    _ => Flag::Saved(self.save(go)),
+                    _ => match exit_test(&nodes[i - 1]) {
+                        Some((cond, go_when)) => Flag::Cond(cond, go_when),
+                        None => Flag::Saved(self.save(go)),
+                    },
                 };
                 self.st.splits.insert(&nodes[i - 1] as *const Node, flag);
                 let (t, e, merge) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
@@ -483,6 +486,19 @@ impl Rev<'_> {
         self.st.cur = Some(brk);
         let c1 = self.load(counter);
         self.st.loops[l].after = Some(self.save(c1));
+        // (In no other loop, the counter starts at zero: after a loop whose
+        // body runs `n` times, it has counted `n + 1` tests.)
+        if self.st.loops[l].parent.is_none() && !self.st.normalize_only {
+            let pre = self
+                .src
+                .block_ids()
+                .find(|&b| matches!(self.src.block(b).term, Terminator::Loop { header, .. } if header == header_block));
+            if let Some(n) = pre.and_then(|pre| crate::unroll::exact_trip_count(self.src, &self.module.types, pre)) {
+                if let Some(last) = self.st.saves.last_mut() {
+                    last.constant = Some(crate::ir::Const::Int(i64::from(n) + 1));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -500,7 +516,7 @@ impl Rev<'_> {
                 let pt = self.ptr_ty(t);
                 let var = self.st.b.inst(PROLOGUE, Op::Var, pt, self.st.span);
                 self.store(var, v);
-                self.st.saves.push(Save { var, bytes, origin: None, lp: None });
+                self.st.saves.push(Save { var, bytes, origin: None, lp: None, constant: None });
                 Saved { var, lp: None }
             }
             Some(l) => {
@@ -511,7 +527,7 @@ impl Rev<'_> {
                 let pt = self.ptr_ty(t);
                 let slot = self.inst(Op::ElementAddr(var, index), pt);
                 self.store(slot, v);
-                self.st.saves.push(Save { var, bytes, origin: None, lp: Some(l) });
+                self.st.saves.push(Save { var, bytes, origin: None, lp: Some(l), constant: None });
                 Saved { var, lp: Some(l) }
             }
         }
