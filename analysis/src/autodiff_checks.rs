@@ -281,7 +281,18 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
             let name_tok = idents.iter().find(|t| t.text() == target.name).unwrap_or(first);
             let range = name_tok.text_range() + start;
             let candidates = derivative_candidates(db, def, &target);
-            if let Some(problem) = candidates.as_deref().and_then(|c| derivative_mismatch(db, def, &name, c)) {
+            // (Named with a concrete generic argument, `d_f<float>`: a
+            // specialization, whose signature is not compared here; `d_f<T>`
+            // with the function's own `T` is compared.)
+            let specialized = target.generic_args.iter().any(|a| {
+                let seg = crate::hir::PathSegment { name: a.clone(), args: Vec::new() };
+                !matches!(
+                    DeclCtx::for_def(db, def).resolve(&crate::hir::TypeRef::Path(vec![seg])),
+                    Ty::Unknown | Ty::Param { .. }
+                )
+            });
+            let compared = candidates.as_deref().filter(|_| !specialized);
+            if let Some(problem) = compared.and_then(|c| derivative_mismatch(db, def, &name, c)) {
                 out.push(crate::diagnostic::Diagnostic {
                     range,
                     severity: crate::diagnostic::Severity::Error,

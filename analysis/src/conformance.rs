@@ -195,7 +195,15 @@ fn check_type(db: &dyn Db, file: SourceFile, item: &Item, out: &mut Vec<Diagnost
                 ));
                 return false;
             }
-            if sig.params.len() != req_sig.params.len() || sig.variadic != req_sig.variadic {
+            // (Defaults may fill parameters the requirement lacks; a
+            // requirement with a pack, `expand each Ts`, takes any number
+            // once the interface's arguments are given.)
+            let required = sig.params.len() - sig.has_defaults.iter().filter(|d| **d).count();
+            let count_fits = (required..=sig.params.len()).contains(&req_sig.params.len());
+            if req_sig.variadic {
+                return true;
+            }
+            if !count_fits || sig.variadic {
                 problem.get_or_insert((
                     mdef,
                     format!(

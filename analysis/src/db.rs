@@ -64,6 +64,7 @@ pub(crate) struct CachedExpansion {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SubtreeFacts {
     pub(crate) usings: Vec<String>,
+    pub(crate) namespace_usings: Vec<(String, String)>,
     pub(crate) macro_fragments: Vec<String>,
     pub(crate) has_item_macros: bool,
     pub(crate) func_extension_targets: Vec<String>,

@@ -248,11 +248,14 @@ pub fn runtime_array_lengths(db: &dyn Db, def: crate::hir::DefId) -> Vec<(TextRa
     let file = def.file(db);
     let tree = item_tree(db, file);
     let params: Vec<String> = crate::infer::fn_sig(db, def).params.iter().filter_map(|p| p.name.clone()).collect();
-    // Locals that may change (not `const`/`static const`).
+    // Locals that may change (not `const`/`static const`; `constexpr`,
+    // which the reference compiler warns about, is taken as `const`).
     let mutable_locals: Vec<String> = body
         .descendants()
         .filter(|n| n.kind() == SyntaxKind::VAR_DECL)
-        .filter(|v| !v.children_with_tokens().any(|e| e.kind() == SyntaxKind::CONST_KW))
+        .filter(|v| {
+            !v.children_with_tokens().any(|e| matches!(e.kind(), SyntaxKind::CONST_KW | SyntaxKind::CONSTEXPR_KW))
+        })
         .flat_map(|v| v.children().filter(|c| c.kind() == SyntaxKind::DECLARATOR).collect::<Vec<_>>())
         .filter_map(|d| d.children().find(|c| c.kind() == SyntaxKind::NAME).map(|n| n.text().to_string()))
         .collect();
@@ -261,6 +264,10 @@ pub fn runtime_array_lengths(db: &dyn Db, def: crate::hir::DefId) -> Vec<(TextRa
         let Some(size) = suffix.children().find(|c| ast::Expr::can_cast(c.kind())) else { continue };
         for tok in size.descendants_with_tokens().filter_map(|e| e.into_token()) {
             if tok.kind() != SyntaxKind::IDENT || tree.macros.iter().any(|m| m == tok.text()) {
+                continue;
+            }
+            // `sizeof(a)` reads only the type of `a`.
+            if tok.parent_ancestors().any(|n| n.kind() == SyntaxKind::SIZEOF_EXPR) {
                 continue;
             }
             let name = tok.text();

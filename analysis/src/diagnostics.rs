@@ -426,11 +426,19 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                 InferDiagKind::NoSubscript { ty } => {
                     ("no-subscript", format!("a value of type `{ty}` cannot be subscripted"), abs)
                 }
-                InferDiagKind::IndexOutOfBounds { index, len } => (
-                    "index-out-of-bounds",
-                    format!("index {index} is out of bounds: the value has {len} elements"),
-                    abs,
-                ),
+                InferDiagKind::IndexOutOfBounds { index, len, array } => {
+                    if !array {
+                        severity = Severity::Warning;
+                    }
+                    (
+                        "index-out-of-bounds",
+                        format!("index {index} is out of bounds: the value has {len} elements"),
+                        abs,
+                    )
+                }
+                InferDiagKind::ApplyNotInvoked => {
+                    ("apply-not-invoked", "`__apply(…)` must be called directly (`__apply(f)(args)`)".to_string(), abs)
+                }
                 InferDiagKind::NotCallable { ty } => {
                     ("not-callable", format!("a value of type `{ty}` cannot be called"), abs)
                 }

@@ -76,9 +76,12 @@ pub fn join_path(dir: &str, rel: &str) -> String {
 /// The relative file names an import may refer to, most likely first.
 fn relative_candidates(import: &Import) -> Vec<String> {
     if import.is_path {
-        let mut v = vec![import.target.clone()];
-        if import.kind != ImportKind::PpInclude && !import.target.ends_with(".slang") {
-            v.push(format!("{}.slang", import.target));
+        // `\` separates folders too (`#include ".\a.h"`), as for the
+        // reference compiler on every platform.
+        let target = import.target.replace('\\', "/");
+        let mut v = vec![target.clone()];
+        if import.kind != ImportKind::PpInclude && !target.ends_with(".slang") {
+            v.push(format!("{target}.slang"));
         }
         return v;
     }

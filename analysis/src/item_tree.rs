@@ -128,6 +128,9 @@ pub struct ItemTree {
     pub macros: Vec<String>,
     /// `using namespace a::b;` — namespaces whose members are in scope.
     pub usings: Vec<String>,
+    /// `namespace n { using m; }`: (`n`, `m`) — `m`'s members are also
+    /// found through `n` (by a `using n;` elsewhere, imports included).
+    pub namespace_usings: Vec<(String, String)>,
     /// Whether macros are invoked where declarations go (they may declare
     /// anything).
     pub has_item_macros: bool,
@@ -173,6 +176,7 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
         parse.macros().function_like.iter().chain(parse.macros().object_like.iter()).cloned().collect();
     macros.sort();
     let mut usings = Vec::new();
+    let mut namespace_usings = Vec::new();
     let mut macro_fragments = Vec::new();
     let mut has_item_macros = false;
     let mut func_extension_targets = Vec::new();
@@ -191,6 +195,7 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
             None => subtree_facts(&child, parse),
         };
         usings.extend(facts.usings.iter().cloned());
+        namespace_usings.extend(facts.namespace_usings.iter().cloned());
         macro_fragments.extend(facts.macro_fragments.iter().cloned());
         func_extension_targets.extend(facts.func_extension_targets.iter().cloned());
         has_item_macros |= facts.has_item_macros;
@@ -205,6 +210,7 @@ fn lowered_items(db: &dyn Db, file: SourceFile) -> (Arc<ItemTree>, Arc<Vec<Synta
         uses_visibility: lower.uses_visibility,
         macros,
         usings,
+        namespace_usings,
         has_item_macros,
         macro_fragments,
         func_extension_targets,
@@ -242,7 +248,25 @@ fn subtree_facts(node: &SyntaxNode, parse: &slang_syntax::Parse) -> SubtreeFacts
                         .filter(|t| t.kind() == SyntaxKind::IDENT)
                         .map(|t| t.text().to_string())
                         .collect();
-                    facts.usings.push(parts.join("::"));
+                    let target = parts.join("::");
+                    // Inside `namespace a::b { … }`: also a using of that
+                    // namespace.
+                    let mut outer: Vec<String> = node
+                        .ancestors()
+                        .filter(|n| n.kind() == SyntaxKind::NAMESPACE)
+                        .map(|n| {
+                            n.children()
+                                .filter(|c| c.kind() == SyntaxKind::NAME)
+                                .map(|c| c.text().to_string())
+                                .collect::<Vec<_>>()
+                                .join("::")
+                        })
+                        .collect();
+                    outer.reverse();
+                    if !outer.is_empty() {
+                        facts.namespace_usings.push((outer.join("::"), target.clone()));
+                    }
+                    facts.usings.push(target);
                 }
             }
             SyntaxKind::MACRO_CALL | SyntaxKind::MACRO_TYPE => {
@@ -380,9 +404,11 @@ impl Lower {
             _ => return,
         };
         let ast_index = self.index(node);
-        // A GLSL block's instance (`buffer B { ... } b;`): a variable of the
-        // block's type, indexed right after the block (`glsl_block_of`).
-        let instance = (kind == ItemKind::GlslBlock)
+        // A GLSL block's instance (`buffer B { ... } b;`), or the variable
+        // a struct declares (`uniform struct { ... } s;`): a variable of the
+        // block's or struct's type, indexed right after it
+        // (`infer::global_var_type`).
+        let instance = matches!(kind, ItemKind::GlslBlock | ItemKind::Struct)
             .then(|| node.children().find_map(ast::Declarator::cast))
             .flatten()
             .map(|d| (self.index(d.syntax()), d.name().map(|n| n.text())));
@@ -468,6 +494,14 @@ impl Lower {
                 });
             }
         }
+        // `each T` generic parameters: a parameter of type `T` is a pack.
+        let packs: Vec<String> = node
+            .children()
+            .filter(|c| c.kind() == GENERIC_PARAM_LIST)
+            .flat_map(|l| l.children())
+            .filter(|gp| gp.children_with_tokens().any(|e| e.kind() == EACH_KW))
+            .filter_map(|gp| gp.children().find(|c| c.kind() == NAME).map(|n| n.text().to_string()))
+            .collect();
         let params = node
             .children()
             .find(|c| c.kind() == PARAM_LIST)
@@ -480,7 +514,8 @@ impl Lower {
                         is_variadic: p
                             .syntax()
                             .children_with_tokens()
-                            .any(|e| e.kind() == DOT3 || e.kind() == EXPAND_TYPE),
+                            .any(|e| e.kind() == DOT3 || e.kind() == EXPAND_TYPE)
+                            || p.ty().is_some_and(|t| packs.iter().any(|n| *n == t.syntax().text().to_string())),
                     })
                     .collect()
             })
@@ -495,7 +530,7 @@ impl Lower {
                 kind: ItemKind::Var,
                 name,
                 visibility,
-                is_static: false,
+                is_static: kind == ItemKind::Struct && is_static,
                 attrs: Vec::new(),
                 ast_index: index,
                 members: Vec::new(),

@@ -106,10 +106,11 @@ impl GlobalScope {
             };
             table.entry(name.clone()).or_default().push(DefRef { file, ast_index: item.ast_index, kind: item.kind });
             // A cbuffer's fields are global names (a GLSL block's, unless
-            // it names an instance).
+            // it names an instance); types declared in either are always.
             let has_instance = || items.iter().any(|i| i.kind == ItemKind::Var && i.ast_index == item.ast_index + 1);
-            if item.kind == ItemKind::Cbuffer || item.kind == ItemKind::GlslBlock && !has_instance() {
-                for m in &item.members {
+            if matches!(item.kind, ItemKind::Cbuffer | ItemKind::GlslBlock) {
+                let all = item.kind == ItemKind::Cbuffer || !has_instance();
+                for m in item.members.iter().filter(|m| all || matches!(m.kind, ItemKind::Struct | ItemKind::Enum)) {
                     if let Some(n) = &m.name {
                         self.names.entry(n.clone()).or_default().push(DefRef {
                             file,
@@ -158,20 +159,32 @@ pub fn global_scope(db: &dyn Db, file: SourceFile) -> Arc<GlobalScope> {
     let mut scope =
         GlobalScope { core: Some(core_scope(db, crate::base::CoreModule::get(db)).clone()), ..Default::default() };
     let mut usings = Vec::new();
+    let mut namespace_usings = Vec::new();
     for &f in module_of(db, file) {
         let tree = item_tree(db, f);
         scope.add_items(f, &tree.items, "", &|_| true);
         scope.macros.extend(tree.macros.iter().cloned());
         scope.macro_fragments.extend(tree.macro_fragments.iter().cloned());
         usings.extend(tree.usings.iter().cloned());
+        namespace_usings.extend(tree.namespace_usings.iter().cloned());
     }
     for &f in imported_files(db, file) {
         let legacy = is_legacy_module(db, f);
-        scope.add_items(f, &item_tree(db, f).items, "", &|item: &Item| {
+        let tree = item_tree(db, f);
+        scope.add_items(f, &tree.items, "", &|item: &Item| {
             legacy || item.visibility == Visibility::Public || item.kind == ItemKind::Namespace
         });
+        namespace_usings.extend(tree.namespace_usings.iter().cloned());
         // Macros of an imported module do not leak, but `#include`d headers
         // of this module were handled with the module's files.
+    }
+    // `namespace n { using m; }`: `m`'s members are found through `n`.
+    for (ns, target) in namespace_usings {
+        let Some(members) = scope.namespaces.get(&target).cloned() else { continue };
+        let table = scope.namespaces.entry(ns).or_default();
+        for (name, defs) in members {
+            table.entry(name).or_default().extend(defs);
+        }
     }
     // `using namespace a::b;` brings the namespace's members in.
     // The namespace may be declared by the module, by the core module
@@ -310,6 +323,9 @@ impl Walker<'_> {
             // The value a function returns, as a variable (non-copyable
             // return types).
             || name == "__return_val"
+            // Expressions the reference compiler's parser reads as
+            // operators: `__apply(f)`, `__dispatch_kernel(k, …)(args)`.
+            || matches!(name, "__apply" | "__dispatch_kernel")
     }
 
     fn check_ref(&mut self, node: &SyntaxNode, is_type: bool) {

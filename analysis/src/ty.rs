@@ -244,10 +244,15 @@ pub trait TypeResolver {
         }
     }
 
-    /// `vector<T, N>` / `matrix<T, R, C>` with literal sizes.
+    /// `vector<T, N>` / `matrix<T, R, C>` with literal sizes and a scalar
+    /// element (`vector<float4, 2>`, a vector of vectors, is not modelled:
+    /// unknown).
     fn builtin_generic(&mut self, name: &str, args: &[GenericArgRef]) -> Option<Ty> {
         let elem = |r: &mut Self, a: &GenericArgRef| match a {
-            GenericArgRef::Type(t) => r.resolve(t).scalar(),
+            GenericArgRef::Type(t) => match r.resolve(t) {
+                Ty::Scalar(s) => Some(s),
+                _ => None,
+            },
             GenericArgRef::Value(_) => None,
         };
         let size = |r: &mut Self, a: &GenericArgRef| match a {

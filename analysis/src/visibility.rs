@@ -24,17 +24,19 @@ pub fn visibility_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> 
     if !tree.uses_visibility || tree.has_item_macros {
         return out;
     }
-    walk(db, file, &tree.items, 2, &mut out);
+    walk(db, file, &tree.items, 2, false, &mut out);
     out
 }
 
-/// `parent`: the rank of the enclosing type (2 at file level).
-fn walk(db: &dyn Db, file: SourceFile, items: &[Item], parent: u8, out: &mut Vec<Diagnostic>) {
+/// `parent`: the rank of the enclosing type (2 at file level); `in_type`:
+/// whether the items are members of a type (where a nested type may be
+/// `private`, as slangc accepts).
+fn walk(db: &dyn Db, file: SourceFile, items: &[Item], parent: u8, in_type: bool, out: &mut Vec<Diagnostic>) {
     for item in items {
         let def = DefId::new(db, file, item.ast_index);
         let own = rank(db, file, item.visibility);
         let is_type = matches!(item.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Enum | ItemKind::Interface);
-        if item.visibility == Visibility::Private && is_type {
+        if item.visibility == Visibility::Private && is_type && !in_type {
             if let Some(node) = def_node(db, def) {
                 out.push(Diagnostic {
                     range: name_range(&node),
@@ -63,8 +65,10 @@ fn walk(db: &dyn Db, file: SourceFile, items: &[Item], parent: u8, out: &mut Vec
             check_signature(db, def, item, out);
         }
         match item.kind {
-            ItemKind::Struct | ItemKind::Class | ItemKind::Interface => walk(db, file, &item.members, effective, out),
-            ItemKind::Namespace => walk(db, file, &item.members, parent, out),
+            ItemKind::Struct | ItemKind::Class | ItemKind::Interface => {
+                walk(db, file, &item.members, effective, true, out)
+            }
+            ItemKind::Namespace => walk(db, file, &item.members, parent, in_type, out),
             _ => {}
         }
     }

@@ -246,9 +246,11 @@ fn overloads_pick_the_return_type_all_matching_candidates_agree_on() {
     check_type("struct R { int a; }\nvoid f(ByteAddressBuffer b) { $0b.Load<R>(0); }", expect!["R"]);
 }
 
-/// A literal index past a fixed size: an error at the index (slangc's
-/// E30029 for arrays; vectors and matrix rows too, where code generation
-/// had no located error), negative ones too (naga's validation error had
+/// A literal index past a fixed size: an error at the index for arrays
+/// (slangc's E30029, which it finds when generating code); a warning for
+/// vectors and matrix rows, which slangc accepts (`-no-codegen` and
+/// `-target spirv` alike), where our code generation had no located
+/// error; negative ones too (naga's validation error had
 /// no source line); indices within bounds, and ones that are not
 /// literals, are not. `float b[4][2]` is four arrays of two (C-style
 /// suffixes bind right to left): `b[3][1]` is in bounds, `b[1][2]` not.
@@ -269,8 +271,8 @@ void k(int i)
 "#,
         expect![[r#"
             /main.slang:7:24: error[index-out-of-bounds]: index 2 is out of bounds: the value has 2 elements
-            /main.slang:7:45: error[index-out-of-bounds]: index 3 is out of bounds: the value has 3 elements
-            /main.slang:7:61: error[index-out-of-bounds]: index 2 is out of bounds: the value has 2 elements
+            /main.slang:7:45: warning[index-out-of-bounds]: index 3 is out of bounds: the value has 3 elements
+            /main.slang:7:61: warning[index-out-of-bounds]: index 2 is out of bounds: the value has 2 elements
             /main.slang:7:70: error[index-out-of-bounds]: index -1 is out of bounds: the value has 2 elements
             /main.slang:9:30: error[index-out-of-bounds]: index 2 is out of bounds: the value has 2 elements
         "#]],
@@ -966,4 +968,27 @@ fn elementwise_non_generic_builtins_keep_the_shape() {
     check_type("void f() { $0asuint(float2(1.0, 2.0)); }", expect!["uint2"]);
     check_type("void f() { $0firstbithigh(int3(1, 2, 3)); }", expect!["int3"]);
     check_type("void f() { $0asuint(1.0); }", expect!["uint"]);
+}
+
+/// `let f = __apply(foo);`: an `__apply(…)` used as a value, not called
+/// (slangc with `-experimental-feature`: E30130 at 8:13). A discarded
+/// `__apply(foo);` statement is accepted (see `accepted.rs`).
+#[test]
+fn apply_must_be_invoked() {
+    check_diags(
+        r#"
+float foo(float x)
+{
+    return x;
+}
+[numthreads(1, 1, 1)]
+void main()
+{
+    let f = __apply(foo);
+}
+"#,
+        expect![[r#"
+            /main.slang:9:13: error[apply-not-invoked]: `__apply(…)` must be called directly (`__apply(f)(args)`)
+        "#]],
+    );
 }

@@ -163,6 +163,7 @@ syntax_kinds! {
         "__exported" => EXPORTED_KW,
         "associatedtype" => ASSOCIATEDTYPE_KW,
         "type_param" => TYPE_PARAM_KW,
+        "__generic_value_param" => GENERIC_VALUE_PARAM_KW,
         "typename" => TYPENAME_KW,
         "precision" => PRECISION_KW,
         "property" => PROPERTY_KW,

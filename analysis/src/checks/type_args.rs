@@ -39,7 +39,7 @@ pub(crate) fn check(cx: &super::Cx, root: &SyntaxNode, out: &mut Vec<Diagnostic>
     };
     // The interface of a constraint the type argument does not satisfy.
     let broken = |gdef: DefId, arg: &Ty| -> Option<String> {
-        let ifaces = crate::generics::constraint_interfaces(db, gdef)?;
+        let ifaces = crate::generics::required_interfaces(db, gdef)?;
         ifaces.into_iter().find_map(|iface| {
             if is_core(db, iface.file(db)) {
                 return None;

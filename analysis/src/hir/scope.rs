@@ -145,7 +145,8 @@ impl ExprScopes {
             }
         }
         match n.kind() {
-            K::VAR_DECL => {
+            // (A local `struct { … } s;` declares `s` too.)
+            K::VAR_DECL | K::STRUCT => {
                 let Some(scope) = n.parent().filter(|p| is_local_scope(p.kind())) else { return };
                 for d in n.children().filter(|c| c.kind() == K::DECLARATOR) {
                     if let Some(name) = name_of(&d) {

@@ -172,7 +172,9 @@ pub fn setter_differentiable(db: &dyn Db, def: DefId) -> bool {
         } else {
             return false;
         };
-    own.any(marks) || accessors.iter().any(|a| a.kind() == Some(SyntaxKind::SET_KW) && a.attributes().any(marks))
+    own.any(marks)
+        || accessors.iter().any(|a| a.kind() == Some(SyntaxKind::SET_KW) && a.attributes().any(marks))
+        || crate::infer::func_extension::setter_has_func_extension(db, def)
 }
 
 /// Whether a type takes part in differentiation.
@@ -207,6 +209,13 @@ pub fn type_diff(db: &dyn Db, file: SourceFile, ty: &Ty) -> TypeDiff {
                     "DifferentialPair" => TypeDiff::Value,
                     // `extension<each T : IDifferentiable> Tuple<T…>`.
                     "Tuple" | "Array" => elements_diff(db, file, args),
+                    // `CoopVec<T, N> : IDifferentiable` (its `Differential`
+                    // is itself): as differentiable as its element.
+                    "CoopVec" => match args.first().map(|e| type_diff(db, file, e)) {
+                        Some(TypeDiff::Value) => TypeDiff::Value,
+                        Some(TypeDiff::Unknown) | None => TypeDiff::Unknown,
+                        Some(_) => TypeDiff::No,
+                    },
                     _ => TypeDiff::No,
                 };
             }
@@ -621,6 +630,8 @@ pub fn higher_order_signature(db: &dyn Db, def: DefId, modes: &[Mode]) -> DerivS
         ret = match (mode, ret_diff) {
             (Mode::Forward, TypeDiff::Value) => (pair(db, "DifferentialPair", ret_ty), TypeDiff::Value),
             (Mode::Forward, TypeDiff::Unknown) => (Ty::Unknown, TypeDiff::Unknown),
+            // (A pointer-like result comes back as a `DifferentialPtrPair`.)
+            (Mode::Forward, TypeDiff::Ptr) => (pair(db, "DifferentialPtrPair", ret_ty), TypeDiff::Ptr),
             (Mode::Forward, d) => (ret_ty, d),
             (Mode::Backward, d) => {
                 match d {
@@ -791,14 +802,20 @@ pub(crate) const DERIVATIVE_ATTRIBUTES: [&str; 6] = [
 pub(crate) struct DerivTarget {
     pub(crate) qualifier: Option<String>,
     pub(crate) name: String,
+    /// The generic arguments written (`float` of `d_f<float>`).
+    pub(crate) generic_args: Vec<String>,
 }
 
 pub(crate) fn parse_deriv_target(text: &str) -> DerivTarget {
     let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let generic_args = match (text.find('<'), text.rfind('>')) {
+        (Some(a), Some(b)) if a < b => text[a + 1..b].split(',').map(str::to_string).collect(),
+        _ => Vec::new(),
+    };
     let text = text.split('<').next().unwrap_or("");
     match text.rsplit_once("::").or_else(|| text.rsplit_once('.')) {
-        Some((q, n)) => DerivTarget { qualifier: Some(q.to_string()), name: n.to_string() },
-        None => DerivTarget { qualifier: None, name: text.to_string() },
+        Some((q, n)) => DerivTarget { qualifier: Some(q.to_string()), name: n.to_string(), generic_args },
+        None => DerivTarget { qualifier: None, name: text.to_string(), generic_args },
     }
 }
 
@@ -808,10 +825,23 @@ pub(crate) fn parse_deriv_target(text: &str) -> DerivTarget {
 /// know (nothing is said then).
 pub(crate) fn derivative_candidates(db: &dyn Db, holder: DefId, target: &DerivTarget) -> Option<Vec<DefId>> {
     let file = holder.file(db);
-    let parent = crate::infer::parent_of(db, holder)
-        .filter(|p| item_of(db, *p).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)));
+    // The type whose methods the holder sees: its struct or class, or the
+    // type an `extension` holding it extends.
+    let holder_parent = crate::infer::parent_of(db, holder);
+    let parent = holder_parent.and_then(|p| match item_of(db, p)?.kind {
+        ItemKind::Struct | ItemKind::Class => Some(p),
+        ItemKind::Extension => match DeclCtx::for_def(db, p).this {
+            Ty::Adt { def, .. } => Some(def),
+            _ => None,
+        },
+        _ => None,
+    });
+    // An extension's own methods (also of `extension<T : I> T`, which
+    // extends no one type).
+    let extension = holder_parent.filter(|p| item_of(db, *p).is_some_and(|i| i.kind == ItemKind::Extension));
+    // Its own methods and those its extensions add.
     let members_named = |ty: DefId| -> Vec<DefId> {
-        item_of(db, ty)
+        let mut out: Vec<DefId> = item_of(db, ty)
             .map(|i| {
                 i.members
                     .iter()
@@ -819,7 +849,16 @@ pub(crate) fn derivative_candidates(db: &dyn Db, holder: DefId, target: &DerivTa
                     .map(|m| DefId::new(db, ty.file(db), m.ast_index))
                     .collect()
             })
-            .unwrap_or_default()
+            .unwrap_or_default();
+        if let Some(name) = item_of(db, ty).and_then(|i| i.name.clone()) {
+            let adt = Ty::Adt { def: ty, name, args: Vec::new() };
+            for d in crate::infer::extension_methods(db, file, &adt, &target.name) {
+                if !out.contains(&d) {
+                    out.push(d);
+                }
+            }
+        }
+        out
     };
     let scope = crate::name_res::global_scope(db, file);
     match &target.qualifier {
@@ -836,20 +875,31 @@ pub(crate) fn derivative_candidates(db: &dyn Db, holder: DefId, target: &DerivTa
         }
         None => {
             let mut out = parent.map(members_named).unwrap_or_default();
-            if let Some(defs) = scope.lookup(&target.name) {
-                out.extend(defs.iter().filter(|d| d.kind == ItemKind::Fn).map(|d| DefId::new(db, d.file, d.ast_index)));
+            for d in extension.map(members_named).unwrap_or_default() {
+                if !out.contains(&d) {
+                    out.push(d);
+                }
             }
+            // Free functions, in the holder's namespaces first.
+            let defs = DeclCtx::for_def(db, holder).lookup_global(&target.name);
+            out.extend(defs.iter().filter(|d| d.kind == ItemKind::Fn).map(|d| DefId::new(db, d.file, d.ast_index)));
             Some(out)
         }
     }
 }
 
-/// Whether `def` is a non-static method of a struct or class.
+/// Whether `def` is a non-static method of a struct or class (or of an
+/// extension of one).
 pub(crate) fn is_instance_method(db: &dyn Db, def: DefId) -> bool {
     item_of(db, def).is_some_and(|i| !i.is_static)
-        && crate::infer::parent_of(db, def)
-            .and_then(|p| item_of(db, p))
-            .is_some_and(|p| matches!(p.kind, ItemKind::Struct | ItemKind::Class))
+        && crate::infer::parent_of(db, def).and_then(|p| item_of(db, p)).is_some_and(|p| match p.kind {
+            ItemKind::Struct | ItemKind::Class => true,
+            ItemKind::Extension => crate::infer::parent_of(db, def).is_some_and(|e| {
+                matches!(DeclCtx::for_def(db, e).this, Ty::Adt { def, .. }
+                    if item_of(db, def).is_some_and(|t| matches!(t.kind, ItemKind::Struct | ItemKind::Class)))
+            }),
+            _ => false,
+        })
 }
 
 /// The `Differential` descriptions (see [`hover_facts`]) of the user

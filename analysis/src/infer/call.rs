@@ -7,6 +7,19 @@ use super::*;
 
 /// `name(float a, int b)`: a function's parameter list as written, for
 /// candidate lists.
+/// The cost of passing `actual` to parameter `p` of type `expected`: a
+/// conversion into an `out`/`inout` parameter (a copy in and back out)
+/// ranks below any conversion of a value (slangc picks
+/// `f(inout uint, uint)` over `f(inout int, int)` for `(uint, int)`).
+fn param_cost(p: &crate::hir::Param, expected: &Ty, actual: &Ty) -> u32 {
+    let c = conversion_cost(expected, actual);
+    if p.is_out {
+        c * 10
+    } else {
+        c
+    }
+}
+
 fn signature_text(db: &dyn Db, def: DefId, name: &str) -> String {
     let params = crate::hir::decl_syntax(db, def)
         .and_then(|n| n.children().find(|c| c.kind() == SyntaxKind::PARAM_LIST))
@@ -39,6 +52,38 @@ impl<'db> Infer<'_, 'db> {
     pub(super) fn module_has_item_macros(&self) -> bool {
         let db = self.db();
         crate::module_graph::module_of(db, self.ctx.file).iter().any(|&f| item_tree(db, f).has_item_macros)
+    }
+
+    /// The core module's functions named like `defs`, user functions
+    /// called by a plain name, which shadow them: those that take `count`
+    /// arguments (so that a call retried with them does not fall back to
+    /// the user's again).
+    fn shadowed_core_overloads(&self, callee: ExprId, defs: &[DefId], count: usize) -> Vec<DefId> {
+        let db = self.db();
+        let Expr::Path(segs, _) = self.body.expr(callee) else { return Vec::new() };
+        let [seg] = segs.as_slice() else { return Vec::new() };
+        if defs.is_empty() || defs.iter().any(|d| is_core(db, d.file(db))) {
+            return Vec::new();
+        }
+        let scope = global_scope(db, self.ctx.file);
+        let core = scope.core.as_ref().and_then(|c| c.names.get(&seg.name));
+        core.into_iter()
+            .flatten()
+            .filter(|d| d.kind == ItemKind::Fn)
+            .map(|d| DefId::new(db, d.file, d.ast_index))
+            .filter(|&d| {
+                let sig = fn_sig(db, d);
+                let min = sig.params.len() - sig.has_defaults.iter().filter(|x| **x).count();
+                sig.variadic || (min..=sig.params.len()).contains(&count)
+            })
+            .collect()
+    }
+
+    /// Whether a call's arguments include `expand …`.
+    fn has_expanded_arg(&self, call: ExprId) -> bool {
+        let Expr::Call { args, .. } = self.body.expr(call) else { return false };
+        let (_, map) = crate::hir::body_with_source_map(self.db(), self.def);
+        args.iter().any(|a| map.exprs.get(a.0 as usize).is_some_and(|p| p.kind() == SyntaxKind::EXPAND_EXPR))
     }
 
     /// The name a call is written with (`f` in `f(x)`, `m` in `a.m(x)`).
@@ -143,6 +188,9 @@ impl<'db> Infer<'_, 'db> {
                 }
                 (*t).clone()
             }
+            // `f(expand each t)` with a tuple `t`: as many arguments as
+            // `t` has elements (not modelled).
+            Ty::Func(_) if self.has_expanded_arg(id) => Ty::Unknown,
             Ty::Func(defs) => {
                 let arity_ok = |sig: &FnSig| {
                     let max = sig.params.len();
@@ -150,10 +198,17 @@ impl<'db> Infer<'_, 'db> {
                     sig.variadic || (min..=max).contains(&args.len())
                 };
                 let candidates: Vec<DefId> = defs.iter().copied().filter(|d| arity_ok(fn_sig(db, *d))).collect();
-                if let ([only], true) = (candidates.as_slice(), defs.len() == 1) {
+                // A user function named like a core-module one overloads
+                // it (`float mul(S a, float2 v)` calling `mul(a.v, v)`):
+                // when no user overload takes the arguments, the core ones.
+                let core = self.shadowed_core_overloads(callee, &defs, args.len());
+                if let ([only], true, true) = (candidates.as_slice(), defs.len() == 1, core.is_empty()) {
                     self.check_args(*only, callee, args);
                 }
                 let Some(&chosen) = candidates.first() else {
+                    if !core.is_empty() {
+                        return self.call(id, callee, Ty::Func(core), args);
+                    }
                     // A method's name called unqualified, with arguments
                     // that fit a free function of the same name (the
                     // reference compiler considers both).
@@ -229,6 +284,9 @@ impl<'db> Infer<'_, 'db> {
                 let accepted: Vec<(DefId, (Ty, u32))> =
                     candidates.iter().filter_map(|&c| self.instantiate(c, args, &explicit).map(|r| (c, r))).collect();
                 self.receiver = None;
+                if accepted.is_empty() && !core.is_empty() {
+                    return self.call(id, callee, Ty::Func(core), args);
+                }
                 let rets: Vec<(Ty, u32)> = accepted.iter().map(|(_, r)| r.clone()).collect();
                 if accepted.len() >= 2 {
                     self.check_ambiguity(id, callee, &accepted.iter().map(|(d, _)| *d).collect::<Vec<_>>(), args);
@@ -361,6 +419,17 @@ impl<'db> Infer<'_, 'db> {
         if !ok {
             return None;
         }
+        // (An argument for a parameter of a generic type written at the
+        // call must convert to that type: `bind_generics` let it through.)
+        for (p, a) in sig.params.iter().zip(args) {
+            if let TypeRef::Path(segs) = &p.ty {
+                if let ([seg], Some(bound @ Ty::Adt { .. })) = (segs.as_slice(), bind.get(&segs[0].name)) {
+                    if seg.args.is_empty() && gp.contains(&seg.name) && is_mismatch(db, bound, a) {
+                        return None;
+                    }
+                }
+            }
+        }
         // A scalar, vector or matrix given for a generic struct `S<T…>` of
         // the function's generic parameters (`exp(CoopVec<T, N>)` called
         // with a `float`): not this overload.
@@ -426,7 +495,7 @@ impl<'db> Infer<'_, 'db> {
                     (true, Ty::Vector(s, _) | Ty::Matrix(s, ..)) if matches!(expected, Ty::Scalar(_)) => Ty::Scalar(*s),
                     _ => a.clone(),
                 };
-                cost += conversion_cost(&expected, &elem);
+                cost += param_cost(p, &expected, &elem);
             } else {
                 // Generic parameters match anything they bind to, at a
                 // small cost (a concrete overload is preferred).
@@ -476,10 +545,13 @@ impl<'db> Infer<'_, 'db> {
                 return;
             }
             let mut ctx = DeclCtx::for_def(db, d);
-            let c: Vec<u32> =
-                sig.params.iter().zip(args).map(|(p, a)| conversion_cost(&ctx.resolve(&p.ty), a)).collect();
+            let c: Vec<u32> = sig.params.iter().zip(args).map(|(p, a)| param_cost(p, &ctx.resolve(&p.ty), a)).collect();
             costs.push(c);
         }
+        // The lowest total cost wins (slangc's `conversionCostSum`); only
+        // candidates that tie on it can be ambiguous.
+        let least = costs.iter().map(|c| c.iter().sum::<u32>()).min().unwrap_or(0);
+        costs.retain(|c| c.iter().sum::<u32>() == least);
         let dominates = |a: &[u32], b: &[u32]| a.iter().zip(b).all(|(x, y)| x <= y);
         let has_best = costs.iter().any(|a| costs.iter().all(|b| dominates(a, b)));
         // Equal cost lists may be told apart by finer rules than this
@@ -504,7 +576,7 @@ impl<'db> Infer<'_, 'db> {
             let (Some(name), ItemKind::GenericTypeParam) = (&g.name, g.kind) else { continue };
             let Some(bound) = bind.get(name) else { continue };
             let gdef = DefId::new(db, def.file(db), g.ast_index);
-            let Some(ifaces) = super::generics::constraint_interfaces(db, gdef) else { continue };
+            let Some(ifaces) = super::generics::required_interfaces(db, gdef) else { continue };
             for iface in ifaces {
                 let iname = item_of(db, iface).and_then(|i| i.name.clone()).unwrap_or_default();
                 // Core interfaces a struct must declare to conform to.

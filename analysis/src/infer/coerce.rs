@@ -37,6 +37,24 @@ pub(super) fn is_plain_user_struct(db: &dyn Db, def: DefId, args: &[Ty]) -> bool
             .is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class) && i.generic_params.is_empty())
 }
 
+/// Whether the struct `derived` inherits from `base`, directly or through
+/// its bases (at most `depth` levels: inheritance may be cyclic in code
+/// being edited).
+pub(super) fn inherits_from(db: &dyn Db, derived: DefId, base: DefId, depth: u32) -> bool {
+    let Some(node) = crate::hir::decl_syntax(db, derived) else { return false };
+    if depth == 0 {
+        return false;
+    }
+    let mut ctx = DeclCtx::for_def(db, derived);
+    node.children()
+        .filter(|c| c.kind() == SyntaxKind::INHERITANCE_LIST)
+        .flat_map(|l| l.children().filter_map(ast::Type::cast).collect::<Vec<_>>())
+        .any(|t| match ctx.resolve(&crate::hir::lower_type(Some(t))) {
+            Ty::Adt { def, .. } => def == base || inherits_from(db, def, base, depth - 1),
+            _ => false,
+        })
+}
+
 /// Whether a value of type `actual` certainly cannot be used where
 /// `expected` is required (Slang's conversions: any scalar converts to any
 /// numeric shape; vectors and matrices need the same size; structs only to
@@ -81,8 +99,9 @@ pub(crate) fn is_mismatch(db: &dyn Db, expected: &Ty, actual: &Ty) -> bool {
                 && item_of(db, *a).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class))
                 && aa.iter().chain(ba).all(|t| is_concrete(db, t) || matches!(t, Const(_)))
         }
+        // (A struct converts to a struct it inherits from.)
         (Adt { def: a, args: aa, .. }, Adt { def: b, args: ba, .. }) => {
-            is_plain_user_struct(db, *a, aa) && is_plain_user_struct(db, *b, ba)
+            is_plain_user_struct(db, *a, aa) && is_plain_user_struct(db, *b, ba) && !inherits_from(db, *b, *a, 8)
         }
         // A number where a user enum is wanted needs a cast (the other way
         // converts implicitly).

@@ -389,8 +389,13 @@ impl TypeResolver for DeclCtx<'_> {
                     });
                     match member {
                         Some(m) => {
+                            // (Of `S<A…>`: the alias sees `S`'s parameters
+                            // as `A…`, as it would inside `S<A…>`.)
                             let d = DefRef { file: def.file(self.db), ast_index: m.ast_index, kind: m.kind };
-                            self.type_of_type_def(&d, &seg.args)
+                            let outer = std::mem::replace(&mut self.this, ty.clone());
+                            let t = self.type_of_type_def(&d, &seg.args);
+                            self.this = outer;
+                            t
                         }
                         None => Ty::Assoc(Arc::new(ty), seg.name.clone()),
                     }

@@ -195,11 +195,17 @@ pub enum InferDiagKind {
         ty: String,
     },
     /// `a[3]` for a `float a[2]` (a literal index past a fixed size).
+    /// An error for arrays (slangc's E30029, found when generating code); a
+    /// warning for vectors and matrix rows, which slangc accepts.
     IndexOutOfBounds {
         index: i64,
         len: u32,
+        array: bool,
     },
     /// `x(1)` where `x` is a value, not a function.
+    /// `let f = __apply(g);`: an `__apply(…)` that is not called
+    /// (slangc's E30130, with `-experimental-feature`).
+    ApplyNotInvoked,
     NotCallable {
         ty: String,
     },

@@ -247,8 +247,12 @@ impl<'db> Infer<'_, 'db> {
             let ret = DeclCtx::for_def(db, d).resolve(&sig.ret);
             // Generic built-ins (`T smoothstep<T : __BuiltinFloatingPointType>`)
             // return their floating-point argument type.
-            type_diff(db, self.ctx.file, &ret) == TypeDiff::Value
-                || (is_core(db, d.file(db)) && matches!(ret, Ty::Param { .. }))
+            // (A `no_diff` result carries none.)
+            let no_diff_result = crate::hir::decl_syntax(db, d)
+                .is_some_and(|n| n.children_with_tokens().any(|e| e.kind() == SyntaxKind::NO_DIFF_KW));
+            !no_diff_result
+                && (type_diff(db, self.ctx.file, &ret) == TypeDiff::Value
+                    || (is_core(db, d.file(db)) && matches!(ret, Ty::Param { .. })))
         });
         if !returns_diff {
             return;

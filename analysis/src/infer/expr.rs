@@ -31,6 +31,14 @@ impl<'db> Infer<'_, 'db> {
             },
             Expr::Path(segs, global) => self.path(id, &segs, global),
             Expr::Call { callee, args } => {
+                // `__apply(f)` stands for a function to call: a value that
+                // is used (not a discarded statement) must be a callee.
+                if matches!(self.body.expr(callee), Expr::Path(segs, _) if segs.len() == 1 && segs[0].name == "__apply")
+                    && self.discarded != Some(id)
+                    && !self.body.exprs.iter().any(|e| matches!(e, Expr::Call { callee: c, .. } if *c == id))
+                {
+                    self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::ApplyNotInvoked });
+                }
                 let callee_ty = self.expr(callee);
                 if let Ty::Func(defs) = &callee_ty {
                     self.check_mutating_call(id, callee, defs);
@@ -98,7 +106,9 @@ impl<'db> Infer<'_, 'db> {
                         kind: InferDiagKind::NoSubscript { ty: b.to_string() },
                     });
                 }
-                // A literal index past a fixed size (slangc's E30029).
+                // A literal index past a fixed size (slangc's E30029 for
+                // arrays; a warning for vectors and matrices).
+                let array = matches!(b, Ty::Array(..));
                 let len = match &b {
                     Ty::Array(_, Some(n)) => Some(*n),
                     Ty::Vector(_, n) | Ty::Matrix(_, n, _) => Some(u32::from(*n)),
@@ -116,7 +126,7 @@ impl<'db> Infer<'_, 'db> {
                     if k < 0 || k >= i64::from(len) {
                         self.diags.push(InferDiag {
                             at: DiagAt::Expr(index),
-                            kind: InferDiagKind::IndexOutOfBounds { index: k, len },
+                            kind: InferDiagKind::IndexOutOfBounds { index: k, len, array },
                         });
                     }
                 }
@@ -158,14 +168,19 @@ impl<'db> Infer<'_, 'db> {
                     }
                     BinaryOp::Arith(_) => arith(&l, &r),
                     // GLSL's `==`/`!=` compare whole vectors and matrices:
-                    // one `bool`.
+                    // one `bool` (in GLSL files, and in files that
+                    // `import glsl;`, whose operators it declares).
                     BinaryOp::Compare(SyntaxKind::EQ2 | SyntaxKind::NEQ)
-                        if matches!(l, Ty::Vector(..) | Ty::Matrix(..)) && glsl_mode(self.db(), self.ctx.file) =>
+                        if matches!(l, Ty::Vector(..) | Ty::Matrix(..))
+                            && (glsl_mode(self.db(), self.ctx.file) || self.imports_glsl()) =>
                     {
                         Ty::Scalar(Scalar::Bool)
                     }
                     BinaryOp::Compare(_) | BinaryOp::Logic(_) => match broadcast(&l, &r) {
                         Some(shape) => shape.with_scalar(Scalar::Bool),
+                        // (`vector<T, N>` with a generic `N` is unknown: so
+                        // is whether the result is one `bool` or a vector.)
+                        None if l.is_unknown() || r.is_unknown() => Ty::Unknown,
                         None => Ty::Scalar(Scalar::Bool),
                     },
                     BinaryOp::Bit(_) => arith(&l, &r),
@@ -277,8 +292,11 @@ impl<'db> Infer<'_, 'db> {
         let db = self.db();
         let concrete = |t: &Ty| match t {
             Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) | Ty::Array(..) => true,
-            Ty::Adt { def, .. } => {
+            // (With generic arguments still open, `S<T, 259>` may be
+            // `S<T, Mode>` once specialized.)
+            Ty::Adt { def, args, .. } => {
                 item_of(db, *def).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Enum))
+                    && args.iter().all(|a| is_concrete(db, a) || matches!(a, Ty::Const(_)))
             }
             _ => false,
         };
@@ -408,9 +426,27 @@ impl<'db> Infer<'_, 'db> {
                 Ty::Array(..) | Ty::Vector(..) | Ty::Matrix(..) => self.not_writable(*base),
                 _ => None,
             },
+            // A call of a function that returns `Ref<T>` names a location.
+            Expr::Call { callee, .. } if self.returns_ref(*callee) => None,
             Expr::Call { .. } | Expr::Literal(_) => Some("the left side is a temporary value".to_string()),
             _ => None,
         }
+    }
+
+    /// Whether this function's file says `import glsl;`.
+    fn imports_glsl(&self) -> bool {
+        crate::module_graph::file_imports(self.db(), self.ctx.file).iter().any(crate::module_graph::is_builtin_module)
+    }
+
+    /// Whether every function a call's callee names returns `Ref<T>` (a
+    /// reference: the call is a location).
+    fn returns_ref(&self, callee: ExprId) -> bool {
+        let db = self.db();
+        let Ty::Func(defs) = &self.types[callee.0 as usize] else { return false };
+        !defs.is_empty()
+            && defs
+                .iter()
+                .all(|&d| matches!(&fn_sig(db, d).ret, TypeRef::Path(segs) if segs.len() == 1 && segs[0].name == "Ref"))
     }
 
     pub(super) fn has_user_struct_operand(&self, l: &Ty, r: &Ty) -> bool {

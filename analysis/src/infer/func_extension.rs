@@ -136,3 +136,46 @@ pub fn func_extension_for(db: &dyn Db, from: SourceFile, def: DefId, kind: Exten
         })
     })
 }
+
+/// Whether a `__func_extension fwd_diff(S::__subscript::set)` (or
+/// `bwd_diff`, or `S::prop::set` for a property) gives the setter of
+/// `def` (a property or `__subscript` of `S`) its derivative.
+pub fn setter_has_func_extension(db: &dyn Db, def: DefId) -> bool {
+    use slang_syntax::SyntaxKind;
+    let Some(item) = item_of(db, def) else { return false };
+    let Some(owner) = crate::infer::parent_of(db, def).and_then(|p| item_of(db, p)).and_then(|p| p.name.clone()) else {
+        return false;
+    };
+    let member = if item.kind == ItemKind::Subscript {
+        "__subscript".to_string()
+    } else {
+        item.name.clone().unwrap_or_default()
+    };
+    let want = format!("{owner}::{member}::set");
+    let files: Vec<SourceFile> = crate::module_graph::module_of(db, def.file(db)).to_vec();
+    files.iter().any(|&f| {
+        func_extensions(db, f).iter().any(|e| {
+            e.kind != ExtensionKind::Apply
+                && e.target == "set"
+                && crate::hir::decl_syntax(db, e.def).is_some_and(|n| {
+                    let path = n
+                        .children()
+                        .find(|c| slang_syntax::ast::Expr::can_cast(c.kind()))
+                        .and_then(|op| op.descendants().filter(|d| d.kind() == SyntaxKind::PATH_EXPR).last());
+                    path.is_some_and(|p| {
+                        let mut text = String::new();
+                        let mut depth = 0;
+                        for c in p.text().to_string().chars().filter(|c| !c.is_whitespace()) {
+                            match c {
+                                '<' => depth += 1,
+                                '>' => depth -= 1,
+                                c if depth == 0 => text.push(c),
+                                _ => {}
+                            }
+                        }
+                        text == want
+                    })
+                })
+        })
+    })
+}

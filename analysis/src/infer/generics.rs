@@ -25,13 +25,50 @@ pub fn param_constraints(db: &dyn Db, gdef: DefId) -> Vec<TypeRef> {
     if let Some(owner) = parent_of(db, gdef).and_then(|p| crate::hir::decl_syntax(db, p)) {
         out.extend(where_constraints(&owner, &name));
     }
-    out
+    // `typealias IBoth = IA & IB;` as a constraint: both interfaces.
+    let scope = crate::name_res::global_scope(db, gdef.file(db));
+    out.into_iter()
+        .flat_map(|t| {
+            let conjunction = match &t {
+                TypeRef::Path(segs) if segs.len() == 1 && segs[0].args.is_empty() => scope
+                    .lookup(&segs[0].name)
+                    .and_then(|d| d.first())
+                    .filter(|d| d.kind == ItemKind::Typealias)
+                    .and_then(|d| crate::hir::decl_syntax(db, DefId::new(db, d.file, d.ast_index)))
+                    .map(|n| n.children().filter_map(ast::Type::cast).map(|t| lower_type(Some(t))).collect::<Vec<_>>())
+                    .filter(|parts| parts.len() > 1),
+                _ => None,
+            };
+            conjunction.unwrap_or_else(|| vec![t])
+        })
+        .collect()
+}
+
+/// The constraints of `where optional T : I` clauses on generic parameter
+/// `gdef`: the argument need not conform (code tests `T is I`).
+#[salsa::tracked(returns(ref))]
+pub fn optional_constraints(db: &dyn Db, gdef: DefId) -> Vec<TypeRef> {
+    let name = item_of(db, gdef).and_then(|i| i.name.clone()).unwrap_or_default();
+    parent_of(db, gdef)
+        .and_then(|p| crate::hir::decl_syntax(db, p))
+        .map(|owner| where_preds(&owner, &name, true))
+        .unwrap_or_default()
 }
 
 fn where_constraints(owner: &SyntaxNode, name: &str) -> Vec<TypeRef> {
+    where_preds(owner, name, false)
+}
+
+/// The constraints of `where` clauses on `name` (all of them, or only the
+/// `optional` ones).
+fn where_preds(owner: &SyntaxNode, name: &str, only_optional: bool) -> Vec<TypeRef> {
     let mut out = Vec::new();
     for clause in owner.children().filter(|c| c.kind() == SyntaxKind::WHERE_CLAUSE) {
         for pred in clause.children().filter(|c| c.kind() == SyntaxKind::WHERE_PRED) {
+            let optional = pred.children_with_tokens().any(|e| e.kind() == SyntaxKind::OPTIONAL_KW);
+            if only_optional && !optional {
+                continue;
+            }
             let types: Vec<ast::Type> = pred.children().filter_map(ast::Type::cast).collect();
             if let [subject, rest @ ..] = types.as_slice() {
                 if subject.syntax().text() == name {
@@ -61,6 +98,19 @@ pub fn constraint_interfaces(db: &dyn Db, gdef: DefId) -> Option<Vec<DefId>> {
             _ => None,
         })
         .collect()
+}
+
+/// The interfaces an argument for `gdef` must conform to: its
+/// [`constraint_interfaces`] but those of `where optional` clauses.
+pub fn required_interfaces(db: &dyn Db, gdef: DefId) -> Option<Vec<DefId>> {
+    let optional = optional_constraints(db, gdef);
+    if optional.is_empty() {
+        return constraint_interfaces(db, gdef);
+    }
+    let mut ctx = DeclCtx::for_def(db, parent_of(db, gdef)?);
+    let skip: Vec<Ty> = optional.iter().map(|t| ctx.resolve(t)).collect();
+    let all = constraint_interfaces(db, gdef)?;
+    Some(all.into_iter().filter(|d| !skip.iter().any(|t| matches!(t, Ty::Adt { def, .. } if def == d))).collect())
 }
 
 /// The interfaces `iface` directly inherits, and whether all of them

@@ -135,7 +135,8 @@ fn glsl_mode(db: &dyn Db, file: SourceFile) -> bool {
 }
 
 /// The type of a global (or namespace-level) variable; a GLSL block's
-/// instance (`buffer B { ... } b;`) has the block's type.
+/// instance (`buffer B { ... } b;`) has the block's type, the variable of
+/// `struct { ... } s;` the struct's.
 pub fn global_var_type(db: &dyn Db, def: DefId) -> Ty {
     if let Some(t) = decl_type_ref(db, def) {
         let mut ctx = DeclCtx::for_def(db, def);
@@ -143,7 +144,7 @@ pub fn global_var_type(db: &dyn Db, def: DefId) -> Ty {
     }
     let block = def.ast_index(db).checked_sub(1).map(|i| DefId::new(db, def.file(db), i));
     match block.and_then(|b| Some((b, item_of(db, b)?))) {
-        Some((b, item)) if item.kind == ItemKind::GlslBlock => {
+        Some((b, item)) if matches!(item.kind, ItemKind::GlslBlock | ItemKind::Struct) => {
             Ty::Adt { def: b, name: item.name.clone().unwrap_or_default(), args: Vec::new() }
         }
         _ => Ty::Unknown,

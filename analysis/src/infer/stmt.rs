@@ -8,6 +8,24 @@ impl<'db> Infer<'_, 'db> {
         self.ctx.db
     }
 
+    /// Whether statement `id` is in a case of `__target_switch` (whose
+    /// cases end with `break`, as a `switch`'s do).
+    fn in_target_switch(&self, id: StmtId) -> bool {
+        let (_, map) = crate::hir::body_with_source_map(self.db(), self.def);
+        let Some(root) = crate::hir::decl_syntax(self.db(), self.def) else { return false };
+        map.stmts.get(id.0 as usize).is_some_and(|ptr| {
+            ptr.to_node(&root)
+                .ancestors()
+                .take_while(|n| !matches!(n.kind(), SyntaxKind::FOR_STMT | SyntaxKind::WHILE_STMT | SyntaxKind::FN))
+                .any(|n| n.kind() == SyntaxKind::TARGET_CASE)
+        })
+    }
+
+    /// Whether the function being inferred is an `__init`.
+    fn in_init(&self) -> bool {
+        item_of(self.db(), self.def).is_some_and(|i| i.kind == ItemKind::Init)
+    }
+
     pub(super) fn params(&mut self) {
         // Default values first: they do not see the parameters.
         let defaults: Vec<(ExprId, TypeRef)> =
@@ -63,7 +81,7 @@ impl<'db> Infer<'_, 'db> {
                 }
             }
             Stmt::Break => {
-                if self.loops == 0 && self.switches == 0 {
+                if self.loops == 0 && self.switches == 0 && !self.in_target_switch(id) {
                     self.diags.push(InferDiag {
                         at: DiagAt::Stmt(id),
                         kind: InferDiagKind::OutsideLoop { keyword: "break" },
@@ -189,7 +207,10 @@ impl<'db> Infer<'_, 'db> {
             Stmt::Return(e) => match e {
                 Some(e) => {
                     let t = self.expr(e);
-                    self.check_mismatch(DiagAt::Expr(e), &self.ret.clone(), &t);
+                    // In `__init`, `return value;` stands for `this = value;
+                    // return;`: the value has the type being constructed.
+                    let want = if self.in_init() { self.ctx.this.clone() } else { self.ret.clone() };
+                    self.check_mismatch(DiagAt::Expr(e), &want, &t);
                 }
                 None => {
                     if !matches!(self.ret, Ty::Void | Ty::Unknown) {

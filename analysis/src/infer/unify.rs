@@ -59,9 +59,18 @@ pub(super) fn bind_generics(
 ) -> (HashMap<String, Ty>, bool) {
     let gp = &sig.generic_params;
     let mut bind: HashMap<String, Ty> = gp.iter().cloned().zip(explicit).collect();
+    let written: Vec<String> = bind.keys().cloned().collect();
     let mut ok = true;
     for (p, a) in sig.params.iter().zip(args) {
-        ok &= unify(&p.ty, a, gp, &mut bind, sig.elementwise);
+        // A parameter of a generic type written at the call as a struct
+        // or interface (`f<ITerm>(multiply)`): the argument converts to
+        // it (a struct to an interface it conforms to).
+        let converts = matches!(&p.ty, TypeRef::Path(segs) if segs.len() == 1
+                && segs[0].args.is_empty()
+                && written.contains(&segs[0].name)
+                && matches!(bind.get(&segs[0].name), Some(Ty::Adt { .. }))
+                && matches!(a, Ty::Adt { .. }));
+        ok &= unify(&p.ty, a, gp, &mut bind, sig.elementwise) || converts;
     }
     (bind, ok)
 }

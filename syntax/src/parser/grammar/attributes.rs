@@ -154,6 +154,7 @@ fn is_dunder_item_keyword(k: SyntaxKind) -> bool {
             | CONSTRAINT_KW
             | UNDERSCORE_IMPORT_KW
             | UNDERSCORE_EXTENSION_KW
+            | GENERIC_VALUE_PARAM_KW
     )
 }
 

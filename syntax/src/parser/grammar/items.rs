@@ -139,6 +139,9 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
         }
         LET_KW => let_var_decl(p),
         IDENT if p.at(VAR_KW) && super::is_decl_name(p, i + 1) => let_var_decl(p),
+        // `__generic_value_param N : int = 0;`: a global generic value
+        // parameter, declared as `let N : int = 0;` is.
+        GENERIC_VALUE_PARAM_KW | IDENT if p.at(GENERIC_VALUE_PARAM_KW) && next_is_word => let_var_decl(p),
         IDENT if p.at(ATTRIBUTE_SYNTAX_KW) && p.raw_kind(i + 1) == L_BRACK => {
             // `attribute_syntax [Name(param: Type)] : AttributeClass;`
             p.bump(ATTRIBUTE_SYNTAX_KW);
@@ -279,9 +282,10 @@ pub(crate) fn item_after_modifiers(p: &mut Parser<'_>, ctx: ItemContext) -> Opti
     Some(kind)
 }
 
-/// `let x = 1, y : int;` / `var z : float;`
+/// `let x = 1, y : int;` / `var z : float;` / `__generic_value_param N : int;`
 fn let_var_decl(p: &mut Parser<'_>) -> SyntaxKind {
-    p.bump_remap(if p.at(LET_KW) { LET_KW } else { VAR_KW });
+    let kw = [LET_KW, VAR_KW].into_iter().find(|&k| p.at(k)).unwrap_or(GENERIC_VALUE_PARAM_KW);
+    p.bump_remap(kw);
     loop {
         let d = p.start();
         name(p);
