@@ -435,7 +435,7 @@ impl<'db> Infer<'_, 'db> {
 
     /// Whether this function's file says `import glsl;`.
     fn imports_glsl(&self) -> bool {
-        crate::module_graph::file_imports(self.db(), self.ctx.file).iter().any(crate::module_graph::is_builtin_module)
+        crate::module_graph::file_imports(self.db(), self.ctx.file).iter().any(crate::import_paths::is_builtin_module)
     }
 
     /// Whether every function a call's callee names returns `Ref<T>` (a
