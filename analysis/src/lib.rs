@@ -34,7 +34,7 @@ pub mod visibility;
 
 pub use base::{SourceFile, Workspace};
 pub use db::{Db, RootDatabase};
-pub use diagnostics::{file_diagnostics, Diagnostic, Severity};
+pub use diagnostics::{compilation_root_diagnostics, file_diagnostics, Diagnostic, Severity};
 pub use expansion::{source_parse, to_expanded_offset, to_expanded_range, to_source_range};
 /// Generic constraints and conformance (part of inference; also read by
 /// the checks and code generation).
