@@ -226,12 +226,54 @@ impl<'db> Infer<'_, 'db> {
     }
 
     pub(super) fn check_mismatch(&mut self, at: DiagAt, expected: &Ty, actual: &Ty) {
-        if is_mismatch(self.db(), expected, actual) {
+        if is_mismatch(self.db(), expected, actual) || self.generic_param_mismatch(expected, actual) {
             self.diags.push(InferDiag {
                 at,
                 kind: InferDiagKind::Mismatch { expected: expected.to_string(), found: actual.to_string() },
             });
         }
+    }
+
+    /// A generic type parameter of the function (or its struct) and a
+    /// type that is not it: no implicit conversion either way, whatever
+    /// the parameter's constraints (`T x = 0;`, `float y = t;` with
+    /// `T : IFloat`, `T` for `U`, `T` for `T.Differential`). Only where no
+    /// `where … == …` may make them equal, and only for parameters the
+    /// function's own context binds (not a callee's, not one left open by
+    /// an unknown generic argument elsewhere).
+    fn generic_param_mismatch(&self, expected: &Ty, actual: &Ty) -> bool {
+        let own = |t: &Ty| matches!(t, Ty::Param { name, .. } if self.ctx.generics.get(name) == Some(t));
+        let known = |t: &Ty| match t {
+            Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) => true,
+            Ty::Adt { def, args, .. } => is_plain_user_struct(self.db(), *def, args),
+            Ty::Param { .. } => own(t),
+            Ty::Assoc(base, _) => own(base),
+            _ => false,
+        };
+        let differ = expected != actual
+            && (own(expected) && known(actual) || own(actual) && known(expected))
+            && !matches!((expected, actual), (Ty::Assoc(..), Ty::Assoc(..)));
+        differ && !self.equality_constraints()
+    }
+
+    /// Whether the function or a declaration around it states a type
+    /// equality (`where T == int`, `where T.A == U`).
+    fn equality_constraints(&self) -> bool {
+        let db = self.db();
+        let mut cur = Some(self.def);
+        while let Some(d) = cur {
+            if let Some(node) = crate::hir::decl_syntax(db, d) {
+                let eq = node
+                    .children()
+                    .filter(|c| matches!(c.kind(), SyntaxKind::WHERE_CLAUSE | SyntaxKind::GENERIC_PARAM_LIST))
+                    .any(|c| c.descendants_with_tokens().any(|e| e.kind() == SyntaxKind::EQ2));
+                if eq {
+                    return true;
+                }
+            }
+            cur = parent_of(db, d);
+        }
+        false
     }
 
     pub(super) fn decl(&mut self, d: &LocalDecl, stmt: StmtId) {
