@@ -1180,7 +1180,7 @@ fn for_is_bounded(db: &dyn Db, file: SourceFile, lp: &slang_syntax::SyntaxNode) 
         matches!(e.kind(), K::L_ANGLE | K::R_ANGLE | K::LTEQ | K::GTEQ | K::NEQ)
             || e.as_token().is_some_and(|t| matches!(t.text(), ">=" | "<=" | "<" | ">" | "!="))
     });
-    if !is_cmp {
+    if !is_cmp || !crate::autodiff_checks::one_induction_variable(lp, &cond) {
         return false;
     }
     let operands: Vec<_> = cond.children().collect();
