@@ -228,10 +228,10 @@ pub(crate) fn one_induction_variable(lp: &SyntaxNode, cond: &SyntaxNode) -> bool
                     out.extend(e.children().next().and_then(|l| name_of(&l)));
                 }
             }
-            K::PREFIX_EXPR | K::POSTFIX_EXPR => {
-                if e.children_with_tokens().any(|t| matches!(t.kind(), K::PLUS2 | K::MINUS2)) {
-                    out.extend(e.children().next().and_then(|o| name_of(&o)));
-                }
+            K::PREFIX_EXPR | K::POSTFIX_EXPR
+                if e.children_with_tokens().any(|t| matches!(t.kind(), K::PLUS2 | K::MINUS2)) =>
+            {
+                out.extend(e.children().next().and_then(|o| name_of(&o)));
             }
             K::EXPR_STMT | K::PAREN_EXPR => {
                 for c in e.children() {

@@ -235,7 +235,7 @@ void cs(uint3 tid : SV_DispatchThreadID, uint gi : SV_GroupIndex) {}
         expect![[""]],
     );
     // `[numthreads]` alone makes a compute shader (slangc: E30702 at
-    // 3:14, E38024 at 7:16; it accepts `c2`'s parameters).
+    // 3:14, E38024 at 7:16; it accepts `c2`'s parameters and `meshLike`).
     check(
         r#"
 [numthreads(4, 1, 1)]
@@ -244,6 +244,10 @@ void c1(uint vid : SV_VertexID) {}
 void c2(uint2 t : SV_DispatchThreadID, int3 gt : SV_GroupThreadID, uint16_t gi : SV_GroupIndex) {}
 [numthreads(4, 1, 1)]
 void c3(float3 g : SV_DispatchThreadID) {}
+struct VertexOutput { float4 position : SV_Position; };
+[outputtopology("triangle")]
+[numthreads(1, 1, 1)]
+void meshLike(out vertices VertexOutput verts[3], out indices uint3 tris[1]) {}
 "#,
         expect![[r#"
             /main.slang:3:14: error[invalid-system-value]: system value semantic `SV_VertexID` cannot be used as input in a compute shader: it is input in vertex shaders

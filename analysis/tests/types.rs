@@ -973,7 +973,8 @@ fn elementwise_non_generic_builtins_keep_the_shape() {
 /// (slangc: E30019 at 2:21, 3:44, 4:28 and 5:77; the fixture's first line
 /// is empty, as in the file given to slangc); the same parameter,
 /// `where T == int`, an associated type for itself, a value parameter
-/// read as `int` and arithmetic and core functions of `T` pass.
+/// read as `int`, arithmetic and core functions of `T` and a struct with an
+/// `__implicit_conversion` initializer pass.
 #[test]
 fn generic_parameters_do_not_convert() {
     check_diags(
@@ -989,6 +990,8 @@ int count<let N : int>() { int n = N; return n; }
 T f2<T : __BuiltinFloatingPointType>(T a) { T b = a * T(2.0); T c = max(a, b); T d = -a; T e = sqrt(a); return b + c + d + e; }
 T f3<T : IFloat>(T a) { T b = a * a; T c = T(1.0) + a; return b + c; }
 vector<T, 3> f4<T : __BuiltinFloatingPointType>(vector<T, 3> a) { vector<T, 3> b = a * T(2.0); T d = b.x; T e = dot(a, b); return b * d * e; }
+struct Wrapped { int tag; __implicit_conversion(100) __init<U : IArithmetic>(U u) { tag = 1; } }
+int wrap<T : IArithmetic>(T t) { Wrapped w = t; return w.tag; }
 "#,
         expect![[r#"
             /main.slang:2:21: error[type-mismatch]: mismatched types: expected `T`, found `int`

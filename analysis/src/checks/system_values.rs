@@ -77,7 +77,7 @@ pub(crate) fn check(cx: &super::Cx, f: &SyntaxNode, out: &mut Vec<Diagnostic>) {
     if cx.glsl {
         return;
     }
-    let Some(stage) = checked_stage(f) else { return };
+    let Some(stage) = checked_stage(f, true) else { return };
     let mut outputs = Vec::new();
     for (p, direction) in params(f) {
         if let Some(semantic) = p.children().find(|c| c.kind() == SyntaxKind::SEMANTIC) {
@@ -188,7 +188,7 @@ pub(crate) fn check_struct_fields(cx: &super::Cx, root: &SyntaxNode, out: &mut V
     }
     let mut seen: Vec<(SyntaxNode, Direction, &str)> = Vec::new();
     for f in root.children().filter(|c| c.kind() == SyntaxKind::FN) {
-        let Some(stage) = checked_stage(&f) else { continue };
+        let Some(stage) = checked_stage(&f, false) else { continue };
         let mut types: Vec<(SyntaxNode, Direction)> = params(&f)
             .into_iter()
             .filter(|(p, _)| !p.children().any(|c| c.kind() == SyntaxKind::SEMANTIC))
@@ -249,8 +249,10 @@ fn struct_fields<'s>(
 }
 
 /// The stage of `f`'s `[shader("…")]` when this check knows its
-/// varyings, by the reference compiler's name for it.
-fn checked_stage(f: &SyntaxNode) -> Option<&'static str> {
+/// varyings, by the reference compiler's name for it; with `numthreads`,
+/// also a compute shader marked by `[numthreads]` alone (not one with
+/// `[outputtopology]`, a mesh shader's).
+fn checked_stage(f: &SyntaxNode, numthreads: bool) -> Option<&'static str> {
     if f.kind() != SyntaxKind::FN || super::parent_kind(f) != SyntaxKind::SOURCE_FILE {
         return None;
     }
@@ -258,11 +260,13 @@ fn checked_stage(f: &SyntaxNode) -> Option<&'static str> {
         return None;
     }
     // (Without `[shader]`, `[numthreads]` makes a compute shader.)
-    let stage = super::entry_points::shader_stage(f).or_else(|| {
+    let attribute = |name: &str| {
         f.children()
             .filter(|c| c.kind() == SyntaxKind::ATTRIBUTE)
-            .any(|a| a.text().to_string().trim_start_matches('[').trim_start().starts_with("numthreads"))
-            .then(|| "compute".to_string())
+            .any(|a| a.text().to_string().trim_start_matches('[').trim_start().starts_with(name))
+    };
+    let stage = super::entry_points::shader_stage(f).or_else(|| {
+        (numthreads && attribute("numthreads") && !attribute("outputtopology")).then(|| "compute".to_string())
     })?;
     match stage.as_str() {
         "vertex" => Some("vertex"),

@@ -245,7 +245,13 @@ impl<'db> Infer<'_, 'db> {
         let own = |t: &Ty| matches!(t, Ty::Param { name, .. } if self.ctx.generics.get(name) == Some(t));
         let known = |t: &Ty| match t {
             Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) => true,
-            Ty::Adt { def, args, .. } => is_plain_user_struct(self.db(), *def, args),
+            // (Not one with an `__implicit_conversion` initializer, which
+            // may take any type.)
+            Ty::Adt { def, args, .. } => {
+                is_plain_user_struct(self.db(), *def, args)
+                    && !crate::hir::decl_syntax(self.db(), *def)
+                        .is_some_and(|n| n.text().to_string().contains("__implicit_conversion"))
+            }
             Ty::Param { .. } => own(t),
             Ty::Assoc(base, _) => own(base),
             _ => false,
