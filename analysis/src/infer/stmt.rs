@@ -235,14 +235,22 @@ impl<'db> Infer<'_, 'db> {
     }
 
     /// A generic type parameter of the function (or its struct) and a
-    /// type that is not it: no implicit conversion either way, whatever
-    /// the parameter's constraints (`T x = 0;`, `float y = t;` with
-    /// `T : IFloat`, `T` for `U`, `T` for `T.Differential`). Only where no
-    /// `where … == …` may make them equal, and only for parameters the
-    /// function's own context binds (not a callee's, not one left open by
-    /// an unknown generic argument elsewhere).
+    /// type that is not it: no implicit conversion either way (`T x = 0;`,
+    /// `T` for `U`, `T` for `T.Differential`). Only where no
+    /// `where … == …` may make them equal, for parameters the function's
+    /// own context binds (not a callee's, not one left open by an unknown
+    /// generic argument elsewhere) and that only user interfaces constrain.
     fn generic_param_mismatch(&self, expected: &Ty, actual: &Ty) -> bool {
-        let own = |t: &Ty| matches!(t, Ty::Param { name, .. } if self.ctx.generics.get(name) == Some(t));
+        // (A parameter constrained by a core interface may convert: the
+        // core module declares `__implicit_conversion` initializers from
+        // `__EnumType` and `__BuiltinFloatingPointType` values.)
+        let own = |t: &Ty| match t {
+            Ty::Param { name, def } if self.ctx.generics.get(name) == Some(t) => {
+                crate::generics::constraint_interfaces(self.db(), *def)
+                    .is_some_and(|ifaces| ifaces.iter().all(|i| !is_core(self.db(), i.file(self.db()))))
+            }
+            _ => false,
+        };
         let known = |t: &Ty| match t {
             Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) => true,
             // (Not one with an `__implicit_conversion` initializer, which
