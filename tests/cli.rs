@@ -210,6 +210,32 @@ fn check_loads_imports_from_disk_and_search_paths() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
+/// Each file named on the command line is where a compilation starts, as
+/// for the reference compiler, which rejects `implementing m;` there
+/// (E30102, on that line) and accepts the module's primary file; a file
+/// found in a folder and `__include`d by another is checked as part of
+/// its module.
+#[test]
+fn check_rejects_implementing_in_the_file_a_compilation_starts_from() {
+    let dir = tmp_dir("check-implementing");
+    let primary = write(&dir, "scene.slang", "module scene;\n__include scene_helpers;\nfloat f() { return g(); }\n");
+    let part = write(
+        &dir,
+        "scene_helpers.slang",
+        "// Part of scene.\nimplementing scene;\ninternal float g() { return 1.0; }\n",
+    );
+    let out = run(&["check", "--json", &part]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(v["diagnostics"][0]["code"], "implementing-in-root");
+    assert_eq!(v["diagnostics"][0]["line"], 2);
+    assert!(v["diagnostics"][0]["message"].as_str().unwrap().contains("check `scene.slang`"), "{v}");
+    let out = run(&["check", "--json", &primary]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = run(&["check", "--json", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
 /// `derive` prints both signatures by the user guide's rules (the
 /// material is `IDifferentiable`, `no_diff` vectors stay plain, the
 /// float3 result is paired forward and a final derivative input backward),

@@ -14,7 +14,10 @@
 //! * a struct that names its own `Differential` needs, for each
 //!   differentiable field, a `[DerivativeMember(…)]` or `no_diff`
 //!   (E30121), and that `Differential`'s own `Differential` must be
-//!   itself (E30096).
+//!   itself (E30096);
+//! * a loop needs a bound the compiler can infer (E30510): a `for` whose
+//!   condition or step uses another variable than it initializes has none
+//!   ([`one_induction_variable`]).
 
 use std::collections::HashMap;
 
@@ -623,7 +626,7 @@ fn for_is_bounded(db: &dyn Db, file: SourceFile, lp: &slang_syntax::SyntaxNode) 
         matches!(e.kind(), K::L_ANGLE | K::R_ANGLE | K::LTEQ | K::GTEQ | K::NEQ)
             || e.as_token().is_some_and(|t| matches!(t.text(), ">=" | "<=" | "<" | ">" | "!="))
     });
-    if !is_cmp {
+    if !is_cmp || !one_induction_variable(lp, &cond) {
         return false;
     }
     let operands: Vec<_> = cond.children().collect();
@@ -806,4 +809,68 @@ pub fn function_attribute_problems(db: &dyn Db, def: DefId) -> Vec<(slang_syntax
         }
     }
     out
+}
+
+/// Whether a variable that the `for` initializes is also the one its
+/// condition tests and its step changes (`for (int i = 0; j < 5; i++)`
+/// has no iteration count the reference compiler can infer). True when
+/// one of the three names no variable we can see.
+pub(crate) fn one_induction_variable(lp: &SyntaxNode, cond: &SyntaxNode) -> bool {
+    fn name_of(e: &SyntaxNode) -> Option<String> {
+        let e = if e.kind() == K::PAREN_EXPR { e.children().next()? } else { e.clone() };
+        (e.kind() == K::PATH_EXPR).then(|| e.text().to_string().trim().to_string())
+    }
+    // Assigned (`=`, `+=`, `++`) names in an expression list.
+    fn changed(e: &SyntaxNode, out: &mut Vec<String>) {
+        match e.kind() {
+            K::BIN_EXPR => {
+                let ops: Vec<_> = e.children_with_tokens().filter_map(|t| t.into_token()).collect();
+                if ops.iter().any(|t| t.kind() == K::COMMA) {
+                    for c in e.children() {
+                        changed(&c, out);
+                    }
+                } else if ops.iter().any(|t| t.text().ends_with('=') && !matches!(t.text(), "==" | "!=" | "<=" | ">="))
+                {
+                    out.extend(e.children().next().and_then(|l| name_of(&l)));
+                }
+            }
+            K::PREFIX_EXPR | K::POSTFIX_EXPR
+                if e.children_with_tokens().any(|t| matches!(t.kind(), K::PLUS2 | K::MINUS2)) =>
+            {
+                out.extend(e.children().next().and_then(|o| name_of(&o)));
+            }
+            K::EXPR_STMT | K::PAREN_EXPR => {
+                for c in e.children() {
+                    changed(&c, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut init = Vec::new();
+    let mut step = Vec::new();
+    // Before the condition, after it, past the `)`.
+    let mut part = 0;
+    for e in lp.children_with_tokens() {
+        match e {
+            slang_syntax::NodeOrToken::Token(t) if t.kind() == K::R_PAREN => part = 2,
+            slang_syntax::NodeOrToken::Node(n) if n == *cond => part = 1,
+            slang_syntax::NodeOrToken::Node(n) => match (part, n.kind()) {
+                (0, K::VAR_DECL) => init.extend(
+                    n.children()
+                        .filter(|d| d.kind() == K::DECLARATOR)
+                        .filter_map(|d| d.children().find(|c| c.kind() == K::NAME).map(|n| n.text().to_string())),
+                ),
+                (0, _) => changed(&n, &mut init),
+                (1, _) => changed(&n, &mut step),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    let tested: Vec<String> = cond.children().filter_map(|o| name_of(&o)).collect();
+    if init.is_empty() || step.is_empty() || tested.is_empty() {
+        return true;
+    }
+    init.iter().any(|v| tested.contains(v) && step.contains(v))
 }

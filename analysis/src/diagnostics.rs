@@ -1,8 +1,9 @@
-//! Diagnostics of a file: syntax errors, unresolved imports and names, and
-//! what the checks and inference report, gathered in one list
+//! Diagnostics of a file: syntax errors, unresolved and cyclic imports and
+//! names, and what the checks and inference report, gathered in one list
 //! ([`expanded_diagnostics`]) and mapped to the user's text
-//! ([`file_diagnostics`]). Plain data in editor terms (ranges, messages,
-//! codes).
+//! ([`file_diagnostics`]); and what is wrong only where a compilation
+//! starts ([`compilation_root_diagnostics`]). Plain data in editor terms
+//! (ranges, messages, codes).
 
 use slang_syntax::TextRange;
 
@@ -56,6 +57,49 @@ pub const FILE_CHECKS: [(&str, FileCheck); 5] = [
     ("autodiff_diagnostics", |db, file| crate::autodiff_checks::autodiff_diagnostics(db, file).clone()),
 ];
 
+/// What is wrong with `file` only when a compilation starts from it (the
+/// command line's `check FILE`, as the reference compiler compiles each
+/// file it is given), beyond [`file_diagnostics`]: an `implementing m;`
+/// file is part of module `m` and is compiled when `m`'s primary file
+/// `__include`s it, never on its own (the reference compiler's E30102).
+/// The language server checks such a file in its module's context
+/// ([`crate::module_graph::module_of`]) and never asks this.
+pub fn compilation_root_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (import, target) in file_imports(db, file).iter().zip(resolved_imports(db, file)) {
+        if import.kind != ImportKind::Implementing {
+            continue;
+        }
+        let module = &import.target;
+        let fix = match target {
+            Some(primary) => {
+                let path = primary.path(db);
+                let name = path.rsplit('/').next().unwrap_or(path);
+                let includes = file_imports(db, *primary)
+                    .iter()
+                    .zip(resolved_imports(db, *primary))
+                    .any(|(i, t)| i.kind == ImportKind::Include && *t == Some(file));
+                if includes {
+                    format!("check `{name}` (the file that `__include`s it) instead")
+                } else {
+                    format!("`{name}` must `__include` it, and is the file to check")
+                }
+            }
+            None => format!("check module `{module}`'s primary file (the one that `__include`s it) instead"),
+        };
+        out.push(Diagnostic {
+            range: crate::expansion::to_source_range(db, file, import.range),
+            severity: Severity::Error,
+            code: "implementing-in-root",
+            message: format!(
+                "`implementing {module}` is not allowed in the file a compilation starts from: \
+                 this file is part of module `{module}`; {fix}"
+            ),
+        });
+    }
+    out
+}
+
 /// [`file_diagnostics`] with the ranges of the semantic tree
 /// ([`crate::parse`], the expanded text).
 #[salsa::tracked(returns(ref))]
@@ -74,7 +118,20 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
             if matches!(w.code(), "error-directive" | "invalid-literal") { Severity::Error } else { Severity::Warning };
         out.push(Diagnostic { range: w.range, severity, code: w.code(), message: w.message.clone() });
     }
-    for (import, target) in file_imports(db, file).iter().zip(resolved_imports(db, file)) {
+    let imports = file_imports(db, file);
+    for &i in crate::module_graph::cyclic_imports(db, file) {
+        let target = &imports[i].target;
+        out.push(Diagnostic {
+            range: imports[i].range,
+            severity: Severity::Error,
+            code: "recursive-import",
+            message: format!(
+                "module `{target}` imports this module back: modules cannot import each other; \
+                 move what both need into a third module that both import"
+            ),
+        });
+    }
+    for (import, target) in imports.iter().zip(resolved_imports(db, file)) {
         if target.is_some() || is_builtin_module(import) {
             continue;
         }

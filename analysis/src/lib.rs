@@ -44,7 +44,7 @@ mod visibility;
 pub use base::{SourceFile, Workspace};
 pub use db::{Db, RootDatabase};
 pub use diagnostic::{Diagnostic, Severity};
-pub use diagnostics::file_diagnostics;
+pub use diagnostics::{compilation_root_diagnostics, file_diagnostics};
 pub use expansion::{parse, source_parse, to_expanded_offset, to_expanded_range, to_source_range};
 pub use import_paths::{import_candidates, Import, ImportKind};
 /// The facts of automatic differentiation (differentiable types and

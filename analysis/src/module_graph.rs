@@ -147,3 +147,42 @@ pub fn imported_files(db: &dyn Db, file: SourceFile) -> Vec<SourceFile> {
     }
     out
 }
+
+/// The `import`s of `file` that lead back to its own module (directly or
+/// through other modules' imports): the index of each in
+/// [`file_imports`]. The reference compiler rejects such an import
+/// (E38200): a module cannot import itself.
+#[salsa::tracked(returns(ref))]
+pub fn cyclic_imports(db: &dyn Db, file: SourceFile) -> Vec<usize> {
+    let own = module_of(db, file);
+    let mut out = Vec::new();
+    for (i, (import, target)) in file_imports(db, file).iter().zip(resolved_imports(db, file)).enumerate() {
+        let (ImportKind::Import, Some(start)) = (import.kind, target) else { continue };
+        let mut seen: Vec<SourceFile> = Vec::new();
+        let mut queue = vec![*start];
+        let mut cyclic = false;
+        while let Some(m) = queue.pop() {
+            if own.contains(&m) {
+                cyclic = true;
+                break;
+            }
+            for &f in module_of(db, m) {
+                if seen.contains(&f) {
+                    continue;
+                }
+                seen.push(f);
+                for (import, target) in file_imports(db, f).iter().zip(resolved_imports(db, f)) {
+                    if let (ImportKind::Import, Some(t)) = (import.kind, target) {
+                        if !seen.contains(t) {
+                            queue.push(*t);
+                        }
+                    }
+                }
+            }
+        }
+        if cyclic {
+            out.push(i);
+        }
+    }
+    out
+}

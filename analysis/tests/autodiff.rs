@@ -1045,6 +1045,44 @@ float plain(float x, int n)
     );
 }
 
+/// A `for` whose condition tests, or whose step changes, another variable
+/// than the one it initializes has no bound the reference compiler can
+/// infer (slangc: E30510 at 6:5 and 13:5, beside its warnings E30508 and
+/// E30507; the fixture's first line is empty as in the file given to it).
+#[test]
+fn loops_whose_condition_or_step_use_another_variable_need_a_bound() {
+    check_diags(
+        r#"
+[ForwardDifferentiable]
+float tested(float x)
+{
+    int j = 0;
+    for (int i = 0; j < 5; i++) { x = x * x; }
+    return x;
+}
+[ForwardDifferentiable]
+float stepped(float x)
+{
+    int j = 0;
+    for (int i = 0; i < 5; j++) { x = x * x; }
+    return x;
+}
+[ForwardDifferentiable]
+float fine(float x)
+{
+    int m;
+    for (m = 0; m < 5; ++m) { x = x + x; }
+    for (int q = 0; q < 5; q += 1) { x = x + x; }
+    return x;
+}
+"#,
+        expect![[r#"
+            /main.slang:6:5: error[unbounded-loop]: this loop in the differentiable function `tested` has no iteration bound the compiler can see: add `[MaxIters(n)]` (or `[ForceUnroll]`) before it
+            /main.slang:13:5: error[unbounded-loop]: this loop in the differentiable function `stepped` has no iteration bound the compiler can see: add `[MaxIters(n)]` (or `[ForceUnroll]`) before it
+        "#]],
+    );
+}
+
 /// Reading a property calls its getter: in a differentiable function, a
 /// getter that is not differentiable loses the receiver's derivative when
 /// the result's is needed (slangc's E41022 on the same lines 8, 10 and 12,

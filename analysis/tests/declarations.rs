@@ -191,6 +191,162 @@ void compute(DifferentialPair<float> dp) {}
     );
 }
 
+/// E30702 where slangc reports it (its lines are one less: the fixture
+/// starts with an empty line), and a program with the same semantics in
+/// their stages that slangc accepts.
+#[test]
+fn system_values_outside_their_stage_or_direction() {
+    check(
+        r#"
+struct VOut { float4 pos : SV_Position; uint id : SV_VertexID; };
+struct FIn { float4 pos : SV_Position; float depth : SV_Depth; };
+[shader("vertex")]
+VOut vs(uint id : SV_VertexID) { VOut o; o.pos = float4(0); o.id = id; return o; }
+[shader("fragment")]
+float4 fs(FIn i, uint vid : SV_VertexID) : SV_Target { return i.pos; }
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void cs(out float depth : SV_Depth, uint3 tid : SV_DispatchThreadID) { depth = 0; }
+[shader("vertex")]
+float4 front(out bool frontFace : SV_IsFrontFace) : SV_Position { frontFace = true; return float4(0); }
+[shader("fragment")]
+float4 gid(uint3 g : SV_GroupID) : SV_Target0 { return float4(0); }
+"#,
+        expect![[r#"
+            /main.slang:2:46: error[invalid-system-value]: system value semantic `SV_VertexID` cannot be used as output in a vertex shader: no stage has it as output
+            /main.slang:3:46: error[invalid-system-value]: system value semantic `SV_Depth` cannot be used as input in a pixel shader: no stage has it as input
+            /main.slang:7:23: error[invalid-system-value]: system value semantic `SV_VertexID` cannot be used as input in a pixel shader: it is input in vertex shaders
+            /main.slang:10:19: error[invalid-system-value]: system value semantic `SV_Depth` cannot be used as output in a compute shader: it is output in fragment shaders
+            /main.slang:12:23: error[invalid-system-value]: system value semantic `SV_IsFrontFace` cannot be used as output in a vertex shader: it is output in geometry shaders
+            /main.slang:14:18: error[invalid-system-value]: system value semantic `SV_GroupID` cannot be used as input in a pixel shader: it is input in compute, mesh, amplification shaders
+        "#]],
+    );
+    check(
+        r#"
+struct VOut { float4 pos : SV_Position; float4 color : COLOR; };
+[shader("vertex")]
+VOut vs(float4 p : POSITION, uint id : SV_VertexID, uint inst : SV_InstanceID) { VOut o; o.pos = p; o.color = float4(id); return o; }
+[shader("fragment")]
+float4 fs(VOut i, bool ff : SV_IsFrontFace, out float d : SV_Depth) : SV_Target { d = 0; return i.color; }
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void cs(uint3 tid : SV_DispatchThreadID, uint gi : SV_GroupIndex) {}
+"#,
+        expect![[""]],
+    );
+    // `[numthreads]` alone makes a compute shader (slangc: E30702 at
+    // 3:14, E38024 at 7:16; it accepts `c2`'s parameters and `meshLike`).
+    check(
+        r#"
+[numthreads(4, 1, 1)]
+void c1(uint vid : SV_VertexID) {}
+[numthreads(4, 1, 1)]
+void c2(uint2 t : SV_DispatchThreadID, int3 gt : SV_GroupThreadID, uint16_t gi : SV_GroupIndex) {}
+[numthreads(4, 1, 1)]
+void c3(float3 g : SV_DispatchThreadID) {}
+struct VertexOutput { float4 position : SV_Position; };
+[outputtopology("triangle")]
+[numthreads(1, 1, 1)]
+void meshLike(out vertices VertexOutput verts[3], out indices uint3 tris[1]) {}
+"#,
+        expect![[r#"
+            /main.slang:3:14: error[invalid-system-value]: system value semantic `SV_VertexID` cannot be used as input in a compute shader: it is input in vertex shaders
+            /main.slang:7:16: error[invalid-system-value]: a parameter with `SV_DispatchThreadID` must be an `int` or `uint` scalar or vector of 1 to 3, not `float3`; use `uint3`
+        "#]],
+    );
+}
+
+/// What a stage requires of its entry point: slangc reports E38012 (4:13),
+/// E38048 (8:6), E38045 (11:6), E38046 (13:6) and E30705 (15:64) here
+/// (given without the fixture's first, empty line), and accepts the
+/// complete entry points of the second fixture.
+#[test]
+fn what_a_stage_requires_of_its_entry_point() {
+    check(
+        r#"
+struct V { float4 pos : SV_Position; };
+struct S { int a; };
+[shader("vertex")]
+Array<S, 1> arr() { return Array<S, 1>(); }
+[shader("mesh")]
+[outputtopology("triangle")]
+[numthreads(1, 1, 1)]
+void onlyVerts(out vertices V verts[3]) {}
+[shader("geometry")]
+[maxvertexcount(3)]
+void gsNoStream(triangle float4 input[3]) {}
+[shader("geometry")]
+void gsNoMax(triangle float4 input[3], inout TriangleStream<V> stream) {}
+[shader("fragment")]
+float4 depth(out float a : SV_DepthGreaterEqual, out float b : SV_Depth) : SV_Target { a = 0; b = 0; return 0; }
+"#,
+        expect![[r#"
+            /main.slang:5:13: error[invalid-varying-type]: entry point `arr` cannot return an array; return a struct with the array as a field, or write the elements to `out` parameters
+            /main.slang:9:6: error[missing-stage-parameter]: mesh shader entry point `onlyVerts` must declare both an `OutputVertices` and an `OutputIndices` output parameter (`out vertices`/`out indices` arrays)
+            /main.slang:12:6: error[missing-stage-parameter]: geometry shader entry point `gsNoStream` needs an output stream parameter: add `inout TriangleStream<T> stream` (or `PointStream<T>`, `LineStream<T>`)
+            /main.slang:14:6: error[missing-stage-parameter]: geometry shader entry point `gsNoMax` needs `[maxvertexcount(N)]`: the most vertices one invocation emits
+            /main.slang:16:64: error[invalid-system-value]: a fragment shader can write one depth output, but `SV_Depth` comes after `SV_DepthGreaterEqual`; keep one
+        "#]],
+    );
+    check(
+        r#"
+struct V { float4 pos : SV_Position; };
+[shader("mesh")]
+[outputtopology("triangle")]
+[numthreads(1, 1, 1)]
+void hlslStyle(out vertices V verts[3], out indices uint3 tris[1]) { SetMeshOutputCounts(3, 1); }
+[shader("mesh")]
+[outputtopology("triangle")]
+[numthreads(1, 1, 1)]
+void slangStyle(OutputVertices<V, 3> verts, OutputIndices<uint3, 1> tris) { SetMeshOutputCounts(3, 1); }
+[shader("geometry")]
+[maxvertexcount(3)]
+void gs(triangle float4 input[3], inout TriangleStream<V> stream) {}
+"#,
+        expect![[""]],
+    );
+}
+
+/// slangc: E31201 on `read`/`write` in a plain struct (3:20, 3:34), E40001
+/// on each stage name that is not one (6:40, 6:56; the names are
+/// case-sensitive), nothing for the valid payload `Q` (lines given without
+/// the fixture's first, empty line).
+#[test]
+fn ray_payload_access_qualifiers() {
+    check(
+        r#"
+struct P
+{
+    float4 color : read(anyht) : write(caller);
+};
+struct [raypayload] Q { float v : read(caller, anyhit) : write(closesthit, miss, caller); }
+[raypayload] struct R { float v : read(Caller) : write(MISS); }
+"#,
+        expect![[r#"
+            /main.slang:4:20: error[modifier-not-allowed]: the access qualifier `read(…)` is only allowed on a field of a `[raypayload]` struct; add `[raypayload]` to the struct or remove the qualifier
+            /main.slang:4:34: error[modifier-not-allowed]: the access qualifier `write(…)` is only allowed on a field of a `[raypayload]` struct; add `[raypayload]` to the struct or remove the qualifier
+            /main.slang:7:40: error[invalid-access-qualifier]: `Caller` is not a stage a ray payload access qualifier can name; valid stages are `anyhit`, `closesthit`, `miss` and `caller`
+            /main.slang:7:56: error[invalid-access-qualifier]: `MISS` is not a stage a ray payload access qualifier can name; valid stages are `anyhit`, `closesthit`, `miss` and `caller`
+        "#]],
+    );
+}
+
+/// slangc: E30102 on a `__constraint` in a struct (line 3 without the
+/// fixture's first, empty line), none in the interface.
+#[test]
+fn constraint_declarations_outside_an_interface() {
+    check(
+        r#"
+interface IFoo { int f(); }
+interface IBar { __constraint int : IFoo; }
+struct Bad { __constraint int : IFoo; }
+"#,
+        expect![[r#"
+            /main.slang:4:14: error[declaration-not-allowed]: a `__constraint` cannot be declared inside a struct; it is a requirement of an interface; declare it inside one, or write a generic's `where` clause
+        "#]],
+    );
+}
+
 #[test]
 fn constraints_that_are_not_interfaces() {
     check(
@@ -280,6 +436,7 @@ extension NoInit { __init(int x) { a = x; } }
             /main.slang:5:17: error[invalid-attribute-value]: a `[numthreads]` count must be a positive integer, not 0
             /main.slang:9:11: error[invalid-attribute-value]: a `[WaveSize]` must be a power of 2 from 4 to 128, not 5
             /main.slang:11:1: error[duplicate-attribute]: `[UnscopedEnum]` conflicts with `enum class`, which scopes its cases; remove one
+            /main.slang:17:6: error[missing-stage-parameter]: mesh shader entry point `meshMain` must declare both an `OutputVertices` and an `OutputIndices` output parameter (`out vertices`/`out indices` arrays)
             /main.slang:17:6: error[missing-attribute]: mesh shader `meshMain` needs an `[outputtopology("triangle")]` attribute (or "point" or "line")
             /main.slang:18:43: error[default-argument-order]: parameter `c` has no default value but follows one that does; give it a default or move it before the defaulted parameters
             /main.slang:19:23: error[invalid-generic-value-type]: a generic value parameter cannot have type `float`: only integer, `bool` and enum types are allowed

@@ -145,6 +145,75 @@ internal float helperInOtherFile(float x) { return useHelper() + x; }
     );
 }
 
+/// The reference compiler rejects `implementing m;` (E30102) in the file a
+/// compilation starts from, and accepts the module's primary file that
+/// `__include`s it; the file's own diagnostics (what the language server
+/// shows, in its module's context) stay clean.
+#[test]
+fn implementing_is_an_error_only_where_a_compilation_starts() {
+    let fx = fixture(
+        r#"
+//- /scene.slang
+module scene;
+__include scene_helpers;
+float useHelper() { return helperInOtherFile(1.0); }
+//- /scene_helpers.slang
+// Part of scene.
+implementing scene;
+internal float helperInOtherFile(float x) { return useHelper() + x; }
+//- /orphan.slang
+implementing scene;
+float orphan() { return 1.0; }
+"#,
+    );
+    let mut out = String::new();
+    for &f in &fx.files {
+        let text = f.text(&fx.db);
+        for d in slang_analysis::compilation_root_diagnostics(&fx.db, f) {
+            let (line, col) = slang_syntax::line_col(text, d.range.start());
+            out.push_str(&format!("{}:{line}:{col}: [{}]: {}\n", f.path(&fx.db), d.code, d.message));
+        }
+    }
+    expect![[r#"
+        /scene_helpers.slang:2:1: [implementing-in-root]: `implementing scene` is not allowed in the file a compilation starts from: this file is part of module `scene`; check `scene.slang` (the file that `__include`s it) instead
+        /orphan.slang:1:1: [implementing-in-root]: `implementing scene` is not allowed in the file a compilation starts from: this file is part of module `scene`; `scene.slang` must `__include` it, and is the file to check
+    "#]].assert_eq(&out);
+    expect![[""]].assert_eq(&render_diagnostics(&fx));
+}
+
+/// slangc rejects each file of an import cycle on its import that leads
+/// round (E38200: a.slang:1, b.slang:2, c.slang:2) and accepts a file that
+/// imports a module outside any cycle.
+#[test]
+fn import_cycles_are_reported_on_the_import_that_leads_round() {
+    check(
+        r#"
+//- /a.slang
+import b;
+float fa() { return fb(); }
+//- /b.slang
+module b;
+import c;
+public float fb() { return fc(); }
+//- /c.slang
+module c;
+import a;
+public float fc() { return 1.0; }
+//- /d.slang
+module d;
+public float fd() { return 1.0; }
+//- /e.slang
+import d;
+float fe() { return fd(); }
+"#,
+        expect![[r#"
+            /a.slang:1:1: error[recursive-import]: module `b` imports this module back: modules cannot import each other; move what both need into a third module that both import
+            /b.slang:2:1: error[recursive-import]: module `c` imports this module back: modules cannot import each other; move what both need into a third module that both import
+            /c.slang:2:1: error[recursive-import]: module `a` imports this module back: modules cannot import each other; move what both need into a third module that both import
+        "#]],
+    );
+}
+
 #[test]
 fn pp_include_brings_declarations_and_macros() {
     check(

@@ -349,6 +349,7 @@ struct N : IN { float n() { return 1; } }
 "#,
         expect![[r#"
             /main.slang:22:15: error[missing-requirement]: `L<T>` does not provide the associated type `T` required by interface `IF`
+            /main.slang:22:37: error[type-mismatch]: mismatched types: expected `T`, found `int`
             /main.slang:23:59: error[requirement-mismatch]: `M.h` does not match the requirement of interface `IB`: it takes 1 parameter, the requirement 0
             /main.slang:25:23: error[requirement-mismatch]: `N.n` does not match the requirement of interface `IN`: the requirement is `static`, this method is not
         "#]],
@@ -989,6 +990,39 @@ void main()
 "#,
         expect![[r#"
             /main.slang:9:13: error[apply-not-invoked]: `__apply(…)` must be called directly (`__apply(f)(args)`)
+        "#]],
+    );
+}
+
+/// A generic type parameter and another type do not convert either way
+/// (slangc: E30019 at 2:21, 4:28 and 5:77; the fixture's first line is
+/// empty, as in the file given to slangc); the same parameter, one that a
+/// core interface constrains (`bool` converts from an `__EnumType`),
+/// `where T == int`, an associated type for itself, a value parameter
+/// read as `int`, arithmetic and core functions of `T` and a struct with an
+/// `__implicit_conversion` initializer pass.
+#[test]
+fn generic_parameters_do_not_convert() {
+    check_diags(
+        r#"
+T zero<T>() { T x = 0; return x; }
+float fromEnum<T : __EnumType>(T e) { bool b = e; return b ? 1.0 : 0.0; }
+U other<T, U>(T t) { U u = t; return u; }
+struct Box<T> { T v; T get() { return v; } [mutating] void set(int i) { v = i; } }
+T same<T>(T t) { T x = t; return x; }
+T eq<T>() where T == int { T x = 0; return x; }
+T.Differential diff<T : IDifferentiable>(T t) { T.Differential d = T.dzero(); return d; }
+int count<let N : int>() { int n = N; return n; }
+T f2<T : __BuiltinFloatingPointType>(T a) { T b = a * T(2.0); T c = max(a, b); T d = -a; T e = sqrt(a); return b + c + d + e; }
+T f3<T : IFloat>(T a) { T b = a * a; T c = T(1.0) + a; return b + c; }
+vector<T, 3> f4<T : __BuiltinFloatingPointType>(vector<T, 3> a) { vector<T, 3> b = a * T(2.0); T d = b.x; T e = dot(a, b); return b * d * e; }
+struct Wrapped { int tag; __implicit_conversion(100) __init<U : IArithmetic>(U u) { tag = 1; } }
+int wrap<T : IArithmetic>(T t) { Wrapped w = t; return w.tag; }
+"#,
+        expect![[r#"
+            /main.slang:2:21: error[type-mismatch]: mismatched types: expected `T`, found `int`
+            /main.slang:4:28: error[type-mismatch]: mismatched types: expected `U`, found `T`
+            /main.slang:5:77: error[type-mismatch]: mismatched types: expected `T`, found `int`
         "#]],
     );
 }

@@ -13,7 +13,8 @@ use std::time::Instant;
 
 use serde_json::json;
 use slang_analysis::{
-    file_diagnostics, file_imports, import_candidates, resolved_imports, RootDatabase, Severity, SourceFile,
+    compilation_root_diagnostics, file_diagnostics, file_imports, import_candidates, resolved_imports, ImportKind,
+    RootDatabase, Severity, SourceFile,
 };
 
 use crate::cli_parse::collect_files;
@@ -119,7 +120,14 @@ pub fn load_imports_of(db: &mut RootDatabase, files: Vec<SourceFile>) {
 pub fn run(args: CheckArgs) -> ExitCode {
     let mut files = Vec::new();
     let mut failed = false;
+    // The files named on the command line (not found in a folder): each is
+    // the root of a compilation, as the reference compiler compiles each
+    // file it is given.
+    let mut named: Vec<PathBuf> = Vec::new();
     for p in &args.paths {
+        if !p.is_dir() {
+            named.push(p.clone());
+        }
         if let Err(e) = collect_files(p, &mut files) {
             eprintln!("error: {}: {e}", p.display());
             failed = true;
@@ -129,7 +137,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
     db.set_defines(args.frontend.parse_options().defines);
     db.set_search_paths(args.frontend.include_dirs.iter().map(|d| db_path(d)).collect());
 
-    let mut checked: Vec<(SourceFile, String, usize)> = Vec::new();
+    let mut checked: Vec<(SourceFile, String, usize, bool)> = Vec::new();
     let mut display: HashMap<String, String> = HashMap::new();
     for file in &files {
         match std::fs::read(file) {
@@ -138,7 +146,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
                 let path = db_path(file);
                 display.insert(path.clone(), file.display().to_string());
                 let f = db.set_file(&path, &text);
-                checked.push((f, file.display().to_string(), bytes.len()));
+                checked.push((f, file.display().to_string(), bytes.len(), named.contains(file)));
             }
             Err(e) => {
                 eprintln!("error: {}: {e}", file.display());
@@ -147,13 +155,30 @@ pub fn run(args: CheckArgs) -> ExitCode {
         }
     }
     load_imports(&mut db);
+    // A file found in a folder is a root unless a loaded file includes it.
+    let included: std::collections::HashSet<SourceFile> = slang_analysis::Workspace::get(&db)
+        .files(&db)
+        .iter()
+        .flat_map(|&f| {
+            file_imports(&db, f)
+                .iter()
+                .zip(resolved_imports(&db, f))
+                .filter(|(i, _)| matches!(i.kind, ImportKind::Include | ImportKind::PpInclude))
+                .filter_map(|(_, t)| *t)
+        })
+        .collect();
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let (mut n_errors, mut n_warnings) = (0usize, 0usize);
-    for (f, name, bytes) in &checked {
+    for (f, name, bytes, named) in &checked {
         let start = Instant::now();
-        let diags = file_diagnostics(&db, *f);
+        let mut diags = file_diagnostics(&db, *f).clone();
+        if *named || !included.contains(f) {
+            diags.extend(compilation_root_diagnostics(&db, *f));
+            diags.sort_by_key(|d| (d.range.start(), d.range.end()));
+        }
+        let diags = &diags;
         let micros = start.elapsed().as_micros() as u64;
         let text = f.text(&db);
         for d in diags {

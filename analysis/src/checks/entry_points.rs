@@ -4,7 +4,10 @@
 //! more than 4 rows or columns, geometry-shader streams outside a
 //! geometry shader, mesh-shader outputs outside a mesh shader, and index
 //! outputs of a type other than `uint`, `uint2` or `uint3`; and resource
-//! results of an entry point of any stage.
+//! and array results of an entry point of any stage. Also what a stage
+//! requires of its entry point's signature: a geometry shader's output
+//! stream and `[maxvertexcount]`, a mesh shader's vertex and index
+//! outputs.
 
 use std::collections::HashMap;
 
@@ -20,6 +23,7 @@ pub(crate) fn check(cx: &super::Cx, f: &SyntaxNode, out: &mut Vec<Diagnostic>) {
     }
     let Some(stage) = shader_stage(f) else { return };
     resource_result(cx, f, out);
+    stage_requirements(f, &stage, out);
     // Compute and ray-tracing parameters without a semantic are
     // uniform: only the graphics stages have varying parameters.
     if !matches!(stage.as_str(), "vertex" | "fragment" | "pixel" | "geometry" | "hull" | "domain" | "mesh") {
@@ -135,6 +139,86 @@ impl Ctx<'_> {
     }
 }
 
+/// An entry point cannot return an array (E38012), and a geometry shader
+/// needs an output stream parameter (E38045) and `[maxvertexcount]`
+/// (E38046), a mesh shader both vertex and index outputs (E38048).
+fn stage_requirements(f: &SyntaxNode, stage: &str, out: &mut Vec<Diagnostic>) {
+    let Some(name) = f.children().find(|c| c.kind() == SyntaxKind::NAME) else { return };
+    let fn_name = name.text().to_string();
+    let mut error = |code: &'static str, message: String| {
+        out.push(Diagnostic { range: name.text_range(), severity: Severity::Error, code, message });
+    };
+    if let Some(ty) = f.children().find(|c| c.kind() == SyntaxKind::PATH_TYPE) {
+        if ty.text().to_string().split('<').next().is_some_and(|h| h.trim() == "Array") {
+            error(
+                "invalid-varying-type",
+                format!(
+                    "entry point `{fn_name}` cannot return an array; return a struct with the array as a field, \
+                     or write the elements to `out` parameters"
+                ),
+            );
+        }
+    }
+    let params: Vec<SyntaxNode> = f
+        .children()
+        .find(|c| c.kind() == SyntaxKind::PARAM_LIST)
+        .map(|l| l.children().filter(|c| c.kind() == SyntaxKind::PARAM).collect())
+        .unwrap_or_default();
+    let type_head = |p: &SyntaxNode| {
+        p.children()
+            .find(|c| is_type_kind(c.kind()))
+            .map(|t| t.text().to_string().split('<').next().unwrap_or("").trim().to_string())
+            .unwrap_or_default()
+    };
+    let attribute = |name: &str| {
+        f.children().filter(|c| c.kind() == SyntaxKind::ATTRIBUTE).any(|a| {
+            let text = a.text().to_string();
+            let inner = text.trim_start_matches('[').trim();
+            inner.get(..name.len()).is_some_and(|h| h.eq_ignore_ascii_case(name))
+        })
+    };
+    match stage {
+        "geometry" => {
+            // (Any `inout` parameter may be a stream under another name.)
+            let stream = params.iter().any(|p| {
+                has_token(p, SyntaxKind::INOUT_KW)
+                    || matches!(type_head(p).as_str(), "PointStream" | "LineStream" | "TriangleStream")
+            });
+            if !stream {
+                error(
+                    "missing-stage-parameter",
+                    format!(
+                        "geometry shader entry point `{fn_name}` needs an output stream parameter: \
+                         add `inout TriangleStream<T> stream` (or `PointStream<T>`, `LineStream<T>`)"
+                    ),
+                );
+            } else if !attribute("maxvertexcount") {
+                error(
+                    "missing-stage-parameter",
+                    format!(
+                        "geometry shader entry point `{fn_name}` needs `[maxvertexcount(N)]`: \
+                         the most vertices one invocation emits"
+                    ),
+                );
+            }
+        }
+        "mesh" => {
+            let has =
+                |keyword: SyntaxKind, ty: &str| params.iter().any(|p| has_token(p, keyword) || type_head(p) == ty);
+            if !has(SyntaxKind::VERTICES_KW, "OutputVertices") || !has(SyntaxKind::INDICES_KW, "OutputIndices") {
+                error(
+                    "missing-stage-parameter",
+                    format!(
+                        "mesh shader entry point `{fn_name}` must declare both an `OutputVertices` and an \
+                         `OutputIndices` output parameter (`out vertices`/`out indices` arrays)"
+                    ),
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The stage of `[shader("…")]`, lower case.
 /// An entry point cannot return a resource (`Texture2D<int> main()`,
 /// E38011).
@@ -155,7 +239,7 @@ fn resource_result(cx: &super::Cx, f: &SyntaxNode, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn shader_stage(f: &SyntaxNode) -> Option<String> {
+pub(crate) fn shader_stage(f: &SyntaxNode) -> Option<String> {
     f.children().filter(|c| c.kind() == SyntaxKind::ATTRIBUTE).find_map(|a| {
         let text = a.text().to_string();
         let inner = text.trim_start_matches('[').trim_end_matches(']').trim();

@@ -14,7 +14,9 @@ pub mod attributes;
 pub mod constraints;
 pub mod entry_points;
 pub mod placement;
+pub mod ray_payload;
 pub mod statements;
+pub mod system_values;
 pub mod type_args;
 
 use std::collections::HashMap;
@@ -42,10 +44,12 @@ pub struct Found {
     pub type_args: Vec<Diagnostic>,
     pub attributes: Vec<Diagnostic>,
     pub statements: Vec<Diagnostic>,
+    pub system_values: Vec<Diagnostic>,
+    pub ray_payload: Vec<Diagnostic>,
 }
 
 impl Found {
-    fn lists_mut(&mut self) -> [&mut Vec<Diagnostic>; 7] {
+    fn lists_mut(&mut self) -> [&mut Vec<Diagnostic>; 9] {
         [
             &mut self.placement,
             &mut self.addressable,
@@ -54,10 +58,12 @@ impl Found {
             &mut self.type_args,
             &mut self.attributes,
             &mut self.statements,
+            &mut self.system_values,
+            &mut self.ray_payload,
         ]
     }
 
-    fn lists(&self) -> [&Vec<Diagnostic>; 7] {
+    fn lists(&self) -> [&Vec<Diagnostic>; 9] {
         [
             &self.placement,
             &self.addressable,
@@ -66,6 +72,8 @@ impl Found {
             &self.type_args,
             &self.attributes,
             &self.statements,
+            &self.system_values,
+            &self.ray_payload,
         ]
     }
 
@@ -109,6 +117,8 @@ fn check_subtree(cx: &Cx, node: &SyntaxNode, found: &mut Found) {
     type_args::check(cx, node, &mut found.type_args);
     attributes::check(cx, node, &mut found.attributes);
     statements::check(cx, node, &mut found.statements);
+    system_values::check(cx, node, &mut found.system_values);
+    ray_payload::check(cx, node, &mut found.ray_payload);
 }
 
 /// The checks of one top-level declaration, at offsets from its start.
@@ -161,6 +171,8 @@ fn file_checks(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     let cx = Cx::new(db, file);
     let top = top_level_decls(db, file);
     let mut found = Found::default();
+    // (Struct fields that entry points use: found over the file.)
+    system_values::check_struct_fields(&cx, &root, &mut found.system_values);
     let Some(top) = top else {
         for child in root.children() {
             check_subtree(&cx, &child, &mut found);
@@ -188,7 +200,17 @@ fn file_checks(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
 impl Found {
     /// The diagnostics in the order of the checks.
     fn into_list(self) -> Vec<Diagnostic> {
-        let Found { placement, addressable, entry_points, constraints, type_args, attributes, statements } = self;
+        let Found {
+            placement,
+            addressable,
+            entry_points,
+            constraints,
+            type_args,
+            attributes,
+            statements,
+            system_values,
+            ray_payload,
+        } = self;
         placement
             .into_iter()
             .chain(addressable)
@@ -197,6 +219,8 @@ impl Found {
             .chain(type_args)
             .chain(attributes)
             .chain(statements)
+            .chain(system_values)
+            .chain(ray_payload)
             .collect()
     }
 }

@@ -6,7 +6,7 @@
 //! on a `groupshared` variable or an interface requirement, an attribute
 //! given twice, a `static const` without a value, a `groupshared` local,
 //! an extension of an interface, a `__func_extension` target other than
-//! `fwd_diff`/`bwd_diff`/`__apply`).
+//! `fwd_diff`/`bwd_diff`/`__apply`, a `__constraint` outside an interface).
 
 use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxToken, TextRange};
 
@@ -134,9 +134,14 @@ fn check_decl(node: &SyntaxNode, context: Context, out: &mut Vec<Diagnostic>) {
         SyntaxKind::FN => "a function",
         SyntaxKind::INIT => "a constructor (`__init`)",
         SyntaxKind::TYPEALIAS => "a type alias",
+        SyntaxKind::CONSTRAINT_DECL => "a `__constraint`",
         _ => "",
     };
     let (forbidden, fix) = match (context, kind) {
+        // (E30102: the reference compiler allows it under an interface only.)
+        (Module | Struct | Extension | Block, SyntaxKind::CONSTRAINT_DECL) => {
+            (true, "it is a requirement of an interface; declare it inside one, or write a generic's `where` clause")
+        }
         (Module, SyntaxKind::INIT) => (true, "declare constructors inside a struct, class or extension"),
         (Struct, SyntaxKind::NAMESPACE | SyntaxKind::INTERFACE | SyntaxKind::EXTENSION) => {
             (true, "declare it at module or namespace scope")

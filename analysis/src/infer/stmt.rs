@@ -247,12 +247,68 @@ impl<'db> Infer<'_, 'db> {
     }
 
     pub(super) fn check_mismatch(&mut self, at: DiagAt, expected: &Ty, actual: &Ty) {
-        if is_mismatch(self.db(), expected, actual) {
+        if is_mismatch(self.db(), expected, actual) || self.generic_param_mismatch(expected, actual) {
             self.diags.push(InferDiag {
                 at,
                 kind: InferDiagKind::Mismatch { expected: expected.to_string(), found: actual.to_string() },
             });
         }
+    }
+
+    /// A generic type parameter of the function (or its struct) and a
+    /// type that is not it: no implicit conversion either way (`T x = 0;`,
+    /// `T` for `U`, `T` for `T.Differential`). Only where no
+    /// `where … == …` may make them equal, for parameters the function's
+    /// own context binds (not a callee's, not one left open by an unknown
+    /// generic argument elsewhere) and that only user interfaces constrain.
+    fn generic_param_mismatch(&self, expected: &Ty, actual: &Ty) -> bool {
+        // (A parameter constrained by a core interface may convert: the
+        // core module declares `__implicit_conversion` initializers from
+        // `__EnumType` and `__BuiltinFloatingPointType` values.)
+        let own = |t: &Ty| match t {
+            Ty::Param { name, def } if self.ctx.generics.get(name) == Some(t) => {
+                crate::generics::constraint_interfaces(self.db(), *def)
+                    .is_some_and(|ifaces| ifaces.iter().all(|i| !is_core(self.db(), i.file(self.db()))))
+            }
+            _ => false,
+        };
+        let known = |t: &Ty| match t {
+            Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) => true,
+            // (Not one with an `__implicit_conversion` initializer, which
+            // may take any type.)
+            Ty::Adt { def, args, .. } => {
+                is_plain_user_struct(self.db(), *def, args)
+                    && !crate::hir::decl_syntax(self.db(), *def)
+                        .is_some_and(|n| n.text().to_string().contains("__implicit_conversion"))
+            }
+            Ty::Param { .. } => own(t),
+            Ty::Assoc(base, _) => own(base),
+            _ => false,
+        };
+        let differ = expected != actual
+            && (own(expected) && known(actual) || own(actual) && known(expected))
+            && !matches!((expected, actual), (Ty::Assoc(..), Ty::Assoc(..)));
+        differ && !self.equality_constraints()
+    }
+
+    /// Whether the function or a declaration around it states a type
+    /// equality (`where T == int`, `where T.A == U`).
+    fn equality_constraints(&self) -> bool {
+        let db = self.db();
+        let mut cur = Some(self.def);
+        while let Some(d) = cur {
+            if let Some(node) = crate::hir::decl_syntax(db, d) {
+                let eq = node
+                    .children()
+                    .filter(|c| matches!(c.kind(), SyntaxKind::WHERE_CLAUSE | SyntaxKind::GENERIC_PARAM_LIST))
+                    .any(|c| c.descendants_with_tokens().any(|e| e.kind() == SyntaxKind::EQ2));
+                if eq {
+                    return true;
+                }
+            }
+            cur = parent_of(db, d);
+        }
+        false
     }
 
     pub(super) fn decl(&mut self, d: &LocalDecl, stmt: StmtId) {
