@@ -12,6 +12,7 @@
 pub mod autodiff;
 pub mod cse;
 pub mod dce;
+pub mod fold;
 pub mod ir;
 pub mod layout;
 pub mod legalize;
@@ -385,6 +386,9 @@ fn lower(
         check(&module, &pending)?;
     }
     differentiate(&mut module, &mut requests)?;
+    // Unrolled counters as constants (see `fold`), for the drivers.
+    fold::run(&mut module);
+    dce::run(&mut module);
     autodiff::pairs::run(&mut module);
     legalize::run(&mut module);
     check(&module, &[])?;

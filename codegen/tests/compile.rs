@@ -1478,3 +1478,25 @@ float f(float x)
     let after = &reverse_passes(src, "f")["checkpoint"];
     assert!(after.starts_with("// saves 20 bytes per thread (1 values)\n"), "{after}");
 }
+
+/// The counters of an unrolled loop index a local array with constants in
+/// the output (drivers lower a local array indexed otherwise as one read at
+/// run time: minutes of pipeline creation on an unrolled MLP).
+#[test]
+fn unrolled_counters_are_constant_indices() {
+    let wgsl = compile_all(
+        r#"
+RWStructuredBuffer<float> buf;
+[numthreads(1, 1, 1)]
+void computeMain(uint3 id : SV_DispatchThreadID)
+{
+    float a[4];
+    [ForceUnroll]
+    for (int i = 0; i < 4; i++)
+        a[i] = buf[i] * 2.0;
+    buf[0] = a[0] + a[1] + a[2] + a[3];
+}
+"#,
+    );
+    assert!(!wgsl.contains("+ 1i)"), "a counter is still computed:\n{wgsl}");
+}
