@@ -317,12 +317,8 @@ fn members_with_extensions(
         return None;
     }
     let mut out: Vec<(SourceFile, Item)> = item.members.iter().map(|m| (target.file(db), m.clone())).collect();
-    let mut files: Vec<SourceFile> = crate::module_graph::module_of(db, from)
-        .iter()
-        .chain(crate::module_graph::imported_files(db, from))
-        .copied()
-        .chain([target.file(db)])
-        .collect();
+    let mut files: Vec<SourceFile> =
+        crate::module_graph::visible_files(db, from).iter().copied().chain([target.file(db)]).collect();
     files.sort_by_key(|f| f.path(db).to_string());
     files.dedup();
     for f in files {

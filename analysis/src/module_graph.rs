@@ -118,6 +118,13 @@ pub fn module_of(db: &dyn Db, file: SourceFile) -> Vec<SourceFile> {
     out
 }
 
+/// Every file whose declarations `file` can see: its own module's files,
+/// then the files of the modules it imports ([`imported_files`]).
+#[salsa::tracked(returns(ref))]
+pub fn visible_files(db: &dyn Db, file: SourceFile) -> Vec<SourceFile> {
+    module_of(db, file).iter().chain(imported_files(db, file)).copied().collect()
+}
+
 /// Files of other modules whose declarations `file` can see through
 /// `import` (following `__exported import` transitively).
 #[salsa::tracked(returns(ref))]

@@ -119,10 +119,9 @@ pub fn fn_differentiability(db: &dyn Db, from: SourceFile, def: DefId) -> Differ
     let Some(item) = item_of(db, def) else { return Differentiability::No };
     let has = |a: &str| item.has_attr(a);
     let name = item.name.clone().unwrap_or_default();
-    let files: Vec<SourceFile> = crate::module_graph::module_of(db, from)
+    let files: Vec<SourceFile> = crate::module_graph::visible_files(db, from)
         .iter()
-        .chain(crate::module_graph::imported_files(db, from))
-        .chain(crate::module_graph::module_of(db, def.file(db)).iter())
+        .chain(crate::module_graph::module_of(db, def.file(db)))
         .copied()
         .collect();
     let attached: Vec<Mode> = files

@@ -334,10 +334,9 @@ impl<'db> Infer<'_, 'db> {
             let extended = || {
                 let names: Vec<Option<String>> =
                     defs.iter().map(|&d| item_of(db, d).and_then(|i| i.name.clone())).collect();
-                crate::module_graph::module_of(db, self.ctx.file)
+                crate::module_graph::visible_files(db, self.ctx.file)
                     .iter()
                     .copied()
-                    .chain(crate::module_graph::imported_files(db, self.ctx.file).iter().copied())
                     .any(|f| item_tree(db, f).func_extension_targets.iter().any(|t| names.contains(&Some(t.clone()))))
             };
             if !defs.is_empty() && !macro_made && !extended() {

@@ -106,10 +106,9 @@ pub fn func_extension_of(db: &dyn Db, def: DefId) -> Option<FuncExtension> {
 pub fn func_extension_for(db: &dyn Db, from: SourceFile, def: DefId, kind: ExtensionKind) -> Option<DefId> {
     let item = item_of(db, def)?;
     let name = item.name.as_deref()?;
-    let files: Vec<SourceFile> = crate::module_graph::module_of(db, from)
+    let files: Vec<SourceFile> = crate::module_graph::visible_files(db, from)
         .iter()
-        .chain(crate::module_graph::imported_files(db, from))
-        .chain(crate::module_graph::module_of(db, def.file(db)).iter())
+        .chain(crate::module_graph::module_of(db, def.file(db)))
         .copied()
         .collect();
     let arity = match kind {

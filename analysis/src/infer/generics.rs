@@ -177,12 +177,8 @@ fn type_conformance(db: &dyn Db, file: SourceFile, def: DefId, iface: DefId) -> 
         supertypes.extend(c.supertypes().map(|t| (*def, t)));
     }
     // Extensions anywhere the file can see.
-    let files: Vec<SourceFile> = crate::module_graph::module_of(db, file)
-        .iter()
-        .chain(crate::module_graph::imported_files(db, file))
-        .copied()
-        .chain([def.file(db)])
-        .collect();
+    let files: Vec<SourceFile> =
+        crate::module_graph::visible_files(db, file).iter().copied().chain([def.file(db)]).collect();
     for f in files {
         let tree = item_tree(db, f);
         if tree.has_item_macros {

@@ -13,6 +13,17 @@ pub enum Member {
     Opaque,
 }
 
+impl Member {
+    /// The type of a use of the member (a method: its overloads).
+    pub fn into_ty(self) -> Ty {
+        match self {
+            Member::Field(t) => t,
+            Member::Methods(defs) => Ty::Func(defs),
+            Member::Opaque => Ty::Unknown,
+        }
+    }
+}
+
 /// Whether every member of the type is known to this model (so that "no
 /// member named x" can be reported): a user-written struct or class with
 /// no supertypes and no extension anywhere in scope.
@@ -37,12 +48,8 @@ pub(super) fn members_fully_known(db: &dyn Db, from: SourceFile, def: DefId) -> 
     }
     let name = item.name.clone().unwrap_or_default();
     // Any extension whose target is named like this type.
-    let files: Vec<SourceFile> = crate::module_graph::module_of(db, from)
-        .iter()
-        .chain(crate::module_graph::imported_files(db, from))
-        .copied()
-        .chain(std::iter::once(def.file(db)))
-        .collect();
+    let files: Vec<SourceFile> =
+        crate::module_graph::visible_files(db, from).iter().copied().chain([def.file(db)]).collect();
     !files.into_iter().any(|f| extension_targets(db, f).iter().any(|(target, generic)| *generic || *target == name))
 }
 
@@ -68,9 +75,8 @@ fn extension_targets(db: &dyn Db, file: SourceFile) -> Vec<(String, bool)> {
 #[salsa::tracked(returns(ref))]
 pub fn extension_member_names(db: &dyn Db, file: SourceFile) -> Option<std::collections::HashSet<String>> {
     let mut out = std::collections::HashSet::new();
-    let files = crate::module_graph::module_of(db, file)
+    let files = crate::module_graph::visible_files(db, file)
         .iter()
-        .chain(crate::module_graph::imported_files(db, file))
         .chain(crate::base::CoreModule::get(db).files(db))
         .copied()
         .collect::<Vec<_>>();
@@ -109,11 +115,7 @@ pub fn extension_methods(db: &dyn Db, file: SourceFile, ty: &Ty, name: &str) -> 
     if !extension_member_names(db, file).as_ref().is_some_and(|names| names.contains(name)) {
         return Vec::new();
     }
-    let files: Vec<SourceFile> = crate::module_graph::module_of(db, file)
-        .iter()
-        .chain(crate::module_graph::imported_files(db, file))
-        .copied()
-        .collect();
+    let files: Vec<SourceFile> = crate::module_graph::visible_files(db, file).clone();
     let mut out = Vec::new();
     for f in files {
         let tree = item_tree(db, f);

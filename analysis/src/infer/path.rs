@@ -192,9 +192,8 @@ impl<'db> Infer<'_, 'db> {
                 let Some(defs) = scope.namespace(ns).and_then(|t| t.get(&seg.name)).cloned() else {
                     // Namespaces are open: say so only when no macro could
                     // have added the name.
-                    let macros = crate::module_graph::module_of(db, self.ctx.file)
+                    let macros = crate::module_graph::visible_files(db, self.ctx.file)
                         .iter()
-                        .chain(crate::module_graph::imported_files(db, self.ctx.file))
                         .any(|&f| item_tree(db, f).has_item_macros || !item_tree(db, f).macro_fragments.is_empty());
                     if scope.namespace(ns).is_some() && !macros {
                         self.no_static_member(id, format!("namespace {ns}"), &seg.name);
@@ -234,11 +233,7 @@ impl<'db> Infer<'_, 'db> {
                                 },
                             });
                         }
-                        match found {
-                            Some(Member::Field(t)) => t,
-                            Some(Member::Methods(defs)) => Ty::Func(defs),
-                            _ => Ty::Unknown,
-                        }
+                        found.map_or(Ty::Unknown, Member::into_ty)
                     }
                     Some(Member::Opaque) => Ty::Unknown,
                     None => {
@@ -383,11 +378,7 @@ impl<'db> Infer<'_, 'db> {
             Ty::Adt { def, args, name: ty_name } => match lookup_member(db, *def, args, name) {
                 found @ Some(Member::Field(_) | Member::Methods(_)) => {
                     self.check_access(id, *def, name);
-                    match found {
-                        Some(Member::Field(t)) => t,
-                        Some(Member::Methods(defs)) => Ty::Func(defs),
-                        _ => Ty::Unknown,
-                    }
+                    found.map_or(Ty::Unknown, Member::into_ty)
                 }
                 Some(Member::Opaque) => Ty::Unknown,
                 None => {

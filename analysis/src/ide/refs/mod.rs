@@ -689,7 +689,7 @@ impl<'db> FileCtx<'db> {
         let Some(name) = item_of(db, ty).and_then(|i| i.name.clone()) else { return Vec::new() };
         let by_name = self.extensions.get_or_init(|| {
             let mut map: HashMap<String, Vec<DefId>> = HashMap::new();
-            for &f in module_of(db, self.file).iter().chain(imported_files(db, self.file)) {
+            for &f in crate::module_graph::visible_files(db, self.file) {
                 for ext in item_tree(db, f).walk().filter(|i| i.kind == ItemKind::Extension) {
                     let def = DefId::new(db, f, ext.ast_index);
                     let Some(target) = def_node(db, def).and_then(ast::Extension::cast).and_then(|e| e.target()) else {
