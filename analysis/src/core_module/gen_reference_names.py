@@ -28,6 +28,8 @@ import os
 import re
 import sys
 
+from gen_common import emit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "reference_names.txt")
 
@@ -149,16 +151,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     ref = args[0]
-    text = render(collect(ref), ref)
-    if "--check" in sys.argv:
-        old = open(OUT, encoding="utf-8").read() if os.path.exists(OUT) else ""
-        if old != text:
-            print(f"{OUT} is out of date: run gen_reference_names.py {ref}", file=sys.stderr)
-            return 1
-        return 0
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    return 0
+    return emit(OUT, render(collect(ref), ref), f"gen_reference_names.py {ref}")
 
 
 if __name__ == "__main__":
