@@ -23,6 +23,13 @@ pub trait Db: salsa::Database {
     fn reparse_cache(&self) -> &ReparseCache;
 }
 
+/// Unwinds with [`salsa::Cancelled`] when a write is waiting for this
+/// snapshot: long computations outside queries (code generation's passes)
+/// call it between steps, so that an edit never waits for them.
+pub fn cancellation_point(db: &dyn Db) {
+    db.unwind_if_revision_cancelled();
+}
+
 #[salsa::db]
 impl Db for RootDatabase {
     fn reparse_cache(&self) -> &ReparseCache {

@@ -42,7 +42,7 @@ pub mod ty;
 mod visibility;
 
 pub use base::{SourceFile, Workspace};
-pub use db::{Db, RootDatabase};
+pub use db::{cancellation_point, Db, RootDatabase};
 pub use diagnostic::{Diagnostic, Severity};
 pub use diagnostics::{compilation_root_diagnostics, file_diagnostics};
 pub use expansion::{parse, source_parse, to_expanded_offset, to_expanded_range, to_source_range};

@@ -26,7 +26,7 @@ pub mod validate;
 
 use std::collections::HashMap;
 
-use slang_analysis::{Db, Severity, SourceFile, TextRange};
+use slang_analysis::{cancellation_point, Db, Severity, SourceFile, TextRange};
 
 /// A code generation target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -83,8 +83,11 @@ pub fn compile(db: &dyn Db, file: SourceFile, entry: &str, target: Target) -> Re
         // naga's GLSL writer has no 16-bit floats: `half` is `float` there.
         module.types.widen_half();
     }
+    cancellation_point(db);
     let naga_module = naga_out::build(&module).map_err(|e| vec![e])?;
+    cancellation_point(db);
     let validated = naga_out::validate(naga_module).map_err(|e| vec![e])?;
+    cancellation_point(db);
     naga_out::write(&validated, target, entry).map_err(|e| vec![e])
 }
 
@@ -301,7 +304,7 @@ fn generate_derivative_with_defs(
     }
     .map_err(|message| vec![CodegenError { range: None, message }])?;
     let first_generated = module.functions.len();
-    differentiate(&mut module, &mut requests)?;
+    differentiate(db, &mut module, &mut requests)?;
     Ok((module, derivative, first_generated, requests, defs))
 }
 
@@ -357,6 +360,7 @@ fn lower(
     let mut lowerer = lower::ModuleLowerer::new(db);
     lowerer.conformances = options.conformances.clone();
     lowerer.lower_root(def, entry)?;
+    cancellation_point(db);
     let (mut module, mut requests) = (lowerer.module, lowerer.requests);
     // For testing the extraction of reverse mode on its own: backward
     // derivatives stay single functions.
@@ -372,6 +376,7 @@ fn lower(
     unroll::infer_bounds(&mut module);
     dce::run(&mut module);
     check(&module, &pending)?;
+    cancellation_point(db);
     if std::env::var_os("SLANG_ANALYZER_NORMALIZE_CFG").is_some() {
         // For testing the control-flow normalization of reverse mode on
         // its own: every function is replaced by its normalized form.
@@ -385,7 +390,8 @@ fn lower(
         dce::run(&mut module);
         check(&module, &pending)?;
     }
-    differentiate(&mut module, &mut requests)?;
+    differentiate(db, &mut module, &mut requests)?;
+    cancellation_point(db);
     // Unrolled counters as constants (see `fold`), for the drivers.
     fold::run(&mut module);
     dce::run(&mut module);
@@ -400,14 +406,21 @@ fn lower(
 /// Transcribe every requested derivative: forward mode, then reverse mode,
 /// again until none remains (a forward derivative of a backward one waits
 /// for reverse mode), validating and cleaning up after each pass.
-fn differentiate(module: &mut ir::Module, requests: &mut autodiff::Requests) -> Result<(), Vec<CodegenError>> {
+/// Between passes, gives way to a waiting edit ([`cancellation_point`]).
+fn differentiate(
+    db: &dyn Db,
+    module: &mut ir::Module,
+    requests: &mut autodiff::Requests,
+) -> Result<(), Vec<CodegenError>> {
     loop {
         let before = requests.pending();
+        cancellation_point(db);
         autodiff::fwd::run(module, requests).map_err(|e| vec![e])?;
         let pending = requests.pending();
         check(module, &pending)?;
         mem2reg::run(module);
         dce::run(module);
+        cancellation_point(db);
         autodiff::rev::run(module, requests).map_err(|e| vec![e])?;
         let pending = requests.pending();
         check(module, &pending)?;

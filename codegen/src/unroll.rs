@@ -364,37 +364,30 @@ fn unroll(f: &mut Function, shape: &Shape, n: u32) {
         let h = f.block(shape.header);
         h.params.iter().chain(&h.insts).copied().collect()
     };
-    let mut first_header = None;
-    let mut headers = Vec::new();
+    // Each copy's header with the block that enters it (`None`: the block
+    // before the loop, passing the initial state).
+    let mut headers: Vec<(BlockId, Option<BlockId>)> = Vec::new();
     // The back edge of the previous copy, waiting for the next header.
     let mut pending_back_edge: Option<BlockId> = None;
+    // What the code after the loop reads of the loop state: the last
+    // test's copies.
+    let mut last_map = HashMap::new();
     for k in 0..=n {
         let last = k == n;
         let blocks: Vec<BlockId> = if last { vec![shape.header] } else { shape.blocks.clone() };
         let (bmap, vmap) = clone_blocks(f, &blocks);
         let h = bmap[&shape.header];
-        first_header.get_or_insert(h);
-        headers.push(h);
         if let Some(prev) = pending_back_edge.take() {
             if let Terminator::Branch { target, .. } = &mut f.blocks[prev.index()].term {
                 *target = h;
             }
+            headers.push((h, Some(prev)));
+        } else {
+            headers.push((h, None));
         }
         if last {
             f.blocks[h.index()].term = Terminator::Branch { target: shape.brk, args: Vec::new() };
-            // The code after the loop reads the loop state of the last
-            // test.
-            let map_out = |v: ValueId| if header_values.contains(&v) { vmap.get(&v).copied().unwrap_or(v) } else { v };
-            // (The copies read their own renamed values, and the original
-            // blocks are cleared below: renaming everywhere is safe.)
-            for b in 0..f.blocks.len() {
-                for i in f.blocks[b].insts.clone() {
-                    if let ValueKind::Inst(op) = &mut f.values[i.index()].kind {
-                        op.map_operands(map_out);
-                    }
-                }
-                f.blocks[b].term.map_operands(map_out);
-            }
+            last_map = header_values.iter().filter_map(|v| Some((*v, *vmap.get(v)?))).collect();
         } else {
             f.blocks[h.index()].term = Terminator::Branch { target: bmap[&shape.body], args: Vec::new() };
             pending_back_edge = Some(bmap[&shape.cont]);
@@ -412,13 +405,40 @@ fn unroll(f: &mut Function, shape: &Shape, n: u32) {
             }
         }
     }
-    let args = shape.init.clone();
-    f.blocks[shape.pre.index()].term = Terminator::Branch { target: first_header.expect("a header"), args };
+    f.blocks[shape.pre.index()].term = Terminator::Branch { target: headers[0].0, args: Vec::new() };
     // Each copy's header is entered from one place: its parameters are
     // the values passed (so that reverse mode sees the copies as one
     // straight-line computation, recomputable from the loop's inputs).
-    for h in headers {
-        forward_params(f, h);
+    let mut subst: HashMap<ValueId, ValueId> = last_map;
+    for &(h, pred) in &headers {
+        let args = match pred {
+            None => shape.init.clone(),
+            Some(p) => match &mut f.blocks[p.index()].term {
+                Terminator::Branch { args, .. } => std::mem::take(args),
+                _ => Vec::new(),
+            },
+        };
+        let params = std::mem::take(&mut f.blocks[h.index()].params);
+        subst.extend(params.into_iter().zip(args));
+    }
+    // One renaming pass over the function (a value passed in may itself be
+    // a header parameter of an earlier copy: follow the chain).
+    let resolve = |mut v: ValueId| {
+        while let Some(&w) = subst.get(&v) {
+            if w == v {
+                break;
+            }
+            v = w;
+        }
+        v
+    };
+    for b in 0..f.blocks.len() {
+        for &i in &f.blocks[b].insts {
+            if let ValueKind::Inst(op) = &mut f.values[i.index()].kind {
+                op.map_operands(resolve);
+            }
+        }
+        f.blocks[b].term.map_operands(resolve);
     }
     // The original loop is gone.
     let mut dead = shape.blocks.clone();
@@ -432,29 +452,6 @@ fn unroll(f: &mut Function, shape: &Shape, n: u32) {
         block.params.clear();
         block.insts.clear();
         block.term = Terminator::Unreachable;
-    }
-}
-
-/// Replace the parameters of block `b`, entered by one `Branch`, by the
-/// arguments passed.
-fn forward_params(f: &mut Function, b: BlockId) {
-    if f.block(b).params.is_empty() {
-        return;
-    }
-    let preds: Vec<BlockId> = f.block_ids().filter(|&p| f.block(p).term.successors().contains(&b)).collect();
-    let [p] = preds.as_slice() else { return };
-    let Terminator::Branch { args, .. } = &mut f.blocks[p.index()].term else { return };
-    let args = std::mem::take(args);
-    let params = std::mem::take(&mut f.blocks[b.index()].params);
-    let subst: HashMap<ValueId, ValueId> = params.into_iter().zip(args).collect();
-    let rename = |v: ValueId| subst.get(&v).copied().unwrap_or(v);
-    for block in 0..f.blocks.len() {
-        for i in f.blocks[block].insts.clone() {
-            if let ValueKind::Inst(op) = &mut f.values[i.index()].kind {
-                op.map_operands(rename);
-            }
-        }
-        f.blocks[block].term.map_operands(rename);
     }
 }
 
