@@ -45,6 +45,10 @@ pub fn run(module: &mut Module) -> Result<(), Vec<CodegenError>> {
 
 /// Unroll the `[ForceUnroll]` loops of `f`, outermost first.
 pub fn unroll_function(f: &mut Function, types: &Types) -> Result<(), CodegenError> {
+    if f.force_unroll.is_empty() {
+        return Ok(());
+    }
+    let mut uses = Uses::of(f);
     while let Some((pre, header)) = next_loop(f) {
         let (_, range, bounded) = f.force_unroll.iter().find(|u| u.0 == header).copied().expect("a marked loop");
         f.force_unroll.retain(|u| u.0 != header);
@@ -52,7 +56,7 @@ pub fn unroll_function(f: &mut Function, types: &Types) -> Result<(), CodegenErr
             continue;
         };
         match trip_count(f, types, &shape) {
-            Some(n) if n <= MAX_UNROLL => unroll(f, &shape, n),
+            Some(n) if n <= MAX_UNROLL => unroll(f, &mut uses, &shape, n),
             Some(n) if !bounded => {
                 return Err(CodegenError {
                     range,
@@ -359,7 +363,7 @@ fn convert(c: Const, s: Scalar) -> Option<Const> {
 /// Replace the loop by `n` copies of its blocks, each copy's back edge
 /// entering the next copy's header, and a last copy of the header alone
 /// that goes on after the loop.
-fn unroll(f: &mut Function, shape: &Shape, n: u32) {
+fn unroll(f: &mut Function, uses: &mut Uses, shape: &Shape, n: u32) {
     let header_values: Vec<ValueId> = {
         let h = f.block(shape.header);
         h.params.iter().chain(&h.insts).copied().collect()
@@ -376,6 +380,9 @@ fn unroll(f: &mut Function, shape: &Shape, n: u32) {
         let last = k == n;
         let blocks: Vec<BlockId> = if last { vec![shape.header] } else { shape.blocks.clone() };
         let (bmap, vmap) = clone_blocks(f, &blocks);
+        for &b in bmap.values() {
+            uses.add_block(f, b);
+        }
         let h = bmap[&shape.header];
         if let Some(prev) = pending_back_edge.take() {
             if let Terminator::Branch { target, .. } = &mut f.blocks[prev.index()].term {
@@ -406,10 +413,15 @@ fn unroll(f: &mut Function, shape: &Shape, n: u32) {
         }
     }
     f.blocks[shape.pre.index()].term = Terminator::Branch { target: headers[0].0, args: Vec::new() };
+    // The code after the loop reads the loop state of the last test.
+    for (from, to) in last_map {
+        uses.replace(f, from, to);
+    }
     // Each copy's header is entered from one place: its parameters are
     // the values passed (so that reverse mode sees the copies as one
     // straight-line computation, recomputable from the loop's inputs).
-    let mut subst: HashMap<ValueId, ValueId> = last_map;
+    // In order: the values a copy passes on may be the parameters of the
+    // one before, replaced already.
     for &(h, pred) in &headers {
         let args = match pred {
             None => shape.init.clone(),
@@ -419,26 +431,9 @@ fn unroll(f: &mut Function, shape: &Shape, n: u32) {
             },
         };
         let params = std::mem::take(&mut f.blocks[h.index()].params);
-        subst.extend(params.into_iter().zip(args));
-    }
-    // One renaming pass over the function (a value passed in may itself be
-    // a header parameter of an earlier copy: follow the chain).
-    let resolve = |mut v: ValueId| {
-        while let Some(&w) = subst.get(&v) {
-            if w == v {
-                break;
-            }
-            v = w;
+        for (param, arg) in params.into_iter().zip(args) {
+            uses.replace(f, param, arg);
         }
-        v
-    };
-    for b in 0..f.blocks.len() {
-        for &i in &f.blocks[b].insts {
-            if let ValueKind::Inst(op) = &mut f.values[i.index()].kind {
-                op.map_operands(resolve);
-            }
-        }
-        f.blocks[b].term.map_operands(resolve);
     }
     // The original loop is gone.
     let mut dead = shape.blocks.clone();
@@ -452,6 +447,64 @@ fn unroll(f: &mut Function, shape: &Shape, n: u32) {
         block.params.clear();
         block.insts.clear();
         block.term = Terminator::Unreachable;
+    }
+}
+
+/// Who reads each value (instructions and terminators), so that replacing
+/// a value visits its readers only: unrolling replaces loop state
+/// hundreds of times in large functions, and a pass over the whole
+/// function each time would make unrolling quadratic. Readers are only
+/// ever added; one that no longer reads the value (a cleared block, a
+/// replaced terminator) is visited harmlessly, since a replaced value is
+/// replaced everywhere.
+struct Uses(HashMap<ValueId, Vec<Reader>>);
+
+#[derive(Clone, Copy)]
+enum Reader {
+    Inst(ValueId),
+    Term(BlockId),
+}
+
+impl Uses {
+    fn of(f: &Function) -> Uses {
+        let mut uses = Uses(HashMap::new());
+        for b in f.block_ids() {
+            uses.add_block(f, b);
+        }
+        uses
+    }
+
+    fn add_block(&mut self, f: &Function, b: BlockId) {
+        for &i in &f.block(b).insts {
+            if let ValueKind::Inst(op) = &f.value(i).kind {
+                for v in op.operands() {
+                    self.0.entry(v).or_default().push(Reader::Inst(i));
+                }
+            }
+        }
+        for v in f.block(b).term.operands() {
+            self.0.entry(v).or_default().push(Reader::Term(b));
+        }
+    }
+
+    /// Every read of `from` reads `to` instead.
+    fn replace(&mut self, f: &mut Function, from: ValueId, to: ValueId) {
+        if from == to {
+            return;
+        }
+        let Some(readers) = self.0.remove(&from) else { return };
+        let rename = |v: ValueId| if v == from { to } else { v };
+        for &r in &readers {
+            match r {
+                Reader::Inst(i) => {
+                    if let ValueKind::Inst(op) = &mut f.values[i.index()].kind {
+                        op.map_operands(rename);
+                    }
+                }
+                Reader::Term(b) => f.blocks[b.index()].term.map_operands(rename),
+            }
+        }
+        self.0.entry(to).or_default().extend(readers);
     }
 }
 

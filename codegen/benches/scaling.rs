@@ -1,0 +1,114 @@
+//! Does compile time and output size grow linearly with the unrolled
+//! program? MLPs of `W`-wide layers, `D` of them (tanh, `[ForceUnroll]`
+//! loops), differentiated in reverse mode with respect to their weights
+//! and inputs, as `tests/bench/gpu/mlp.slang` is: the unrolled program
+//! is proportional to the weight count `W²·D`. Each step doubles the
+//! width or the depth (or both) and reports how compile time (median of
+//! warm compiles to WGSL, core module loaded) and WGSL size grew,
+//! divided by how the weight count grew: linear is 1.0, and the target
+//! (issue 21: doubling grows time and size by at most ~2.2×) is ≤ 1.1.
+//!
+//! Run with `cargo bench -p slang-codegen --bench scaling`;
+//! `SCALING_KERNELS=DIR` also writes the kernels there.
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use std::time::{Duration, Instant};
+
+use slang_analysis::RootDatabase;
+use slang_codegen::{compile, Output, Target};
+
+/// The MLP kernel with `d` hidden layers of width `w` (input width `w`,
+/// one output).
+fn kernel(w: usize, d: usize) -> String {
+    let n = w * w * d + w * d + w + 1;
+    let mut s = format!(
+        "StructuredBuffer<float> weights;\nStructuredBuffer<float> inputs;\nRWStructuredBuffer<float> result;\n\
+         struct Net : IDifferentiable {{ float p[{n}]; }}\n\
+         [Differentiable]\nfloat evalNet(Net net, float x[{w}])\n{{\n    float h[{w}] = x;\n"
+    );
+    s += &format!(
+        "    [ForceUnroll]\n    for (int l = 0; l < {d}; l++)\n    {{\n        float g[{w}];\n\
+         \x20       [ForceUnroll]\n        for (int j = 0; j < {w}; j++)\n        {{\n\
+         \x20           float a = net.p[{ww}*{d} + l*{w} + j];\n\
+         \x20           [ForceUnroll]\n            for (int i = 0; i < {w}; i++)\n\
+         \x20               a += net.p[l*{ww} + j*{w} + i] * h[i];\n\
+         \x20           g[j] = tanh(a);\n        }}\n        h = g;\n    }}\n",
+        ww = w * w
+    );
+    s += &format!(
+        "    float y = net.p[{last}];\n    [ForceUnroll]\n    for (int i = 0; i < {w}; i++)\n\
+         \x20       y += net.p[{out} + i] * h[i];\n    return y;\n}}\n",
+        last = n - 1,
+        out = w * w * d + w * d
+    );
+    s += &format!(
+        "[shader(\"compute\")]\n[numthreads(64, 1, 1)]\nvoid main(uint3 id : SV_DispatchThreadID)\n{{\n\
+         \x20   Net net;\n    for (int i = 0; i < {n}; i++)\n        net.p[i] = weights[i];\n\
+         \x20   float x[{w}];\n    for (int i = 0; i < {w}; i++)\n        x[i] = inputs[id.x * {w} + i];\n\
+         \x20   var dn = diffPair(net);\n    var dx = diffPair(x);\n    bwd_diff(evalNet)(dn, dx, 1.0);\n\
+         \x20   result[id.x] = dx.d[0] + dn.d.p[id.x % {n}];\n}}\n"
+    );
+    s
+}
+
+/// Median compile time to WGSL and the WGSL's size.
+fn measure(db: &mut RootDatabase, w: usize, d: usize) -> (Duration, usize) {
+    let text = kernel(w, d);
+    if let Some(dir) = std::env::var_os("SCALING_KERNELS") {
+        // For profiling a size with the CLI.
+        std::fs::write(std::path::Path::new(&dir).join(format!("net_{w}_{d}.slang")), &text).unwrap();
+    }
+    let mut times = Vec::new();
+    let mut size = 0;
+    for run in 0..5 {
+        // A new text each time, so nothing of the file is reused.
+        let file = db.set_file("/bench/net.slang", &format!("{text}// {run}\n"));
+        let t = Instant::now();
+        match compile(db, file, "main", Target::Wgsl) {
+            Ok(Output::Text(wgsl)) => size = wgsl.len(),
+            Ok(Output::Binary(_)) => unreachable!("WGSL is text"),
+            Err(e) => panic!("W={w} D={d}: {e:?}"),
+        }
+        times.push(t.elapsed());
+    }
+    times.sort();
+    (times[times.len() / 2], size)
+}
+
+fn main() {
+    // `cargo test --benches` runs benches with `--bench`-less args: skip.
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let mut db = RootDatabase::new();
+    let shapes = [(8, 2), (16, 2), (8, 4), (16, 4), (32, 2), (16, 8)];
+    let mut results = Vec::new();
+    for &(w, d) in &shapes {
+        let (t, size) = measure(&mut db, w, d);
+        println!(
+            "W={w:<3} D={d:<2} weights {:>6}  compile {:>9.1} ms  WGSL {:>9} B",
+            w * w * d,
+            t.as_secs_f64() * 1e3,
+            size
+        );
+        results.push(((w, d), t, size));
+    }
+    println!("\nstep                 weights×   time×   size×   time×/weights×   size×/weights×");
+    let mut worst: f64 = 0.0;
+    for (a, b) in [(0, 1), (0, 2), (1, 3), (2, 3), (1, 4), (3, 5)] {
+        let ((wa, da), ta, sa) = results[a];
+        let ((wb, db_), tb, sb) = results[b];
+        let grow = (wb * wb * db_) as f64 / (wa * wa * da) as f64;
+        let tg = tb.as_secs_f64() / ta.as_secs_f64();
+        let sg = sb as f64 / sa as f64;
+        worst = worst.max(tg / grow).max(sg / grow);
+        println!(
+            "W{wa},D{da} → W{wb},D{db_:<6} {grow:>8.1} {tg:>7.2} {sg:>7.2} {:>16.2} {:>16.2}",
+            tg / grow,
+            sg / grow
+        );
+    }
+    println!("\nworst growth over the program's: {worst:.2} (target ≤ 1.1)");
+}
