@@ -66,6 +66,7 @@ pub fn run(module: &mut Module, combined: &mut Combined) -> (u32, u32) {
         let src = &module.functions[combined.primal.index()];
         Recompute::new(src, &mut func, &mut module.types, combined, pure).run();
     }
+    counters(&mut func, combined);
     prune(&mut func, &mut combined.saves);
     module.functions[d] = func;
     context_size(&combined.saves)
@@ -428,6 +429,72 @@ impl<'a> Recompute<'a> {
         self.func.values.push(Value { ty, kind: ValueKind::Inst(op), span });
         self.pending.push(v);
         v
+    }
+}
+
+/// Where a loop in another loop starts and ends, computed from the
+/// enclosing iteration's number rather than read: the counter of each
+/// run of loop `l` starts at that number times [`SavedLoop::stride`]
+/// (`crate::autodiff::rev::SavedLoop`), and ends `trip + 1` later when
+/// its trip count is a constant.
+fn counters(func: &mut Function, combined: &Combined) {
+    let mut known: HashMap<ValueId, (i64, Option<i64>)> = HashMap::new();
+    for l in &combined.loops {
+        let stride = i64::from(l.stride);
+        if let Some(b) = l.before {
+            known.insert(b, (stride, Some(0)));
+        }
+        if let (Some(a), Some(t), Some(_)) = (l.after, l.trip, l.parent) {
+            known.insert(a, (stride, Some(i64::from(t) + 1)));
+        }
+    }
+    if known.is_empty() {
+        return;
+    }
+    let mut replaced: HashMap<ValueId, ValueId> = HashMap::new();
+    for b in 0..func.blocks.len() {
+        let old = std::mem::take(&mut func.blocks[b].insts);
+        let mut insts = Vec::with_capacity(old.len());
+        for v in old {
+            let hit = match func.op(v) {
+                Some(&Op::Load(addr)) => match func.op(addr) {
+                    Some(&Op::ElementAddr(base, idx)) => known.get(&base).map(|&k| (idx, k)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some((idx, (stride, offset))) = hit else {
+                insts.push(v);
+                continue;
+            };
+            let (ty, span) = (func.value(v).ty, func.value(v).span);
+            let mut push = |func: &mut Function, op: Op| {
+                let r = ValueId(func.values.len() as u32);
+                func.values.push(Value { ty, kind: ValueKind::Inst(op), span });
+                insts.push(r);
+                r
+            };
+            let s = push(func, Op::Const(Const::Int(stride)));
+            let mut r = push(func, Op::Binary(BinaryOp::Mul, idx, s));
+            if let Some(o) = offset.filter(|&o| o != 0) {
+                let o = push(func, Op::Const(Const::Int(o)));
+                r = push(func, Op::Binary(BinaryOp::Add, r, o));
+            }
+            replaced.insert(v, r);
+        }
+        func.blocks[b].insts = insts;
+    }
+    if replaced.is_empty() {
+        return;
+    }
+    let map = |v: ValueId| replaced.get(&v).copied().unwrap_or(v);
+    for value in &mut func.values {
+        if let ValueKind::Inst(op) = &mut value.kind {
+            op.map_operands(map);
+        }
+    }
+    for block in &mut func.blocks {
+        block.term.map_operands(map);
     }
 }
 
