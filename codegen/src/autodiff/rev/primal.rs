@@ -519,8 +519,7 @@ impl Rev<'_> {
         }
         let t = self.st.b.ty(v);
         let copies = self.st.loop_stack.last().map(|&l| self.st.loops[l].cap).unwrap_or(1);
-        let size = crate::layout::size_of(&self.module.types, t, crate::layout::Rules::Std430);
-        let bytes = size.saturating_mul(copies);
+        let bytes = crate::autodiff::checkpoint::save_bytes(&self.module.types, t, copies);
         match self.st.loop_stack.last().copied() {
             None => {
                 let pt = self.ptr_ty(t);
