@@ -22,11 +22,25 @@
 //!   rather than recomputed per iteration, unless computed from constants
 //!   alone). Recomputations are shared
 //!   within a block.
+//!   Operands the backward part does not read themselves (so were never
+//!   saved) are recomputed the same way from theirs; a value of an
+//!   enclosing loop is recomputed at its own level (from that loop's
+//!   iteration being reversed).
+//! * **Merges recomputed**: a scalar or vector block parameter merging
+//!   the two sides of an `if` that branch straight to it, as a `select`
+//!   on the condition of the values the sides pass.
 //! * **Recomputed from the iteration number**: an integer induction
 //!   variable of a loop (a block parameter entering with a value readable
-//!   there and advanced by a constant step on every back edge), as its
-//!   first value plus the step times the iterations before the one being
-//!   reversed.
+//!   there and advanced by a constant step on every back edge — or, in
+//!   the shape normalization gives a `for` loop, on every path but the one
+//!   that leaves the loop), as its first value plus the step times the
+//!   iterations before the one being reversed.
+//! * **Loop counters computed**: where each run of a loop in another loop
+//!   starts (the enclosing iteration's number times the loop's stride)
+//!   and, for a constant trip count, ends ([`counters`]).
+//! * **Saved once rather than per iteration**: a value of a loop in no
+//!   other loop that the backward part reads only after the loop's
+//!   reversal (the last iteration's) ([`last_only`]).
 //! * **Calls recomputed**: a call of a pure function ([`pure_callees`]:
 //!   reads only its arguments, writes only its own locals) from operands
 //!   as above, unless the callee is `[PreferCheckpoint]`.
@@ -45,12 +59,13 @@
 //! caller keeps no context for it and its backward derivative recomputes
 //! its primal.)
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use crate::autodiff::rev::{Combined, Save};
 use crate::ir::{
     AddressSpace, BinaryOp, BlockId, Const, FuncId, Function, FunctionBuilder, Module, Op, Terminator, Type, TypeId,
-    Types, Value, ValueId, ValueKind,
+    Types, UnaryOp, Value, ValueId, ValueKind,
 };
 
 /// Run the pass on a transcribed backward derivative: recompute what is
@@ -66,9 +81,22 @@ pub fn run(module: &mut Module, combined: &mut Combined) -> (u32, u32) {
         let src = &module.functions[combined.primal.index()];
         Recompute::new(src, &mut func, &mut module.types, combined, pure).run();
     }
+    counters(&mut func, combined);
     prune(&mut func, &mut combined.saves);
+    last_only(&mut func, &mut module.types, combined);
     module.functions[d] = func;
     context_size(&combined.saves)
+}
+
+/// Bytes per thread of a save of `copies` values of type `t`: one value's
+/// own size (a `float3` is 12 bytes, as the reference compiler counts
+/// it), or an array's (its elements' stride times their number).
+pub fn save_bytes(types: &Types, t: TypeId, copies: u32) -> u32 {
+    use crate::layout::{align_size, size_of, Rules};
+    match copies {
+        1 => align_size(types, t, Rules::Std430).1,
+        n => size_of(types, t, Rules::Std430).saturating_mul(n),
+    }
 }
 
 /// Bytes per thread and number of values of a set of saves.
@@ -145,6 +173,8 @@ struct Recompute<'a> {
     pending: Vec<ValueId>,
     /// The pure functions `f` calls ([`pure_callees`]).
     pure: HashSet<FuncId>,
+    /// What [`Self::feasible`] found, per value and loop level.
+    feasible_memo: RefCell<HashMap<(ValueId, Option<usize>), bool>>,
 }
 
 impl<'a> Recompute<'a> {
@@ -157,7 +187,18 @@ impl<'a> Recompute<'a> {
     ) -> Self {
         let by_var = combined.saves.iter().enumerate().map(|(i, s)| (s.var, i)).collect();
         let by_origin = combined.saves.iter().enumerate().filter_map(|(i, s)| Some((s.origin?, i))).collect();
-        Recompute { src, func, types, combined, by_var, by_origin, memo: HashMap::new(), pending: Vec::new(), pure }
+        Recompute {
+            src,
+            func,
+            types,
+            combined,
+            by_var,
+            by_origin,
+            memo: HashMap::new(),
+            pending: Vec::new(),
+            pure,
+            feasible_memo: RefCell::default(),
+        }
     }
 
     fn run(&mut self) {
@@ -232,12 +273,48 @@ impl<'a> Recompute<'a> {
     /// arithmetic whose every operand is a constant, a parameter, or
     /// saved at that level or an enclosing one.
     fn feasible(&self, x: ValueId, lp: Option<usize>) -> bool {
-        let Some(op) = self.src.op(x) else { return self.induction(x, lp).is_some() };
-        let call_ok = match op {
-            Op::Call(g, _) => self.pure.contains(g),
-            _ => recomputable_op(Some(op)),
+        if let Some(&known) = self.feasible_memo.borrow().get(&(x, lp)) {
+            return known;
+        }
+        // (Cycles, through block parameters: not feasible.)
+        self.feasible_memo.borrow_mut().insert((x, lp), false);
+        let ok = match self.src.op(x) {
+            None => {
+                self.induction(x, lp).is_some()
+                    || self.phi(x).is_some_and(|p| p.into_iter().all(|o| self.available(o, lp)))
+            }
+            Some(op) => {
+                let call_ok = match op {
+                    Op::Call(g, _) => self.pure.contains(g),
+                    _ => recomputable_op(Some(op)),
+                };
+                call_ok && op.operands().into_iter().all(|o| self.available(o, lp))
+            }
         };
-        call_ok && op.operands().into_iter().all(|o| self.available(o, lp))
+        self.feasible_memo.borrow_mut().insert((x, lp), ok);
+        ok
+    }
+
+    /// When block parameter `x` of `f` is the merge of an `if` whose two
+    /// sides branch straight to it: the condition and the value each side
+    /// passes (recomputed as a `select`).
+    fn phi(&self, x: ValueId) -> Option<[ValueId; 3]> {
+        let ValueKind::Param { block, index } = self.src.value(x).kind else { return None };
+        // (`select` takes scalars and vectors.)
+        if !matches!(self.types.get(self.src.value(x).ty), Type::Scalar(_) | Type::Vector(..)) {
+            return None;
+        }
+        let (cond, then, els) = self.src.blocks.iter().find_map(|b| match b.term {
+            Terminator::If { cond, then, els, merge } if merge == block => Some((cond, then, els)),
+            _ => None,
+        })?;
+        let arg = |side: BlockId| match &self.src.block(side).term {
+            Terminator::Branch { target, args } if *target == block => args.get(index as usize).copied(),
+            _ => None,
+        };
+        let preds = self.src.blocks.iter().filter(|b| b.term.successors().contains(&block)).count();
+        (preds == 2).then_some(())?;
+        Some([cond, arg(then)?, arg(els)?])
     }
 
     /// Whether `x` is arithmetic of constants alone (as cheap to compute
@@ -253,7 +330,13 @@ impl<'a> Recompute<'a> {
     fn available(&self, o: ValueId, lp: Option<usize>) -> bool {
         matches!(self.src.op(o), Some(Op::Const(_)))
             || self.combined.params.contains_key(&o)
-            || self.by_origin.get(&o).is_some_and(|&s| self.readable_at(self.combined.saves[s].lp, lp))
+            || match self.by_origin.get(&o) {
+                Some(&s) => self.readable_at(self.combined.saves[s].lp, lp),
+                // Not saved (the backward part reads it only through
+                // what is computed from it): computed again from
+                // operands that are.
+                None => self.feasible(o, lp),
+            }
     }
 
     /// When block parameter `x` of `f` is an integer induction variable of
@@ -281,7 +364,7 @@ impl<'a> Recompute<'a> {
                 _ => continue,
             };
             let a = *args.get(index as usize)?;
-            let this_step = match self.src.op(a) {
+            let advanced = |a: ValueId| match self.src.op(a) {
                 Some(Op::Binary(BinaryOp::Add, p, c)) | Some(Op::Binary(BinaryOp::Add, c, p))
                     if *p == x && matches!(self.src.op(*c), Some(Op::Const(Const::Int(_)))) =>
                 {
@@ -289,13 +372,16 @@ impl<'a> Recompute<'a> {
                 }
                 _ => None,
             };
+            let this_step = advanced(a).map(|c| vec![c]).or_else(|| self.advanced_unless_last(x, a, block, advanced));
             match this_step {
-                Some(c) => {
+                Some(cs) => {
                     let value = |v: ValueId| self.src.op(v).cloned();
-                    if step.is_some_and(|s| value(s) != value(c)) {
-                        return None;
+                    for c in cs {
+                        if step.is_some_and(|s| value(s) != value(c)) {
+                            return None;
+                        }
+                        step = Some(c);
                     }
-                    step = Some(c);
                 }
                 None => {
                     if first.is_some_and(|f| f != a) || !self.available(a, self.combined.loops[l].parent) {
@@ -306,6 +392,61 @@ impl<'a> Recompute<'a> {
             }
         }
         Some((first?, step?))
+    }
+
+    /// The steps of `x` when the back edge of its loop (header `header`)
+    /// passes `a`, a parameter of a merge block that receives `x + step`
+    /// or `x` itself, the latter only on paths where the condition on
+    /// which the merge block then leaves the loop holds (the shape
+    /// [`normalize`](crate::autodiff::rev::normalize) gives a `for`
+    /// loop's continuing part: skipped in the iteration that exits).
+    fn advanced_unless_last(
+        &self,
+        x: ValueId,
+        a: ValueId,
+        header: BlockId,
+        advanced: impl Fn(ValueId) -> Option<ValueId>,
+    ) -> Option<Vec<ValueId>> {
+        let ValueKind::Param { block: merge, index } = self.src.value(a).kind else { return None };
+        let brk = self.src.blocks.iter().find_map(|b| match b.term {
+            Terminator::Loop { header: h, brk, .. } if h == header => Some(brk),
+            _ => None,
+        })?;
+        // The merge block: `if e then (leave the loop) else …`.
+        let Terminator::If { cond: e, then, .. } = self.src.block(merge).term else { return None };
+        if !matches!(&self.src.block(then).term, Terminator::Branch { target, .. } if *target == brk) {
+            return None;
+        }
+        let same = |c: ValueId| c == e || (self.src.op(c).is_some() && self.src.op(c) == self.src.op(e));
+        let mut steps = Vec::new();
+        for (i, b) in self.src.blocks.iter().enumerate() {
+            let Terminator::Branch { target, args } = &b.term else { continue };
+            if *target != merge {
+                continue;
+            }
+            let v = *args.get(index as usize)?;
+            if let Some(c) = advanced(v) {
+                steps.push(c);
+                continue;
+            }
+            if v != x {
+                return None;
+            }
+            // Reached only when `e` holds: the `then` side of `if e`, or
+            // the `else` side of `if !e`.
+            let p = BlockId(i as u32);
+            let guarded = self.src.blocks.iter().any(|g| match g.term {
+                Terminator::If { cond, then, els, .. } => {
+                    (then == p && same(cond))
+                        || (els == p && matches!(self.src.op(cond), Some(Op::Unary(UnaryOp::Not, n)) if same(*n)))
+                }
+                _ => false,
+            });
+            if !guarded {
+                return None;
+            }
+        }
+        (!steps.is_empty()).then_some(steps)
     }
 
     /// Whether a value saved at loop level `saved` can be read at level
@@ -338,7 +479,18 @@ impl<'a> Recompute<'a> {
         if let Some(&r) = self.memo.get(&(x, block)) {
             return r;
         }
-        let Some(op) = self.src.op(x) else { return self.recompute_induction(x, lp, block) };
+        let Some(op) = self.src.op(x) else {
+            if self.induction(x, lp).is_none() {
+                if let Some([c, a, b]) = self.phi(x) {
+                    let ops = [c, a, b].map(|o| self.operand(o, lp, block));
+                    let value = self.src.value(x);
+                    let r = self.push(Op::Select(ops[0], ops[1], ops[2]), value.ty, value.span);
+                    self.memo.insert((x, block), r);
+                    return r;
+                }
+            }
+            return self.recompute_induction(x, lp, block);
+        };
         let mut op = op.clone();
         let operands: HashMap<ValueId, ValueId> =
             op.operands().into_iter().map(|o| (o, self.operand(o, lp, block))).collect();
@@ -389,9 +541,13 @@ impl<'a> Recompute<'a> {
         if let Some(&p) = self.combined.params.get(&o) {
             return p;
         }
-        let s = self.combined.saves[self.by_origin[&o]];
-        // (Arithmetic of constants alone is computed again at any level.)
-        if (s.lp == lp && self.feasible(o, lp)) || self.constant(o) {
+        let Some(&s) = self.by_origin.get(&o) else { return self.recompute(o, lp, block) };
+        let s = self.combined.saves[s];
+        // (Arithmetic of constants alone is computed again at any level;
+        // a value of an enclosing loop at its own level, from that loop's
+        // iteration being reversed.)
+        let own_level = s.lp == lp || s.lp.is_some_and(|l| self.encloses(l, lp));
+        if (own_level && self.feasible(o, s.lp)) || self.constant(o) {
             return self.recompute(o, s.lp, block);
         }
         let r = self.read(s, lp);
@@ -428,6 +584,145 @@ impl<'a> Recompute<'a> {
         self.func.values.push(Value { ty, kind: ValueKind::Inst(op), span });
         self.pending.push(v);
         v
+    }
+}
+
+/// Where a loop in another loop starts and ends, computed from the
+/// enclosing iteration's number rather than read: the counter of each
+/// run of loop `l` starts at that number times [`SavedLoop::stride`]
+/// (`crate::autodiff::rev::SavedLoop`), and ends `trip + 1` later when
+/// its trip count is a constant.
+fn counters(func: &mut Function, combined: &Combined) {
+    let mut known: HashMap<ValueId, (i64, Option<i64>)> = HashMap::new();
+    for l in &combined.loops {
+        let stride = i64::from(l.stride);
+        if let Some(b) = l.before {
+            known.insert(b, (stride, Some(0)));
+        }
+        if let (Some(a), Some(t), Some(_)) = (l.after, l.trip, l.parent) {
+            known.insert(a, (stride, Some(i64::from(t) + 1)));
+        }
+    }
+    if known.is_empty() {
+        return;
+    }
+    let mut replaced: HashMap<ValueId, ValueId> = HashMap::new();
+    for b in 0..func.blocks.len() {
+        let old = std::mem::take(&mut func.blocks[b].insts);
+        let mut insts = Vec::with_capacity(old.len());
+        for v in old {
+            let hit = match func.op(v) {
+                Some(&Op::Load(addr)) => match func.op(addr) {
+                    Some(&Op::ElementAddr(base, idx)) => known.get(&base).map(|&k| (idx, k)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some((idx, (stride, offset))) = hit else {
+                insts.push(v);
+                continue;
+            };
+            let (ty, span) = (func.value(v).ty, func.value(v).span);
+            let mut push = |func: &mut Function, op: Op| {
+                let r = ValueId(func.values.len() as u32);
+                func.values.push(Value { ty, kind: ValueKind::Inst(op), span });
+                insts.push(r);
+                r
+            };
+            let s = push(func, Op::Const(Const::Int(stride)));
+            let mut r = push(func, Op::Binary(BinaryOp::Mul, idx, s));
+            if let Some(o) = offset.filter(|&o| o != 0) {
+                let o = push(func, Op::Const(Const::Int(o)));
+                r = push(func, Op::Binary(BinaryOp::Add, r, o));
+            }
+            replaced.insert(v, r);
+        }
+        func.blocks[b].insts = insts;
+    }
+    if replaced.is_empty() {
+        return;
+    }
+    let map = |v: ValueId| replaced.get(&v).copied().unwrap_or(v);
+    for value in &mut func.values {
+        if let ValueKind::Inst(op) = &mut value.kind {
+            op.map_operands(map);
+        }
+    }
+    for block in &mut func.blocks {
+        block.term.map_operands(map);
+    }
+}
+
+/// A value of a loop in no other loop that the backward part reads only
+/// after the loop's reversal (the last iteration's, as a value of the
+/// loop's header used after the loop) is saved in one variable that every
+/// iteration overwrites, rather than in a slot per iteration.
+fn last_only(func: &mut Function, types: &mut Types, combined: &mut Combined) {
+    let mut slots: HashMap<ValueId, Vec<ValueId>> = HashMap::new();
+    let mut in_reversal: HashSet<ValueId> = HashSet::new();
+    let rev_index: HashMap<usize, ValueId> =
+        combined.loops.iter().enumerate().filter_map(|(l, lp)| Some((l, lp.rev_index?))).collect();
+    let by_var: HashMap<ValueId, usize> = combined
+        .saves
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.lp.is_some_and(|l| combined.loops[l].parent.is_none()))
+        .map(|(i, s)| (s.var, i))
+        .collect();
+    for block in &func.blocks {
+        for &i in &block.insts {
+            let Some(&Op::ElementAddr(base, idx)) = func.op(i) else { continue };
+            let Some(&s) = by_var.get(&base) else { continue };
+            slots.entry(base).or_default().push(i);
+            let l = combined.saves[s].lp.expect("in a loop");
+            if rev_index.get(&l) == Some(&idx) {
+                in_reversal.insert(base);
+            }
+        }
+    }
+    // Every slot address must be a plain load or store's.
+    let mut used_otherwise: HashSet<ValueId> = HashSet::new();
+    for value in &func.values {
+        if let ValueKind::Inst(op) = &value.kind {
+            match op {
+                Op::Load(_) => {}
+                Op::Store { value, .. } => {
+                    used_otherwise.insert(*value);
+                }
+                other => used_otherwise.extend(other.operands()),
+            }
+        }
+    }
+    for block in &func.blocks {
+        used_otherwise.extend(block.term.operands());
+    }
+    let mut replaced: HashMap<ValueId, ValueId> = HashMap::new();
+    for (&var, addrs) in &slots {
+        if in_reversal.contains(&var) || addrs.iter().any(|a| used_otherwise.contains(a)) {
+            continue;
+        }
+        let s = by_var[&var];
+        let (at, space) = types.pointee(func.value(var).ty).expect("a variable");
+        let Type::Array(t, _) = *types.get(at) else { continue };
+        func.values[var.index()].ty = types.intern(Type::Ptr(t, space));
+        for &a in addrs {
+            replaced.insert(a, var);
+        }
+        let save = &mut combined.saves[s];
+        save.lp = None;
+        save.bytes = save_bytes(types, t, 1);
+    }
+    if replaced.is_empty() {
+        return;
+    }
+    for block in &mut func.blocks {
+        block.insts.retain(|i| !replaced.contains_key(i));
+    }
+    let map = |v: ValueId| replaced.get(&v).copied().unwrap_or(v);
+    for value in &mut func.values {
+        if let ValueKind::Inst(op) = &mut value.kind {
+            op.map_operands(map);
+        }
     }
 }
 

@@ -233,6 +233,13 @@ pub struct SavedLoop {
     /// The save of the iteration count after the loop (the last
     /// iteration's values are read through it after the loop).
     pub after: Option<ValueId>,
+    /// The iterations one run of it numbers (`MaxIters + 1`): in an
+    /// enclosing loop, each run's counter starts at the enclosing
+    /// iteration's number times this.
+    pub stride: u32,
+    /// How many times its body runs, when that is the same on every run
+    /// ([`crate::unroll::exact_trip_count`]).
+    pub trip: Option<u32>,
 }
 
 /// Transcribe the backward derivative `derivative` of `primal` into one
@@ -338,6 +345,8 @@ pub fn transpose(module: &mut Module, requests: &mut Requests, unzipped: Unzippe
                 rev_blocks: l.rev_blocks.clone(),
                 before: l.before.map(|a| a.var),
                 after: l.after.map(|a| a.var),
+                stride: l.bound.saturating_add(1),
+                trip: l.trip,
             })
             .collect();
     let params: HashMap<ValueId, ValueId> = src
@@ -625,6 +634,8 @@ struct LoopInfo {
     /// and the blocks of the reversal.
     rev_index: Option<ValueId>,
     rev_blocks: Vec<BlockId>,
+    /// How many times its body runs, when the same on every run.
+    trip: Option<u32>,
 }
 
 /// A condition of the primal part that the backward part reads: saved,

@@ -386,8 +386,11 @@ impl Rev<'_> {
         let broke = self.var(bool_ty, Some(no));
         let continued = self.var(bool_ty, Some(no));
         let l = self.st.loops.len();
-        // The counter numbers iterations over the whole run (never reset,
-        // so the iterations of a nested loop index saved values uniquely).
+        // The counter numbers the iterations of the loop: from zero in no
+        // other loop, and from `stride` times the enclosing iteration's
+        // number in one (so that the iterations of a nested loop index
+        // saved values uniquely, and where each run of it starts is known
+        // from the enclosing iteration's number rather than saved).
         self.st.loops.push(LoopInfo {
             cap,
             bound: n,
@@ -402,12 +405,17 @@ impl Rev<'_> {
             parent: self.st.loop_stack.last().copied(),
             rev_index: None,
             rev_blocks: Vec::new(),
+            trip: None,
         });
         self.st.loop_of_node.insert(node as *const Node, l);
         // (A loop in no other one is reached at most once, with the
-        // counter at zero: nothing to save.)
-        if !self.st.loop_stack.is_empty() {
-            let c0 = self.load(counter);
+        // counter at zero: nothing to save. In one, `checkpoint` reads
+        // the start from the enclosing iteration's number.)
+        if let Some(&p) = self.st.loop_stack.last() {
+            let outer = self.st.loops[p].index.expect("inside the enclosing loop");
+            let stride = self.inst(Op::Const(crate::ir::Const::Int(i64::from(n) + 1)), int);
+            let c0 = self.inst(Op::Binary(BinaryOp::Mul, outer, stride), int);
+            self.store(counter, c0);
             self.st.loops[l].before = Some(self.save(c0));
         }
         let f = self.inst(Op::Const(crate::ir::Const::Bool(false)), bool_ty);
@@ -486,14 +494,16 @@ impl Rev<'_> {
         self.st.cur = Some(brk);
         let c1 = self.load(counter);
         self.st.loops[l].after = Some(self.save(c1));
-        // (In no other loop, the counter starts at zero: after a loop whose
-        // body runs `n` times, it has counted `n + 1` tests.)
-        if self.st.loops[l].parent.is_none() && !self.st.normalize_only {
+        // (After a loop whose body runs `n` times, the counter has counted
+        // `n + 1` tests from its start; in no other loop, from zero.)
+        if !self.st.normalize_only {
             let pre = self
                 .src
                 .block_ids()
                 .find(|&b| matches!(self.src.block(b).term, Terminator::Loop { header, .. } if header == header_block));
-            if let Some(n) = pre.and_then(|pre| crate::unroll::exact_trip_count(self.src, &self.module.types, pre)) {
+            let trip = pre.and_then(|pre| crate::unroll::exact_trip_count(self.src, &self.module.types, pre));
+            self.st.loops[l].trip = trip;
+            if let (Some(n), None) = (trip, self.st.loops[l].parent) {
                 if let Some(last) = self.st.saves.last_mut() {
                     last.constant = Some(crate::ir::Const::Int(i64::from(n) + 1));
                 }
@@ -509,8 +519,7 @@ impl Rev<'_> {
         }
         let t = self.st.b.ty(v);
         let copies = self.st.loop_stack.last().map(|&l| self.st.loops[l].cap).unwrap_or(1);
-        let size = crate::layout::size_of(&self.module.types, t, crate::layout::Rules::Std430);
-        let bytes = size.saturating_mul(copies);
+        let bytes = crate::autodiff::checkpoint::save_bytes(&self.module.types, t, copies);
         match self.st.loop_stack.last().copied() {
             None => {
                 let pt = self.ptr_ty(t);
