@@ -72,11 +72,13 @@ impl<'db> ModuleLowerer<'db> {
                 self.intern(Type::Scalar(if unsigned { Scalar::UInt32 } else { Scalar::Int32 }))
             }
             Ty::Adt { def, args, .. }
-                if args.is_empty()
-                    && !slang_analysis::core_files(self.db).contains(&def.file(self.db))
+                if !slang_analysis::core_files(self.db).contains(&def.file(self.db))
                     && item_of(self.db, *def).is_some_and(|i| i.kind == ItemKind::Interface) =>
             {
-                self.existential(*def, at)?
+                if args.iter().any(|a| matches!(a, Ty::Param { .. } | Ty::Unknown)) {
+                    return err(at, format!("the generic arguments of `{ty}` are not known here"));
+                }
+                self.existential(ty, at)?
             }
             Ty::Tuple(items) => self.tuple_ty(items, at)?,
             Ty::Adt { def, args, name }
