@@ -158,6 +158,35 @@ pub fn conformance(db: &dyn Db, file: SourceFile, ty: &Ty, iface: DefId) -> Opti
     type_conformance(db, file, *def, iface)
 }
 
+/// The associated type of its interface that requirement `req` returns
+/// (`MaterialInstance setup();` in an interface declaring
+/// `associatedtype MaterialInstance : IMaterialInstance`): its
+/// declaration. Called on an interface-typed value, the result is of the
+/// value's associated type ([`Ty::Assoc`] of the interface type).
+pub fn associated_result(db: &dyn Db, req: DefId) -> Option<DefId> {
+    let iface = parent_of(db, req).filter(|&p| item_of(db, p).is_some_and(|i| i.kind == ItemKind::Interface))?;
+    let crate::hir::TypeRef::Path(segs) = &crate::infer::fn_sig(db, req).ret else { return None };
+    let [seg] = segs.as_slice() else { return None };
+    if !seg.args.is_empty() {
+        return None;
+    }
+    associated_type(db, iface, &seg.name)
+}
+
+/// The declaration of associated type `name` of interface `iface` (or of
+/// an interface it inherits).
+pub fn associated_type(db: &dyn Db, iface: DefId, name: &str) -> Option<DefId> {
+    let mut closure = HashSet::new();
+    interface_closure(db, iface, &mut closure);
+    let mut all: Vec<DefId> = closure.into_iter().collect();
+    all.sort_by_key(|d| (d != &iface, d.ast_index(db)));
+    all.into_iter().find_map(|i| {
+        let item = item_of(db, i)?;
+        let m = item.members.iter().find(|m| m.kind == ItemKind::AssociatedType && m.name.as_deref() == Some(name))?;
+        Some(DefId::new(db, i.file(db), m.ast_index))
+    })
+}
+
 /// The supertypes written on user struct or class `def` and on the
 /// non-generic extensions of it that `file` can see, each with the
 /// declaration it is written in; `None` when that cannot be told here

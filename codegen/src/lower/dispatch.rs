@@ -17,15 +17,42 @@ impl<'db> ModuleLowerer<'db> {
             return Ok(e.0);
         }
         let db = self.db;
-        let Ty::Adt { def: iface, .. } = iface_ty else { return err(at, format!("`{iface_ty}` is not an interface")) };
-        let iface = *iface;
         let shown = iface_ty.to_string();
         if self.existentials_in_progress.contains(iface_ty) {
             return err(at, format!("a type conforming to `{shown}` holds a `{shown}` value: not supported yet"));
         }
+        let iface = match iface_ty {
+            Ty::Adt { def, .. } => *def,
+            Ty::Assoc(base, _) => match &**base {
+                Ty::Adt { def, .. } => *def,
+                _ => return err(at, format!("`{iface_ty}` is not an interface's associated type")),
+            },
+            _ => return err(at, format!("`{iface_ty}` is not an interface")),
+        };
         let file = self.root_file.unwrap_or(iface.file(db));
         let mut variants: Vec<Ty> = Vec::new();
+        if let Ty::Assoc(base, name) = iface_ty {
+            // An associated type: that of each type the interface value
+            // may hold, under the same tag.
+            self.existential(base, at)?;
+            for (v, _) in self.existentials[&**base].1.clone() {
+                let Ty::Adt { def, args, .. } = &v else { unreachable!("variants are struct types") };
+                let params = item_of(db, *def).map(|i| i.generic_params.clone()).unwrap_or_default();
+                let bindings: HashMap<String, Ty> =
+                    params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+                let path = TypeRef::Path(vec![hir::PathSegment { name: name.clone(), args: Vec::new() }]);
+                let t = DeclCtx::specialized(db, *def, &bindings).resolve(&path);
+                if !matches!(&t, Ty::Adt { def, .. } if item_of(db, *def).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)))
+                {
+                    return err(at, format!("`{v}.{name}` is not a struct type (`{t}`)"));
+                }
+                variants.push(t);
+            }
+        }
         for &f in slang_analysis::module_graph::visible_files(db, file).iter() {
+            if matches!(iface_ty, Ty::Assoc(..)) {
+                break;
+            }
             for item in item_tree(db, f).walk() {
                 if !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
                     continue;
@@ -61,7 +88,25 @@ impl<'db> ModuleLowerer<'db> {
         // A value of a differentiable interface (`IModel : IDifferentiable`)
         // is differentiable: its derivative holds one for each type it may
         // hold (the tag says which is meant).
-        if slang_analysis::autodiff::type_diff(db, file, iface_ty) == slang_analysis::autodiff::TypeDiff::Value {
+        // (An associated type's values are when an interface it is
+        // constrained to is.)
+        let diff_tys: Vec<Ty> = match iface_ty {
+            Ty::Assoc(_, name) => slang_analysis::generics::associated_type(db, iface, name)
+                .and_then(|a| slang_analysis::generics::constraint_interfaces(db, a))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|d| Ty::Adt {
+                    def: d,
+                    args: Vec::new(),
+                    name: item_of(db, d).and_then(|i| i.name.clone()).unwrap_or_default(),
+                })
+                .collect(),
+            _ => vec![iface_ty.clone()],
+        };
+        if diff_tys
+            .iter()
+            .any(|t| slang_analysis::autodiff::type_diff(db, file, t) == slang_analysis::autodiff::TypeDiff::Value)
+        {
             let diffs: Option<Vec<TypeId>> = lowered.iter().map(|v| self.module.types.differential(v.1)).collect();
             if let Some(diffs) = diffs {
                 let fields = lowered.iter().zip(&diffs).map(|((v, _), &d)| (format!("as_{}", mangle(v)), d)).collect();
@@ -135,13 +180,20 @@ impl<'db> ModuleLowerer<'db> {
             return err(at, format!("the generic argument `{n}` of this call is not known here"));
         }
         let db = self.db;
-        let Ty::Adt { def: iface, args: iface_args, .. } = iface_ty else {
-            return err(at, format!("`{iface_ty}` is not an interface"));
+        // (Of an associated type: the interface it is constrained to,
+        // which declares `req`.)
+        let (iface, iface_args): (DefId, Vec<Ty>) = match iface_ty {
+            Ty::Adt { def, args, .. } => (*def, args.clone()),
+            Ty::Assoc(..) => match parent_of(db, req) {
+                Some(p) => (p, Vec::new()),
+                None => return err(at, "a requirement outside an interface"),
+            },
+            _ => return err(at, format!("`{iface_ty}` is not an interface")),
         };
         // The requirement's generic arguments, and the interface's.
         let mut bindings: HashMap<String, Ty> = generics.iter().cloned().collect();
-        let iparams = item_of(db, *iface).map(|i| i.generic_params.clone()).unwrap_or_default();
-        for (g, a) in iparams.iter().zip(iface_args) {
+        let iparams = item_of(db, iface).map(|i| i.generic_params.clone()).unwrap_or_default();
+        for (g, a) in iparams.iter().zip(&iface_args) {
             if let Some(n) = &g.name {
                 bindings.entry(n.clone()).or_insert_with(|| a.clone());
             }
@@ -150,7 +202,7 @@ impl<'db> ModuleLowerer<'db> {
             self.existential(iface_ty, at)?;
             self.existentials[iface_ty].clone()
         };
-        let iname = item_of(db, *iface).and_then(|i| i.name.clone()).unwrap_or_default();
+        let iname = item_of(db, iface).and_then(|i| i.name.clone()).unwrap_or_default();
         let req_item = item_of(db, req);
         let rname = req_item.as_ref().and_then(|i| i.name.clone()).unwrap_or_default();
         // (A static requirement called on a value: the value's type picks
@@ -158,8 +210,23 @@ impl<'db> ModuleLowerer<'db> {
         let is_static = req_item.as_ref().is_some_and(|i| i.is_static);
         let sig = fn_sig(db, req).clone();
         let mut ctx = DeclCtx::specialized(db, req, &bindings);
-        let ret_ty = ctx.resolve(&sig.ret);
+        let mut ret_ty = ctx.resolve(&sig.ret);
+        // A requirement returning an associated type: the value's, a
+        // tagged union tagged as the value is (each method's result is
+        // put under the tag of its type).
+        let assoc_ret = slang_analysis::generics::associated_result(db, req).is_some();
+        if assoc_ret {
+            let name = match &sig.ret {
+                TypeRef::Path(segs) => segs[0].name.clone(),
+                _ => unreachable!("an associated type is named"),
+            };
+            ret_ty = Ty::Assoc(std::sync::Arc::new(iface_ty.clone()), name);
+        }
         let ret = self.lower_ty(&ret_ty, at)?;
+        let assoc_variants = match assoc_ret {
+            true => Some(self.existential_variants[&ret].clone()),
+            false => None,
+        };
         let mut params = vec![Param { name: "this".into(), dir: ParamDir::In, ty: ex, builtin: None, no_diff: false }];
         for (i, p) in sig.params.iter().enumerate() {
             let t = ctx.resolve(&p.ty);
@@ -216,7 +283,7 @@ impl<'db> ModuleLowerer<'db> {
             let skip = usize::from(!is_static);
             let matches = fparams.len() + 1 - skip == params.len()
                 && fparams.iter().skip(skip).zip(&params[1..]).all(|(a, b)| a.ty == b.ty && a.dir == b.dir)
-                && self.module.function(f).ret == ret;
+                && self.module.function(f).ret == assoc_variants.as_ref().map_or(ret, |vs| vs[methods.len()]);
             if !matches {
                 return err(at, format!("`{vname}.{rname}` does not have the signature of `{iname}.{rname}`"));
             }
@@ -238,7 +305,19 @@ impl<'db> ModuleLowerer<'db> {
             let blk = b.new_block();
             let this = (!is_static).then(|| b.inst(blk, Op::Extract(values[0], k as u32 + 1), *vt, at));
             let args = this.into_iter().chain(values[1..].iter().copied()).collect();
-            let r = b.inst(blk, Op::Call(*f, args), ret, at);
+            let r = match &assoc_variants {
+                Some(vs) => {
+                    let r = b.inst(blk, Op::Call(*f, args), vs[k], at);
+                    let mut e =
+                        crate::autodiff::rules::Emit { types: &mut self.module.types, b: &mut b, block: blk, span: at };
+                    let mut parts = vec![e.inst(Op::Const(Const::Int(k as i64)), int)];
+                    for (j, &vt) in vs.iter().enumerate() {
+                        parts.push(if j == k { r } else { e.zero(vt) });
+                    }
+                    e.inst(Op::Construct(parts), ret)
+                }
+                None => b.inst(blk, Op::Call(*f, args), ret, at),
+            };
             b.terminate(blk, Terminator::Branch { target: brk, args: result.map(|_| vec![r]).unwrap_or_default() });
             blocks.push(blk);
         }
@@ -261,7 +340,11 @@ impl FnLower<'_, '_> {
     /// Whether values of type `ty` are interface-typed (their methods,
     /// properties and subscripts dispatched).
     pub(super) fn is_interface_value(&self, ty: &Ty) -> bool {
-        matches!(ty, Ty::Adt { def, .. } if item_of(self.db(), *def).is_some_and(|i| i.kind == ItemKind::Interface))
+        match ty {
+            Ty::Adt { def, .. } => item_of(self.db(), *def).is_some_and(|i| i.kind == ItemKind::Interface),
+            Ty::Assoc(base, name) => name != "Differential" && self.is_interface_value(base),
+            _ => false,
+        }
     }
 
     /// `createDynamicObject<I>(id, value)`: a value of interface `I` whose
@@ -304,6 +387,67 @@ impl FnLower<'_, '_> {
             }
         }
         self.existential_from_words(t, tag, &words)
+    }
+
+    /// A value of one tagged-union type as one of `to`, which has a variant
+    /// of each of its variants' types (an associated type's value as one
+    /// of the interface it is constrained to): the tag mapped, each
+    /// variant moved to its place.
+    pub(super) fn retag_existential(&mut self, v: ValueId, to: TypeId) -> R<ValueId> {
+        let from = self.m.existential_variants[&self.ty_of(v)].clone();
+        let target = self.m.existential_variants[&to].clone();
+        let int = self.t(Type::Scalar(Scalar::Int32));
+        let bool_ty = self.bool_ty();
+        let old_tag = self.emit(Op::Extract(v, 0), int);
+        let mut tag = self.konst(Const::Int(0), int);
+        let mut is_k = Vec::new();
+        for (k, vt) in from.iter().enumerate() {
+            let kc = self.konst(Const::Int(k as i64), int);
+            let is = self.emit(Op::Binary(BinaryOp::Eq, old_tag, kc), bool_ty);
+            let j = target.iter().position(|t| t == vt).expect("a variant of the target");
+            let jc = self.konst(Const::Int(j as i64), int);
+            tag = self.emit(Op::Select(is, jc, tag), int);
+            is_k.push(is);
+        }
+        let mut parts = vec![tag];
+        for &tt in &target {
+            // (Only the variant the tag names is ever read.)
+            let mut value = None;
+            for (k, vt) in from.iter().enumerate() {
+                if *vt == tt {
+                    let x = self.emit(Op::Extract(v, k as u32 + 1), tt);
+                    value = Some(match value {
+                        Some(other) => self.select_value(is_k[k], x, other)?,
+                        None => x,
+                    });
+                }
+            }
+            parts.push(match value {
+                Some(x) => x,
+                None => self.zero(tt)?,
+            });
+        }
+        Ok(self.emit(Op::Construct(parts), to))
+    }
+
+    /// `cond ? a : b` of values of any value type (selected part by part:
+    /// targets select scalars and vectors only).
+    fn select_value(&mut self, cond: ValueId, a: ValueId, b: ValueId) -> R<ValueId> {
+        let t = self.ty_of(a);
+        let parts: Vec<TypeId> = match self.ty(t).clone() {
+            Type::Scalar(_) | Type::Vector(..) => return Ok(self.emit(Op::Select(cond, a, b), t)),
+            Type::Matrix { scalar, cols, rows } => vec![self.t(Type::Vector(scalar, cols)); rows as usize],
+            Type::Array(e, n) => vec![e; n as usize],
+            Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
+            _ => return self.error(format!("cannot select between values of `{}`", self.show(t))),
+        };
+        let mut out = Vec::new();
+        for (i, pt) in parts.into_iter().enumerate() {
+            let x = self.emit(Op::Extract(a, i as u32), pt);
+            let y = self.emit(Op::Extract(b, i as u32), pt);
+            out.push(self.select_value(cond, x, y)?);
+        }
+        Ok(self.emit(Op::Construct(out), t))
     }
 
     /// The value of tagged-union type `t` (an interface's) with tag `tag`

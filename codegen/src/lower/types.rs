@@ -108,6 +108,15 @@ impl<'db> ModuleLowerer<'db> {
             Ty::Param { name, .. } => {
                 return err(at, format!("the generic parameter `{name}` is not bound to a type here"))
             }
+            // An interface-typed value's associated type: a tagged union of
+            // those of the types it may hold.
+            Ty::Assoc(base, name)
+                if name != "Differential"
+                    && matches!(&**base, Ty::Adt { def, .. }
+                        if item_of(self.db, *def).is_some_and(|i| i.kind == ItemKind::Interface)) =>
+            {
+                self.existential(ty, at)?
+            }
             Ty::Assoc(base, name) if name == "Differential" => {
                 let base = self.lower_ty(base, at)?;
                 match self.module.types.differential(base) {
