@@ -1,7 +1,10 @@
 //! Interfaces as types (dynamic dispatch): the tagged-union existential
-//! type of an interface, the dispatch function of each requirement, and
-//! `createDynamicObject` (a value packed from and unpacked to 32-bit
-//! words).
+//! type of an interface type (generic arguments included; also of an
+//! interface value's associated type, tagged as the value is), the
+//! dispatch function of each requirement (methods, properties,
+//! subscripts), conversions between tagged unions, and values packed
+//! from and unpacked to 32-bit words (`createDynamicObject`, buffers of
+//! interface values in the reference compiler's layout).
 
 use super::*;
 
@@ -227,7 +230,17 @@ impl<'db> ModuleLowerer<'db> {
             true => Some(self.existential_variants[&ret].clone()),
             false => None,
         };
-        let mut params = vec![Param { name: "this".into(), dir: ParamDir::In, ty: ex, builtin: None, no_diff: false }];
+        // (A `[mutating]` requirement's methods change the value in place:
+        // `this` is `inout`, each method given its variant's field.)
+        let mutating = |d: DefId| {
+            item_of(db, d).is_some_and(|i| i.has_attr("mutating") || i.modifiers.contains(&SyntaxKind::MUTATING_KW))
+        };
+        let is_mutating = mutating(req);
+        let (this_dir, this_ty) = match is_mutating {
+            true => (ParamDir::InOut, self.intern(Type::Ptr(ex, AddressSpace::Function))),
+            false => (ParamDir::In, ex),
+        };
+        let mut params = vec![Param { name: "this".into(), dir: this_dir, ty: this_ty, builtin: None, no_diff: false }];
         for (i, p) in sig.params.iter().enumerate() {
             let t = ctx.resolve(&p.ty);
             let t = self.lower_ty(&t, at)?;
@@ -263,12 +276,8 @@ impl<'db> ModuleLowerer<'db> {
             let Some(m) = found else {
                 return err(at, format!("`{vname}` has no method `{rname}` to dispatch to (from an extension?)"));
             };
-            if item_of(db, m).is_some_and(|i| i.has_attr("mutating") || i.modifiers.contains(&SyntaxKind::MUTATING_KW))
-            {
-                return err(
-                    at,
-                    format!("`{vname}.{rname}` is `[mutating]`: dynamic dispatch to it is not supported yet"),
-                );
+            if mutating(m) && !is_mutating {
+                return err(at, format!("`{vname}.{rname}` is `[mutating]` but `{iname}.{rname}` is not"));
             }
             // The struct's generic arguments, and the requirement's by
             // position.
@@ -296,14 +305,31 @@ impl<'db> ModuleLowerer<'db> {
         let values: Vec<ValueId> = params.iter().map(|p| b.add_block_param(entry, p.ty, None)).collect();
         b.func.params = params;
         let int = self.intern(Type::Scalar(Scalar::Int32));
-        let tag = b.inst(entry, Op::Extract(values[0], 0), int, at);
+        let void_ty = self.intern(Type::Void);
+        let this_value = match is_mutating {
+            true => b.inst(entry, Op::Load(values[0]), ex, at),
+            false => values[0],
+        };
+        let tag = b.inst(entry, Op::Extract(this_value, 0), int, at);
         let brk = b.new_block();
         let void = matches!(self.module.types.get(ret), Type::Void);
         let result = (!void).then(|| b.add_block_param(brk, ret, None));
         let mut blocks = Vec::new();
         for (k, (f, (_, vt))) in methods.iter().zip(&variants).enumerate() {
             let blk = b.new_block();
-            let this = (!is_static).then(|| b.inst(blk, Op::Extract(values[0], k as u32 + 1), *vt, at));
+            let this = match (is_static, is_mutating) {
+                (true, _) => None,
+                (false, false) => Some(b.inst(blk, Op::Extract(values[0], k as u32 + 1), *vt, at)),
+                (false, true) => {
+                    // (Through a local: targets pass pointers to whole
+                    // variables only.)
+                    let p = self.intern(Type::Ptr(*vt, AddressSpace::Function));
+                    let local = b.inst(blk, Op::Var, p, at);
+                    let held = b.inst(blk, Op::Extract(this_value, k as u32 + 1), *vt, at);
+                    b.inst(blk, Op::Store { ptr: local, value: held }, void_ty, at);
+                    Some(local)
+                }
+            };
             let args = this.into_iter().chain(values[1..].iter().copied()).collect();
             let r = match &assoc_variants {
                 Some(vs) => {
@@ -318,6 +344,13 @@ impl<'db> ModuleLowerer<'db> {
                 }
                 None => b.inst(blk, Op::Call(*f, args), ret, at),
             };
+            if let (Some(local), true) = (this, is_mutating) {
+                // The changed variant, back in place.
+                let changed = b.inst(blk, Op::Load(local), *vt, at);
+                let p = self.intern(Type::Ptr(*vt, AddressSpace::Function));
+                let field = b.inst(blk, Op::FieldAddr(values[0], k as u32 + 1), p, at);
+                b.inst(blk, Op::Store { ptr: field, value: changed }, void_ty, at);
+            }
             b.terminate(blk, Terminator::Branch { target: brk, args: result.map(|_| vec![r]).unwrap_or_default() });
             blocks.push(blk);
         }
