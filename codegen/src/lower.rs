@@ -255,6 +255,10 @@ fn mangle(t: &Ty) -> String {
     s.trim_end_matches('_').to_string()
 }
 
+/// A dispatch function's interface type, requirement and the
+/// requirement's own generic arguments.
+type DispatchKey = (Ty, DefId, Vec<(String, Ty)>);
+
 /// Builds a [`Module`] from the functions reachable from the roots.
 pub(crate) struct ModuleLowerer<'db> {
     db: &'db dyn Db,
@@ -309,7 +313,7 @@ pub(crate) struct ModuleLowerer<'db> {
     existentials_in_progress: Vec<Ty>,
     /// Dynamic-dispatch functions, by interface type, requirement and the
     /// requirement's own generic arguments.
-    dispatchers: HashMap<(Ty, DefId, Vec<(String, Ty)>), FuncId>,
+    dispatchers: HashMap<DispatchKey, FuncId>,
     /// Type conformances given with the program (`createDynamicObject`'s
     /// ids).
     pub conformances: Vec<crate::Conformance>,
