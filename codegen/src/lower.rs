@@ -255,6 +255,10 @@ fn mangle(t: &Ty) -> String {
     s.trim_end_matches('_').to_string()
 }
 
+/// A dispatch function's interface type, requirement and the
+/// requirement's own generic arguments.
+type DispatchKey = (Ty, DefId, Vec<(String, Ty)>);
+
 /// Builds a [`Module`] from the functions reachable from the roots.
 pub(crate) struct ModuleLowerer<'db> {
     db: &'db dyn Db,
@@ -294,17 +298,22 @@ pub(crate) struct ModuleLowerer<'db> {
     entry_uniforms: HashMap<FuncId, (GlobalId, Vec<String>)>,
     /// The file whose code is lowered (the first root's).
     root_file: Option<SourceFile>,
-    /// Interface-typed values, by interface: their tagged-union type and
-    /// its variants (the conforming structs, in tag order).
-    existentials: HashMap<DefId, (TypeId, Vec<(DefId, TypeId)>)>,
+    /// Interface-typed values, by interface type (with its generic
+    /// arguments): their tagged-union type and its variants (the
+    /// conforming struct types, in tag order).
+    existentials: HashMap<Ty, (TypeId, Vec<(Ty, TypeId)>)>,
     /// The variant types of each tagged-union type.
     existential_variants: HashMap<TypeId, Vec<TypeId>>,
+    /// Interface-typed values as buffers hold them (the reference
+    /// compiler's layout, `{ uint2 rtti; uint2 id; uint words[N] }`), and
+    /// their tagged-union type.
+    packed_existentials: HashMap<TypeId, TypeId>,
     /// Interfaces whose tagged union is being built (a conforming type
     /// holding a value of its own interface).
-    existentials_in_progress: Vec<DefId>,
-    /// Dynamic-dispatch functions, by interface requirement.
-    /// Per requirement and its own generic arguments.
-    dispatchers: HashMap<(DefId, Vec<(String, Ty)>), FuncId>,
+    existentials_in_progress: Vec<Ty>,
+    /// Dynamic-dispatch functions, by interface type, requirement and the
+    /// requirement's own generic arguments.
+    dispatchers: HashMap<DispatchKey, FuncId>,
     /// Type conformances given with the program (`createDynamicObject`'s
     /// ids).
     pub conformances: Vec<crate::Conformance>,
@@ -346,6 +355,7 @@ impl<'db> ModuleLowerer<'db> {
             conformances: Vec::new(),
             dynamic_inits: Vec::new(),
             existential_variants: HashMap::new(),
+            packed_existentials: HashMap::new(),
             existentials_in_progress: Vec::new(),
             dispatchers: HashMap::new(),
             block_members: HashMap::new(),

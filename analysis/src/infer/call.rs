@@ -502,8 +502,21 @@ impl<'db> Infer<'_, 'db> {
                 cost += 1;
             }
         }
-        let ret = ctx.resolve(&sig.ret);
-        if ty_is_open(&ret) {
+        let mut ret = ctx.resolve(&sig.ret);
+        // A requirement returning an associated type, called on an
+        // interface-typed value: the value's associated type (a type:
+        // each value has one).
+        let mut dynamic = false;
+        if let Some(r @ Ty::Adt { def: owner, .. }) = &receiver {
+            if item_of(db, *owner).is_some_and(|i| i.kind == ItemKind::Interface) {
+                if let Some(assoc) = super::generics::associated_result(db, def) {
+                    let name = item_of(db, assoc).and_then(|i| i.name.clone()).unwrap_or_default();
+                    ret = Ty::Assoc(std::sync::Arc::new(r.clone()), name);
+                    dynamic = true;
+                }
+            }
+        }
+        if ty_is_open(&ret) && !dynamic {
             return Some((Ty::Unknown, cost));
         }
         if sig.elementwise {

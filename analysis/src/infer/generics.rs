@@ -2,7 +2,7 @@
 //! to (`<T : I>`, `where T : I`), and whether a type certainly does not
 //! conform to an interface (for E38029 and for member lookup on `T`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use slang_syntax::ast::{self, AstNode};
 use slang_syntax::{SyntaxKind, SyntaxNode};
@@ -158,23 +158,47 @@ pub fn conformance(db: &dyn Db, file: SourceFile, ty: &Ty, iface: DefId) -> Opti
     type_conformance(db, file, *def, iface)
 }
 
-#[salsa::tracked(returns(copy))]
-fn type_conformance(db: &dyn Db, file: SourceFile, def: DefId, iface: DefId) -> Option<bool> {
-    let def = &def;
-    let name = &item_of(db, *def)?.name.clone().unwrap_or_default();
-    if is_core(db, def.file(db)) {
+/// The associated type of its interface that requirement `req` returns
+/// (`MaterialInstance setup();` in an interface declaring
+/// `associatedtype MaterialInstance : IMaterialInstance`): its
+/// declaration. Called on an interface-typed value, the result is of the
+/// value's associated type ([`Ty::Assoc`] of the interface type).
+pub fn associated_result(db: &dyn Db, req: DefId) -> Option<DefId> {
+    let iface = parent_of(db, req).filter(|&p| item_of(db, p).is_some_and(|i| i.kind == ItemKind::Interface))?;
+    let crate::hir::TypeRef::Path(segs) = &crate::infer::fn_sig(db, req).ret else { return None };
+    let [seg] = segs.as_slice() else { return None };
+    if !seg.args.is_empty() {
         return None;
     }
-    let item = item_of(db, *def)?;
-    if !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
-        return None;
-    }
-    let node = crate::hir::decl_syntax(db, *def)?;
+    associated_type(db, iface, &seg.name)
+}
+
+/// The declaration of associated type `name` of interface `iface` (or of
+/// an interface it inherits).
+pub fn associated_type(db: &dyn Db, iface: DefId, name: &str) -> Option<DefId> {
+    let mut closure = HashSet::new();
+    interface_closure(db, iface, &mut closure);
+    let mut all: Vec<DefId> = closure.into_iter().collect();
+    all.sort_by_key(|d| (d != &iface, d.ast_index(db)));
+    all.into_iter().find_map(|i| {
+        let item = item_of(db, i)?;
+        let m = item.members.iter().find(|m| m.kind == ItemKind::AssociatedType && m.name.as_deref() == Some(name))?;
+        Some(DefId::new(db, i.file(db), m.ast_index))
+    })
+}
+
+/// The supertypes written on user struct or class `def` and on the
+/// non-generic extensions of it that `file` can see, each with the
+/// declaration it is written in; `None` when that cannot be told here
+/// (item macros, or a generic extension).
+fn written_supertypes(db: &dyn Db, file: SourceFile, def: DefId) -> Option<Vec<(DefId, TypeRef)>> {
+    let name = &item_of(db, def)?.name.clone().unwrap_or_default();
+    let node = crate::hir::decl_syntax(db, def)?;
     let mut supertypes: Vec<(DefId, ast::Type)> = Vec::new();
     if let Some(s) = ast::Struct::cast(node.clone()) {
-        supertypes.extend(s.supertypes().map(|t| (*def, t)));
+        supertypes.extend(s.supertypes().map(|t| (def, t)));
     } else if let Some(c) = ast::Class::cast(node.clone()) {
-        supertypes.extend(c.supertypes().map(|t| (*def, t)));
+        supertypes.extend(c.supertypes().map(|t| (def, t)));
     }
     // Extensions anywhere the file can see.
     let files: Vec<SourceFile> =
@@ -196,11 +220,24 @@ fn type_conformance(db: &dyn Db, file: SourceFile, def: DefId, iface: DefId) -> 
             }
         }
     }
+    Some(supertypes.into_iter().map(|(d, t)| (d, lower_type(Some(t)))).collect())
+}
+
+#[salsa::tracked(returns(copy))]
+fn type_conformance(db: &dyn Db, file: SourceFile, def: DefId, iface: DefId) -> Option<bool> {
+    if is_core(db, def.file(db)) {
+        return None;
+    }
+    let item = item_of(db, def)?;
+    if !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
+        return None;
+    }
+    let supertypes = written_supertypes(db, file, def)?;
     let mut reached = HashSet::new();
     let mut unknown = false;
     for (ctx_def, t) in supertypes {
         let mut ctx = DeclCtx::for_def(db, ctx_def);
-        match ctx.resolve(&lower_type(Some(t))) {
+        match ctx.resolve(&t) {
             Ty::Adt { def: i, .. } if item_of(db, i).is_some_and(|it| it.kind == ItemKind::Interface) => {
                 unknown |= !interface_closure(db, i, &mut reached);
             }
@@ -214,5 +251,91 @@ fn type_conformance(db: &dyn Db, file: SourceFile, def: DefId, iface: DefId) -> 
         None
     } else {
         Some(false)
+    }
+}
+
+/// The generic arguments with which user struct or class `def` conforms
+/// to the interface type `iface` (`I<float>`), as seen from `file`:
+/// its supertypes, and the interfaces they inherit, with generic
+/// arguments substituted, matched against `iface`'s (`struct S<T> :
+/// I<T>` conforms to `I<float>` as `S<float>`). `None` when it does not
+/// (or not for one list of arguments, or that cannot be told).
+pub fn conforming_args(db: &dyn Db, file: SourceFile, def: DefId, iface: &Ty) -> Option<Vec<Ty>> {
+    let Ty::Adt { def: idef, .. } = iface else { return None };
+    if is_core(db, def.file(db)) {
+        return None;
+    }
+    let item = item_of(db, def)?;
+    if !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
+        return None;
+    }
+    // Quick rejection by interface alone.
+    if type_conformance(db, file, def, *idef) == Some(false) {
+        return None;
+    }
+    let params: Vec<String> = item.generic_params.iter().filter_map(|g| g.name.clone()).collect();
+    for (ctx_def, t) in written_supertypes(db, file, def)? {
+        let sup = DeclCtx::for_def(db, ctx_def).resolve(&t);
+        let mut seen = HashSet::new();
+        let mut bind = HashMap::new();
+        if reaches(db, &sup, iface, &params, &mut bind, &mut seen) && params.iter().all(|p| bind.contains_key(p)) {
+            return Some(params.iter().map(|p| bind[p].clone()).collect());
+        }
+    }
+    None
+}
+
+/// Whether interface type `sup` is or inherits `target`, binding the
+/// generic parameters `params` that `sup` mentions.
+fn reaches(
+    db: &dyn Db,
+    sup: &Ty,
+    target: &Ty,
+    params: &[String],
+    bind: &mut HashMap<String, Ty>,
+    seen: &mut HashSet<Ty>,
+) -> bool {
+    let (Ty::Adt { def, args, .. }, Ty::Adt { def: tdef, .. }) = (sup, target) else { return false };
+    if !seen.insert(sup.clone()) {
+        return false;
+    }
+    if def == tdef {
+        let mut attempt = bind.clone();
+        if match_ty(sup, target, params, &mut attempt) {
+            *bind = attempt;
+            return true;
+        }
+        return false;
+    }
+    let Some(iitem) = item_of(db, *def).filter(|i| i.kind == ItemKind::Interface) else { return false };
+    let Some(node) = crate::hir::decl_syntax(db, *def) else { return false };
+    let Some(i) = ast::Interface::cast(node) else { return false };
+    // The base interfaces, with this one's generic arguments.
+    let ibind: HashMap<String, Ty> =
+        iitem.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+    let mut ctx = DeclCtx::specialized(db, *def, &ibind);
+    let bases: Vec<Ty> = i.supertypes().map(|t| ctx.resolve(&lower_type(Some(t)))).collect();
+    bases.iter().any(|b| reaches(db, b, target, params, bind, seen))
+}
+
+/// Match `pattern` (mentioning generic parameters `params`) against the
+/// type `actual`, binding them.
+fn match_ty(pattern: &Ty, actual: &Ty, params: &[String], bind: &mut HashMap<String, Ty>) -> bool {
+    match (pattern, actual) {
+        (Ty::Param { name, .. }, _) if params.contains(name) => match bind.get(name) {
+            Some(prev) => prev == actual,
+            None => {
+                bind.insert(name.clone(), actual.clone());
+                true
+            }
+        },
+        (Ty::Adt { def: a, args: xs, .. }, Ty::Adt { def: b, args: ys, .. }) => {
+            a == b && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| match_ty(x, y, params, bind))
+        }
+        (Ty::Array(x, n), Ty::Array(y, m)) => n == m && match_ty(x, y, params, bind),
+        (Ty::Tuple(xs), Ty::Tuple(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| match_ty(x, y, params, bind))
+        }
+        _ => pattern == actual,
     }
 }

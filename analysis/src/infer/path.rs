@@ -407,6 +407,16 @@ impl<'db> Infer<'_, 'db> {
             }
             Ty::Pointer(t) => self.member(id, &t.clone(), name),
             Ty::Param { def, name: pname } => self.generic_member(id, *def, pname, name),
+            // A member of an interface-typed value's associated type: of
+            // the interfaces the associated type is constrained to.
+            Ty::Assoc(base, assoc) if matches!(&**base, Ty::Adt { def, .. } if item_of(db, *def).is_some_and(|i| i.kind == ItemKind::Interface)) =>
+            {
+                let Ty::Adt { def: iface, .. } = &**base else { return Ty::Unknown };
+                match super::generics::associated_type(db, *iface, assoc) {
+                    Some(adef) => self.generic_member(id, adef, &receiver.to_string(), name),
+                    None => Ty::Unknown,
+                }
+            }
             // A member of a synthesized `Differential`.
             Ty::Assoc(base, assoc) if assoc == "Differential" => {
                 let Ty::Adt { def, args, .. } = &**base else { return Ty::Unknown };
@@ -439,7 +449,7 @@ impl<'db> Infer<'_, 'db> {
     /// of the interfaces constraining `T`; none when it is unconstrained.
     pub(super) fn generic_member(&mut self, id: ExprId, gdef: DefId, pname: &str, name: &str) -> Ty {
         let db = self.db();
-        if item_of(db, gdef).is_none_or(|i| i.kind != ItemKind::GenericTypeParam) {
+        if item_of(db, gdef).is_none_or(|i| !matches!(i.kind, ItemKind::GenericTypeParam | ItemKind::AssociatedType)) {
             return Ty::Unknown;
         }
         let Some(ifaces) = super::generics::constraint_interfaces(db, gdef) else { return Ty::Unknown };

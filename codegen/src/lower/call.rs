@@ -60,21 +60,19 @@ impl FnLower<'_, '_> {
             (Expr::Member { receiver, name, generic_args, .. }, Ty::Func(defs)) if !user_defs(&defs).is_empty() => {
                 let def = self.pick_overload(&user_defs(&defs), args, &name)?;
                 let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
-                if let Ty::Adt { def: iface, .. } = &receiver_ty {
-                    if item_of(self.db(), *iface).is_some_and(|i| i.kind == ItemKind::Interface) {
-                        // Dynamic dispatch on an interface-typed value.
-                        let at = self.span;
-                        // A generic requirement: its own generic arguments,
-                        // from the explicit ones and the argument types.
-                        let generics = if fn_sig(self.db(), def).generic_params.is_empty() {
-                            Vec::new()
-                        } else {
-                            self.instance(def, &receiver_ty, &generic_args, args, 0)?.args
-                        };
-                        let f = self.m.dispatch_function(*iface, def, &generics, at)?;
-                        let all: Vec<CallArg> = std::iter::once(CallArg::Expr(receiver)).chain(expr_args).collect();
-                        return self.call_function(f, &all);
-                    }
+                if self.is_interface_value(&receiver_ty) {
+                    // Dynamic dispatch on an interface-typed value.
+                    let at = self.span;
+                    // A generic requirement: its own generic arguments,
+                    // from the explicit ones and the argument types.
+                    let generics = if fn_sig(self.db(), def).generic_params.is_empty() {
+                        Vec::new()
+                    } else {
+                        self.instance(def, &receiver_ty, &generic_args, args, 0)?.args
+                    };
+                    let f = self.m.dispatch_function(&receiver_ty, def, &generics, at)?;
+                    let all: Vec<CallArg> = std::iter::once(CallArg::Expr(receiver)).chain(expr_args).collect();
+                    return self.call_function(f, &all);
                 }
                 let (owner, this) = match receiver_ty {
                     // `S.staticMethod(…)`.

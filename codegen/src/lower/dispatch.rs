@@ -1,72 +1,118 @@
 //! Interfaces as types (dynamic dispatch): the tagged-union existential
-//! type of an interface, the dispatch function of each requirement, and
-//! `createDynamicObject` (a value packed from and unpacked to 32-bit
-//! words).
+//! type of an interface type (generic arguments included; also of an
+//! interface value's associated type, tagged as the value is), the
+//! dispatch function of each requirement (methods, properties,
+//! subscripts), conversions between tagged unions, and values packed
+//! from and unpacked to 32-bit words (`createDynamicObject`, buffers of
+//! interface values in the reference compiler's layout).
 
 use super::*;
 
 impl<'db> ModuleLowerer<'db> {
-    /// The type of values of interface `iface` (dynamic dispatch): a
-    /// tagged union, `{ int tag; A a; B b; … }` with one field per
-    /// conforming struct of the program (declaration order gives the
-    /// tags), of which the tag says which holds the value.
-    pub(super) fn existential(&mut self, iface: DefId, at: Option<TextRange>) -> R<TypeId> {
-        if let Some(e) = self.existentials.get(&iface) {
+    /// The type of values of interface type `iface` (dynamic dispatch,
+    /// `I` or `I<float>`): a tagged union, `{ int tag; A a; B b; … }`
+    /// with one field per conforming struct type of the program
+    /// (declaration order gives the tags; a generic struct conforms with
+    /// the generic arguments that make its supertypes reach `iface`), of
+    /// which the tag says which holds the value.
+    pub(super) fn existential(&mut self, iface_ty: &Ty, at: Option<TextRange>) -> R<TypeId> {
+        if let Some(e) = self.existentials.get(iface_ty) {
             return Ok(e.0);
         }
         let db = self.db;
-        let iname = item_of(db, iface).and_then(|i| i.name.clone()).unwrap_or_default();
-        if self.existentials_in_progress.contains(&iface) {
-            return err(at, format!("a type conforming to `{iname}` holds a `{iname}` value: not supported yet"));
+        let shown = iface_ty.to_string();
+        if self.existentials_in_progress.contains(iface_ty) {
+            return err(at, format!("a type conforming to `{shown}` holds a `{shown}` value: not supported yet"));
         }
+        let iface = match iface_ty {
+            Ty::Adt { def, .. } => *def,
+            Ty::Assoc(base, _) => match &**base {
+                Ty::Adt { def, .. } => *def,
+                _ => return err(at, format!("`{iface_ty}` is not an interface's associated type")),
+            },
+            _ => return err(at, format!("`{iface_ty}` is not an interface")),
+        };
         let file = self.root_file.unwrap_or(iface.file(db));
-        let files: Vec<SourceFile> = slang_analysis::module_graph::module_of(db, file)
-            .iter()
-            .chain(slang_analysis::module_graph::imported_files(db, file).iter())
-            .copied()
-            .collect();
-        let mut variants = Vec::new();
-        for f in files {
+        let mut variants: Vec<Ty> = Vec::new();
+        if let Ty::Assoc(base, name) = iface_ty {
+            // An associated type: that of each type the interface value
+            // may hold, under the same tag.
+            self.existential(base, at)?;
+            for (v, _) in self.existentials[&**base].1.clone() {
+                let Ty::Adt { def, args, .. } = &v else { unreachable!("variants are struct types") };
+                let params = item_of(db, *def).map(|i| i.generic_params.clone()).unwrap_or_default();
+                let bindings: HashMap<String, Ty> =
+                    params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
+                let path = TypeRef::Path(vec![hir::PathSegment { name: name.clone(), args: Vec::new() }]);
+                let t = DeclCtx::specialized(db, *def, &bindings).resolve(&path);
+                if !matches!(&t, Ty::Adt { def, .. } if item_of(db, *def).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)))
+                {
+                    return err(at, format!("`{v}.{name}` is not a struct type (`{t}`)"));
+                }
+                variants.push(t);
+            }
+        }
+        for &f in slang_analysis::module_graph::visible_files(db, file).iter() {
+            if matches!(iface_ty, Ty::Assoc(..)) {
+                break;
+            }
             for item in item_tree(db, f).walk() {
-                if !matches!(item.kind, ItemKind::Struct | ItemKind::Class) || !item.generic_params.is_empty() {
+                if !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
                     continue;
                 }
                 let def = DefId::new(db, f, item.ast_index);
-                let ty = Ty::Adt { def, args: Vec::new(), name: item.name.clone().unwrap_or_default() };
-                if slang_analysis::generics::conformance(db, file, &ty, iface) == Some(true) && !variants.contains(&def)
-                {
-                    variants.push(def);
+                let Some(args) = slang_analysis::generics::conforming_args(db, file, def, iface_ty) else { continue };
+                let ty = Ty::Adt { def, args, name: item.name.clone().unwrap_or_default() };
+                if !variants.contains(&ty) {
+                    variants.push(ty);
                 }
             }
         }
         if variants.is_empty() {
-            return err(at, format!("no type of the program conforms to `{iname}`, so no value of it can exist"));
+            return err(at, format!("no type of the program conforms to `{shown}`, so no value of it can exist"));
         }
-        self.existentials_in_progress.push(iface);
-        let lowered: R<Vec<(DefId, TypeId)>> = variants.iter().map(|&v| Ok((v, self.struct_ty(v, &[], at)?))).collect();
-        self.existentials_in_progress.retain(|&i| i != iface);
+        self.existentials_in_progress.push(iface_ty.clone());
+        let lowered: R<Vec<(Ty, TypeId)>> = variants
+            .iter()
+            .map(|v| match v {
+                Ty::Adt { def, args, .. } => Ok((v.clone(), self.struct_ty(*def, args, at)?)),
+                _ => unreachable!("variants are struct types"),
+            })
+            .collect();
+        self.existentials_in_progress.retain(|i| i != iface_ty);
         let lowered = lowered?;
         let int = self.intern(Type::Scalar(Scalar::Int32));
         let mut fields = vec![("tag".to_string(), int)];
         for (v, t) in &lowered {
-            let name = item_of(db, *v).and_then(|i| i.name.clone()).unwrap_or_default();
-            fields.push((format!("as_{name}"), *t));
+            fields.push((format!("as_{}", mangle(v)), *t));
         }
+        let iname = mangle(iface_ty);
         let t = self.intern(Type::Struct { name: format!("{iname}_Any"), fields });
         // A value of a differentiable interface (`IModel : IDifferentiable`)
         // is differentiable: its derivative holds one for each type it may
         // hold (the tag says which is meant).
-        let iface_ty = Ty::Adt { def: iface, args: Vec::new(), name: iname.clone() };
-        if slang_analysis::autodiff::type_diff(db, file, &iface_ty) == slang_analysis::autodiff::TypeDiff::Value {
+        // (An associated type's values are when an interface it is
+        // constrained to is.)
+        let diff_tys: Vec<Ty> = match iface_ty {
+            Ty::Assoc(_, name) => slang_analysis::generics::associated_type(db, iface, name)
+                .and_then(|a| slang_analysis::generics::constraint_interfaces(db, a))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|d| Ty::Adt {
+                    def: d,
+                    args: Vec::new(),
+                    name: item_of(db, d).and_then(|i| i.name.clone()).unwrap_or_default(),
+                })
+                .collect(),
+            _ => vec![iface_ty.clone()],
+        };
+        if diff_tys
+            .iter()
+            .any(|t| slang_analysis::autodiff::type_diff(db, file, t) == slang_analysis::autodiff::TypeDiff::Value)
+        {
             let diffs: Option<Vec<TypeId>> = lowered.iter().map(|v| self.module.types.differential(v.1)).collect();
             if let Some(diffs) = diffs {
-                let fields = lowered
-                    .iter()
-                    .zip(&diffs)
-                    .map(|((v, _), &d)| {
-                        (format!("as_{}", item_of(db, *v).and_then(|i| i.name.clone()).unwrap_or_default()), d)
-                    })
-                    .collect();
+                let fields = lowered.iter().zip(&diffs).map(|((v, _), &d)| (format!("as_{}", mangle(v)), d)).collect();
                 let d = self.intern(Type::Struct { name: format!("{iname}_Any_Differential"), fields });
                 let identity = (0..diffs.len() as u32).map(Some).collect();
                 self.module.types.set_struct_diff(d, StructDiff { ty: d, fields: identity });
@@ -75,8 +121,44 @@ impl<'db> ModuleLowerer<'db> {
             }
         }
         self.existential_variants.insert(t, lowered.iter().map(|v| v.1).collect());
-        self.existentials.insert(iface, (t, lowered));
+        self.existentials.insert(iface_ty.clone(), (t, lowered));
         Ok(t)
+    }
+
+    /// The IR type of a buffer's elements of type `ty`: an interface
+    /// type's values packed as the reference compiler lays them out
+    /// (`{ uint2 rtti; uint2 id; uint words[N] }`, the conformance id in
+    /// `id.x`, `N` from `[anyValueSize(bytes)]` or else the largest
+    /// conforming type), other types' as they are.
+    pub(super) fn buffer_element_ty(&mut self, ty: &Ty, at: Option<TextRange>) -> R<TypeId> {
+        let t = self.lower_ty(ty, at)?;
+        let Some(variants) = self.existential_variants.get(&t).cloned() else { return Ok(t) };
+        let Ty::Adt { def, .. } = ty else { return Ok(t) };
+        let written = def_node(self.db, *def).and_then(|n| {
+            n.children().filter(|c| c.kind() == SyntaxKind::ATTRIBUTE).find_map(|a| {
+                let text = a.text().to_string();
+                let rest = text.split_once("anyValueSize")?.1;
+                rest.trim_start_matches(['(', ' ']).split(|c: char| !c.is_ascii_digit()).next()?.parse::<u32>().ok()
+            })
+        });
+        let words = match written {
+            Some(bytes) => bytes.div_ceil(4),
+            None => variants
+                .iter()
+                .map(|&v| crate::layout::size_of(&self.module.types, v, crate::layout::Rules::Std430).div_ceil(4))
+                .max()
+                .unwrap_or(0),
+        };
+        let uint = self.intern(Type::Scalar(Scalar::UInt32));
+        let uint2 = self.intern(Type::Vector(Scalar::UInt32, 2));
+        let mut fields = vec![("rtti".to_string(), uint2), ("id".to_string(), uint2)];
+        if words > 0 {
+            fields.push(("words".to_string(), self.intern(Type::Array(uint, words))));
+        }
+        let name = format!("{}_Packed", mangle(ty));
+        let packed = self.intern(Type::Struct { name, fields });
+        self.packed_existentials.insert(packed, t);
+        Ok(packed)
     }
 
     /// The function calling requirement `req` of interface `iface` on an
@@ -88,23 +170,40 @@ impl<'db> ModuleLowerer<'db> {
     /// arguments (`generics`, by name), each method's the same by position.
     pub(super) fn dispatch_function(
         &mut self,
-        iface: DefId,
+        iface_ty: &Ty,
         req: DefId,
         generics: &[(String, Ty)],
         at: Option<TextRange>,
     ) -> R<FuncId> {
-        let key = (req, generics.to_vec());
+        let key = (iface_ty.clone(), req, generics.to_vec());
         if let Some(&f) = self.dispatchers.get(&key) {
             return Ok(f);
         }
-        let bindings: HashMap<String, Ty> = generics.iter().cloned().collect();
         if let Some((n, _)) = generics.iter().find(|(_, t)| matches!(t, Ty::Param { .. } | Ty::Unknown)) {
             return err(at, format!("the generic argument `{n}` of this call is not known here"));
         }
         let db = self.db;
+        // (Of an associated type: the interface it is constrained to,
+        // which declares `req`.)
+        let (iface, iface_args): (DefId, Vec<Ty>) = match iface_ty {
+            Ty::Adt { def, args, .. } => (*def, args.clone()),
+            Ty::Assoc(..) => match parent_of(db, req) {
+                Some(p) => (p, Vec::new()),
+                None => return err(at, "a requirement outside an interface"),
+            },
+            _ => return err(at, format!("`{iface_ty}` is not an interface")),
+        };
+        // The requirement's generic arguments, and the interface's.
+        let mut bindings: HashMap<String, Ty> = generics.iter().cloned().collect();
+        let iparams = item_of(db, iface).map(|i| i.generic_params.clone()).unwrap_or_default();
+        for (g, a) in iparams.iter().zip(&iface_args) {
+            if let Some(n) = &g.name {
+                bindings.entry(n.clone()).or_insert_with(|| a.clone());
+            }
+        }
         let (ex, variants) = {
-            self.existential(iface, at)?;
-            self.existentials[&iface].clone()
+            self.existential(iface_ty, at)?;
+            self.existentials[iface_ty].clone()
         };
         let iname = item_of(db, iface).and_then(|i| i.name.clone()).unwrap_or_default();
         let req_item = item_of(db, req);
@@ -114,9 +213,34 @@ impl<'db> ModuleLowerer<'db> {
         let is_static = req_item.as_ref().is_some_and(|i| i.is_static);
         let sig = fn_sig(db, req).clone();
         let mut ctx = DeclCtx::specialized(db, req, &bindings);
-        let ret_ty = ctx.resolve(&sig.ret);
+        let mut ret_ty = ctx.resolve(&sig.ret);
+        // A requirement returning an associated type: the value's, a
+        // tagged union tagged as the value is (each method's result is
+        // put under the tag of its type).
+        let assoc_ret = slang_analysis::generics::associated_result(db, req).is_some();
+        if assoc_ret {
+            let name = match &sig.ret {
+                TypeRef::Path(segs) => segs[0].name.clone(),
+                _ => unreachable!("an associated type is named"),
+            };
+            ret_ty = Ty::Assoc(std::sync::Arc::new(iface_ty.clone()), name);
+        }
         let ret = self.lower_ty(&ret_ty, at)?;
-        let mut params = vec![Param { name: "this".into(), dir: ParamDir::In, ty: ex, builtin: None, no_diff: false }];
+        let assoc_variants = match assoc_ret {
+            true => Some(self.existential_variants[&ret].clone()),
+            false => None,
+        };
+        // (A `[mutating]` requirement's methods change the value in place:
+        // `this` is `inout`, each method given its variant's field.)
+        let mutating = |d: DefId| {
+            item_of(db, d).is_some_and(|i| i.has_attr("mutating") || i.modifiers.contains(&SyntaxKind::MUTATING_KW))
+        };
+        let is_mutating = mutating(req);
+        let (this_dir, this_ty) = match is_mutating {
+            true => (ParamDir::InOut, self.intern(Type::Ptr(ex, AddressSpace::Function))),
+            false => (ParamDir::In, ex),
+        };
+        let mut params = vec![Param { name: "this".into(), dir: this_dir, ty: this_ty, builtin: None, no_diff: false }];
         for (i, p) in sig.params.iter().enumerate() {
             let t = ctx.resolve(&p.ty);
             let t = self.lower_ty(&t, at)?;
@@ -131,12 +255,18 @@ impl<'db> ModuleLowerer<'db> {
         }
         // Each conforming type's method.
         let mut methods = Vec::new();
-        for (v, _) in &variants {
-            let vname = item_of(db, *v).and_then(|i| i.name.clone()).unwrap_or_default();
+        for (vty, _) in &variants {
+            let Ty::Adt { def: v, args: vargs, .. } = vty else { unreachable!("variants are struct types") };
+            let vname = vty.to_string();
+            // (A method by name, a property by name, a `__subscript` by
+            // its parameters.)
+            let kind = req_item.as_ref().map_or(ItemKind::Fn, |i| i.kind);
             let found = item_of(db, *v).and_then(|i| {
                 i.members
                     .iter()
-                    .filter(|m| m.kind == ItemKind::Fn && m.name.as_deref() == Some(rname.as_str()))
+                    .filter(|m| {
+                        m.kind == kind && (kind == ItemKind::Subscript || m.name.as_deref() == Some(rname.as_str()))
+                    })
                     .map(|m| DefId::new(db, v.file(db), m.ast_index))
                     .find(|&m| {
                         let msig = fn_sig(db, m);
@@ -146,47 +276,81 @@ impl<'db> ModuleLowerer<'db> {
             let Some(m) = found else {
                 return err(at, format!("`{vname}` has no method `{rname}` to dispatch to (from an extension?)"));
             };
-            if item_of(db, m).is_some_and(|i| i.has_attr("mutating") || i.modifiers.contains(&SyntaxKind::MUTATING_KW))
-            {
-                return err(
-                    at,
-                    format!("`{vname}.{rname}` is `[mutating]`: dynamic dispatch to it is not supported yet"),
-                );
+            if mutating(m) && !is_mutating {
+                return err(at, format!("`{vname}.{rname}` is `[mutating]` but `{iname}.{rname}` is not"));
             }
-            // The requirement's generic arguments, by position.
-            let mbindings: HashMap<String, Ty> = fn_sig(db, m)
-                .generic_params
-                .iter()
-                .zip(&sig.generic_params)
-                .filter_map(|(mine, theirs)| Some((mine.clone(), bindings.get(theirs)?.clone())))
-                .collect();
+            // The struct's generic arguments, and the requirement's by
+            // position.
+            let vparams = item_of(db, *v).map(|i| i.generic_params.clone()).unwrap_or_default();
+            let mut mbindings: HashMap<String, Ty> =
+                vparams.iter().filter_map(|g| g.name.clone()).zip(vargs.iter().cloned()).collect();
+            mbindings.extend(fn_sig(db, m).generic_params.iter().zip(&sig.generic_params).filter_map(
+                |(mine, theirs)| Some((mine.clone(), generics.iter().find(|g| &g.0 == theirs)?.1.clone())),
+            ));
             let f = self.declare_function(Instance::new(db, m, &mbindings), false)?;
             let fparams = &self.module.function(f).params;
             let skip = usize::from(!is_static);
             let matches = fparams.len() + 1 - skip == params.len()
                 && fparams.iter().skip(skip).zip(&params[1..]).all(|(a, b)| a.ty == b.ty && a.dir == b.dir)
-                && self.module.function(f).ret == ret;
+                && self.module.function(f).ret == assoc_variants.as_ref().map_or(ret, |vs| vs[methods.len()]);
             if !matches {
                 return err(at, format!("`{vname}.{rname}` does not have the signature of `{iname}.{rname}`"));
             }
             methods.push(f);
         }
         let suffix: String = generics.iter().map(|(_, t)| format!("_{}", mangle(t))).collect();
-        let mut b = FunctionBuilder::new(format!("{iname}_{rname}{suffix}_dispatch"), ret, at);
+        let fname = mangle(iface_ty);
+        let mut b = FunctionBuilder::new(format!("{fname}_{rname}{suffix}_dispatch"), ret, at);
         let entry = b.new_block();
         let values: Vec<ValueId> = params.iter().map(|p| b.add_block_param(entry, p.ty, None)).collect();
         b.func.params = params;
         let int = self.intern(Type::Scalar(Scalar::Int32));
-        let tag = b.inst(entry, Op::Extract(values[0], 0), int, at);
+        let void_ty = self.intern(Type::Void);
+        let this_value = match is_mutating {
+            true => b.inst(entry, Op::Load(values[0]), ex, at),
+            false => values[0],
+        };
+        let tag = b.inst(entry, Op::Extract(this_value, 0), int, at);
         let brk = b.new_block();
         let void = matches!(self.module.types.get(ret), Type::Void);
         let result = (!void).then(|| b.add_block_param(brk, ret, None));
         let mut blocks = Vec::new();
         for (k, (f, (_, vt))) in methods.iter().zip(&variants).enumerate() {
             let blk = b.new_block();
-            let this = (!is_static).then(|| b.inst(blk, Op::Extract(values[0], k as u32 + 1), *vt, at));
+            let this = match (is_static, is_mutating) {
+                (true, _) => None,
+                (false, false) => Some(b.inst(blk, Op::Extract(values[0], k as u32 + 1), *vt, at)),
+                (false, true) => {
+                    // (Through a local: targets pass pointers to whole
+                    // variables only.)
+                    let p = self.intern(Type::Ptr(*vt, AddressSpace::Function));
+                    let local = b.inst(blk, Op::Var, p, at);
+                    let held = b.inst(blk, Op::Extract(this_value, k as u32 + 1), *vt, at);
+                    b.inst(blk, Op::Store { ptr: local, value: held }, void_ty, at);
+                    Some(local)
+                }
+            };
             let args = this.into_iter().chain(values[1..].iter().copied()).collect();
-            let r = b.inst(blk, Op::Call(*f, args), ret, at);
+            let r = match &assoc_variants {
+                Some(vs) => {
+                    let r = b.inst(blk, Op::Call(*f, args), vs[k], at);
+                    let mut e =
+                        crate::autodiff::rules::Emit { types: &mut self.module.types, b: &mut b, block: blk, span: at };
+                    let mut parts = vec![e.inst(Op::Const(Const::Int(k as i64)), int)];
+                    for (j, &vt) in vs.iter().enumerate() {
+                        parts.push(if j == k { r } else { e.zero(vt) });
+                    }
+                    e.inst(Op::Construct(parts), ret)
+                }
+                None => b.inst(blk, Op::Call(*f, args), ret, at),
+            };
+            if let (Some(local), true) = (this, is_mutating) {
+                // The changed variant, back in place.
+                let changed = b.inst(blk, Op::Load(local), *vt, at);
+                let p = self.intern(Type::Ptr(*vt, AddressSpace::Function));
+                let field = b.inst(blk, Op::FieldAddr(values[0], k as u32 + 1), p, at);
+                b.inst(blk, Op::Store { ptr: field, value: changed }, void_ty, at);
+            }
             b.terminate(blk, Terminator::Branch { target: brk, args: result.map(|_| vec![r]).unwrap_or_default() });
             blocks.push(blk);
         }
@@ -206,6 +370,16 @@ impl<'db> ModuleLowerer<'db> {
 }
 
 impl FnLower<'_, '_> {
+    /// Whether values of type `ty` are interface-typed (their methods,
+    /// properties and subscripts dispatched).
+    pub(super) fn is_interface_value(&self, ty: &Ty) -> bool {
+        match ty {
+            Ty::Adt { def, .. } => item_of(self.db(), *def).is_some_and(|i| i.kind == ItemKind::Interface),
+            Ty::Assoc(base, name) => name != "Differential" && self.is_interface_value(base),
+            _ => false,
+        }
+    }
+
     /// `createDynamicObject<I>(id, value)`: a value of interface `I` whose
     /// type is the one conforming under `id` (the program's type
     /// conformances, or else declaration order) and whose data are the
@@ -214,46 +388,145 @@ impl FnLower<'_, '_> {
     pub(super) fn create_dynamic_object(&mut self, e: ExprId, args: &[ExprId]) -> R<ValueId> {
         let [id, value] = args else { return self.error("`createDynamicObject` takes a type id and a value") };
         let t = self.expr_ty(e)?;
-        let Some((iface, variants)) =
-            self.m.existentials.iter().find(|(_, x)| x.0 == t).map(|(&i, x)| (i, x.1.clone()))
-        else {
+        if !self.m.existential_variants.contains_key(&t) {
             return self.error("`createDynamicObject` makes a value of an interface type");
-        };
-        let db = self.m.db;
-        let name_of = |d: DefId| item_of(db, d).and_then(|i| i.name.clone()).unwrap_or_default();
-        let iname = name_of(iface);
+        }
         let int = self.t(Type::Scalar(Scalar::Int32));
-        let bool_ty = self.bool_ty();
         let idv = self.expr(*id)?;
         let idv = self.coerce(idv, int)?;
+        let tag = self.tag_of_id(t, idv);
+        let v = self.expr(*value)?;
+        let mut words = Vec::new();
+        self.words_of(v, &mut words)?;
+        self.existential_from_words(t, tag, &words)
+    }
+
+    /// An interface-typed value read from a buffer (`packed`, of a type
+    /// [`ModuleLowerer::buffer_element_ty`] made) as a value of its
+    /// tagged-union type `t`.
+    pub(super) fn unpack_existential(&mut self, packed: ValueId, t: TypeId) -> R<ValueId> {
+        let uint = self.t(Type::Scalar(Scalar::UInt32));
+        let uint2 = self.t(Type::Vector(Scalar::UInt32, 2));
+        let int = self.t(Type::Scalar(Scalar::Int32));
+        let id = self.emit(Op::Extract(packed, 1), uint2);
+        let id = self.emit(Op::Extract(id, 0), uint);
+        let id = self.coerce(id, int)?;
+        let tag = self.tag_of_id(t, id);
+        let mut words = Vec::new();
+        if let Type::Struct { fields, .. } = self.ty(self.ty_of(packed)).clone() {
+            if let Some((_, at)) = fields.get(2) {
+                let array = self.emit(Op::Extract(packed, 2), *at);
+                self.words_of(array, &mut words)?;
+            }
+        }
+        self.existential_from_words(t, tag, &words)
+    }
+
+    /// A value of one tagged-union type as one of `to`, which has a variant
+    /// of each of its variants' types (an associated type's value as one
+    /// of the interface it is constrained to): the tag mapped, each
+    /// variant moved to its place.
+    pub(super) fn retag_existential(&mut self, v: ValueId, to: TypeId) -> R<ValueId> {
+        let from = self.m.existential_variants[&self.ty_of(v)].clone();
+        let target = self.m.existential_variants[&to].clone();
+        let int = self.t(Type::Scalar(Scalar::Int32));
+        let bool_ty = self.bool_ty();
+        let old_tag = self.emit(Op::Extract(v, 0), int);
+        let mut tag = self.konst(Const::Int(0), int);
+        let mut is_k = Vec::new();
+        for (k, vt) in from.iter().enumerate() {
+            let kc = self.konst(Const::Int(k as i64), int);
+            let is = self.emit(Op::Binary(BinaryOp::Eq, old_tag, kc), bool_ty);
+            let j = target.iter().position(|t| t == vt).expect("a variant of the target");
+            let jc = self.konst(Const::Int(j as i64), int);
+            tag = self.emit(Op::Select(is, jc, tag), int);
+            is_k.push(is);
+        }
+        let mut parts = vec![tag];
+        for &tt in &target {
+            // (Only the variant the tag names is ever read.)
+            let mut value = None;
+            for (k, vt) in from.iter().enumerate() {
+                if *vt == tt {
+                    let x = self.emit(Op::Extract(v, k as u32 + 1), tt);
+                    value = Some(match value {
+                        Some(other) => self.select_value(is_k[k], x, other)?,
+                        None => x,
+                    });
+                }
+            }
+            parts.push(match value {
+                Some(x) => x,
+                None => self.zero(tt)?,
+            });
+        }
+        Ok(self.emit(Op::Construct(parts), to))
+    }
+
+    /// `cond ? a : b` of values of any value type (selected part by part:
+    /// targets select scalars and vectors only).
+    fn select_value(&mut self, cond: ValueId, a: ValueId, b: ValueId) -> R<ValueId> {
+        let t = self.ty_of(a);
+        let parts: Vec<TypeId> = match self.ty(t).clone() {
+            Type::Scalar(_) | Type::Vector(..) => return Ok(self.emit(Op::Select(cond, a, b), t)),
+            Type::Matrix { scalar, cols, rows } => vec![self.t(Type::Vector(scalar, cols)); rows as usize],
+            Type::Array(e, n) => vec![e; n as usize],
+            Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
+            _ => return self.error(format!("cannot select between values of `{}`", self.show(t))),
+        };
+        let mut out = Vec::new();
+        for (i, pt) in parts.into_iter().enumerate() {
+            let x = self.emit(Op::Extract(a, i as u32), pt);
+            let y = self.emit(Op::Extract(b, i as u32), pt);
+            out.push(self.select_value(cond, x, y)?);
+        }
+        Ok(self.emit(Op::Construct(out), t))
+    }
+
+    /// The value of tagged-union type `t` (an interface's) with tag `tag`
+    /// whose data are `words` (each variant's, from the first word on).
+    pub(super) fn existential_from_words(&mut self, t: TypeId, tag: ValueId, words: &[ValueId]) -> R<ValueId> {
+        let variants = self.m.existential_variants[&t].clone();
+        let mut parts = vec![tag];
+        for vt in variants {
+            let mut next = 0;
+            parts.push(self.value_from_words(vt, words, &mut next)?);
+        }
+        Ok(self.emit(Op::Construct(parts), t))
+    }
+
+    /// The tag, in tagged-union type `t` (an interface's), of the type
+    /// the program's type conformances give id `id` (an `int`; without
+    /// conformances for the interface, ids are tags).
+    pub(super) fn tag_of_id(&mut self, t: TypeId, id: ValueId) -> ValueId {
+        let Some((iface, variants)) =
+            self.m.existentials.iter().find(|(_, x)| x.0 == t).map(|(i, x)| (i.clone(), x.1.clone()))
+        else {
+            return id;
+        };
+        let same = |written: &str, ty: &Ty| {
+            written.chars().filter(|c| !c.is_whitespace()).eq(ty.to_string().chars().filter(|c| !c.is_whitespace()))
+        };
         let conformances: Vec<(usize, u32)> = self
             .m
             .conformances
             .iter()
-            .filter(|c| c.interface == iname)
-            .filter_map(|c| Some((variants.iter().position(|v| name_of(v.0) == c.ty)?, c.id)))
+            .filter(|c| same(&c.interface, &iface))
+            .filter_map(|c| Some((variants.iter().position(|v| same(&c.ty, &v.0))?, c.id)))
             .collect();
-        let tag = if conformances.is_empty() {
-            idv
-        } else {
-            let mut tag = self.konst(Const::Int(0), int);
-            for (k, cid) in conformances {
-                let c = self.konst(Const::Int(cid.into()), int);
-                let is = self.emit(Op::Binary(BinaryOp::Eq, idv, c), bool_ty);
-                let kv = self.konst(Const::Int(k as i64), int);
-                tag = self.emit(Op::Select(is, kv, tag), int);
-            }
-            tag
-        };
-        let v = self.expr(*value)?;
-        let mut words = Vec::new();
-        self.words_of(v, &mut words)?;
-        let mut parts = vec![tag];
-        for (_, vt) in variants {
-            let mut next = 0;
-            parts.push(self.value_from_words(vt, &words, &mut next)?);
+        if conformances.is_empty() {
+            return id;
         }
-        Ok(self.emit(Op::Construct(parts), t))
+        let int = self.t(Type::Scalar(Scalar::Int32));
+        let bool_ty = self.bool_ty();
+        let mut tag = self.konst(Const::Int(0), int);
+        for (k, cid) in conformances {
+            let c = self.konst(Const::Int(cid.into()), int);
+            let is = self.emit(Op::Binary(BinaryOp::Eq, id, c), bool_ty);
+            let kv = self.konst(Const::Int(k as i64), int);
+            tag = self.emit(Op::Select(is, kv, tag), int);
+        }
+        tag
     }
 
     /// The 32-bit words of `v` (as `uint`s), scalars in order.

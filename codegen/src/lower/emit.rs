@@ -231,6 +231,19 @@ impl FnLower<'_, '_> {
                     Ok(self.emit(Op::Convert(m), to))
                 }
             }
+            (Type::Struct { .. }, _) if self.m.packed_existentials.get(&from) == Some(&to) => {
+                self.unpack_existential(v, to)
+            }
+            (Type::Struct { .. }, Type::Struct { .. })
+                if self
+                    .m
+                    .existential_variants
+                    .get(&from)
+                    .zip(self.m.existential_variants.get(&to))
+                    .is_some_and(|(f, t)| f.iter().all(|v| t.contains(v))) =>
+            {
+                self.retag_existential(v, to)
+            }
             (_, Type::Struct { .. }) if self.m.existential_variants.get(&to).is_some_and(|vs| vs.contains(&from)) => {
                 // A concrete value as an interface-typed one: its tag and
                 // its variant's field set.

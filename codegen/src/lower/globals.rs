@@ -298,7 +298,7 @@ impl ModuleLowerer<'_> {
     ) -> R<(TypeId, AddressSpace)> {
         Ok(match (resource, elem) {
             (Resource::Structured { writable }, Some(e)) => {
-                let e = self.lower_ty(e, at)?;
+                let e = self.buffer_element_ty(e, at)?;
                 (self.intern(Type::RuntimeArray(e)), AddressSpace::Storage { writable })
             }
             (Resource::ByteAddress { writable }, _) => {

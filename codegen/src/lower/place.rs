@@ -282,6 +282,9 @@ impl FnLower<'_, '_> {
             return Ok(None);
         };
         match property_named(db, &owner, name) {
+            Some(p) if self.is_interface_value(&owner) => {
+                self.m.dispatch_function(&owner, p, &[], self.expr_span(e)).map(Some)
+            }
             Some(p) => self.instance_of(p, &owner, &[], &[], 0).map(Some),
             None => Ok(None),
         }
@@ -321,6 +324,18 @@ impl FnLower<'_, '_> {
             Expr::Member { name, .. } => return self.property_getter(e, &name),
             _ => return Ok(None),
         };
+        if self.is_interface_value(&owner) {
+            // A requirement of an interface-typed value: dispatched.
+            if set {
+                return err(self.expr_span(e), "assigning through an interface's accessor is not supported yet");
+            }
+            let generics = if fn_sig(self.db(), def).generic_params.is_empty() {
+                Vec::new()
+            } else {
+                self.instance(def, &owner, &[], &args, 0)?.args
+            };
+            return self.m.dispatch_function(&owner, def, &generics, self.expr_span(e)).map(Some);
+        }
         match set {
             true => self.setter(def, &owner, &args, e).map(Some),
             false => self.instance_of(def, &owner, &[], &args, 0).map(Some),

@@ -72,11 +72,13 @@ impl<'db> ModuleLowerer<'db> {
                 self.intern(Type::Scalar(if unsigned { Scalar::UInt32 } else { Scalar::Int32 }))
             }
             Ty::Adt { def, args, .. }
-                if args.is_empty()
-                    && !slang_analysis::core_files(self.db).contains(&def.file(self.db))
+                if !slang_analysis::core_files(self.db).contains(&def.file(self.db))
                     && item_of(self.db, *def).is_some_and(|i| i.kind == ItemKind::Interface) =>
             {
-                self.existential(*def, at)?
+                if args.iter().any(|a| matches!(a, Ty::Param { .. } | Ty::Unknown)) {
+                    return err(at, format!("the generic arguments of `{ty}` are not known here"));
+                }
+                self.existential(ty, at)?
             }
             Ty::Tuple(items) => self.tuple_ty(items, at)?,
             Ty::Adt { def, args, name }
@@ -105,6 +107,15 @@ impl<'db> ModuleLowerer<'db> {
             }
             Ty::Param { name, .. } => {
                 return err(at, format!("the generic parameter `{name}` is not bound to a type here"))
+            }
+            // An interface-typed value's associated type: a tagged union of
+            // those of the types it may hold.
+            Ty::Assoc(base, name)
+                if name != "Differential"
+                    && matches!(&**base, Ty::Adt { def, .. }
+                        if item_of(self.db, *def).is_some_and(|i| i.kind == ItemKind::Interface)) =>
+            {
+                self.existential(ty, at)?
             }
             Ty::Assoc(base, name) if name == "Differential" => {
                 let base = self.lower_ty(base, at)?;
