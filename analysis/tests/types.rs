@@ -837,6 +837,29 @@ fn coop_vector_overloads_do_not_take_scalars() {
     check_type("float f(float x, float y) { return $0max<float>(x, y); }", expect!["float"]);
     check_type("float3 f(float3 x) { return $0log(x); }", expect!["float3"]);
     check_type("void f(CoopVec<float, 4> v) { $0exp(v); }", expect!["CoopVec<float, 4>"]);
+    check_type("void f(CoopVec<float, 4> v) { $0sin(v); }", expect!["CoopVec<float, 4>"]);
+    check_type("void f(CoopVec<half, 8> v) { $0atan(v); }", expect!["CoopVec<half, 8>"]);
+}
+
+/// Arithmetic of cooperative vectors is element-wise: of two of the same
+/// type, or of one and a scalar (the reference declares
+/// `operator*(CoopVec<T, N>, T)`); negation keeps the type.
+#[test]
+fn coop_vector_arithmetic() {
+    check_type("void f(CoopVec<float, 4> v) { $0v + v; }", expect!["CoopVec<float, 4>"]);
+    check_type("void f(CoopVec<float, 4> v) { $0v * 2.0; }", expect!["CoopVec<float, 4>"]);
+    check_type("void f(CoopVec<float, 4> v) { $0-(v / v); }", expect!["CoopVec<float, 4>"]);
+}
+
+/// `fwd_diff(f<float>)` of a generic function: the generic arguments
+/// written on the operand give the result type.
+#[test]
+fn derivative_of_an_explicit_generic_instance() {
+    let g = "[Differentiable] T g<T : __BuiltinFloatingPointType>(T x) { return x; }\n";
+    check_type(
+        &format!("{g}void h() {{ $0fwd_diff(g<float>)(diffPair(1.0, 1.0)); }}"),
+        expect!["DifferentialPair<float>"],
+    );
 }
 
 /// A method calling a free function of its own name with other arguments

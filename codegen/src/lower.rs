@@ -30,7 +30,7 @@
 //! (interfaces as types), [`diff`] (autodiff), [`emit`] (instruction
 //! emission and conversions), [`func`], [`stmt`], [`expr`], [`init`]
 //! (initializer lists and constructors), [`place`] (assignable places),
-//! [`call`] and [`builtins`].
+//! [`call`], [`builtins`], [`coopvec`] (cooperative vectors as arrays) and [`target`] (`__target_switch`, `__intrinsic_asm`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -60,6 +60,7 @@ use crate::CodegenError;
 
 mod builtins;
 mod call;
+mod coopvec;
 mod diff;
 mod dispatch;
 mod emit;
@@ -70,6 +71,7 @@ mod init;
 mod place;
 mod resources;
 mod stmt;
+mod target;
 mod types;
 
 type R<T> = Result<T, CodegenError>;
@@ -108,18 +110,26 @@ fn derived_instance(db: &dyn Db, inst: &Instance, g: DefId) -> Instance {
     let (ours, theirs) = (fn_sig(db, inst.def), fn_sig(db, g));
     let mut ctx_ours = DeclCtx::for_def(db, inst.def);
     let mut ctx_theirs = DeclCtx::for_def(db, g);
-    out.resources = inst
-        .resources
-        .iter()
-        .filter(|(i, _, _)| match *i {
-            THIS_PARAM => is_instance_method(db, g),
-            i => match (ours.params.get(i as usize), theirs.params.get(i as usize)) {
-                (Some(a), Some(b)) => ctx_ours.resolve(&a.ty) == ctx_theirs.resolve(&b.ty),
-                _ => false,
-            },
-        })
-        .cloned()
-        .collect();
+    for (i, path, gl) in &inst.resources {
+        match *i {
+            THIS_PARAM if is_instance_method(db, g) => out.resources.push((*i, path.clone(), *gl)),
+            THIS_PARAM => {}
+            k => {
+                let (Some(a), Some(b)) = (ours.params.get(k as usize), theirs.params.get(k as usize)) else { continue };
+                let (a, b) = (ctx_ours.resolve(&a.ty), ctx_theirs.resolve(&b.ty));
+                if a == b {
+                    out.resources.push((k, path.clone(), *gl));
+                } else if matches!(&b, Ty::Adt { name, args, .. } if name == "DifferentialPtrPair" && args.first() == Some(&a))
+                {
+                    // `DifferentialPtrPair<T>` for a `T`: both of the
+                    // pair hold the primal's buffers.
+                    for half in ["p", "d"] {
+                        out.resources.push((k, join_path(half, path), *gl));
+                    }
+                }
+            }
+        }
+    }
     out
 }
 

@@ -181,6 +181,19 @@ pub(super) fn arith(a: &Ty, b: &Ty) -> Ty {
         // linear-algebra product (a vector) in GLSL code (`mat4 * vec4`,
         // with `-allow-glsl`), which a file does not say: not known.
         (Ty::Matrix(..), Ty::Vector(..)) | (Ty::Vector(..), Ty::Matrix(..)) => Ty::Unknown,
+        // Core types with element-wise arithmetic (`CoopVec<T, N>`, user
+        // structs have their operators looked up before): two of the same
+        // type, or one and a scalar of its elements (`v * 2.0`).
+        (Ty::Adt { .. }, _) if a == b => a.clone(),
+        (Ty::Adt { name, .. }, Ty::Scalar(_)) | (Ty::Scalar(_), Ty::Adt { name, .. })
+            if matches!(name.as_str(), "CoopVec" | "CoopMat") =>
+        {
+            if matches!(a, Ty::Adt { .. }) {
+                a.clone()
+            } else {
+                b.clone()
+            }
+        }
         _ => broadcast(a, b).unwrap_or(Ty::Unknown),
     }
 }

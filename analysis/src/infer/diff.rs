@@ -428,8 +428,37 @@ impl<'db> Infer<'_, 'db> {
         }
         let ok: Vec<&&crate::autodiff::DerivSig> =
             fits.iter().filter(|s| !s.params.iter().zip(args).any(|(p, a)| is_mismatch(db, &p.ty, a))).collect();
+        // `fwd_diff(f<float>)`: the generic arguments written on the
+        // operand bind the derivative's result type.
+        let explicit: Vec<Ty> = match self.body.expr(operand) {
+            Expr::Path(segs, _) => segs
+                .last()
+                .map(|s| {
+                    s.args
+                        .iter()
+                        .map(|a| match a {
+                            GenericArgRef::Type(t) => self.ctx.resolve(t),
+                            GenericArgRef::Value(Some(n)) => Ty::Const(*n),
+                            GenericArgRef::Value(None) => Ty::Unknown,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let ok: Vec<Ty> = ok
+            .iter()
+            .map(|s| {
+                if explicit.is_empty() || !ty_is_open(&s.ret) {
+                    return s.ret.clone();
+                }
+                let bind: HashMap<String, Ty> =
+                    s.generic_params.iter().cloned().zip(explicit.iter().cloned()).collect();
+                substitute_params(&s.ret, &bind)
+            })
+            .collect();
         match ok.first() {
-            Some(first) if ok.iter().all(|s| s.ret == first.ret) && !ty_is_open(&first.ret) => first.ret.clone(),
+            Some(first) if ok.iter().all(|r| r == first) && !ty_is_open(first) => first.clone(),
             _ => Ty::Unknown,
         }
     }
@@ -512,5 +541,25 @@ impl<'db> Infer<'_, 'db> {
             None => format!("`{ty_name}`'s `__subscript`"),
         };
         Some((DefId::new(db, def.file(db), m), what))
+    }
+}
+
+/// `t` with the generic parameters `bind` names replaced by their
+/// arguments (`DifferentialPair<T>` with `T = float`).
+fn substitute_params(t: &Ty, bind: &HashMap<String, Ty>) -> Ty {
+    match t {
+        Ty::Param { name, .. } => bind.get(name).cloned().unwrap_or_else(|| t.clone()),
+        Ty::Array(e, n) => Ty::Array(Arc::new(substitute_params(e, bind)), *n),
+        Ty::Pointer(e) => Ty::Pointer(Arc::new(substitute_params(e, bind))),
+        Ty::Adt { def, name, args } => {
+            Ty::Adt { def: *def, name: name.clone(), args: args.iter().map(|a| substitute_params(a, bind)).collect() }
+        }
+        Ty::Tuple(items) => Ty::Tuple(items.iter().map(|a| substitute_params(a, bind)).collect()),
+        // A built-in scalar, vector or matrix is its own differential.
+        Ty::Assoc(base, name) if name == "Differential" => match substitute_params(base, bind) {
+            b @ (Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..)) => b,
+            b => Ty::Assoc(Arc::new(b), name.clone()),
+        },
+        _ => t.clone(),
     }
 }

@@ -340,6 +340,9 @@ impl FnLower<'_, '_> {
             let b = self.expr_expecting(args[2], result)?;
             return Ok(self.emit(Op::Select(c, a, b), result));
         }
+        if let Some(v) = self.coopvec_builtin(e, name, args)? {
+            return Ok(v);
+        }
         let Some(i) = Intrinsic::from_name(name) else {
             return self.error(format!("the built-in function `{name}` is not supported by code generation yet"));
         };

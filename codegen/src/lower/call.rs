@@ -19,7 +19,11 @@ impl FnLower<'_, '_> {
                     return self.call_function(f, &expr_args);
                 }
                 let at = self.span;
+                let coopvec = coopvec::coopvec_parts(self.db(), &t).is_some();
                 let t = self.m.lower_ty(&t, at)?;
+                if coopvec {
+                    return self.coopvec_construct(t, args);
+                }
                 self.construct(t, args)
             }
             (Expr::Path(segs, _), Ty::Func(defs)) => {
@@ -300,6 +304,9 @@ impl FnLower<'_, '_> {
     /// `pair.getPrimal()`, `pair.getDifferential()`, `T.dzero()`,
     /// `T.dadd(a, b)`, `T.dmul(s, a)`.
     pub(super) fn method_call(&mut self, e: ExprId, receiver: ExprId, name: &str, args: &[ExprId]) -> R<ValueId> {
+        if let Some(v) = self.coopvec_method(e, receiver, name, args)? {
+            return Ok(v);
+        }
         let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
         // `T.Differential.dzero()`, `.dadd(a, b)`: the differential is its
         // own differential.

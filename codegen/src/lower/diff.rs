@@ -538,13 +538,22 @@ impl FnLower<'_, '_> {
     }
 
     /// The core module's autodiff functions: `diffPair`, `detach`,
-    /// `updatePrimal`, `updateDiff`, `updatePair`.
+    /// `updatePrimal`, `updateDiff`, `updatePair`, `__mul_p_d`.
     pub(super) fn autodiff_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
         Ok(Some(match (name, args) {
             ("diffPair", _) => {
                 let t = self.expr_ty(e)?;
                 let Type::DifferentialPair { primal, diff } = *self.ty(t) else { return self.error("not a pair") };
                 self.make_pair(primal, diff, args, t)?
+            }
+            ("__mul_p_d", [a, b]) => {
+                // `T.Differential __mul_p_d(T a, T.Differential b)` for a
+                // built-in floating-point `T` (its own differential): the
+                // product.
+                let a = self.expr(*a)?;
+                let t = self.ty_of(a);
+                let b = self.expr_expecting(*b, t)?;
+                self.arith(BinaryOp::Mul, a, b)?
             }
             ("detach", [x]) => {
                 let t = self.expr_ty(e)?;

@@ -203,6 +203,15 @@ impl FnLower<'_, '_> {
                     Ok(self.emit(Op::Convert(v), to))
                 }
             }
+            // Cooperative vectors (arrays): a scalar for every element, or
+            // each element converted.
+            (Type::Scalar(_), Type::Array(e, n)) => {
+                let x = self.coerce(v, e)?;
+                Ok(self.emit(Op::Construct(vec![x; n as usize]), to))
+            }
+            (Type::Array(_, n), Type::Array(_, m)) if n == m => {
+                self.elementwise(to, &[v], |s, p, et| s.coerce(p[0], et))
+            }
             (Type::Vector(s0, _), Type::Scalar(_)) => {
                 let st = self.t(Type::Scalar(s0));
                 let x = self.emit(Op::Extract(v, 0), st);

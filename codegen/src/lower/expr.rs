@@ -419,6 +419,13 @@ impl FnLower<'_, '_> {
             let b = self.coerce(b, amount)?;
             return Ok(self.emit(Op::Binary(op, a, b), at));
         }
+        if let Some(result) = [a, b].iter().map(|&v| self.ty_of(v)).find(|&t| self.array_len(t).is_some()) {
+            // Cooperative vectors (arrays): element by element.
+            if op.is_comparison() {
+                return self.error("comparing cooperative vectors is not supported by code generation yet");
+            }
+            return self.elementwise(result, &[a, b], |s, p, _| s.arith(op, p[0], p[1]));
+        }
         let mut common = self.common_type(self.ty_of(a), self.ty_of(b))?;
         // Arithmetic on bools happens in `int`.
         if !op.is_comparison()
@@ -629,6 +636,9 @@ impl FnLower<'_, '_> {
                 let v = self.expr(inner)?;
                 let t = self.expr_ty(e)?;
                 let v = self.coerce(v, t)?;
+                if self.array_len(t).is_some() {
+                    return self.elementwise(t, &[v], |s, p, et| Ok(s.emit(Op::Unary(UnaryOp::Neg, p[0]), et)));
+                }
                 // A negative literal is a constant (WGSL's constant
                 // evaluation cannot convert `-(3i)` to a 64-bit type).
                 match self.b.func.op(v) {

@@ -5,6 +5,15 @@ use super::*;
 
 impl FnLower<'_, '_> {
     pub(super) fn init_list(&mut self, items: &[ExprId], ty: TypeId) -> R<ValueId> {
+        // Buffers held by a struct are bound at compile time, not stored
+        // (its IR type has no field for them).
+        let kept: Vec<ExprId>;
+        let items = if matches!(self.ty(ty), Type::Struct { .. }) && items.iter().any(|&i| self.is_resource_expr(i)) {
+            kept = items.iter().copied().filter(|&i| !self.is_resource_expr(i)).collect();
+            &kept[..]
+        } else {
+            items
+        };
         let parts: Vec<TypeId> = match self.ty(ty).clone() {
             Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
             Type::Array(e, n) => vec![e; n as usize],

@@ -11,8 +11,16 @@ impl<'db> ModuleLowerer<'db> {
     /// empty for types that hold none.
     pub(super) fn resource_fields(&self, ty: &Ty) -> Vec<String> {
         fn walk(db: &dyn Db, ty: &Ty, prefix: &str, depth: usize, out: &mut Vec<String>) {
-            let Ty::Adt { def, args, .. } = ty else { return };
-            if depth > 8 || slang_analysis::core_files(db).contains(&def.file(db)) {
+            let Ty::Adt { def, args, name } = ty else { return };
+            if depth > 8 {
+                return;
+            }
+            if slang_analysis::core_files(db).contains(&def.file(db)) {
+                // `DifferentialPtrPair<T>`: fields `p` and `d` of type `T`.
+                if let ("DifferentialPtrPair", [t]) = (name.as_str(), args.as_slice()) {
+                    walk(db, t, &join_path(prefix, "p"), depth + 1, out);
+                    walk(db, t, &join_path(prefix, "d"), depth + 1, out);
+                }
                 return;
             }
             let Some(item) = item_of(db, *def).filter(|i| i.kind == ItemKind::Struct) else { return };
@@ -222,6 +230,18 @@ impl FnLower<'_, '_> {
         if !matches!(self.inferred.expr_types.get(callee.0 as usize), Some(Ty::TypeValue(_))) {
             return Ok(None);
         }
+        if let (Ty::Adt { name, args: targs, .. }, [p, d]) = (ty, args.as_slice()) {
+            if let ("DifferentialPtrPair", [t]) = (name.as_str(), targs.as_slice()) {
+                // `DifferentialPtrPair<T>(p, d)`: the buffers of each.
+                let mut out = Vec::new();
+                for (field, arg) in [("p", *p), ("d", *d)] {
+                    for (path, g) in self.value_resources(arg, t)? {
+                        out.push((join_path(field, &path), g));
+                    }
+                }
+                return Ok(Some(out));
+            }
+        }
         let Some(init) = self.initializer_def(ty, &args)? else { return Ok(None) };
         let body = body(self.db(), init).clone();
         let params: Vec<Option<String>> = body.params.iter().map(|p| p.name.clone()).collect();
@@ -245,6 +265,38 @@ impl FnLower<'_, '_> {
         Ok(Some(out))
     }
 
+    /// The buffers a value `e` of struct type `ty` holds, by field path: an
+    /// initializer list's buffer items (`{ buffer, 0 }`), or what
+    /// [`Self::struct_resources`] finds.
+    pub(super) fn value_resources(&mut self, e: ExprId, ty: &Ty) -> R<Vec<(String, GlobalId)>> {
+        let paths = self.m.resource_fields(ty);
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let Expr::InitList(items) = self.body.expr(e).clone() else {
+            return self.struct_resources(e, ty, None, paths);
+        };
+        let Ty::Adt { def, .. } = ty else { return Ok(Vec::new()) };
+        let db = self.db();
+        let members: Vec<String> = item_of(db, *def)
+            .map(|i| {
+                i.members
+                    .iter()
+                    .filter(|m| m.kind == ItemKind::Var && !m.is_static)
+                    .map(|m| m.name.clone().unwrap_or_default())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for (name, &item) in members.iter().zip(&items) {
+            if self.is_resource_expr(item) {
+                let g = self.resource_global(item)?;
+                out.push((name.clone(), g));
+            }
+        }
+        Ok(out)
+    }
+
     /// Specialize the method instance `inst` to the buffers its receiver
     /// (of type `owner`, stored at `root`) holds.
     pub(super) fn this_resources(&mut self, inst: &mut Instance, root: Option<(ValueId, String)>, owner: &Ty) {
@@ -262,10 +314,53 @@ impl FnLower<'_, '_> {
         if paths.is_empty() {
             return Ok(());
         }
+        let arg_ty = self.inferred.expr_types.get(arg.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        if let Some(bound) = self.ptr_pair_resources(arg, &arg_ty, ty, &paths)? {
+            // A derivative's pair for a primal parameter.
+            for (p, g) in bound {
+                inst.resources.push((index, p, g));
+            }
+            return Ok(());
+        }
         for (p, g) in self.struct_resources(arg, ty, None, paths)? {
             inst.resources.push((index, p, g));
         }
         Ok(())
+    }
+
+    /// For `arg`, a `DifferentialPtrPair<T>` (`arg_ty`) passed for a `T`
+    /// (`ty`, with buffer fields `paths`) of the primal function a
+    /// derivative is made of: the buffers its primal holds. The
+    /// derivative's code is the primal's, specialized to the same buffers,
+    /// so the differential must hold those too.
+    fn ptr_pair_resources(
+        &mut self,
+        arg: ExprId,
+        arg_ty: &Ty,
+        ty: &Ty,
+        paths: &[String],
+    ) -> R<Option<Vec<(String, GlobalId)>>> {
+        let Ty::Adt { name, args, .. } = arg_ty else { return Ok(None) };
+        if name != "DifferentialPtrPair" || args.first() != Some(ty) {
+            return Ok(None);
+        }
+        let Some((root, prefix)) = self.struct_root(arg) else {
+            let at = self.expr_span(arg).or(self.span);
+            return err(
+                at,
+                "a pair of pointer-like values holding buffers is passed from a variable or parameter only",
+            );
+        };
+        let primal = self.bound_under(root, &join_path(&prefix, "p"), paths.to_vec());
+        let diff = self.bound_under(root, &join_path(&prefix, "d"), paths.to_vec());
+        if primal != diff {
+            let at = self.expr_span(arg).or(self.span);
+            return err(
+                at,
+                "the differential of this pair holds other buffers than its primal: code generation binds buffers at compile time, so a derivative takes one set",
+            );
+        }
+        Ok(Some(primal))
     }
 
     /// The arguments of a call of `f` without those bound to buffers.

@@ -337,6 +337,8 @@ impl FnLower<'_, '_> {
                     }
                     self.pending_label = None;
                 }
+                Some(SyntaxKind::TARGET_SWITCH_STMT) => self.target_switch(s, &inner)?,
+                Some(SyntaxKind::ASM_STMT) => self.intrinsic_asm(s)?,
                 Some(SyntaxKind::EMPTY_STMT | SyntaxKind::ATTRIBUTED_STMT) => {
                     for st in inner {
                         self.stmt(st)?;

@@ -1,5 +1,6 @@
 //! Lowering types: analysis [`Ty`]s to interned IR [`Type`]s (scalars,
-//! vectors, matrices, arrays, tuples, optionals, monomorphized structs).
+//! vectors, matrices, arrays, tuples, optionals, monomorphized structs;
+//! cooperative vectors are arrays).
 
 use super::*;
 
@@ -93,6 +94,12 @@ impl<'db> ModuleLowerer<'db> {
                 if name == "Tuple" && slang_analysis::core_files(self.db).contains(&def.file(self.db)) =>
             {
                 self.tuple_ty(args, at)?
+            }
+            // `CoopVec<T, N>`: an array, operated on element by element.
+            Ty::Adt { .. } if coopvec::coopvec_parts(self.db, ty).is_some() => {
+                let (elem, n) = coopvec::coopvec_parts(self.db, ty).expect("checked");
+                let e = self.lower_ty(&elem, at)?;
+                self.intern(Type::Array(e, n))
             }
             Ty::Adt { def, args, name } => {
                 let is_user_struct = !slang_analysis::core_files(self.db).contains(&def.file(self.db))
