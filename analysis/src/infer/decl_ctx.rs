@@ -359,14 +359,11 @@ impl TypeResolver for DeclCtx<'_> {
                     ty.scalar().map_or(Ty::Unknown, Ty::Scalar)
                 }
                 // (`DifferentialPair<T>.Differential` is the pair of
-                // `T.Differential`.)
+                // `T.Differential`; a user struct's is synthesized, or
+                // declared in it or in an extension that applies.)
                 Ty::Adt { def, ref name, .. }
                     if seg.name == "Differential"
-                        && if is_core(self.db, def.file(self.db)) {
-                            name == "DifferentialPair"
-                        } else {
-                            crate::autodiff::synthesized_differential(self.db, self.file, def).is_some()
-                        } =>
+                        && (!is_core(self.db, def.file(self.db)) || name == "DifferentialPair") =>
                 {
                     crate::autodiff::differential_of(self.db, &ty)
                 }

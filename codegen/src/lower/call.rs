@@ -170,27 +170,10 @@ impl FnLower<'_, '_> {
         order: usize,
     ) -> R<Instance> {
         let db = self.m.db;
-        let mut bindings = HashMap::new();
-        if let (Ty::Adt { def: o, args: owner_args, .. }, Some(s)) = (owner, owner_struct(db, def)) {
-            if *o == s {
-                let names = item_of(db, s).map(|i| i.generic_params.clone()).unwrap_or_default();
-                for (g, a) in names.iter().zip(owner_args) {
-                    if let Some(n) = &g.name {
-                        bindings.insert(n.clone(), a.clone());
-                    }
-                }
-                // `extension<U> S<U>`: `U` is the receiver's argument.
-                let parent =
-                    parent_of(db, def).filter(|&p| item_of(db, p).is_some_and(|i| i.kind == ItemKind::Extension));
-                if let Some(Ty::Adt { args: pattern, .. }) = parent.map(|p| DeclCtx::for_def(db, p).this) {
-                    for (p, a) in pattern.iter().zip(owner_args) {
-                        if let Ty::Param { name, .. } = p {
-                            bindings.insert(name.clone(), a.clone());
-                        }
-                    }
-                }
-            }
-        }
+        let mut bindings = match (owner, owner_struct(db, def)) {
+            (Ty::Adt { def: o, .. }, Some(s)) if *o == s => infer::receiver_bindings(db, def, owner),
+            _ => HashMap::new(),
+        };
         if !fn_sig(db, def).generic_params.is_empty() {
             let explicit: Vec<Ty> = explicit
                 .iter()
