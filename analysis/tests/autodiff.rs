@@ -1220,6 +1220,31 @@ float g(Pt a, no_diff Pt b)
     );
 }
 
+/// `T.f(…)` with `T` a generic parameter names the requirement of `T`'s
+/// interfaces: a requirement that is not differentiable stops derivatives
+/// whatever the conforming types' methods are (slangc: E41022 at `f3`,
+/// nothing at `f5`, which says `no_diff`, or at `f4`, whose requirement is
+/// differentiable).
+#[test]
+fn derivative_lost_through_a_static_requirement() {
+    check_diags(
+        r#"
+interface IPlain : IDifferentiable { static float sq(float s); [Differentiable] static float cube(float s); }
+extension float : IPlain
+{
+    [Differentiable] static float sq(float s) { return s * s; }
+    [Differentiable] static float cube(float s) { return s * s * s; }
+}
+[Differentiable] float f3<T : IPlain>(T x, float s) { return T.sq(s); }
+[Differentiable] float f4<T : IPlain>(T x, float s) { return T.cube(s); }
+[Differentiable] float f5<T : IPlain>(T x, float s) { return no_diff(T.sq(s)) + s; }
+"#,
+        expect![[r#"
+            /main.slang:8:62: error[derivative-lost]: derivatives cannot flow through `sq`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff sq(…)` if none should
+        "#]],
+    );
+}
+
 /// Bounds the reference compiler evaluates: `static const` globals, `const`
 /// locals declared before the loop, and arithmetic of constants (slangc
 /// accepts all but the last two loops, whose bounds are a parameter and a

@@ -1049,3 +1049,26 @@ int wrap<T : IArithmetic>(T t) { Wrapped w = t; return w.tag; }
         "#]],
     );
 }
+
+/// `S<A>.Differential` declared in an extension that applies to `S<A>`
+/// (`extension<T : …> S<T> : IDifferentiable { typedef S<T> Differential; }`):
+/// a pair's `.d` has it, and its methods can be called (slangc accepts
+/// `dp.d.dot(…)`).
+#[test]
+fn differential_declared_in_a_generic_extension() {
+    let s = r#"
+struct MyVector<T : __BuiltinArithmeticType>
+{
+    T x;
+    T y;
+    T dot(MyVector<T> b) { return x * b.x + y * b.y; }
+};
+extension<T : __BuiltinFloatingPointType> MyVector<T> : IDifferentiable
+    where T.Differential == T
+{
+    typedef MyVector<T> Differential;
+}
+"#;
+    check_type(&format!("{s}void f(DifferentialPair<MyVector<float>> dp) {{ $0dp.d; }}"), expect!["MyVector<float>"]);
+    check_type(&format!("{s}void f(DifferentialPair<MyVector<float>> dp) {{ $0dp.d.dot(dp.p); }}"), expect!["float"]);
+}

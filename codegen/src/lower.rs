@@ -469,6 +469,7 @@ impl<'db> ModuleLowerer<'db> {
             targets: Vec::new(),
             span: at,
             no_diff: false,
+            detached: std::collections::HashSet::new(),
             pending_label: None,
             pending_max_iters: None,
             pending_unroll: None,
@@ -655,7 +656,14 @@ impl<'db> ModuleLowerer<'db> {
         }
         self.queue.push((inst.clone(), id));
         // After registering: derivative functions may name this one back.
+        use slang_analysis::autodiff::{accessor_func_extension, ExtensionKind};
+        // `__func_extension fwd_diff(S::__subscript::set)`.
+        let setter_ext = inst.setter.then(|| accessor_func_extension(db, def, true, ExtensionKind::Forward)).flatten();
         let derivative = match inst.setter {
+            true if setter_ext.is_some() => {
+                let g = setter_ext.expect("checked");
+                Derivative::Custom(self.declare_function(derived_instance(db, &inst, g), false)?)
+            }
             // (The declaration's derivative attributes are the getter's.)
             true if slang_analysis::autodiff::setter_differentiable(db, def) => Derivative::Transcribe,
             true => Derivative::None,
@@ -663,7 +671,10 @@ impl<'db> ModuleLowerer<'db> {
         };
         self.module.functions[id.index()].derivative = derivative;
         let backward = match inst.setter {
-            true => None,
+            true => match accessor_func_extension(db, def, true, ExtensionKind::Backward) {
+                Some(g) => Some(self.declare_function(derived_instance(db, &inst, g), false)?),
+                None => None,
+            },
             false => match self.backward_source(&inst)? {
                 Some(g) => Some(g),
                 None => self.apply_backward(&inst, id)?,
@@ -781,6 +792,7 @@ impl<'db> ModuleLowerer<'db> {
             targets: Vec::new(),
             span: None,
             no_diff: false,
+            detached: std::collections::HashSet::new(),
             pending_label: None,
             pending_max_iters: None,
             pending_unroll: None,
@@ -926,6 +938,10 @@ struct FnLower<'a, 'db> {
     span: Option<TextRange>,
     /// Inside `no_diff`: what calls write back carries no derivative.
     no_diff: bool,
+    /// Expressions whose values carry no derivative: the arguments of a
+    /// call through an interface requirement whose parameter is not
+    /// differentiable there ([`FnLower::call`]).
+    detached: std::collections::HashSet<ExprId>,
     /// Lowering an `__init`: `this` is a local, returned at the end.
     is_init: bool,
     /// The label of the statement about to be lowered.

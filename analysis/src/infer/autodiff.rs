@@ -19,7 +19,9 @@ use crate::name_res::core_def;
 use crate::ty::{Scalar, Ty, TypeResolver};
 use crate::{Db, SourceFile};
 
-pub use super::func_extension::{func_extension_for, func_extension_of, func_extensions, ExtensionKind, FuncExtension};
+pub use super::func_extension::{
+    accessor_func_extension, func_extension_for, func_extension_of, func_extensions, ExtensionKind, FuncExtension,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mode {
@@ -124,12 +126,20 @@ pub fn fn_differentiability(db: &dyn Db, from: SourceFile, def: DefId) -> Differ
         .chain(crate::module_graph::module_of(db, def.file(db)))
         .copied()
         .collect();
-    let attached: Vec<Mode> = files
+    let mut attached: Vec<Mode> = files
         .iter()
         .flat_map(|&f| derivative_of_targets(db, f).iter())
         .filter(|(t, _)| *t == name)
         .map(|(_, m)| *m)
         .collect();
+    // A getter named by `__func_extension fwd_diff(S::__subscript::get)`.
+    for (kind, mode) in [(ExtensionKind::Forward, Mode::Forward), (ExtensionKind::Backward, Mode::Backward)] {
+        if item.kind == ItemKind::Subscript
+            && super::func_extension::accessor_func_extension(db, def, false, kind).is_some()
+        {
+            attached.push(mode);
+        }
+    }
     if attached.contains(&Mode::Backward) {
         return Differentiability::Backward;
     }

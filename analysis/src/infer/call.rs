@@ -394,16 +394,8 @@ impl<'db> Infer<'_, 'db> {
             Some(Ty::TypeValue(t)) => Some((**t).clone()),
             r => r.clone(),
         };
-        if let Some(Ty::Adt { def: owner, args: owner_args, .. }) = &receiver {
-            if parent_of(db, def) == Some(*owner) {
-                if let Some(owner_item) = item_of(db, *owner) {
-                    for (g, a) in owner_item.generic_params.iter().zip(owner_args) {
-                        if let (Some(n), false) = (&g.name, a.is_unknown()) {
-                            ctx.generics.insert(n.clone(), a.clone());
-                        }
-                    }
-                }
-            }
+        if let Some(owner) = &receiver {
+            ctx.generics.extend(receiver_bindings(db, def, owner));
         }
         let gp = &sig.generic_params;
         // More generic arguments than parameters: not this overload.

@@ -150,22 +150,39 @@ impl<'db> DeclCtx<'db> {
                     })
                     .collect();
                 // Defaults of the parameters, when none is given
-                // (`Texture2D` is `Texture2D<float4>`; a type written with
-                // some arguments keeps its spelling).
-                let given = if args.is_empty() { 0 } else { item.generic_params.len() };
+                // (`Texture2D` is `Texture2D<float4>`; a core type written
+                // with some arguments keeps its spelling). A user type's
+                // omitted trailing parameters take their defaults, computed
+                // from the arguments before them (`S<int N, int M = N - 1>`).
+                let given =
+                    if !args.is_empty() && is_core(db, d.file) { item.generic_params.len() } else { args.len() };
+                let mut inner = DeclCtx::for_def(db, def);
+                for (g, a) in item.generic_params.iter().zip(&args) {
+                    if let (Some(n), false) = (&g.name, a.is_unknown()) {
+                        inner.generics.insert(n.clone(), a.clone());
+                    }
+                }
                 for g in item.generic_params.iter().skip(given) {
                     let node = crate::hir::decl_syntax(db, DefId::new(db, d.file, g.ast_index));
-                    let default = node.as_ref().and_then(|n| {
-                        n.children_with_tokens().any(|t| t.kind() == SyntaxKind::EQ).then_some(())?;
-                        slang_syntax::ast::GenericTypeParam::cast(n.clone())?.types().last()
-                    });
-                    match default {
-                        Some(t) => {
-                            let t = crate::hir::lower_type(Some(t));
-                            args.push(DeclCtx::for_def(db, def).resolve(&t));
-                        }
-                        None => break,
+                    let has_default =
+                        node.as_ref().is_some_and(|n| n.children_with_tokens().any(|t| t.kind() == SyntaxKind::EQ));
+                    let type_default =
+                        node.clone().and_then(slang_syntax::ast::GenericTypeParam::cast).and_then(|p| p.types().last());
+                    let value_default =
+                        node.and_then(slang_syntax::ast::GenericValueParam::cast).and_then(|p| p.default_value());
+                    let arg = match (has_default, type_default, value_default) {
+                        (false, _, _) => break,
+                        (true, Some(t), _) => inner.resolve(&crate::hir::lower_type(Some(t))),
+                        (true, None, Some(e)) => match inner.eval_const(&e) {
+                            Some(v) => Ty::Const(v),
+                            None => break,
+                        },
+                        _ => break,
+                    };
+                    if let (Some(n), false) = (&g.name, arg.is_unknown()) {
+                        inner.generics.insert(n.clone(), arg.clone());
                     }
+                    args.push(arg);
                 }
                 Ty::Adt { def, name, args }
             }
@@ -359,14 +376,11 @@ impl TypeResolver for DeclCtx<'_> {
                     ty.scalar().map_or(Ty::Unknown, Ty::Scalar)
                 }
                 // (`DifferentialPair<T>.Differential` is the pair of
-                // `T.Differential`.)
+                // `T.Differential`; a user struct's is synthesized, or
+                // declared in it or in an extension that applies.)
                 Ty::Adt { def, ref name, .. }
                     if seg.name == "Differential"
-                        && if is_core(self.db, def.file(self.db)) {
-                            name == "DifferentialPair"
-                        } else {
-                            crate::autodiff::synthesized_differential(self.db, self.file, def).is_some()
-                        } =>
+                        && (!is_core(self.db, def.file(self.db)) || name == "DifferentialPair") =>
                 {
                     crate::autodiff::differential_of(self.db, &ty)
                 }

@@ -140,8 +140,8 @@ impl<'db> Infer<'_, 'db> {
                 }
             }
             Expr::Binary { op, lhs, rhs } => {
-                let l = self.expr(lhs);
-                let r = self.expr(rhs);
+                let l = value_of_generic(self.expr(lhs));
+                let r = value_of_generic(self.expr(rhs));
                 match op {
                     BinaryOp::Assign(op) => {
                         self.check_assignable(id, lhs);
@@ -190,7 +190,7 @@ impl<'db> Infer<'_, 'db> {
                 }
             }
             Expr::Prefix { op, expr } => {
-                let t = self.expr(expr);
+                let t = value_of_generic(self.expr(expr));
                 if matches!(op, SyntaxKind::MINUS | SyntaxKind::BANG | SyntaxKind::TILDE) {
                     if let Some(r) = self.user_unary_operator(id, op, &t) {
                         return r;
@@ -544,5 +544,14 @@ impl<'db> Infer<'_, 'db> {
         }
         self.check_operator_derivative(id, &name, &fns);
         Some(t.clone())
+    }
+}
+
+/// An operand naming a generic value parameter bound to a value (`N` in
+/// an instance of `S<int N>`) is an `int`.
+fn value_of_generic(t: Ty) -> Ty {
+    match t {
+        Ty::TypeValue(c) if matches!(*c, Ty::Const(_)) => Ty::Scalar(Scalar::Int32),
+        t => t,
     }
 }

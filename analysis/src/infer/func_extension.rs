@@ -105,6 +105,10 @@ pub fn func_extension_of(db: &dyn Db, def: DefId) -> Option<FuncExtension> {
 /// that overloads each get their own).
 pub fn func_extension_for(db: &dyn Db, from: SourceFile, def: DefId, kind: ExtensionKind) -> Option<DefId> {
     let item = item_of(db, def)?;
+    if item.kind == ItemKind::Subscript {
+        // (The declaration stands for its getter.)
+        return accessor_func_extension(db, def, false, kind);
+    }
     let name = item.name.as_deref()?;
     let files: Vec<SourceFile> = crate::module_graph::visible_files(db, from)
         .iter()
@@ -136,45 +140,39 @@ pub fn func_extension_for(db: &dyn Db, from: SourceFile, def: DefId, kind: Exten
     })
 }
 
-/// Whether a `__func_extension fwd_diff(S::__subscript::set)` (or
-/// `bwd_diff`, or `S::prop::set` for a property) gives the setter of
-/// `def` (a property or `__subscript` of `S`) its derivative.
-pub fn setter_has_func_extension(db: &dyn Db, def: DefId) -> bool {
-    use slang_syntax::SyntaxKind;
-    let Some(item) = item_of(db, def) else { return false };
-    let Some(owner) = crate::infer::parent_of(db, def).and_then(|p| item_of(db, p)).and_then(|p| p.name.clone()) else {
-        return false;
+/// The `__func_extension` of kind `kind` that names accessor `get` (or,
+/// with `setter`, `set`) of `__subscript` `def` of type `S`:
+/// `fwd_diff(S::__subscript::get)`, `bwd_diff(S::__subscript::set)`
+/// (declared in `def`'s module). (The reference compiler takes
+/// `S::prop::get` for a member of the property's value, so properties
+/// have none.)
+pub fn accessor_func_extension(db: &dyn Db, def: DefId, setter: bool, kind: ExtensionKind) -> Option<DefId> {
+    if item_of(db, def)?.kind != ItemKind::Subscript {
+        return None;
+    }
+    let member = "__subscript";
+    let accessor = if setter { "set" } else { "get" };
+    let owner_def = |t: &Ty| match t {
+        Ty::Adt { def, .. } => Some(*def),
+        _ => None,
     };
-    let member = if item.kind == ItemKind::Subscript {
-        "__subscript".to_string()
-    } else {
-        item.name.clone().unwrap_or_default()
-    };
-    let want = format!("{owner}::{member}::set");
-    let files: Vec<SourceFile> = crate::module_graph::module_of(db, def.file(db)).to_vec();
-    files.iter().any(|&f| {
-        func_extensions(db, f).iter().any(|e| {
-            e.kind != ExtensionKind::Apply
-                && e.target == "set"
-                && crate::hir::decl_syntax(db, e.def).is_some_and(|n| {
-                    let path = n
-                        .children()
-                        .find(|c| slang_syntax::ast::Expr::can_cast(c.kind()))
-                        .and_then(|op| op.descendants().filter(|d| d.kind() == SyntaxKind::PATH_EXPR).last());
-                    path.is_some_and(|p| {
-                        let mut text = String::new();
-                        let mut depth = 0;
-                        for c in p.text().to_string().chars().filter(|c| !c.is_whitespace()) {
-                            match c {
-                                '<' => depth += 1,
-                                '>' => depth -= 1,
-                                c if depth == 0 => text.push(c),
-                                _ => {}
-                            }
-                        }
-                        text == want
-                    })
-                })
+    let this = owner_def(&DeclCtx::for_def(db, def).this)?;
+    crate::module_graph::module_of(db, def.file(db)).iter().find_map(|&f| {
+        func_extensions(db, f).iter().find_map(|e| {
+            let Some(TypeRef::Path(segs)) = &e.owner else { return None };
+            let (last, prefix) = segs.split_last()?;
+            let owner = DeclCtx::for_def(db, e.def).resolve(&TypeRef::Path(prefix.to_vec()));
+            (e.kind == kind && e.target == accessor && last.name == member && owner_def(&owner) == Some(this))
+                .then_some(e.def)
         })
     })
+}
+
+/// Whether a `__func_extension fwd_diff(S::__subscript::set)` (or
+/// `bwd_diff`) gives the setter of `__subscript` `def` of `S` its
+/// derivative.
+pub fn setter_has_func_extension(db: &dyn Db, def: DefId) -> bool {
+    [ExtensionKind::Forward, ExtensionKind::Backward]
+        .into_iter()
+        .any(|k| accessor_func_extension(db, def, true, k).is_some())
 }

@@ -63,8 +63,8 @@ pub use self::diagnostics::{DiagAt, InferDiag, InferDiagKind};
 pub use self::members::{applicable_extensions, extension_member_names, extension_methods, lookup_member, Member};
 use self::members::{members_fully_known, not_a_builtin_member, subscript_type};
 pub use self::path::generic_arity_problem;
-pub use self::unify::call_bindings;
 use self::unify::{bind_generics, ty_is_open, type_ref_mentions};
+pub use self::unify::{call_bindings, receiver_bindings};
 
 // ---------------------------------------------------------------------------
 // Declaration facts.

@@ -254,6 +254,12 @@ impl<'db> Infer<'_, 'db> {
                 }
                 // `float3.f()`: a static method an extension adds.
                 t @ (Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..)) => self.extension_static_member(t, &seg.name),
+                // `T.f()`: a requirement of the interfaces constraining `T`
+                // (anything else, associated types say, is left unknown).
+                Ty::Param { def, .. } => match self.requirement_of(*def, &seg.name) {
+                    Some(defs) => Ty::Func(defs),
+                    None => Ty::Unknown,
+                },
                 _ => Ty::Unknown,
             },
             _ => Ty::Unknown,
@@ -443,6 +449,26 @@ impl<'db> Infer<'_, 'db> {
             }
             _ => Ty::Unknown,
         }
+    }
+
+    /// The methods named `name` that the interfaces constraining generic
+    /// type parameter `gdef` require (`T.f` in `f<T : I>`).
+    pub(super) fn requirement_of(&self, gdef: DefId, name: &str) -> Option<Vec<DefId>> {
+        let db = self.db();
+        if item_of(db, gdef).is_none_or(|i| i.kind != ItemKind::GenericTypeParam) {
+            return None;
+        }
+        let ifaces = super::generics::constraint_interfaces(db, gdef)?;
+        let mut closure = std::collections::HashSet::new();
+        for &i in &ifaces {
+            super::generics::interface_closure(db, i, &mut closure);
+        }
+        let mut closure: Vec<DefId> = closure.into_iter().collect();
+        closure.sort_by_key(|d| (d.file(db).path(db).clone(), d.ast_index(db)));
+        closure.iter().find_map(|&i| match lookup_member(db, i, &[], name) {
+            Some(Member::Methods(defs)) => Some(defs),
+            _ => None,
+        })
     }
 
     /// `t.name` where `t : T` and `T` is a generic type parameter: a member

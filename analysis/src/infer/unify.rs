@@ -37,6 +37,39 @@ fn bind_one(name: &str, value: Ty, bind: &mut HashMap<String, Ty>) -> bool {
     }
 }
 
+/// The generic parameters of the type method `def` belongs to, bound from
+/// the type of the receiver, `owner` (`S<A…>`): `S`'s own parameters, and
+/// those of the extension declaring `def` (`extension<U> S<U>`: `U` is the
+/// receiver's argument). Shared by overload resolution and code
+/// generation.
+pub fn receiver_bindings(db: &dyn Db, def: DefId, owner: &Ty) -> HashMap<String, Ty> {
+    let mut out = HashMap::new();
+    let Ty::Adt { def: o, args, .. } = owner else { return out };
+    let Some(parent) = parent_of(db, def) else { return out };
+    let own = |out: &mut HashMap<String, Ty>| {
+        for (g, a) in item_of(db, *o).iter().flat_map(|i| i.generic_params.iter()).zip(args) {
+            if let (Some(n), false) = (&g.name, a.is_unknown()) {
+                out.insert(n.clone(), a.clone());
+            }
+        }
+    };
+    if parent == *o {
+        own(&mut out);
+    } else if item_of(db, parent).is_some_and(|i| i.kind == ItemKind::Extension) {
+        if let Ty::Adt { def: s, args: pattern, .. } = DeclCtx::for_def(db, parent).this {
+            if s == *o {
+                own(&mut out);
+                for (p, a) in pattern.iter().zip(args) {
+                    if let (Ty::Param { name, .. }, false) = (p, a.is_unknown()) {
+                        out.insert(name.clone(), a.clone());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// How a call of `def` binds `def`'s own generic parameters, given the
 /// argument types and the generic arguments written at the call (already
 /// resolved): by name, value parameters as `Ty::Const`. Parameters

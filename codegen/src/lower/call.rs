@@ -5,7 +5,54 @@
 use super::*;
 
 impl FnLower<'_, '_> {
+    /// A call. One through a requirement of an interface (`T.ladd(a, b)`
+    /// in generic code, `obj.f(x)` on an interface value) passes
+    /// derivatives as the requirement declares, whatever the conforming
+    /// type's method does: its arguments for parameters that are not
+    /// differentiable there (`This` of an interface that is not
+    /// `IDifferentiable`), and its result when the result's type is not,
+    /// carry none; none at all when the requirement is not
+    /// differentiable. (Specialization resolves the callee to the
+    /// conforming type's method, so the requirement is the one the
+    /// function's generic body calls.)
     pub(super) fn call(&mut self, e: ExprId, callee: ExprId, args: &[ExprId]) -> R<ValueId> {
+        let Some(req) = self.requirement_called(callee, args.len()) else {
+            return self.call_resolved(e, callee, args);
+        };
+        let (params, this, ret) = requirement_diff(self.db(), req);
+        let receiver = match self.body.expr(callee) {
+            Expr::Member { receiver, .. } if !this => Some(*receiver),
+            _ => None,
+        };
+        let detach: Vec<ExprId> = args
+            .iter()
+            .zip(params.iter().chain(std::iter::repeat(&true)))
+            .filter(|(_, &d)| !d)
+            .map(|(&a, _)| a)
+            .chain(receiver)
+            .filter(|a| self.detached.insert(*a))
+            .collect();
+        let r = self.call_resolved(e, callee, args);
+        for a in detach {
+            self.detached.remove(&a);
+        }
+        let v = r?;
+        Ok(if ret { v } else { self.detach(v) })
+    }
+
+    /// The interface requirement callee `callee` names in the function's
+    /// generic body, for a call with `arity` arguments.
+    fn requirement_called(&self, callee: ExprId, arity: usize) -> Option<DefId> {
+        let db = self.db();
+        let generic = infer::infer(db, self.def);
+        let Some(Ty::Func(defs)) = generic.expr_types.get(callee.0 as usize) else { return None };
+        defs.iter().copied().find(|&d| {
+            parent_of(db, d).and_then(|p| item_of(db, p)).is_some_and(|i| i.kind == ItemKind::Interface)
+                && fn_sig(db, d).params.len() == arity
+        })
+    }
+
+    pub(super) fn call_resolved(&mut self, e: ExprId, callee: ExprId, args: &[ExprId]) -> R<ValueId> {
         let callee_ty = self.inferred.expr_types.get(callee.0 as usize).cloned().unwrap_or(Ty::Unknown);
         let expr_args: Vec<CallArg> = args.iter().map(|&a| CallArg::Expr(a)).collect();
         let core = slang_analysis::core_files(self.db());
@@ -125,27 +172,10 @@ impl FnLower<'_, '_> {
         order: usize,
     ) -> R<Instance> {
         let db = self.m.db;
-        let mut bindings = HashMap::new();
-        if let (Ty::Adt { def: o, args: owner_args, .. }, Some(s)) = (owner, owner_struct(db, def)) {
-            if *o == s {
-                let names = item_of(db, s).map(|i| i.generic_params.clone()).unwrap_or_default();
-                for (g, a) in names.iter().zip(owner_args) {
-                    if let Some(n) = &g.name {
-                        bindings.insert(n.clone(), a.clone());
-                    }
-                }
-                // `extension<U> S<U>`: `U` is the receiver's argument.
-                let parent =
-                    parent_of(db, def).filter(|&p| item_of(db, p).is_some_and(|i| i.kind == ItemKind::Extension));
-                if let Some(Ty::Adt { args: pattern, .. }) = parent.map(|p| DeclCtx::for_def(db, p).this) {
-                    for (p, a) in pattern.iter().zip(owner_args) {
-                        if let Ty::Param { name, .. } = p {
-                            bindings.insert(name.clone(), a.clone());
-                        }
-                    }
-                }
-            }
-        }
+        let mut bindings = match (owner, owner_struct(db, def)) {
+            (Ty::Adt { def: o, .. }, Some(s)) if *o == s => infer::receiver_bindings(db, def, owner),
+            _ => HashMap::new(),
+        };
         if !fn_sig(db, def).generic_params.is_empty() {
             let explicit: Vec<Ty> = explicit
                 .iter()
@@ -536,4 +566,21 @@ impl FnLower<'_, '_> {
         }
         Ok(result)
     }
+}
+
+/// How derivatives pass through interface requirement `req`: per
+/// parameter, for the receiver of a method, and for the result (types
+/// whose differentiability cannot be told count as differentiable).
+fn requirement_diff(db: &dyn Db, req: DefId) -> (Vec<bool>, bool, bool) {
+    use slang_analysis::autodiff::{derivative_signature, fn_differentiability, Differentiability, Mode, TypeDiff};
+    let file = req.file(db);
+    if fn_differentiability(db, file, req) == Differentiability::No {
+        return (vec![false; fn_sig(db, req).params.len()], false, false);
+    }
+    let sig = derivative_signature(db, req, Mode::Forward);
+    let params = sig.params.iter().map(|p| p.diff != TypeDiff::No).collect();
+    let this = sig.this_param.is_some_and(|p| p.diff != TypeDiff::No);
+    let ret_ty = DeclCtx::for_def(db, req).resolve(&fn_sig(db, req).ret);
+    let ret = slang_analysis::autodiff::type_diff(db, file, &ret_ty) != TypeDiff::No;
+    (params, this, ret)
 }

@@ -44,7 +44,10 @@ impl FnLower<'_, '_> {
     pub(super) fn expr(&mut self, e: ExprId) -> R<ValueId> {
         let saved = self.span;
         self.span = self.expr_span(e);
-        let r = self.expr_inner(e);
+        let mut r = self.expr_inner(e);
+        if self.detached.contains(&e) {
+            r = r.map(|v| self.detach(v));
+        }
         self.span = saved;
         r
     }
@@ -107,7 +110,9 @@ impl FnLower<'_, '_> {
             Expr::Index { base, index } => {
                 // `s[i]` of a struct with a `__subscript`: its getter.
                 if let Some(f) = self.accessor(e, false)? {
-                    return self.call_function(f, &[CallArg::Expr(base), CallArg::Expr(index)]);
+                    let args: Vec<CallArg> =
+                        std::iter::once(base).chain(self.subscript_indices(index)).map(CallArg::Expr).collect();
+                    return self.call_function(f, &args);
                 }
                 if let Some(v) = self.texture_index(e, base, index)? {
                     return Ok(v);
@@ -545,7 +550,15 @@ impl FnLower<'_, '_> {
             matches!(t, Ty::Adt { def, .. } if !core.contains(&def.file(db))
                 && item_of(db, *def).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)))
         };
-        if !tys.iter().any(user_struct) {
+        // (In generic code, operands of a type parameter that no core
+        // interface makes a number call the user's operator, whatever
+        // type the instance binds it to.)
+        let generic = infer::infer(db, self.def);
+        let user_param = |a: &ExprId| match generic.expr_types.get(a.0 as usize) {
+            Some(Ty::Param { def, .. }) => user_constrained(db, *def),
+            _ => false,
+        };
+        if !tys.iter().any(user_struct) && !operands.iter().any(user_param) {
             return Ok(None);
         }
         let name = format!("operator{}", k.static_text().unwrap_or("?"));
@@ -688,4 +701,22 @@ impl FnLower<'_, '_> {
         }
         Ok(if prefix { new } else { old })
     }
+}
+
+/// Whether generic type parameter `gdef` is constrained by user
+/// interfaces only (besides `IDifferentiable`): no core interface lets
+/// the core module's operators apply to it.
+fn user_constrained(db: &dyn Db, gdef: DefId) -> bool {
+    let Some(ifaces) = slang_analysis::generics::constraint_interfaces(db, gdef) else { return false };
+    let mut closure = std::collections::HashSet::new();
+    for i in ifaces {
+        slang_analysis::generics::interface_closure(db, i, &mut closure);
+    }
+    let core = slang_analysis::core_files(db);
+    let diff: Vec<DefId> = ["IDifferentiable", "IDifferentiablePtrType"]
+        .iter()
+        .filter_map(|n| slang_analysis::name_res::core_def(db, n))
+        .collect();
+    closure.iter().any(|d| !core.contains(&d.file(db)))
+        && closure.iter().all(|d| !core.contains(&d.file(db)) || diff.contains(d))
 }

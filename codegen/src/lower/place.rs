@@ -306,12 +306,41 @@ impl FnLower<'_, '_> {
         Some((sub, base_ty))
     }
 
+    /// The indices of `s[i, j]` (a comma expression in the body), each an
+    /// argument of a `__subscript`'s accessors.
+    pub(super) fn subscript_indices(&self, index: ExprId) -> Vec<ExprId> {
+        match self.body.expr(index) {
+            Expr::Binary { op: HirBinary::Comma, lhs, rhs } => {
+                let mut out = self.subscript_indices(*lhs);
+                out.push(*rhs);
+                out
+            }
+            _ => vec![index],
+        }
+    }
+
+    /// The `__subscript` of user struct `owner` taking `n` indices.
+    fn subscript_of_arity(&self, owner: &Ty, n: usize) -> Option<DefId> {
+        let db = self.db();
+        let Ty::Adt { def, .. } = owner else { return None };
+        item_of(db, *def)?
+            .members
+            .iter()
+            .filter(|m| m.kind == ItemKind::Subscript)
+            .map(|m| DefId::new(db, def.file(db), m.ast_index))
+            .find(|&d| fn_sig(db, d).params.len() == n)
+    }
+
     /// The getter (or, with `set`, the setter) that reading (writing) `e`
     /// calls: `e` is `s.prop` of a property or `s[i]` of a `__subscript`.
     pub(super) fn accessor(&mut self, e: ExprId, set: bool) -> R<Option<FuncId>> {
         let (def, owner, args) = match self.body.expr(e).clone() {
             Expr::Index { base, index } => match self.user_subscript(base) {
-                Some((sub, owner)) => (sub, owner, vec![index]),
+                Some((sub, owner)) => {
+                    let indices = self.subscript_indices(index);
+                    let sub = self.subscript_of_arity(&owner, indices.len()).unwrap_or(sub);
+                    (sub, owner, indices)
+                }
                 None => return Ok(None),
             },
             Expr::Member { receiver, name, .. } if set => {
@@ -371,7 +400,11 @@ impl FnLower<'_, '_> {
         if let Some(f) = self.accessor(target, true)? {
             // `s.prop = v`, `s[i] = v`: the setter, on `s` in place.
             let args = match self.body.expr(target).clone() {
-                Expr::Index { base, index } => vec![CallArg::Expr(base), CallArg::Expr(index), CallArg::Value(value)],
+                Expr::Index { base, index } => std::iter::once(base)
+                    .chain(self.subscript_indices(index))
+                    .map(CallArg::Expr)
+                    .chain([CallArg::Value(value)])
+                    .collect(),
                 Expr::Member { receiver, .. } => vec![CallArg::Expr(receiver), CallArg::Value(value)],
                 _ => unreachable!("accessors are of members and indexing"),
             };
