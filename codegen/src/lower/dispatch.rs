@@ -146,8 +146,7 @@ impl<'db> ModuleLowerer<'db> {
             let Some(m) = found else {
                 return err(at, format!("`{vname}` has no method `{rname}` to dispatch to (from an extension?)"));
             };
-            if item_of(db, m).is_some_and(|i| i.has_attr("mutating") || i.modifiers.contains(&SyntaxKind::MUTATING_KW))
-            {
+            if item_of(db, m).is_some_and(|i| i.has_attr("mutating") || i.modifiers.contains(&Modifier::Mutating)) {
                 return err(
                     at,
                     format!("`{vname}.{rname}` is `[mutating]`: dynamic dispatch to it is not supported yet"),
