@@ -115,7 +115,7 @@ impl<'db> Infer<'_, 'db> {
                     _ => None,
                 };
                 // (A constant written with literals: `2`, `-1`, `1 + 1`.)
-                let k = match consteval::eval(&self.body, index, &mut consteval::NoNames) {
+                let k = match consteval::eval(self.body, index, &mut consteval::NoNames) {
                     Some(consteval::ConstValue::Int(k)) => Some(k),
                     _ => None,
                 };
