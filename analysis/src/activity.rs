@@ -160,7 +160,7 @@ impl<'a> Graph<'a> {
                 let after_else = std::mem::take(&mut self.env);
                 self.env = self.merge(&[after_then, after_else]);
             }
-            Stmt::Loop { init, cond, step, body } => {
+            Stmt::Loop { init, cond, step, body, .. } => {
                 if let Some(i) = init {
                     self.stmt(i);
                 }
@@ -227,17 +227,29 @@ impl<'a> Graph<'a> {
                     }
                 }
             }
-            Stmt::Break | Stmt::Continue => {
+            Stmt::Break(_) | Stmt::Continue => {
                 let env = self.env.clone();
                 if let Some(l) = self.loop_exits.last_mut() {
                     l.push(env);
                 }
             }
-            Stmt::Other(stmts) => {
+            Stmt::Other(_, stmts) => {
                 for s in stmts {
                     self.stmt(s);
                 }
             }
+            Stmt::TargetSwitch(cases) => {
+                for s in cases.into_iter().flat_map(|c| c.stmts) {
+                    self.stmt(s);
+                }
+            }
+            Stmt::IntrinsicAsm(_) => {}
+            Stmt::Labeled { stmt, .. } | Stmt::Attributed { stmt, .. } => {
+                if let Some(s) = stmt {
+                    self.stmt(s);
+                }
+            }
+            Stmt::Empty => {}
         }
     }
 
@@ -332,7 +344,7 @@ impl<'a> Graph<'a> {
                 self.edge(then.0 as usize, n);
                 self.edge(els.0 as usize, n);
             }
-            Expr::InitList(items) | Expr::Other(items) => {
+            Expr::InitList(items) | Expr::Other(items) | Expr::SizeOf { subs: items, .. } => {
                 for i in items {
                     self.expr(i);
                     self.edge(i.0 as usize, n);

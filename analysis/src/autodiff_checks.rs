@@ -195,7 +195,7 @@ pub(crate) fn written_differential(db: &dyn Db, file: SourceFile, item: &Item, o
     }
     for m in item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static) {
         let mdef = DefId::new(db, file, m.ast_index);
-        if m.has_attr("DerivativeMember") || crate::autodiff::field_is_no_diff(db, m, mdef) {
+        if m.has_attr("DerivativeMember") || crate::autodiff::field_is_no_diff(m) {
             continue;
         }
         let Some(t) = crate::infer::decl_type_ref(db, mdef).clone() else { continue };
@@ -237,7 +237,7 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
     let restricted = |a: &String| function_only(a) || LOOP_ATTRIBUTES.contains(&a.as_str()) || a == "DerivativeMember";
     for item in tree.walk().filter(|i| {
         matches!(i.kind, ItemKind::Struct | ItemKind::Class | ItemKind::Enum | ItemKind::Var)
-            && i.attrs.iter().any(restricted)
+            && i.attr_names().any(restricted)
     }) {
         let def = DefId::new(db, file, item.ast_index);
         let Some(node) = crate::hir::def_node(db, def) else { continue };
@@ -261,7 +261,7 @@ pub fn autodiff_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<crate::diagnos
         let derivative_attrs = DERIVATIVE_ATTRIBUTES;
         let backward = item.has_attr("Differentiable") || item.has_attr("BackwardDifferentiable");
         let forward = item.has_attr("ForwardDifferentiable");
-        if !backward && !forward && !item.attrs.iter().any(|a| derivative_attrs.contains(&a.as_str())) {
+        if !backward && !forward && !item.attr_names().any(|a| derivative_attrs.contains(&a.as_str())) {
             continue;
         }
         let Some(node) = crate::hir::def_node(db, def) else { continue };
@@ -657,7 +657,7 @@ fn is_constant_expr(
             let global_const = scope.lookup(name).and_then(|d| d.first()).is_some_and(|d| {
                 let def = DefId::new(db, d.file, d.ast_index);
                 item_of(db, def).is_some_and(|i| {
-                    i.kind == ItemKind::Var && i.modifiers.contains(&slang_syntax::SyntaxKind::CONST_KW)
+                    i.kind == ItemKind::Var && i.modifiers.contains(&crate::item_tree::Modifier::Const)
                 })
             });
             // A generic value parameter (`let N : int`) of an enclosing

@@ -276,7 +276,7 @@ pub fn runtime_array_lengths(db: &dyn Db, def: crate::hir::DefId) -> Vec<(TextRa
                 || scope.lookup(name).and_then(|d| d.first()).is_some_and(|d| {
                     d.kind == ItemKind::Var
                         && crate::infer::item_of(db, crate::hir::DefId::new(db, d.file, d.ast_index))
-                            .is_some_and(|i| !i.modifiers.contains(&SyntaxKind::CONST_KW))
+                            .is_some_and(|i| !i.modifiers.contains(&crate::item_tree::Modifier::Const))
                 });
             if runtime {
                 out.push((

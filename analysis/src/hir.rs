@@ -7,9 +7,19 @@
 //! text) yields an equal body, and this function's inference is not re-run.
 //!
 //! [`scope`] lists each declaration's local bindings and where each is
-//! visible: the one answer to which local a name means.
+//! visible: the one answer to which local a name means. [`consteval`] is
+//! the one constant evaluator; [`ops`] the operators.
+//!
+//! Code generation reads source facts only through here and the item
+//! tree: what it needs of a statement, parameter or expression is data of
+//! the HIR (not syntax kinds), and ranges come from [`def_range`],
+//! [`expr_range`], [`stmt_range`] and [`param_range`].
 
+pub mod consteval;
+pub mod ops;
 pub mod scope;
+
+pub use ops::{BinOp, PostfixOp, PrefixOp};
 
 use std::sync::Arc;
 
@@ -139,14 +149,27 @@ fn name_chain(e: &ast::Expr) -> Option<Vec<PathSegment>> {
     }
 }
 
-/// The value of an integer literal expression (with unary minus).
+/// The value of a constant integer expression written with literals
+/// (`4`, `-1`, `1 << 3`): the constant evaluator without names.
 pub fn const_int(e: &ast::Expr) -> Option<i64> {
-    match e {
-        ast::Expr::Literal(l) => parse_int_literal(l.token()?.text()),
-        ast::Expr::PrefixExpr(p) if p.op()?.kind() == SyntaxKind::MINUS => const_int(&p.expr()?).map(|v| -v),
-        ast::Expr::ParenExpr(p) => const_int(&p.expr()?),
-        _ => None,
-    }
+    let (body, id) = lower_expr(e);
+    consteval::eval_int(&body, id, &mut consteval::NoNames)
+}
+
+/// An expression on its own, lowered into a body of its own (for
+/// constants written where there is no body: array lengths, attribute
+/// arguments).
+pub fn lower_expr(e: &ast::Expr) -> (Body, ExprId) {
+    let mut lower = LowerBody { start: e.syntax().text_range().start(), ..LowerBody::default() };
+    let id = lower.expr(e.clone());
+    (lower.body, id)
+}
+
+/// A floating-point literal's value (`1.5`, `2.f`, `1e-3h`, `0.5lf`).
+pub fn parse_float(text: &str) -> Option<f64> {
+    let t = text.trim().to_ascii_lowercase();
+    let t = t.trim_end_matches("lf").trim_end_matches(['f', 'h', 'l', 'd']);
+    t.parse::<f64>().ok()
 }
 
 pub fn parse_int_literal(text: &str) -> Option<i64> {
@@ -172,9 +195,18 @@ pub struct StmtId(pub u32);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LiteralKind {
-    Int { unsigned: bool, wide: bool, value: Option<i64> },
-    Float { half: bool, double: bool },
-    Bool,
+    Int {
+        unsigned: bool,
+        wide: bool,
+        value: Option<i64>,
+    },
+    /// `value`: the bits of the `f64` written (`None`: malformed).
+    Float {
+        half: bool,
+        double: bool,
+        value: Option<u64>,
+    },
+    Bool(bool),
     String,
     Char,
     Null,
@@ -182,13 +214,13 @@ pub enum LiteralKind {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
-    Arith(SyntaxKind),
-    Compare(SyntaxKind),
-    Logic(SyntaxKind),
-    Bit(SyntaxKind),
-    Shift(SyntaxKind),
+    Arith(BinOp),
+    Compare(BinOp),
+    Logic(BinOp),
+    Bit(BinOp),
+    Shift(BinOp),
     /// `=` (`None`) or a compound assignment with its operator.
-    Assign(Option<SyntaxKind>),
+    Assign(Option<BinOp>),
     Comma,
 }
 
@@ -218,11 +250,11 @@ pub enum Expr {
         rhs: ExprId,
     },
     Prefix {
-        op: SyntaxKind,
+        op: PrefixOp,
         expr: ExprId,
     },
     Postfix {
-        op: SyntaxKind,
+        op: PostfixOp,
         expr: ExprId,
     },
     Ternary {
@@ -249,7 +281,14 @@ pub enum Expr {
         expr: ExprId,
         ty: TypeRef,
     },
-    /// `sizeof`, lambdas, `spirv_asm`, `new`, `expand` … (not typed yet);
+    /// `sizeof(x)`, `countof(x)`, `alignof(x)` (`keyword`): of an
+    /// expression (`subs`; a bare name is lowered as one) or of a type.
+    SizeOf {
+        keyword: String,
+        subs: Vec<ExprId>,
+        ty: Option<TypeRef>,
+    },
+    /// Lambdas, `spirv_asm`, `new`, `expand` … (not typed yet);
     /// sub-expressions are kept so that names in them are still checked.
     Other(Vec<ExprId>),
 }
@@ -280,16 +319,65 @@ pub enum Stmt {
         cond: Option<ExprId>,
         step: Option<ExprId>,
         body: Option<StmtId>,
+        kind: LoopKind,
     },
     Switch {
         scrutinee: Option<ExprId>,
         cases: Vec<(Option<ExprId>, Vec<StmtId>)>,
     },
     Return(Option<ExprId>),
-    Break,
+    /// `break` (with the label it names: `break outer;`).
+    Break(Option<String>),
     Continue,
-    /// `discard`, `;`, local type declarations, labels …
-    Other(Vec<StmtId>),
+    /// `name: stmt`
+    Labeled {
+        label: String,
+        stmt: Option<StmtId>,
+    },
+    /// `[ForceUnroll] stmt`, `[MaxIters(n)] stmt`.
+    Attributed {
+        attrs: Vec<StmtAttr>,
+        stmt: Option<StmtId>,
+    },
+    /// `;`
+    Empty,
+    /// `__target_switch { case wgsl: … default: … }`, its cases in order.
+    TargetSwitch(Vec<TargetCase>),
+    /// `__intrinsic_asm "text";` (the text without quotes).
+    IntrinsicAsm(String),
+    /// `discard`, `defer`, local type declarations … (what it is, as a
+    /// phrase, and its statements).
+    Other(&'static str, Vec<StmtId>),
+}
+
+/// One case of a [`Stmt::TargetSwitch`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TargetCase {
+    /// The target named (`"default"` for `default:`).
+    pub label: String,
+    /// Whether the case's code uses `spirv_asm`.
+    pub spirv_asm: bool,
+    /// Its statements (none: it shares the next case's).
+    pub stmts: Vec<StmtId>,
+}
+
+/// Which loop statement a [`Stmt::Loop`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LoopKind {
+    For,
+    While,
+    /// `do body while (cond);`: the body runs before the first test.
+    DoWhile,
+    /// `$for (i in Range(a, b))`: `cond` is the range.
+    CompileTimeFor,
+}
+
+/// An attribute of a statement: its name (last segment) and arguments,
+/// expressions of the body.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StmtAttr {
+    pub name: String,
+    pub args: Vec<ExprId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -305,6 +393,11 @@ pub struct Param {
     pub no_diff: bool,
     /// `const`: the body cannot change it.
     pub is_const: bool,
+    /// `uniform` (an entry point's parameter read from a constant
+    /// buffer).
+    pub uniform: bool,
+    /// The first semantic (`: SV_DispatchThreadID`).
+    pub semantic: Option<String>,
     /// The default value (`float k = 2.0`), an expression of the body
     /// that does not see the parameters.
     pub default: Option<ExprId>,
@@ -331,6 +424,15 @@ pub struct Setter {
 }
 
 impl Body {
+    /// The initial value of a global, field or enum case (whose body is
+    /// that expression).
+    pub fn initializer(&self) -> Option<ExprId> {
+        match self.stmt(self.root?) {
+            Stmt::Expr(e) => Some(*e),
+            _ => None,
+        }
+    }
+
     pub fn expr(&self, id: ExprId) -> &Expr {
         &self.exprs[id.0 as usize]
     }
@@ -463,6 +565,8 @@ impl LowerBody {
                     is_inout: has(SyntaxKind::INOUT_KW) || has(SyntaxKind::UNDERSCORE_REF_KW),
                     no_diff: has(SyntaxKind::NO_DIFF_KW),
                     is_const: has(SyntaxKind::CONST_KW),
+                    uniform: has(SyntaxKind::UNIFORM_KW),
+                    semantic: p.semantics().find_map(|s| s.name()).map(|n| n.text().to_string()),
                 });
             }
         }
@@ -480,6 +584,11 @@ impl LowerBody {
             // generation evaluates those that are not constants).
             let e = self.expr(init.clone());
             let root = self.alloc_stmt(Stmt::Expr(e), init.syntax());
+            self.body.root = Some(root);
+        } else if let Some(value) = ast::EnumCase::cast(node.clone()).and_then(|c| c.value()) {
+            // So is an enum case's (its value).
+            let e = self.expr(value.clone());
+            let root = self.alloc_stmt(Stmt::Expr(e), value.syntax());
             self.body.root = Some(root);
         }
     }
@@ -502,6 +611,8 @@ impl LowerBody {
                         is_inout: false,
                         no_diff: false,
                         is_const: false,
+                        uniform: false,
+                        semantic: None,
                         default: None,
                     };
                     let root = self.block(&block);
@@ -590,23 +701,29 @@ impl LowerBody {
                         }
                     }
                 }
-                Stmt::Loop { init, cond, step, body }
+                Stmt::Loop { init, cond, step, body, kind: LoopKind::For }
             }
             ast::Stmt::WhileStmt(w) => {
                 let cond = Some(self.opt_expr(w.condition()));
                 let body = self.opt_stmt(w.body());
-                Stmt::Loop { init: None, cond, step: None, body }
+                Stmt::Loop { init: None, cond, step: None, body, kind: LoopKind::While }
             }
             ast::Stmt::DoWhileStmt(d) => {
                 let body = self.opt_stmt(d.body());
                 let cond = Some(self.opt_expr(d.condition()));
-                Stmt::Loop { init: None, cond, step: None, body }
+                Stmt::Loop { init: None, cond, step: None, body, kind: LoopKind::DoWhile }
             }
             ast::Stmt::CompileTimeForStmt(f) => {
                 let exprs: Vec<ExprId> =
                     f.syntax().children().filter_map(ast::Expr::cast).map(|e| self.expr(e)).collect();
                 let body = f.syntax().children().filter_map(ast::Stmt::cast).last().map(|s| self.stmt(s));
-                Stmt::Loop { init: None, cond: exprs.first().copied(), step: None, body }
+                Stmt::Loop {
+                    init: None,
+                    cond: exprs.first().copied(),
+                    step: None,
+                    body,
+                    kind: LoopKind::CompileTimeFor,
+                }
             }
             ast::Stmt::SwitchStmt(s) => {
                 let scrutinee = Some(self.opt_expr(s.scrutinee()));
@@ -621,38 +738,78 @@ impl LowerBody {
                 Stmt::Switch { scrutinee, cases }
             }
             ast::Stmt::ReturnStmt(r) => Stmt::Return(r.expr().map(|e| self.expr(e))),
-            ast::Stmt::BreakStmt(_) => Stmt::Break,
+            ast::Stmt::BreakStmt(b) => Stmt::Break(
+                b.syntax()
+                    .children_with_tokens()
+                    .filter_map(|e| e.into_token())
+                    .find(|t| t.kind() == SyntaxKind::IDENT)
+                    .map(|t| t.text().to_string()),
+            ),
             ast::Stmt::ContinueStmt(_) => Stmt::Continue,
             ast::Stmt::AttributedStmt(a) => {
-                let inner = self.opt_stmt(a.stmt());
-                Stmt::Other(inner.into_iter().collect())
+                let attrs = a
+                    .attributes()
+                    .map(|at| StmtAttr {
+                        name: at.name().unwrap_or_default(),
+                        args: at.args().map(|e| self.expr(e)).collect(),
+                    })
+                    .collect();
+                let stmt = self.opt_stmt(a.stmt());
+                Stmt::Attributed { attrs, stmt }
             }
             ast::Stmt::LabeledStmt(l) => {
-                let inner = l.syntax().children().find_map(ast::Stmt::cast).map(|s| self.stmt(s));
-                Stmt::Other(inner.into_iter().collect())
+                let label = l.syntax().children().find(|c| c.kind() == SyntaxKind::NAME).map(|c| c.text().to_string());
+                let stmt = l.syntax().children().find_map(ast::Stmt::cast).map(|s| self.stmt(s));
+                Stmt::Labeled { label: label.unwrap_or_default(), stmt }
             }
+            ast::Stmt::EmptyStmt(_) => Stmt::Empty,
             ast::Stmt::DeferStmt(d) => {
                 let inner = d.syntax().children().find_map(ast::Stmt::cast).map(|s| self.stmt(s));
-                Stmt::Other(inner.into_iter().collect())
+                Stmt::Other("defer stmt", inner.into_iter().collect())
             }
             ast::Stmt::TryStmt(t) => {
                 let inner = t.syntax().children().filter_map(ast::Stmt::cast).map(|s| self.stmt(s)).collect();
-                Stmt::Other(inner)
+                Stmt::Other("try stmt", inner)
             }
             ast::Stmt::ThrowStmt(t) => {
                 let e = t.syntax().children().find_map(ast::Expr::cast).map(|e| self.expr(e));
                 Stmt::Expr(e.unwrap_or_else(|| self.alloc_expr(Expr::Missing, t.syntax())))
             }
             ast::Stmt::TargetSwitchStmt(t) => {
-                let mut inner = Vec::new();
+                let mut cases = Vec::new();
                 for case in t.syntax().children().filter(|c| c.kind() == SyntaxKind::TARGET_CASE) {
-                    for s in case.children().filter_map(ast::Stmt::cast) {
-                        inner.push(self.stmt(s));
-                    }
+                    let label = case
+                        .children_with_tokens()
+                        .filter_map(|t| t.into_token())
+                        .find_map(|t| match t.kind() {
+                            SyntaxKind::DEFAULT_KW => Some("default".to_string()),
+                            SyntaxKind::IDENT => Some(t.text().to_string()),
+                            _ => None,
+                        })
+                        .unwrap_or_default();
+                    let spirv_asm = case.descendants().any(|n| n.kind() == SyntaxKind::SPIRV_ASM_EXPR);
+                    let stmts = case.children().filter_map(ast::Stmt::cast).map(|s| self.stmt(s)).collect();
+                    cases.push(TargetCase { label, spirv_asm, stmts });
                 }
-                Stmt::Other(inner)
+                Stmt::TargetSwitch(cases)
             }
-            _ => Stmt::Other(Vec::new()),
+            ast::Stmt::DiscardStmt(_) => Stmt::Other("discard stmt", Vec::new()),
+            ast::Stmt::AsmStmt(a) => {
+                let text = a
+                    .syntax()
+                    .children_with_tokens()
+                    .filter_map(|t| t.into_token())
+                    .find(|t| t.kind() == SyntaxKind::STRING)
+                    .map(|t| t.text().trim_matches('"').trim().to_string());
+                match text {
+                    Some(text) => Stmt::IntrinsicAsm(text),
+                    None => Stmt::Other("asm stmt", Vec::new()),
+                }
+            }
+            ast::Stmt::StaticAssert(_) => Stmt::Other("static assert", Vec::new()),
+            ast::Stmt::Fn(_) => Stmt::Other("fn", Vec::new()),
+            ast::Stmt::Typedef(_) | ast::Stmt::Typealias(_) => Stmt::Other("typedef", Vec::new()),
+            _ => Stmt::Other("type declaration", Vec::new()),
         };
         self.alloc_stmt(s, &node)
     }
@@ -748,11 +905,14 @@ impl LowerBody {
                 Expr::Binary { op, lhs, rhs }
             }
             ast::Expr::PrefixExpr(p) => {
-                let op = p.op().map(|t| t.kind()).unwrap_or(SyntaxKind::PLUS);
+                let op = p.op().and_then(|t| PrefixOp::from_token(t.kind())).unwrap_or(PrefixOp::Plus);
                 Expr::Prefix { op, expr: self.opt_expr(p.expr()) }
             }
             ast::Expr::PostfixExpr(p) => {
-                let op = p.op().map(|t| t.kind()).unwrap_or(SyntaxKind::PLUS2);
+                let op = match p.op().map(|t| t.kind()) {
+                    Some(SyntaxKind::MINUS2) => PostfixOp::Dec,
+                    _ => PostfixOp::Inc,
+                };
                 Expr::Postfix { op, expr: self.opt_expr(p.expr()) }
             }
             ast::Expr::TernaryExpr(t) => {
@@ -805,7 +965,13 @@ impl LowerBody {
                         }
                     }
                 }
-                Expr::Other(subs)
+                if other.syntax().kind() == SyntaxKind::SIZEOF_EXPR {
+                    let keyword = other.syntax().first_token().map(|t| t.text().to_string()).unwrap_or_default();
+                    let ty = other.syntax().children().find_map(ast::Type::cast).map(|t| lower_type(Some(t)));
+                    Expr::SizeOf { keyword, subs, ty }
+                } else {
+                    Expr::Other(subs)
+                }
             }
         };
         self.alloc_expr(e, &node)
@@ -858,10 +1024,11 @@ fn literal_kind(l: &ast::Literal) -> LiteralKind {
         SyntaxKind::FLOAT_NUMBER => LiteralKind::Float {
             half: text.ends_with('h'),
             double: text.ends_with("lf") || text.ends_with('l') || text.ends_with('d'),
+            value: parse_float(&text).map(f64::to_bits),
         },
         SyntaxKind::STRING => LiteralKind::String,
         SyntaxKind::CHAR => LiteralKind::Char,
-        SyntaxKind::TRUE_KW | SyntaxKind::FALSE_KW => LiteralKind::Bool,
+        SyntaxKind::TRUE_KW | SyntaxKind::FALSE_KW => LiteralKind::Bool(tok.kind() == SyntaxKind::TRUE_KW),
         SyntaxKind::NULLPTR_KW | SyntaxKind::NONE_KW => LiteralKind::Null,
         _ => LiteralKind::Int { unsigned: false, wide: false, value: None },
     }
@@ -869,23 +1036,51 @@ fn literal_kind(l: &ast::Literal) -> LiteralKind {
 
 fn binary_op(k: SyntaxKind) -> BinaryOp {
     use SyntaxKind::*;
-    match k {
-        PLUS | MINUS | STAR | SLASH | PERCENT => BinaryOp::Arith(k),
-        EQ2 | NEQ | L_ANGLE | R_ANGLE | LTEQ | GTEQ => BinaryOp::Compare(k),
-        AMP2 | PIPE2 => BinaryOp::Logic(k),
-        AMP | PIPE | CARET => BinaryOp::Bit(k),
-        SHL | SHR => BinaryOp::Shift(k),
-        EQ => BinaryOp::Assign(None),
-        PLUSEQ => BinaryOp::Assign(Some(PLUS)),
-        MINUSEQ => BinaryOp::Assign(Some(MINUS)),
-        STAREQ => BinaryOp::Assign(Some(STAR)),
-        SLASHEQ => BinaryOp::Assign(Some(SLASH)),
-        PERCENTEQ => BinaryOp::Assign(Some(PERCENT)),
-        AMPEQ => BinaryOp::Assign(Some(AMP)),
-        PIPEEQ => BinaryOp::Assign(Some(PIPE)),
-        CARETEQ => BinaryOp::Assign(Some(CARET)),
-        SHLEQ => BinaryOp::Assign(Some(SHL)),
-        SHREQ => BinaryOp::Assign(Some(SHR)),
-        _ => BinaryOp::Comma,
-    }
+    let compound = match k {
+        EQ => return BinaryOp::Assign(None),
+        PLUSEQ => PLUS,
+        MINUSEQ => MINUS,
+        STAREQ => STAR,
+        SLASHEQ => SLASH,
+        PERCENTEQ => PERCENT,
+        AMPEQ => AMP,
+        PIPEEQ => PIPE,
+        CARETEQ => CARET,
+        SHLEQ => SHL,
+        SHREQ => SHR,
+        _ => {
+            use BinOp::*;
+            return match BinOp::from_token(k) {
+                Some(op @ (Add | Sub | Mul | Div | Rem)) => BinaryOp::Arith(op),
+                Some(op @ (Eq | Ne | Lt | Gt | Le | Ge)) => BinaryOp::Compare(op),
+                Some(op @ (And | Or)) => BinaryOp::Logic(op),
+                Some(op @ (BitAnd | BitOr | BitXor)) => BinaryOp::Bit(op),
+                Some(op @ (Shl | Shr)) => BinaryOp::Shift(op),
+                None => BinaryOp::Comma,
+            };
+        }
+    };
+    BinaryOp::Assign(BinOp::from_token(compound))
+}
+
+/// The absolute range of a declaration.
+pub fn def_range(db: &dyn Db, def: DefId) -> Option<slang_syntax::TextRange> {
+    def_node(db, def).map(|n| n.text_range())
+}
+
+/// The absolute range of parameter `i` of function `def`.
+pub fn param_range(db: &dyn Db, def: DefId, i: usize) -> Option<slang_syntax::TextRange> {
+    let list = def_node(db, def)?.children().find_map(ast::ParamList::cast)?;
+    Some(list.params().nth(i)?.syntax().text_range())
+}
+
+/// The types a struct, enum, interface or extension declares after `:`
+/// (its bases, the interfaces it conforms to, an enum's underlying type).
+pub fn supertypes(db: &dyn Db, def: DefId) -> Vec<TypeRef> {
+    let Some(node) = decl_syntax(db, def) else { return Vec::new() };
+    node.children()
+        .filter(|c| c.kind() == SyntaxKind::INHERITANCE_LIST)
+        .flat_map(|l| l.children().filter_map(ast::Type::cast).collect::<Vec<_>>())
+        .map(|t| lower_type(Some(t)))
+        .collect()
 }

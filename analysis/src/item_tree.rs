@@ -90,8 +90,8 @@ pub struct Item {
     pub name: Option<String>,
     pub visibility: Visibility,
     pub is_static: bool,
-    /// Attribute names, without arguments (`Differentiable`, `numthreads`).
-    pub attrs: Vec<String>,
+    /// Attributes (`Differentiable`, `numthreads(8, 8, 1)`).
+    pub attrs: Vec<Attr>,
     /// Index of the item's node in [`item_source_map`].
     pub ast_index: u32,
     /// Members (struct fields and methods, namespace items, enum cases).
@@ -101,7 +101,7 @@ pub struct Item {
     /// Parameters of functions, `__init` and `__subscript`.
     pub params: Vec<Param>,
     /// Modifier keywords (`static`, `const`, `groupshared` …).
-    pub modifiers: Vec<SyntaxKind>,
+    pub modifiers: Vec<Modifier>,
     /// For subscripts and properties: a `set` or `ref` accessor exists.
     pub has_setter: bool,
     /// The `__file_decl { }` block the item is in (0: none); each block is
@@ -110,9 +110,106 @@ pub struct Item {
 }
 
 impl Item {
+    /// Whether the attribute `name` (as written: `vk::binding`) is on the
+    /// item.
     pub fn has_attr(&self, name: &str) -> bool {
-        self.attrs.iter().any(|a| a == name)
+        self.attrs.iter().any(|a| a.path == name)
     }
+
+    /// The attributes' names as written.
+    pub fn attr_names(&self) -> impl Iterator<Item = &String> {
+        self.attrs.iter().map(|a| &a.path)
+    }
+
+    /// The first attribute whose name's last segment is `name` (`binding`
+    /// finds `vk::binding`).
+    pub fn attr(&self, name: &str) -> Option<&Attr> {
+        self.attrs.iter().find(|a| a.name() == name)
+    }
+
+    pub fn has_modifier(&self, m: Modifier) -> bool {
+        self.modifiers.contains(&m)
+    }
+}
+
+/// An attribute of a declaration: its name and arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Attr {
+    /// The name as written (`vk::binding`).
+    pub path: String,
+    /// The arguments as written (`8`, `kGroupSize`, `D.x`): constants
+    /// and names, evaluated or resolved where they are used.
+    pub args: Vec<String>,
+}
+
+impl Attr {
+    /// The last segment of the name (`binding`).
+    pub fn name(&self) -> &str {
+        self.path.rsplit("::").next().unwrap_or(&self.path).trim()
+    }
+}
+
+/// A declaration's modifier keyword.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Modifier {
+    Const,
+    Static,
+    NoDiff,
+    Mutating,
+    Groupshared,
+    Uniform,
+    Readonly,
+    /// `enum class`
+    Class,
+    /// GLSL `buffer` blocks
+    Buffer,
+    /// GLSL `shared`
+    Shared,
+    Out,
+    Inout,
+    /// Another keyword (`inline`, `precise` …).
+    Other,
+}
+
+impl Modifier {
+    fn of(k: SyntaxKind) -> Modifier {
+        match k {
+            SyntaxKind::CONST_KW => Modifier::Const,
+            SyntaxKind::STATIC_KW => Modifier::Static,
+            SyntaxKind::NO_DIFF_KW => Modifier::NoDiff,
+            SyntaxKind::MUTATING_KW => Modifier::Mutating,
+            SyntaxKind::GROUPSHARED_KW => Modifier::Groupshared,
+            SyntaxKind::UNIFORM_KW => Modifier::Uniform,
+            SyntaxKind::READONLY_KW => Modifier::Readonly,
+            SyntaxKind::CLASS_KW => Modifier::Class,
+            SyntaxKind::BUFFER_KW => Modifier::Buffer,
+            SyntaxKind::SHARED_KW => Modifier::Shared,
+            SyntaxKind::OUT_KW => Modifier::Out,
+            SyntaxKind::INOUT_KW => Modifier::Inout,
+            _ => Modifier::Other,
+        }
+    }
+}
+
+/// The attributes of an attribute list node (`[A, B(x)]` holds two).
+pub(crate) fn lower_attrs(attr: &SyntaxNode) -> Vec<Attr> {
+    let mut out: Vec<Attr> = Vec::new();
+    for c in attr.children() {
+        match c.kind() {
+            SyntaxKind::PATH => out.push(Attr { path: c.text().to_string(), args: Vec::new() }),
+            SyntaxKind::ATTRIBUTE_ARGS => {
+                if let Some(last) = out.last_mut() {
+                    last.args = c
+                        .children()
+                        .filter_map(ast::Expr::cast)
+                        .map(|e| e.syntax().text().to_string().trim().to_string())
+                        .collect();
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The declarations of one file, plus the facts about the file that name
@@ -303,7 +400,7 @@ pub fn item_source_map(db: &dyn Db, file: SourceFile) -> Vec<SyntaxNodePtr> {
 }
 
 /// The modifier keywords written directly on a declaration.
-fn modifier_kinds(node: &SyntaxNode) -> Vec<SyntaxKind> {
+fn modifier_kinds(node: &SyntaxNode) -> Vec<Modifier> {
     node.children_with_tokens()
         .take_while(|e| {
             e.kind().is_keyword()
@@ -313,6 +410,7 @@ fn modifier_kinds(node: &SyntaxNode) -> Vec<SyntaxKind> {
         .filter_map(|e| e.into_token())
         .map(|t| t.kind())
         .filter(|k| k.is_keyword())
+        .map(Modifier::of)
         .collect()
 }
 
@@ -439,7 +537,7 @@ impl Lower {
                 .flat_map(|l| l.children().filter(|a| a.kind() == ACCESSOR).collect::<Vec<_>>())
                 .find(|a| a.children_with_tokens().any(|t| t.kind() == GET_KW));
             for attr in getter.iter().flat_map(|g| g.children().filter(|c| c.kind() == ATTRIBUTE)) {
-                attrs.extend(attr.children().filter(|c| c.kind() == PATH).map(|p| p.text().to_string()));
+                attrs.extend(lower_attrs(&attr));
             }
         }
         let mut members = Vec::new();
@@ -557,7 +655,7 @@ impl Lower {
         });
     }
 
-    fn item_modifiers(&mut self, item: &ast::Item) -> (Visibility, bool, Vec<String>) {
+    fn item_modifiers(&mut self, item: &ast::Item) -> (Visibility, bool, Vec<Attr>) {
         macro_rules! with {
             ($($variant:ident),*) => {
                 match item {
@@ -587,7 +685,7 @@ impl Lower {
         )
     }
 
-    fn modifiers<N: HasAttributes>(&mut self, node: &N) -> (Visibility, bool, Vec<String>) {
+    fn modifiers<N: HasAttributes>(&mut self, node: &N) -> (Visibility, bool, Vec<Attr>) {
         let mut visibility = Visibility::Default;
         let mut is_static = false;
         for m in node.modifiers() {
@@ -603,16 +701,7 @@ impl Lower {
             self.uses_visibility = true;
         }
         // `[A, B(x)]` holds several attributes.
-        let attrs = node
-            .attributes()
-            .flat_map(|a| {
-                a.syntax()
-                    .children()
-                    .filter(|c| c.kind() == SyntaxKind::PATH)
-                    .map(|p| p.text().to_string())
-                    .collect::<Vec<_>>()
-            })
-            .collect();
+        let attrs = node.attributes().flat_map(|a| lower_attrs(a.syntax())).collect();
         (visibility, is_static, attrs)
     }
 }

@@ -38,6 +38,7 @@ pub mod infer;
 pub mod item_tree;
 pub mod module_graph;
 pub mod name_res;
+pub mod scalar;
 pub mod ty;
 mod visibility;
 

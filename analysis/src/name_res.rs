@@ -96,7 +96,7 @@ impl GlobalScope {
                 continue;
             }
             // (`enum class` is always scoped.)
-            if item.kind == ItemKind::Enum && !item.modifiers.contains(&SyntaxKind::CLASS_KW) {
+            if item.kind == ItemKind::Enum && !item.modifiers.contains(&crate::item_tree::Modifier::Class) {
                 self.enum_cases.extend(item.members.iter().filter_map(|m| m.name.clone()));
             }
             let table = if namespace.is_empty() {

@@ -35,17 +35,16 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use slang_analysis::hir::consteval::{self, ConstEnv, ConstValue as HirConst};
 use slang_analysis::hir::{
-    self, body, body_with_source_map, def_node, expr_range, stmt_range, BinaryOp as HirBinary, Body, DefId, Expr,
-    ExprId, LiteralKind, Stmt, StmtId, TypeRef,
+    self, body, def_range, expr_range, param_range, stmt_range, BinOp, BinaryOp as HirBinary, Body, DefId, Expr,
+    ExprId, LiteralKind, LoopKind, PostfixOp, PrefixOp, Stmt, StmtAttr, StmtId, TargetCase, TypeRef,
 };
 use slang_analysis::infer::{self, call_bindings, decl_type_ref, fn_sig, item_of, parent_of, DeclCtx, InferenceResult};
-use slang_analysis::item_tree::{item_tree, ItemKind};
+use slang_analysis::item_tree::{item_tree, ItemKind, Modifier};
 use slang_analysis::name_res::global_scope;
 use slang_analysis::ty::{Scalar, Ty, TypeResolver};
 use slang_analysis::{Db, SourceFile, TextRange};
-use slang_syntax::ast::{self, AstNode, HasAttributes};
-use slang_syntax::{SyntaxKind, SyntaxNode};
 
 use slang_analysis::autodiff::{
     fn_differentiability, functions_named, higher_order_signature, synthesized_differential, Mode,
@@ -163,13 +162,7 @@ fn generic_param_names(db: &dyn Db, def: DefId) -> Vec<String> {
 
 /// The field `x` of `[DerivativeMember(D.x)]` on field `def`.
 fn derivative_member(db: &dyn Db, def: DefId) -> Option<String> {
-    let node = def_node(db, def)?;
-    // The attribute sits on the field's declaration (the declarator's
-    // parent).
-    let holder = if node.kind() == SyntaxKind::DECLARATOR { node.parent()? } else { node };
-    let attr =
-        holder.children().filter_map(ast::Attribute::cast).find(|a| a.name().as_deref() == Some("DerivativeMember"))?;
-    let text = attr.args().next()?.syntax().text().to_string();
+    let text = item_of(db, def)?.attr("DerivativeMember")?.args.first()?.clone();
     Some(text.rsplit(['.', ':']).next()?.trim().to_string())
 }
 
@@ -181,14 +174,14 @@ fn declares_differentiable(db: &dyn Db, def: DefId, seen: &mut Vec<DefId>) -> bo
         return false;
     }
     seen.push(def);
-    let Some(node) = hir::decl_syntax(db, def) else { return false };
-    let supers: Vec<String> = node
-        .children()
-        .filter(|c| c.kind() == SyntaxKind::INHERITANCE_LIST)
-        .flat_map(|l| l.children().map(|t| t.text().to_string()).collect::<Vec<_>>())
+    let supers: Vec<String> = hir::supertypes(db, def)
+        .into_iter()
+        .filter_map(|t| match t {
+            TypeRef::Path(segs) => segs.last().map(|s| s.name.clone()),
+            _ => None,
+        })
         .collect();
     supers.iter().any(|s| {
-        let s = s.trim();
         s == "IDifferentiable"
             || global_scope(db, def.file(db))
                 .lookup(s)
@@ -487,7 +480,7 @@ impl<'db> ModuleLowerer<'db> {
     }
 
     fn def_range(&self, def: DefId) -> Option<TextRange> {
-        def_node(self.db, def).map(|n| n.text_range())
+        def_range(self.db, def)
     }
 
     /// Declare an instance of a function (its signature), queueing its
@@ -546,16 +539,11 @@ impl<'db> ModuleLowerer<'db> {
                 self.lower_ty(&ret_ty, at)?
             }
         };
-        let syntax_params: Vec<ast::Param> = def_node(db, def)
-            .and_then(|n| n.children().find_map(ast::ParamList::cast))
-            .map(|l| l.params().collect())
-            .unwrap_or_default();
         let mut params = Vec::new();
         let mut uniforms = Vec::new();
         if let (Some(this), true) = (this_ty, is_instance_method(db, def)) {
             let item = item.as_ref().expect("a method is an item");
-            let mutating =
-                inst.setter || item.has_attr("mutating") || item.modifiers.contains(&SyntaxKind::MUTATING_KW);
+            let mutating = inst.setter || item.has_attr("mutating") || item.modifiers.contains(&Modifier::Mutating);
             let (dir, ty) = match mutating {
                 true => (ParamDir::InOut, self.intern(Type::Ptr(this, AddressSpace::Function))),
                 false => (ParamDir::In, this),
@@ -567,17 +555,13 @@ impl<'db> ModuleLowerer<'db> {
             if inst.resources.iter().any(|r| r.0 == i as u32 && r.1.is_empty()) {
                 continue;
             }
-            let prange = syntax_params.get(i).map(|p| p.syntax().text_range()).or(at);
-            let is_uniform = syntax_params
-                .get(i)
-                .is_some_and(|p| p.syntax().children_with_tokens().any(|t| t.kind() == SyntaxKind::UNIFORM_KW));
-            if entry && is_uniform {
+            let prange = param_range(db, def, i).or(at);
+            if entry && p.uniform {
                 let t = ctx.resolve(&p.ty);
                 uniforms.push((p.name.clone().unwrap_or_else(|| format!("p{i}")), self.lower_ty(&t, prange)?));
                 continue;
             }
-            let semantic = syntax_params.get(i).and_then(|p| p.semantics().find_map(|s| s.name()));
-            let builtin = semantic.as_ref().and_then(|s| Builtin::from_semantic(s.text()));
+            let builtin = p.semantic.as_deref().and_then(Builtin::from_semantic);
             let dir = match (p.is_out, p.is_inout) {
                 (_, true) => ParamDir::InOut,
                 (true, false) => ParamDir::Out,
@@ -594,7 +578,8 @@ impl<'db> ModuleLowerer<'db> {
                 }
             } else {
                 if entry {
-                    let what = semantic.map(|s| format!("the semantic `{}`", s.text())).unwrap_or("no semantic".into());
+                    let what =
+                        p.semantic.as_ref().map(|s| format!("the semantic `{s}`")).unwrap_or("no semantic".into());
                     return err(prange, format!("entry-point parameter with {what} is not supported yet"));
                 }
                 let t = ctx.resolve(&p.ty);
@@ -636,8 +621,7 @@ impl<'db> ModuleLowerer<'db> {
         }
         let mut b = FunctionBuilder::new(name, ret, at);
         b.func.params = params;
-        b.func.ret_no_diff = hir::decl_syntax(db, def)
-            .is_some_and(|n| n.children_with_tokens().any(|e| e.kind() == SyntaxKind::NO_DIFF_KW))
+        b.func.ret_no_diff = item_of(db, def).is_some_and(|i| i.has_modifier(Modifier::NoDiff))
             || non_differentiable_generic(db, def, &sig.ret);
         if entry {
             b.func.entry_point = Some(EntryPoint { workgroup_size: self.numthreads(def)? });
@@ -747,19 +731,15 @@ impl<'db> ModuleLowerer<'db> {
     /// `[numthreads(x, y, z)]` (1 where absent).
     fn numthreads(&self, def: DefId) -> R<[u32; 3]> {
         let mut size = [1u32; 3];
-        let Some(f) = def_node(self.db, def).and_then(ast::Fn::cast) else { return Ok(size) };
-        let Some(args) = attribute_args(&f, "numthreads") else {
+        let Some(attr) = item_of(self.db, def).and_then(|i| i.attr("numthreads").cloned()) else {
             return Ok(size);
         };
         let mut ctx = DeclCtx::for_def(self.db, def);
-        for (i, arg) in args.into_iter().take(3).enumerate() {
-            let value = hir::const_int(&arg).or_else(|| match &arg {
-                ast::Expr::PathExpr(p) => ctx.const_value(p.syntax().text().to_string().trim()),
-                _ => None,
-            });
+        for (i, arg) in attr.args.iter().take(3).enumerate() {
+            let value = ctx.const_value(arg);
             match value.and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0) {
                 Some(v) => size[i] = v,
-                None => return err(Some(arg.syntax().text_range()), "a thread-group size must be a positive constant"),
+                None => return err(self.def_range(def), "a thread-group size must be a positive constant"),
             }
         }
         Ok(size)
@@ -982,26 +962,25 @@ enum CallArg {
     Value(ValueId),
 }
 
-fn binary_op(k: SyntaxKind) -> Option<BinaryOp> {
-    use SyntaxKind::*;
+fn binary_op(k: BinOp) -> Option<BinaryOp> {
     Some(match k {
-        PLUS => BinaryOp::Add,
-        MINUS => BinaryOp::Sub,
-        STAR => BinaryOp::Mul,
-        SLASH => BinaryOp::Div,
-        PERCENT => BinaryOp::Rem,
-        EQ2 => BinaryOp::Eq,
-        NEQ => BinaryOp::Ne,
-        L_ANGLE => BinaryOp::Lt,
-        R_ANGLE => BinaryOp::Gt,
-        LTEQ => BinaryOp::Le,
-        GTEQ => BinaryOp::Ge,
-        AMP => BinaryOp::BitAnd,
-        PIPE => BinaryOp::BitOr,
-        CARET => BinaryOp::BitXor,
-        SHL => BinaryOp::Shl,
-        SHR => BinaryOp::Shr,
-        _ => return None,
+        BinOp::Add => BinaryOp::Add,
+        BinOp::Sub => BinaryOp::Sub,
+        BinOp::Mul => BinaryOp::Mul,
+        BinOp::Div => BinaryOp::Div,
+        BinOp::Rem => BinaryOp::Rem,
+        BinOp::Eq => BinaryOp::Eq,
+        BinOp::Ne => BinaryOp::Ne,
+        BinOp::Lt => BinaryOp::Lt,
+        BinOp::Gt => BinaryOp::Gt,
+        BinOp::Le => BinaryOp::Le,
+        BinOp::Ge => BinaryOp::Ge,
+        BinOp::BitAnd => BinaryOp::BitAnd,
+        BinOp::BitOr => BinaryOp::BitOr,
+        BinOp::BitXor => BinaryOp::BitXor,
+        BinOp::Shl => BinaryOp::Shl,
+        BinOp::Shr => BinaryOp::Shr,
+        BinOp::And | BinOp::Or => return None,
     })
 }
 
@@ -1017,9 +996,8 @@ fn pair_part(name: &str) -> Option<u32> {
 
 /// The function an attribute names (`[ForwardDerivative(g)]` on `def`).
 fn attribute_function(db: &dyn Db, def: DefId, attr: &str) -> Option<DefId> {
-    let f = def_node(db, def).and_then(ast::Fn::cast)?;
-    let arg = attribute_args(&f, attr)?.into_iter().next()?;
-    let name = attribute_target_name(&arg.syntax().text().to_string());
+    let arg = item_of(db, def)?.attr(attr)?.args.first()?.clone();
+    let name = attribute_target_name(&arg);
     let candidates: Vec<DefId> = functions_named(db, def.file(db), &name).into_iter().filter(|&g| g != def).collect();
     if candidates.len() < 2 {
         return candidates.first().copied();
@@ -1045,44 +1023,12 @@ fn attribute_function(db: &dyn Db, def: DefId, attr: &str) -> Option<DefId> {
     candidates.iter().copied().rev().max_by_key(|&g| score(g))
 }
 
-/// The arguments of the attribute `name` on `f`, in any attribute list
-/// (`[Differentiable, BackwardDerivative(g)]` holds two attributes).
-fn attribute_args(f: &ast::Fn, name: &str) -> Option<Vec<ast::Expr>> {
-    for a in f.attributes() {
-        let mut found = false;
-        for c in a.syntax().children() {
-            match c.kind() {
-                SyntaxKind::PATH => {
-                    if found {
-                        return Some(Vec::new());
-                    }
-                    let last = c
-                        .children_with_tokens()
-                        .filter_map(|e| e.into_token())
-                        .filter(|t| t.kind() == SyntaxKind::IDENT)
-                        .last();
-                    found = last.is_some_and(|t| t.text() == name);
-                }
-                SyntaxKind::ATTRIBUTE_ARGS if found => {
-                    return Some(c.children().filter_map(ast::Expr::cast).collect());
-                }
-                _ => {}
-            }
-        }
-        if found {
-            return Some(Vec::new());
-        }
-    }
-    None
-}
-
 /// A function of `file` whose attribute `attr` names `target`
 /// (`[ForwardDerivativeOf(target)]`).
 fn function_with_attribute_naming(db: &dyn Db, file: SourceFile, attr: &str, target: &str) -> Option<DefId> {
     item_tree(db, file).walk().filter(|i| i.kind == ItemKind::Fn && i.has_attr(attr)).find_map(|i| {
         let def = DefId::new(db, file, i.ast_index);
-        let f = def_node(db, def).and_then(ast::Fn::cast)?;
-        let text = attribute_args(&f, attr)?.into_iter().next()?.syntax().text().to_string();
+        let text = i.attr(attr)?.args.first()?.clone();
         (attribute_target_name(&text) == target).then_some(def)
     })
 }
@@ -1120,13 +1066,6 @@ fn swizzle_components(name: &str) -> Option<Vec<u8>> {
     ["xyzw", "rgba"].iter().find_map(|set| name.chars().map(|c| set.find(c).map(|i| i as u8)).collect())
 }
 
-/// A floating-point literal's value (`1.5`, `2.f`, `1e-3h`, `0.5lf`).
-fn parse_float(text: &str) -> Option<f64> {
-    let t = text.trim().to_ascii_lowercase();
-    let t = t.trim_end_matches("lf").trim_end_matches(['f', 'h', 'l', 'd']);
-    t.parse::<f64>().ok()
-}
-
 fn convert_const(c: Const, to: Scalar) -> Const {
     let as_f64 = match c {
         Const::Bool(b) => b as i64 as f64,
@@ -1158,46 +1097,6 @@ pub(crate) fn function_named(db: &dyn Db, file: SourceFile, name: &str) -> Optio
     tree.walk()
         .find(|i| i.kind == ItemKind::Fn && i.name.as_deref() == Some(name))
         .map(|i| DefId::new(db, file, i.ast_index))
-}
-
-/// The value of an enum case's initializer: integer literals, earlier
-/// cases (`A`, `E.A`), and `+ - * / % << >> | & ^ ~` of them.
-fn enum_value(e: &ast::Expr, known: &HashMap<String, i64>) -> Option<i64> {
-    match e {
-        ast::Expr::Literal(_) => hir::const_int(e),
-        ast::Expr::ParenExpr(p) => enum_value(&p.expr()?, known),
-        ast::Expr::PrefixExpr(p) => {
-            let v = enum_value(&p.expr()?, known)?;
-            match p.op()?.kind() {
-                SyntaxKind::MINUS => Some(v.wrapping_neg()),
-                SyntaxKind::TILDE => Some(!v),
-                SyntaxKind::PLUS => Some(v),
-                _ => None,
-            }
-        }
-        ast::Expr::BinExpr(b) => {
-            let (l, r) = (enum_value(&b.lhs()?, known)?, enum_value(&b.rhs()?, known)?);
-            Some(match b.op_kind()? {
-                SyntaxKind::PLUS => l.wrapping_add(r),
-                SyntaxKind::MINUS => l.wrapping_sub(r),
-                SyntaxKind::STAR => l.wrapping_mul(r),
-                SyntaxKind::SLASH => l.checked_div(r)?,
-                SyntaxKind::PERCENT => l.checked_rem(r)?,
-                SyntaxKind::SHL => l.checked_shl(u32::try_from(r).ok()?)?,
-                SyntaxKind::SHR => l.checked_shr(u32::try_from(r).ok()?)?,
-                SyntaxKind::PIPE => l | r,
-                SyntaxKind::AMP => l & r,
-                SyntaxKind::CARET => l ^ r,
-                _ => return None,
-            })
-        }
-        // A case named alone or through its type (`A`, `E.A`, `E::A`).
-        _ => {
-            let text = e.syntax().text().to_string();
-            let last = text.rsplit(['.', ':']).next()?.trim();
-            known.get(last).copied()
-        }
-    }
 }
 
 /// The property `name` declared in `owner`'s type.

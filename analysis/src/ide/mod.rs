@@ -408,8 +408,7 @@ fn item_hover(db: &dyn Db, file: SourceFile, def: DefId) -> Option<String> {
         md.push_str("\n```");
         if item.kind == ItemKind::Fn {
             let attached: Vec<String> = item
-                .attrs
-                .iter()
+                .attr_names()
                 .filter(|a| {
                     matches!(
                         a.as_str(),

@@ -675,10 +675,10 @@ impl<'db> Walker<'db> {
             ItemKind::GenericTypeParam | ItemKind::GenericValueParam => TokenKind::TypeParameter,
             ItemKind::Namespace => TokenKind::Namespace,
             ItemKind::Var | ItemKind::Property | ItemKind::Subscript => {
-                if item.modifiers.contains(&K::CONST_KW) {
+                if item.modifiers.contains(&crate::item_tree::Modifier::Const) {
                     mods |= READONLY;
                 }
-                if item.modifiers.contains(&K::NO_DIFF_KW) {
+                if item.modifiers.contains(&crate::item_tree::Modifier::NoDiff) {
                     mods |= NO_DIFF;
                 }
                 if in_type {

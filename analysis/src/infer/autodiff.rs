@@ -69,8 +69,7 @@ pub fn derivative_of_targets(db: &dyn Db, file: SourceFile) -> Vec<(String, Mode
     let carriers: Vec<DefId> = tree
         .walk()
         .filter(|i| {
-            i.attrs
-                .iter()
+            i.attr_names()
                 .any(|a| a == "ForwardDerivativeOf" || a == "BackwardDerivativeOf" || a == "PrimalSubstituteOf")
         })
         .map(|i| DefId::new(db, file, i.ast_index))
@@ -410,13 +409,9 @@ pub fn synthesized_differential(db: &dyn Db, file: SourceFile, def: DefId) -> Op
     synthesized_differential_of(db, file, def, &[])
 }
 
-/// Whether the field `m` (`mdef`) is declared `no_diff`.
-pub(crate) fn field_is_no_diff(db: &dyn Db, m: &crate::item_tree::Item, mdef: DefId) -> bool {
-    m.modifiers.contains(&slang_syntax::SyntaxKind::NO_DIFF_KW)
-        || crate::hir::decl_syntax(db, mdef).is_some_and(|n| {
-            n.parent()
-                .is_some_and(|p| p.children_with_tokens().any(|e| e.kind() == slang_syntax::SyntaxKind::NO_DIFF_KW))
-        })
+/// Whether the field `m` is declared `no_diff`.
+pub fn field_is_no_diff(m: &crate::item_tree::Item) -> bool {
+    m.modifiers.contains(&crate::item_tree::Modifier::NoDiff)
 }
 
 /// [`synthesized_differential`] of the instance `def<args>` of a struct
@@ -446,7 +441,7 @@ pub fn synthesized_differential_of(
     let mut same_types = true;
     for m in item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static) {
         let mdef = DefId::new(db, def.file(db), m.ast_index);
-        let no_diff = field_is_no_diff(db, m, mdef);
+        let no_diff = field_is_no_diff(m);
         let ty = crate::infer::decl_type_ref(db, mdef)
             .clone()
             .map(|t| DeclCtx::specialized(db, mdef, &bindings).resolve(&t))
@@ -557,7 +552,7 @@ pub fn derivative_signature(db: &dyn Db, def: DefId, mode: Mode) -> DerivSig {
 pub fn differentiable_by_extension_only(db: &dyn Db, def: DefId) -> bool {
     let Some(item) = item_of(db, def) else { return false };
     let Some(name) = item.name.as_deref() else { return false };
-    !item.attrs.iter().any(|a| a.contains("Differentiable") || a.contains("Derivative") || a == "PrimalSubstitute")
+    !item.attr_names().any(|a| a.contains("Differentiable") || a.contains("Derivative") || a == "PrimalSubstitute")
         && crate::module_graph::module_of(db, def.file(db))
             .iter()
             .any(|&f| func_extensions(db, f).iter().any(|e| e.target == name))
@@ -573,8 +568,7 @@ pub fn higher_order_signature(db: &dyn Db, def: DefId, modes: &[Mode]) -> DerivS
     let mut ctx = DeclCtx::for_def(db, def);
     let item = item_of(db, def);
     let function = item.as_ref().and_then(|i| i.name.clone()).unwrap_or_default();
-    let ret_no_diff = crate::hir::decl_syntax(db, def)
-        .is_some_and(|n| n.children_with_tokens().any(|e| e.kind() == slang_syntax::SyntaxKind::NO_DIFF_KW));
+    let ret_no_diff = item.as_ref().is_some_and(|i| i.modifiers.contains(&crate::item_tree::Modifier::NoDiff));
     let extended_only = differentiable_by_extension_only(db, def);
     let type_diff = |db: &dyn Db, file: SourceFile, ty: &Ty| match type_diff(db, file, ty) {
         TypeDiff::No if extended_only && matches!(ty, Ty::Param { .. }) => TypeDiff::Unknown,
@@ -622,7 +616,7 @@ pub fn higher_order_signature(db: &dyn Db, def: DefId, modes: &[Mode]) -> DerivS
             }
             _ => return None,
         };
-        let mutating = i.has_attr("mutating") || i.modifiers.contains(&slang_syntax::SyntaxKind::MUTATING_KW);
+        let mutating = i.has_attr("mutating") || i.modifiers.contains(&crate::item_tree::Modifier::Mutating);
         let dir = if mutating { Dir::InOut } else { Dir::In };
         Some(DerivParam { name: "this".to_string(), ty: this, dir, diff })
     });
@@ -781,10 +775,9 @@ pub(crate) fn location_without_derivative(
                             return None;
                         }
                         let item = item_of(db, DefId::new(db, d.file, d.ast_index))?;
-                        use slang_syntax::SyntaxKind as K;
-                        if item.modifiers.contains(&K::GROUPSHARED_KW) {
+                        if item.modifiers.contains(&crate::item_tree::Modifier::Groupshared) {
                             Some(format!("the `groupshared` variable `{name}`"))
-                        } else if item.modifiers.contains(&K::STATIC_KW) {
+                        } else if item.modifiers.contains(&crate::item_tree::Modifier::Static) {
                             Some(format!("the global `{name}`"))
                         } else {
                             None

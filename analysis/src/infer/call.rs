@@ -37,11 +37,11 @@ fn is_struct_type_name(db: &dyn Db, def: DefId, name: &str) -> bool {
         && defs.iter().all(|d| {
             item_of(db, DefId::new(db, d.file, d.ast_index)).is_some_and(|i| {
                 matches!(i.kind, ItemKind::Struct | ItemKind::Class)
-                    && !i.attrs.iter().any(|a| a.starts_with("__Builtin"))
+                    && !i.attr_names().any(|a| a.starts_with("__Builtin"))
                     && !i
                         .members
                         .iter()
-                        .any(|m| m.kind == ItemKind::Init && m.attrs.iter().any(|a| a == "__ImplicitConversion"))
+                        .any(|m| m.kind == ItemKind::Init && m.attr_names().any(|a| a == "__ImplicitConversion"))
             })
         })
 }
@@ -102,7 +102,7 @@ impl<'db> Infer<'_, 'db> {
         let db = self.db();
         let mutating = |d: &DefId| {
             item_of(db, *d).is_some_and(|i| {
-                !i.is_static && (i.has_attr("mutating") || i.modifiers.contains(&SyntaxKind::MUTATING_KW))
+                !i.is_static && (i.has_attr("mutating") || i.modifiers.contains(&crate::item_tree::Modifier::Mutating))
             })
         };
         if defs.is_empty() || !defs.iter().all(mutating) {
@@ -668,7 +668,11 @@ impl<'db> Infer<'_, 'db> {
             }
             Expr::Path(..) | Expr::This => true,
             Expr::Member { receiver, .. } | Expr::Index { base: receiver, .. } => self.is_lvalue(*receiver),
-            Expr::Prefix { op: SyntaxKind::STAR, .. } | Expr::NoDiff(_) | Expr::Missing | Expr::Other(_) => true,
+            Expr::Prefix { op: crate::hir::PrefixOp::Deref, .. }
+            | Expr::NoDiff(_)
+            | Expr::Missing
+            | Expr::Other(_)
+            | Expr::SizeOf { .. } => true,
             _ => false,
         }
     }

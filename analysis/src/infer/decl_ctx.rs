@@ -3,6 +3,7 @@
 //! references in it ([`TypeResolver`]).
 
 use super::*;
+use crate::hir::consteval::{self, ConstEnv, ConstValue};
 
 /// The context of a declaration: its file, the generic parameters in scope
 /// (bound to argument types when known) and the enclosing type.
@@ -214,89 +215,39 @@ impl<'db> DeclCtx<'db> {
 }
 
 impl DeclCtx<'_> {
-    /// The value of a constant integer expression: literals, generic
-    /// value parameters, `static const`/`const` globals and members
-    /// (`K`, `S.K`, `S::K`, `K` inside `S`), `int(…)`/`uint(…)`, and
-    /// arithmetic and bit operations on those.
-    pub fn eval_const(&mut self, e: &ast::Expr) -> Option<i64> {
+    /// The value of the constant expression `e` of `body` (see
+    /// [`consteval`]), its names read in this context: generic value
+    /// parameters, `static const`/`const` globals and members (`K`, `S.K`,
+    /// `S::K`, `K` inside `S`) and enum cases (`E.A`).
+    pub fn eval(&mut self, body: &Body, e: ExprId) -> Option<ConstValue> {
         if self.depth > 16 {
             return None;
         }
-        match e {
-            ast::Expr::Literal(l) => crate::hir::parse_int_literal(l.token()?.text()),
-            ast::Expr::ParenExpr(p) => self.eval_const(&p.expr()?),
-            ast::Expr::PrefixExpr(p) => {
-                let v = self.eval_const(&p.expr()?)?;
-                match p.op()?.kind() {
-                    SyntaxKind::MINUS => v.checked_neg(),
-                    SyntaxKind::PLUS => Some(v),
-                    SyntaxKind::TILDE => Some(!v),
-                    _ => None,
-                }
-            }
-            ast::Expr::BinExpr(b) => {
-                let (l, r) = (self.eval_const(&b.lhs()?)?, self.eval_const(&b.rhs()?)?);
-                match b.op_kind()? {
-                    SyntaxKind::PLUS => l.checked_add(r),
-                    SyntaxKind::MINUS => l.checked_sub(r),
-                    SyntaxKind::STAR => l.checked_mul(r),
-                    SyntaxKind::SLASH => l.checked_div(r),
-                    SyntaxKind::PERCENT => l.checked_rem(r),
-                    SyntaxKind::SHL => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
-                    SyntaxKind::SHR => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
-                    SyntaxKind::AMP => Some(l & r),
-                    SyntaxKind::PIPE => Some(l | r),
-                    SyntaxKind::CARET => Some(l ^ r),
-                    _ => None,
-                }
-            }
-            // `int(N)`, `uint(N)`.
-            ast::Expr::CallExpr(c) => {
-                let callee = c.callee()?.syntax().text().to_string();
-                let [arg] = c.args().collect::<Vec<_>>().try_into().ok()?;
-                matches!(callee.trim(), "int" | "uint" | "int64_t" | "uint64_t").then_some(())?;
-                self.eval_const(&arg)
-            }
-            ast::Expr::PathExpr(p) => {
-                let text = p.syntax().text().to_string();
-                let segs: Vec<&str> = text.split("::").map(str::trim).collect();
-                match segs.as_slice() {
-                    [name] => {
-                        if let Some(Ty::Const(v)) = self.generics.get(*name) {
-                            return Some(*v);
-                        }
-                        self.named_const(None, name)
-                    }
-                    [owner @ .., name] => {
-                        let owner = self.type_named(&owner.join("::"));
-                        self.named_const(Some(&owner), name)
-                    }
-                    [] => None,
-                }
-            }
-            ast::Expr::MemberExpr(m) => {
-                let receiver = m.receiver()?.syntax().text().to_string();
-                let owner = self.type_named(&receiver);
-                self.named_const(Some(&owner), m.name()?.text())
-            }
-            _ => None,
-        }
+        consteval::eval(body, e, self)
     }
 
-    /// The type written `text` (`S`, `ns::S`, `Linear<4, 1>`).
-    fn type_named(&mut self, text: &str) -> Ty {
-        let parse = slang_syntax::parse(&format!("{text} __v;"));
-        let ty = parse.syntax_node().descendants().find_map(ast::VarDecl::cast).and_then(|d| d.ty());
-        match ty {
-            Some(t) if parse.errors().is_empty() => self.resolve(&crate::hir::lower_type(Some(t))),
-            _ => Ty::Unknown,
-        }
+    /// [`Self::eval`] of an integer.
+    pub fn eval_int(&mut self, body: &Body, e: ExprId) -> Option<i64> {
+        self.eval(body, e)?.as_int()
+    }
+
+    /// The value of a constant integer expression written outside a body
+    /// (an array length, an attribute's argument).
+    pub fn eval_const(&mut self, e: &ast::Expr) -> Option<i64> {
+        let (body, id) = crate::hir::lower_expr(e);
+        self.eval_int(&body, id)
     }
 
     /// The constant `name`: a `static const` member of `owner` (or of
-    /// `This`, when no owner is written), else a global one.
-    fn named_const(&mut self, owner: Option<&Ty>, name: &str) -> Option<i64> {
+    /// `This`, when no owner is written), a case of enum `owner`, else a
+    /// global constant.
+    fn named_const(&mut self, owner: Option<&Ty>, name: &str) -> Option<ConstValue> {
         let db = self.db;
+        if let Some(Ty::Adt { def, .. }) = owner {
+            if item_of(db, *def).is_some_and(|i| i.kind == ItemKind::Enum) {
+                return self.enum_case_value(*def, name)?.map(ConstValue::Int);
+            }
+        }
         // The member, and its type's generic arguments by name.
         let member = |t: &Ty| -> Option<(DefId, Vec<(String, Ty)>)> {
             let Ty::Adt { def, args, .. } = t else { return None };
@@ -324,18 +275,92 @@ impl DeclCtx<'_> {
             },
         };
         let item = item_of(db, def)?;
-        if !item.modifiers.contains(&SyntaxKind::CONST_KW) && !item.is_static {
+        if !item.modifiers.contains(&crate::item_tree::Modifier::Const) && !item.is_static {
             return None;
         }
-        let decl = crate::hir::decl_syntax(db, def)?;
-        let init = ast::Declarator::cast(decl)?.initializer()?;
+        let init = crate::hir::body(db, def).clone();
+        let e = init.initializer()?;
         // In the constant's own context (its struct's generic arguments
         // as bound here).
         let mut inner = DeclCtx::for_def(db, def);
         inner.generics.extend(self.generics.clone());
         inner.generics.extend(bound.into_iter().filter(|(_, t)| !matches!(t, Ty::Param { .. })));
         inner.depth = self.depth + 1;
-        inner.eval_const(&init)
+        inner.eval(&init, e)
+    }
+
+    /// The value of the case `name` of enum `def` (its initializer, or one
+    /// more than the previous case's; `[Flags]` enums number their cases
+    /// 1, 2, 4, …). `None`: no such case; `Some(None)`: its value is not a
+    /// constant.
+    pub fn enum_case_value(&mut self, def: DefId, name: &str) -> Option<Option<i64>> {
+        let db = self.db;
+        let item = item_of(db, def).filter(|i| i.kind == ItemKind::Enum)?;
+        item.members.iter().find(|m| m.kind == ItemKind::EnumCase && m.name.as_deref() == Some(name))?;
+        let flags = item.has_attr("Flags");
+        let mut next = i64::from(flags);
+        // The values of the cases before, which later ones may use
+        // (`C = A | B`).
+        let mut known: HashMap<String, i64> = HashMap::new();
+        let mut inner = DeclCtx::for_def(db, def);
+        inner.depth = self.depth + 1;
+        for case in item.members.iter().filter(|m| m.kind == ItemKind::EnumCase) {
+            let body = crate::hir::body(db, DefId::new(db, def.file(db), case.ast_index)).clone();
+            if let Some(e) = body.initializer() {
+                let mut env = EnumCases { ctx: &mut inner, known: &known };
+                match consteval::eval(&body, e, &mut env).and_then(|v| v.as_int()) {
+                    Some(v) => next = v,
+                    None => return Some(None),
+                }
+            }
+            if case.name.as_deref() == Some(name) {
+                return Some(Some(next));
+            }
+            if let Some(n) = &case.name {
+                known.insert(n.clone(), next);
+            }
+            next = match (flags, next) {
+                (true, 0) => 1,
+                (true, v) => v.wrapping_shl(1),
+                (false, v) => v.wrapping_add(1),
+            };
+        }
+        None
+    }
+}
+
+/// Names in an enum case's value: the cases before it (`A`, `E.A`,
+/// `E::A`), then the enum's context.
+struct EnumCases<'a, 'db> {
+    ctx: &'a mut DeclCtx<'db>,
+    known: &'a HashMap<String, i64>,
+}
+
+impl ConstEnv for EnumCases<'_, '_> {
+    fn name(&mut self, body: &Body, e: ExprId) -> Option<ConstValue> {
+        let last = consteval::name_path(body, e)?.pop()?;
+        match self.known.get(&last.name) {
+            Some(&v) => Some(ConstValue::Int(v)),
+            None => self.ctx.name(body, e),
+        }
+    }
+}
+
+impl ConstEnv for DeclCtx<'_> {
+    fn name(&mut self, body: &Body, e: ExprId) -> Option<ConstValue> {
+        let mut segs = consteval::name_path(body, e)?;
+        let last = segs.pop()?;
+        if !last.args.is_empty() {
+            return None;
+        }
+        if segs.is_empty() {
+            if let Some(Ty::Const(v)) = self.generics.get(&last.name) {
+                return Some(ConstValue::Int(*v));
+            }
+            return self.named_const(None, &last.name);
+        }
+        let owner = self.resolve(&TypeRef::Path(segs));
+        self.named_const(Some(&owner), &last.name)
     }
 }
 
@@ -352,8 +377,10 @@ impl TypeResolver for DeclCtx<'_> {
         if let Some(Ty::Const(v)) = self.generics.get(name) {
             return Some(*v);
         }
-        if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return self.named_const(None, name);
+        if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return self.named_const(None, name)?.as_int();
         }
         let parse = slang_syntax::parse(&format!("static const int __e = {name};"));
         let init = parse.syntax_node().descendants().find_map(ast::Declarator::cast)?.initializer()?;

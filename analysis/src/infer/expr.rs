@@ -24,7 +24,7 @@ impl<'db> Infer<'_, 'db> {
                 LiteralKind::Float { half: true, .. } => Ty::Scalar(Scalar::Half),
                 LiteralKind::Float { double: true, .. } => Ty::Scalar(Scalar::Double),
                 LiteralKind::Float { .. } => Ty::Scalar(Scalar::Float),
-                LiteralKind::Bool => Ty::Scalar(Scalar::Bool),
+                LiteralKind::Bool(_) => Ty::Scalar(Scalar::Bool),
                 LiteralKind::String => Ty::String,
                 LiteralKind::Char => Ty::Scalar(Scalar::Int32),
                 LiteralKind::Null => Ty::Unknown,
@@ -114,13 +114,10 @@ impl<'db> Infer<'_, 'db> {
                     Ty::Vector(_, n) | Ty::Matrix(_, n, _) => Some(u32::from(*n)),
                     _ => None,
                 };
-                let literal = |e: ExprId| match self.body.expr(e) {
-                    Expr::Literal(LiteralKind::Int { value: Some(k), .. }) => Some(*k),
+                // (A constant written with literals: `2`, `-1`, `1 + 1`.)
+                let k = match consteval::eval(self.body, index, &mut consteval::NoNames) {
+                    Some(consteval::ConstValue::Int(k)) => Some(k),
                     _ => None,
-                };
-                let k = match self.body.expr(index) {
-                    Expr::Prefix { op: SyntaxKind::MINUS, expr } => literal(*expr).map(|k| -k),
-                    _ => literal(index),
                 };
                 if let (Some(len), Some(k)) = (len, k) {
                     if k < 0 || k >= i64::from(len) {
@@ -159,7 +156,7 @@ impl<'db> Infer<'_, 'db> {
                         self.user_operator(id, k, l, r)
                     }
                     BinaryOp::Arith(k) | BinaryOp::Compare(k) if vector_sizes_differ(&l, &r) => {
-                        let op = k.static_text().unwrap_or("?").to_string();
+                        let op = k.text().to_string();
                         self.diags.push(InferDiag {
                             at: DiagAt::Expr(id),
                             kind: InferDiagKind::NoOperator { op, lhs: l.to_string(), rhs: r.to_string() },
@@ -170,7 +167,7 @@ impl<'db> Infer<'_, 'db> {
                     // GLSL's `==`/`!=` compare whole vectors and matrices:
                     // one `bool` (in GLSL files, and in files that
                     // `import glsl;`, whose operators it declares).
-                    BinaryOp::Compare(SyntaxKind::EQ2 | SyntaxKind::NEQ)
+                    BinaryOp::Compare(BinOp::Eq | BinOp::Ne)
                         if matches!(l, Ty::Vector(..) | Ty::Matrix(..))
                             && (glsl_mode(self.db(), self.ctx.file) || self.imports_glsl()) =>
                     {
@@ -191,28 +188,28 @@ impl<'db> Infer<'_, 'db> {
             }
             Expr::Prefix { op, expr } => {
                 let t = value_of_generic(self.expr(expr));
-                if matches!(op, SyntaxKind::MINUS | SyntaxKind::BANG | SyntaxKind::TILDE) {
+                if matches!(op, PrefixOp::Neg | PrefixOp::Not | PrefixOp::BitNot) {
                     if let Some(r) = self.user_unary_operator(id, op, &t) {
                         return r;
                     }
                 }
                 match op {
-                    SyntaxKind::BANG => {
+                    PrefixOp::Not => {
                         if t.is_numeric() {
                             t.with_scalar(Scalar::Bool)
                         } else {
                             Ty::Scalar(Scalar::Bool)
                         }
                     }
-                    SyntaxKind::PLUS2 | SyntaxKind::MINUS2 => {
+                    PrefixOp::Inc | PrefixOp::Dec => {
                         self.check_assignable(id, expr);
                         t
                     }
-                    SyntaxKind::STAR => match t {
+                    PrefixOp::Deref => match t {
                         Ty::Pointer(p) => (*p).clone(),
                         _ => Ty::Unknown,
                     },
-                    SyntaxKind::AMP => Ty::Pointer(Arc::new(t)),
+                    PrefixOp::AddrOf => Ty::Pointer(Arc::new(t)),
                     _ => t,
                 }
             }
@@ -251,8 +248,10 @@ impl<'db> Infer<'_, 'db> {
                 self.diff_operator(id, func, f, forward)
             }
             Expr::NoDiff(e) => {
-                if !matches!(self.body.expr(e), Expr::Call { .. } | Expr::Index { .. } | Expr::Missing | Expr::Other(_))
-                {
+                if !matches!(
+                    self.body.expr(e),
+                    Expr::Call { .. } | Expr::Index { .. } | Expr::Missing | Expr::Other(_) | Expr::SizeOf { .. }
+                ) {
                     self.diags.push(InferDiag { at: DiagAt::Expr(id), kind: InferDiagKind::NoDiffOperand });
                 }
                 self.no_diff_depth += 1;
@@ -277,7 +276,7 @@ impl<'db> Infer<'_, 'db> {
                     _ => Ty::Unknown,
                 }
             }
-            Expr::Other(subs) => {
+            Expr::Other(subs) | Expr::SizeOf { subs, .. } => {
                 for s in subs {
                     self.expr(s);
                 }
@@ -355,12 +354,13 @@ impl<'db> Infer<'_, 'db> {
                 // (GLSL `buffer` and `out` blocks are writable.)
                 let in_cbuffer = parent_of(db, def).and_then(|p| item_of(db, p)).is_some_and(|p| {
                     p.kind == ItemKind::Cbuffer
-                        || p.kind == ItemKind::GlslBlock && p.modifiers.contains(&SyntaxKind::UNIFORM_KW)
+                        || p.kind == ItemKind::GlslBlock && p.modifiers.contains(&crate::item_tree::Modifier::Uniform)
                 });
+                use crate::item_tree::Modifier;
                 let m = &item.modifiers;
-                if m.contains(&SyntaxKind::CONST_KW) {
+                if m.contains(&Modifier::Const) {
                     Some(format!("`{name}` is a constant"))
-                } else if m.contains(&SyntaxKind::READONLY_KW) {
+                } else if m.contains(&Modifier::Readonly) {
                     Some(format!("`{name}` is `readonly`"))
                 } else if in_cbuffer {
                     Some(format!("`{name}` is a field of a constant buffer (a read-only shader parameter)"))
@@ -369,14 +369,14 @@ impl<'db> Infer<'_, 'db> {
                     // `buffer` block instances.
                     matches!(
                         k,
-                        SyntaxKind::STATIC_KW
-                            | SyntaxKind::BUFFER_KW
-                            | SyntaxKind::GROUPSHARED_KW
-                            | SyntaxKind::SHARED_KW
-                            | SyntaxKind::OUT_KW
-                            | SyntaxKind::INOUT_KW
+                        Modifier::Static
+                            | Modifier::Buffer
+                            | Modifier::Groupshared
+                            | Modifier::Shared
+                            | Modifier::Out
+                            | Modifier::Inout
                     )
-                }) && (m.contains(&SyntaxKind::UNIFORM_KW) || !glsl_mode(db, self.ctx.file))
+                }) && (m.contains(&Modifier::Uniform) || !glsl_mode(db, self.ctx.file))
                 {
                     Some(format!("`{name}` is a global shader parameter, which is read-only (declare it `static` for a per-thread global)"))
                 } else {
@@ -399,7 +399,9 @@ impl<'db> Infer<'_, 'db> {
                             if p.kind == ItemKind::Property && !p.has_setter {
                                 return Some(format!("`{owner}.{name}` is a read-only property (it has no `set`)"));
                             }
-                            if item.kind == ItemKind::GlslBlock && p.modifiers.contains(&SyntaxKind::READONLY_KW) {
+                            if item.kind == ItemKind::GlslBlock
+                                && p.modifiers.contains(&crate::item_tree::Modifier::Readonly)
+                            {
                                 return Some(format!("`{name}` is a `readonly` field of block `{owner}`"));
                             }
                         }
@@ -457,9 +459,9 @@ impl<'db> Infer<'_, 'db> {
     /// `a * b` with a user struct operand: the user's `operator*`
     /// overloads (free functions and members), or an error if there are
     /// none and nothing unseen could add one.
-    pub(super) fn user_operator(&mut self, id: ExprId, k: SyntaxKind, l: Ty, r: Ty) -> Ty {
+    pub(super) fn user_operator(&mut self, id: ExprId, k: BinOp, l: Ty, r: Ty) -> Ty {
         let db = self.db();
-        let op = k.static_text().unwrap_or("?");
+        let op = k.text();
         let name = format!("operator{op}");
         let mut fns = self.free_operators(&name);
         // (The core module's operators are for numbers and for types that
@@ -525,7 +527,7 @@ impl<'db> Infer<'_, 'db> {
 
     /// `-s`, `!s`, `~s` of a user struct: its `operator-` (a free function
     /// of one parameter, or a method without one).
-    pub(super) fn user_unary_operator(&mut self, id: ExprId, op: SyntaxKind, t: &Ty) -> Option<Ty> {
+    pub(super) fn user_unary_operator(&mut self, id: ExprId, op: PrefixOp, t: &Ty) -> Option<Ty> {
         let db = self.db();
         let Ty::Adt { def, args, .. } = t else { return None };
         if is_core(db, def.file(db))
@@ -533,7 +535,7 @@ impl<'db> Infer<'_, 'db> {
         {
             return None;
         }
-        let name = format!("operator{}", op.static_text().unwrap_or("?"));
+        let name = format!("operator{}", op.text());
         let mut fns: Vec<DefId> =
             self.free_operators(&name).into_iter().filter(|&d| fn_sig(db, d).params.len() == 1).collect();
         if let Some(Member::Methods(m)) = lookup_member(db, *def, args, &name) {

@@ -28,9 +28,10 @@ use std::sync::Arc;
 use slang_syntax::ast::{self, AstNode};
 use slang_syntax::SyntaxKind;
 
+use crate::hir::consteval;
 use crate::hir::{
-    body, def_node, lower_type, BinaryOp, Body, DefId, Expr, ExprId, GenericArgRef, LiteralKind, LocalDecl,
-    PathSegment, Stmt, StmtId, TypeRef,
+    body, def_node, lower_type, BinOp, BinaryOp, Body, DefId, Expr, ExprId, GenericArgRef, LiteralKind, LocalDecl,
+    PathSegment, PrefixOp, Stmt, StmtId, TypeRef,
 };
 use crate::item_tree::{item_tree, Item, ItemKind, Visibility};
 use crate::name_res::{global_scope, DefRef};
@@ -219,7 +220,7 @@ fn infer_in<'db>(db: &'db dyn Db, def: DefId, ctx: DeclCtx<'db>) -> InferenceRes
         i.kind == ItemKind::Fn
             && !i.is_static
             && !i.has_attr("mutating")
-            && !i.modifiers.contains(&SyntaxKind::MUTATING_KW)
+            && !i.modifiers.contains(&crate::item_tree::Modifier::Mutating)
             && parent_of(db, def)
                 .and_then(|p| item_of(db, p))
                 .is_some_and(|p| matches!(p.kind, ItemKind::Struct | ItemKind::Class))

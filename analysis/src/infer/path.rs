@@ -95,7 +95,7 @@ fn only_instance_members(db: &dyn Db, def: DefId, name: &str) -> bool {
         && named.iter().all(|m| {
             matches!(m.kind, ItemKind::Var | ItemKind::Fn | ItemKind::Property)
                 && !m.is_static
-                && !m.modifiers.contains(&SyntaxKind::CONST_KW)
+                && !m.modifiers.contains(&crate::item_tree::Modifier::Const)
         })
 }
 

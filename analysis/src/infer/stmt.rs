@@ -80,7 +80,7 @@ impl<'db> Infer<'_, 'db> {
                     self.decl(&d, id);
                 }
             }
-            Stmt::Break => {
+            Stmt::Break(_) => {
                 if self.loops == 0 && self.switches == 0 && !self.in_target_switch(id) {
                     self.diags.push(InferDiag {
                         at: DiagAt::Stmt(id),
@@ -105,7 +105,7 @@ impl<'db> Infer<'_, 'db> {
                         after_jump = false;
                     }
                     self.stmt(s);
-                    if matches!(self.body.stmt(s), Stmt::Return(_) | Stmt::Break | Stmt::Continue) {
+                    if matches!(self.body.stmt(s), Stmt::Return(_) | Stmt::Break(_) | Stmt::Continue) {
                         after_jump = true;
                     }
                 }
@@ -136,7 +136,7 @@ impl<'db> Infer<'_, 'db> {
                     self.stmt(e);
                 }
             }
-            Stmt::Loop { init, cond, step, body } => {
+            Stmt::Loop { init, cond, step, body, .. } => {
                 self.loops += 1;
                 self.scopes.push(Vec::new());
                 if let Some(i) = init {
@@ -220,11 +220,23 @@ impl<'db> Infer<'_, 'db> {
                     }
                 }
             },
-            Stmt::Other(stmts) => {
+            Stmt::Other(_, stmts) => {
                 for s in stmts {
                     self.stmt(s);
                 }
             }
+            Stmt::TargetSwitch(cases) => {
+                for s in cases.into_iter().flat_map(|c| c.stmts) {
+                    self.stmt(s);
+                }
+            }
+            Stmt::IntrinsicAsm(_) => {}
+            Stmt::Labeled { stmt, .. } | Stmt::Attributed { stmt, .. } => {
+                if let Some(s) = stmt {
+                    self.stmt(s);
+                }
+            }
+            Stmt::Empty => {}
         }
     }
 

@@ -200,20 +200,18 @@ impl FnLower<'_, '_> {
 
     /// `countof(x)`: the number of elements of a tuple or array (a
     /// constant).
-    pub(super) fn countof(&mut self, e: ExprId, subs: &[ExprId]) -> R<ValueId> {
-        let node = self.expr_syntax(e).expect("checked");
-        let keyword = node.first_token().map(|t| t.text().to_string()).unwrap_or_default();
+    pub(super) fn countof(&mut self, keyword: &str, subs: &[ExprId], ty: Option<&TypeRef>) -> R<ValueId> {
         let sem = subs.first().and_then(|s| self.inferred.expr_types.get(s.0 as usize).cloned());
         let sem = match sem {
             Some(Ty::TypeValue(t)) => (*t).clone(),
             Some(t) => t,
             // `countof(Tuple<int, float>)`: a type.
-            None => match node.children().find_map(ast::Type::cast) {
-                Some(t) => self.ctx.resolve(&slang_analysis::hir::lower_type(Some(t))),
+            None => match ty {
+                Some(t) => self.ctx.resolve(t),
                 None => Ty::Unknown,
             },
         };
-        let n = match (&*keyword, &sem) {
+        let n = match (keyword, &sem) {
             ("countof", Ty::Tuple(items)) => items.len() as i64,
             ("countof", Ty::Adt { name, args, .. }) if name == "Tuple" => args.len() as i64,
             ("countof", Ty::Array(_, Some(n))) => i64::from(*n),

@@ -301,20 +301,16 @@ impl FnLower<'_, '_> {
     /// (constants: literals and constructors of them).
     pub(super) fn default_args(&mut self, def: DefId, given: usize) -> R<Vec<CallArg>> {
         let db = self.m.db;
-        let params: Vec<ast::Param> = def_node(db, def)
-            .and_then(|n| n.children().find_map(ast::ParamList::cast))
-            .map(|l| l.params().collect())
-            .unwrap_or_default();
         let sig = fn_sig(db, def).clone();
         let mut out = Vec::new();
-        for (p, hp) in params.iter().zip(&sig.params).skip(given) {
-            let Some(value) = p.default_value() else {
+        for hp in sig.params.iter().skip(given) {
+            let Some(value) = hp.default else {
                 return self.error("a parameter without a default value is missing");
             };
             let pt = DeclCtx::for_def(db, def).resolve(&hp.ty);
-            let at = Some(value.syntax().text_range());
+            let at = expr_range(db, def, value).map(|r| r.0);
             let t = self.m.lower_ty(&pt, at)?;
-            match self.m.const_value(&value, t) {
+            match self.m.const_value(def, value, t) {
                 Ok(c) => out.push(CallArg::Value(self.const_to_value(&c, t))),
                 Err(_) => {
                     // Computed by a function of its own, called here.

@@ -124,11 +124,7 @@ impl<'db> ModuleLowerer<'db> {
         let mut map = Vec::new();
         let mut is_self = true;
         for ((fname, fty), f) in fields.iter().zip(&field_items) {
-            let fdef = DefId::new(db, file, f.ast_index);
-            let no_diff = f.modifiers.contains(&SyntaxKind::NO_DIFF_KW)
-                || def_node(db, fdef).is_some_and(|n| {
-                    n.parent().is_some_and(|p| p.children_with_tokens().any(|e| e.kind() == SyntaxKind::NO_DIFF_KW))
-                });
+            let no_diff = slang_analysis::autodiff::field_is_no_diff(f);
             match (no_diff, self.module.types.differential(*fty)) {
                 (false, Some(d)) => {
                     is_self &= d == *fty;
@@ -201,7 +197,7 @@ impl<'db> ModuleLowerer<'db> {
         let db = self.db;
         let def = inst.def;
         let Some(ext) = func_extension_for(db, def.file(db), def, ExtensionKind::Apply) else { return Ok(None) };
-        let at = def_node(db, ext).map(|n| n.text_range());
+        let at = def_range(db, ext);
         let apply = self.declare_function(derived_instance(db, inst, ext), false)?;
         // The context's type: the second element of the extension's result.
         let ext_inst = derived_instance(db, inst, ext);

@@ -134,13 +134,8 @@ impl<'db> ModuleLowerer<'db> {
         let t = self.lower_ty(ty, at)?;
         let Some(variants) = self.existential_variants.get(&t).cloned() else { return Ok(t) };
         let Ty::Adt { def, .. } = ty else { return Ok(t) };
-        let written = def_node(self.db, *def).and_then(|n| {
-            n.children().filter(|c| c.kind() == SyntaxKind::ATTRIBUTE).find_map(|a| {
-                let text = a.text().to_string();
-                let rest = text.split_once("anyValueSize")?.1;
-                rest.trim_start_matches(['(', ' ']).split(|c: char| !c.is_ascii_digit()).next()?.parse::<u32>().ok()
-            })
-        });
+        let written = item_of(self.db, *def)
+            .and_then(|i| i.attr("anyValueSize")?.args.first()?.trim().parse::<u32>().ok());
         let words = match written {
             Some(bytes) => bytes.div_ceil(4),
             None => variants
@@ -233,7 +228,7 @@ impl<'db> ModuleLowerer<'db> {
         // (A `[mutating]` requirement's methods change the value in place:
         // `this` is `inout`, each method given its variant's field.)
         let mutating = |d: DefId| {
-            item_of(db, d).is_some_and(|i| i.has_attr("mutating") || i.modifiers.contains(&SyntaxKind::MUTATING_KW))
+            item_of(db, d).is_some_and(|i| i.has_attr("mutating") || i.has_modifier(Modifier::Mutating))
         };
         let is_mutating = mutating(req);
         let (this_dir, this_ty) = match is_mutating {

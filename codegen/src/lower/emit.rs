@@ -33,10 +33,6 @@ impl FnLower<'_, '_> {
         expr_range(self.db(), self.def, e).map(|(r, _)| r)
     }
 
-    pub(super) fn expr_syntax(&self, e: ExprId) -> Option<SyntaxNode> {
-        expr_range(self.db(), self.def, e).map(|(_, n)| n)
-    }
-
     /// The IR type inference gave expression `e`.
     pub(super) fn expr_ty(&mut self, e: ExprId) -> R<TypeId> {
         let ty = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);

@@ -132,7 +132,7 @@ impl FnLower<'_, '_> {
             }
             Expr::Binary { op, lhs, rhs } => self.binary(e, op, lhs, rhs),
             Expr::Prefix { op, expr } => self.prefix(e, op, expr),
-            Expr::Postfix { op, expr } => self.inc_dec(expr, op == SyntaxKind::PLUS2, false),
+            Expr::Postfix { op, expr } => self.inc_dec(expr, op == PostfixOp::Inc, false),
             Expr::Ternary { cond, then, els } => self.ternary(e, cond, then, els),
             Expr::Cast { ty, expr } => {
                 let t = self.resolve(&ty)?;
@@ -165,24 +165,19 @@ impl FnLower<'_, '_> {
             Expr::This => self.this_value(),
             Expr::Is { expr, ty } => self.is_as(e, expr, &ty, false),
             Expr::As { expr, ty } => self.is_as(e, expr, &ty, true),
-            Expr::Other(subs) if self.expr_syntax(e).is_some_and(|n| n.kind() == SyntaxKind::SIZEOF_EXPR) => {
-                self.countof(e, &subs)
-            }
+            Expr::SizeOf { keyword, subs, ty } => self.countof(&keyword, &subs, ty.as_ref()),
             _ => self.error("this expression is not supported by code generation yet"),
         }
     }
 
     pub(super) fn literal(&mut self, e: ExprId, kind: LiteralKind) -> R<ValueId> {
         let ty = self.expr_ty(e)?;
-        let text = self.expr_syntax(e).map(|n| n.text().to_string()).unwrap_or_default();
         let c = match kind {
             LiteralKind::Int { value: Some(v), .. } => Const::Int(v),
             LiteralKind::Int { value: None, .. } => return self.error("integer literal out of range"),
-            LiteralKind::Float { .. } => match parse_float(&text) {
-                Some(f) => Const::Float(f),
-                None => return self.error("malformed floating-point literal"),
-            },
-            LiteralKind::Bool => Const::Bool(text.trim() == "true"),
+            LiteralKind::Float { value: Some(bits), .. } => Const::Float(f64::from_bits(bits)),
+            LiteralKind::Float { value: None, .. } => return self.error("malformed floating-point literal"),
+            LiteralKind::Bool(b) => Const::Bool(b),
             _ => return self.error("this literal is not supported by code generation yet"),
         };
         Ok(self.konst(c, ty))
@@ -194,39 +189,11 @@ impl FnLower<'_, '_> {
     pub(super) fn enum_case(&mut self, owner: &Ty, name: &str) -> R<Option<ValueId>> {
         let db = self.db();
         let Ty::Adt { def, .. } = owner else { return Ok(None) };
-        let Some(item) = item_of(db, *def).filter(|i| i.kind == ItemKind::Enum) else { return Ok(None) };
-        let mut next = 0i64;
-        let mut found = None;
-        // The values of the cases before, which later ones may use
-        // (`C = A | B`).
-        let mut known: HashMap<String, i64> = HashMap::new();
-        let flags = item.has_attr("Flags");
-        if flags {
-            next = 1;
-        }
-        for case in item.members.iter().filter(|m| m.kind == ItemKind::EnumCase) {
-            let cdef = DefId::new(db, def.file(db), case.ast_index);
-            let value = def_node(db, cdef).and_then(ast::EnumCase::cast).and_then(|c| c.value());
-            if let Some(v) = value {
-                match enum_value(&v, &known) {
-                    Some(v) => next = v,
-                    None => return self.error("enum case values must be integer constant expressions"),
-                }
-            }
-            if let Some(n) = &case.name {
-                known.insert(n.clone(), next);
-            }
-            if case.name.as_deref() == Some(name) {
-                found = Some(next);
-                break;
-            }
-            // `[Flags]` enums number their cases 1, 2, 4, …
-            next = match (flags, next) {
-                (true, 0) => 1,
-                (true, v) => v.wrapping_shl(1),
-                (false, v) => v + 1,
-            };
-        }
+        let found = match DeclCtx::for_def(db, *def).enum_case_value(*def, name) {
+            None => None,
+            Some(Some(v)) => Some(v),
+            Some(None) => return self.error("enum case values must be integer constant expressions"),
+        };
         let Some(v) = found else { return Ok(None) };
         let at = self.span;
         let ty = self.m.lower_ty(owner, at)?;
@@ -240,19 +207,11 @@ impl FnLower<'_, '_> {
             return self.error(format!("`{name}` is not a value code generation supports"));
         };
         let def = DefId::new(db, d.file, d.ast_index);
-        let is_const = item_of(db, def).is_some_and(|i| i.modifiers.contains(&SyntaxKind::CONST_KW));
-        let init = def_node(db, def).and_then(ast::Declarator::cast).and_then(|d| d.initializer());
+        let is_const = item_of(db, def).is_some_and(|i| i.modifiers.contains(&Modifier::Const));
+        let literal = if is_const { globals::literal_value(db, def) } else { None };
         let ty = self.expr_ty(e)?;
-        let value = match (&init, self.ty(ty)) {
-            (Some(i), Type::Scalar(s)) if is_const => {
-                let text = i.syntax().text().to_string();
-                match (hir::const_int(i), parse_float(&text)) {
-                    (Some(v), _) => Some(convert_const(Const::Int(v), *s)),
-                    (None, Some(f)) => Some(convert_const(Const::Float(f), *s)),
-                    _ if text.trim() == "true" || text.trim() == "false" => Some(Const::Bool(text.trim() == "true")),
-                    _ => None,
-                }
-            }
+        let value = match (self.ty(ty), literal) {
+            (Type::Scalar(s), Some(c)) => Some(convert_const(c, *s)),
             _ => None,
         };
         match value {
@@ -511,17 +470,17 @@ impl FnLower<'_, '_> {
             HirBinary::Logic(k) => {
                 let result = self.expr_ty(e)?;
                 if matches!(self.ty(result), Type::Scalar(_)) && !self.eager_logic {
-                    self.short_circuit(k == SyntaxKind::AMP2, lhs, rhs)
+                    self.short_circuit(k == BinOp::And, lhs, rhs)
                 } else {
                     let a = self.expr(lhs)?;
                     let b = self.expr(rhs)?;
                     let (a, b) = (self.coerce(a, result)?, self.coerce(b, result)?);
-                    let op = if k == SyntaxKind::AMP2 { BinaryOp::And } else { BinaryOp::Or };
+                    let op = if k == BinOp::And { BinaryOp::And } else { BinaryOp::Or };
                     Ok(self.emit(Op::Binary(op, a, b), result))
                 }
             }
             HirBinary::Arith(k) | HirBinary::Compare(k) | HirBinary::Bit(k) | HirBinary::Shift(k) => {
-                if let Some(v) = self.user_operator(k, &[lhs, rhs])? {
+                if let Some(v) = self.user_operator(k.text(), &[lhs, rhs])? {
                     return Ok(v);
                 }
                 let Some(op) = binary_op(k) else { return self.error("unsupported operator") };
@@ -539,7 +498,7 @@ impl FnLower<'_, '_> {
     /// `a op b` with a user struct operand: a call of the user's
     /// `operator op` of user structs, binary or unary (`operands`): a free
     /// function taking them all, or a method of the first taking the rest.
-    pub(super) fn user_operator(&mut self, k: SyntaxKind, operands: &[ExprId]) -> R<Option<ValueId>> {
+    pub(super) fn user_operator(&mut self, op: &str, operands: &[ExprId]) -> R<Option<ValueId>> {
         let db = self.db();
         let tys: Vec<Ty> = operands
             .iter()
@@ -561,7 +520,7 @@ impl FnLower<'_, '_> {
         if !tys.iter().any(user_struct) && !operands.iter().any(user_param) {
             return Ok(None);
         }
-        let name = format!("operator{}", k.static_text().unwrap_or("?"));
+        let name = format!("operator{op}");
         let all: Vec<CallArg> = operands.iter().map(|&o| CallArg::Expr(o)).collect();
         let free: Vec<DefId> = global_scope(db, self.file)
             .lookup(&name)
@@ -636,16 +595,16 @@ impl FnLower<'_, '_> {
         Ok(value)
     }
 
-    pub(super) fn prefix(&mut self, e: ExprId, op: SyntaxKind, inner: ExprId) -> R<ValueId> {
-        if matches!(op, SyntaxKind::MINUS | SyntaxKind::PLUS | SyntaxKind::BANG | SyntaxKind::TILDE) {
-            if let Some(v) = self.user_operator(op, &[inner])? {
+    pub(super) fn prefix(&mut self, e: ExprId, op: PrefixOp, inner: ExprId) -> R<ValueId> {
+        if matches!(op, PrefixOp::Neg | PrefixOp::Plus | PrefixOp::Not | PrefixOp::BitNot) {
+            if let Some(v) = self.user_operator(op.text(), &[inner])? {
                 return Ok(v);
             }
         }
         match op {
-            SyntaxKind::PLUS2 | SyntaxKind::MINUS2 => self.inc_dec(inner, op == SyntaxKind::PLUS2, true),
-            SyntaxKind::PLUS => self.expr(inner),
-            SyntaxKind::MINUS => {
+            PrefixOp::Inc | PrefixOp::Dec => self.inc_dec(inner, op == PrefixOp::Inc, true),
+            PrefixOp::Plus => self.expr(inner),
+            PrefixOp::Neg => {
                 let v = self.expr(inner)?;
                 let t = self.expr_ty(e)?;
                 let v = self.coerce(v, t)?;
@@ -664,14 +623,14 @@ impl FnLower<'_, '_> {
                     _ => Ok(self.emit(Op::Unary(UnaryOp::Neg, v), t)),
                 }
             }
-            SyntaxKind::BANG => {
+            PrefixOp::Not => {
                 let v = self.expr(inner)?;
                 let vt = self.ty_of(v);
                 let t = self.with_scalar(vt, Scalar::Bool);
                 let v = self.coerce(v, t)?;
                 Ok(self.emit(Op::Unary(UnaryOp::Not, v), t))
             }
-            SyntaxKind::TILDE => {
+            PrefixOp::BitNot => {
                 let v = self.expr(inner)?;
                 let t = self.ty_of(v);
                 Ok(self.emit(Op::Unary(UnaryOp::BitNot, v), t))

@@ -146,16 +146,16 @@ impl FnLower<'_, '_> {
     /// generic arguments bound here (`static const int P = I * O;`).
     pub(super) fn static_int_const(&mut self, e: ExprId) -> R<Option<ValueId>> {
         let Some(def) = self.static_var(e) else { return Ok(None) };
-        if !item_of(self.db(), def).is_some_and(|i| i.modifiers.contains(&SyntaxKind::CONST_KW)) {
+        if !item_of(self.db(), def).is_some_and(|i| i.modifiers.contains(&Modifier::Const)) {
             return Ok(None);
         }
         let t = self.expr_ty(e)?;
         if !self.m.module.types.scalar_of(t).is_some_and(|s| matches!(s, Scalar::Int32 | Scalar::UInt32)) {
             return Ok(None);
         }
-        let Some(syntax) = self.expr_syntax(e).and_then(ast::Expr::cast) else { return Ok(None) };
+        let body = self.body.clone();
         let mut ctx = self.ctx.clone();
-        Ok(ctx.eval_const(&syntax).map(|v| self.konst(Const::Int(v), t)))
+        Ok(ctx.eval_int(&body, e).map(|v| self.konst(Const::Int(v), t)))
     }
 
     /// The property `name` of `this`'s type, used without a receiver in a

@@ -81,10 +81,6 @@ pub(super) fn resource_of(ty: &Ty) -> Option<(Resource, Option<&Ty>)> {
     })
 }
 
-fn has_modifier(item: &slang_analysis::item_tree::Item, kind: SyntaxKind) -> bool {
-    item.modifiers.contains(&kind)
-}
-
 impl ModuleLowerer<'_> {
     /// The declared type of a variable.
     fn var_ty(&self, def: DefId) -> Ty {
@@ -105,8 +101,8 @@ impl ModuleLowerer<'_> {
                     ItemKind::Cbuffer => params.push(def),
                     ItemKind::Var
                         if !item.is_static
-                            && !has_modifier(item, SyntaxKind::CONST_KW)
-                            && !has_modifier(item, SyntaxKind::GROUPSHARED_KW) =>
+                            && !item.has_modifier(Modifier::Const)
+                            && !item.has_modifier(Modifier::Groupshared) =>
                     {
                         let ty = self.var_ty(def);
                         if param_block_of(&ty).is_some() {
@@ -164,12 +160,12 @@ impl ModuleLowerer<'_> {
         }
         let span = self.def_range(def);
         let ty = self.var_ty(def);
-        let is_static = item.is_static || has_modifier(&item, SyntaxKind::CONST_KW);
-        let global = if is_static || has_modifier(&item, SyntaxKind::GROUPSHARED_KW) {
+        let is_static = item.is_static || item.has_modifier(Modifier::Const);
+        let global = if is_static || item.has_modifier(Modifier::Groupshared) {
             let t = self.lower_ty(&ty, at)?;
             let (space, init) = if is_static {
-                let init = def_node(db, def).and_then(ast::Declarator::cast).and_then(|d| d.initializer());
-                match init.map(|e| self.const_value(&e, t)).transpose() {
+                let init = body(db, def).initializer();
+                match init.map(|e| self.const_value(def, e, t)).transpose() {
                     Ok(init) => (AddressSpace::Private, init),
                     // Not a constant (`normalize(…)`, `2.0 * PI`): computed
                     // when the entry point starts.
@@ -402,41 +398,37 @@ impl ModuleLowerer<'_> {
         })
     }
 
-    /// The constant initial value of a `static` global of type `ty`:
-    /// literals, initializer lists and constructor calls of them.
-    pub(super) fn const_value(&mut self, e: &ast::Expr, ty: TypeId) -> R<ConstValue> {
-        let at = Some(e.syntax().text_range());
-        let parts: Vec<ast::Expr> = match e {
-            ast::Expr::InitList(l) => l.elements().collect(),
-            // A constructor (`float3(…)`), not a function call
-            // (`sqrt(4.0)`, computed when the entry point starts).
-            ast::Expr::CallExpr(c)
-                if c.callee()
-                    .is_some_and(|f| f.syntax().text().to_string().trim() == self.module.types.display(ty)) =>
-            {
-                c.args().collect()
-            }
-            ast::Expr::CallExpr(_) => return err(at, "a `static` global's initial value must be a constant"),
-            ast::Expr::ParenExpr(p) => match p.expr() {
-                Some(inner) => return self.const_value(&inner, ty),
-                None => Vec::new(),
-            },
-            _ => vec![e.clone()],
+    /// The constant value of expression `e` of `def`'s body (a `static`
+    /// global's initial value, a field's or parameter's default) as a
+    /// value of type `ty`: literals, constants, initializer lists and
+    /// constructors of them (the constant evaluator's value, fitted to
+    /// the type).
+    pub(super) fn const_value(&mut self, def: DefId, e: ExprId, ty: TypeId) -> R<ConstValue> {
+        let db = self.db;
+        let at = expr_range(db, def, e).map(|r| r.0);
+        let body = body(db, def).clone();
+        let mut env = Constants { ctx: DeclCtx::for_def(db, def), locals: None };
+        match consteval::eval(&body, e, &mut env) {
+            Some(v) => self.fit_const(&v, ty, at),
+            None => err(at, "a `static` global's initial value must be a constant"),
+        }
+    }
+
+    /// A constant as a value of type `ty` (a scalar for every part:
+    /// `float3 v = 0;`; missing parts are zero).
+    fn fit_const(&mut self, v: &HirConst, ty: TypeId, at: Option<TextRange>) -> R<ConstValue> {
+        let parts: Vec<HirConst> = match v {
+            HirConst::List(items) => items.clone(),
+            other => vec![other.clone()],
         };
         let part_types: Vec<TypeId> = match self.module.types.get(ty).clone() {
             Type::Scalar(s) => {
                 let [only] = parts.as_slice() else { return err(at, "one value for a scalar") };
-                let text = only.syntax().text().to_string();
-                let text = text.trim();
-                let c = match (hir::const_int(only), parse_float(text)) {
-                    _ if text == "true" || text == "false" => Const::Bool(text == "true"),
-                    (Some(v), _) => Const::Int(v),
-                    (None, Some(f)) => Const::Float(f),
-                    (None, None) if text.starts_with('-') => match parse_float(text[1..].trim()) {
-                        Some(f) => Const::Float(-f),
-                        None => return err(at, "a `static` global's initial value must be a constant"),
-                    },
-                    _ => return err(at, "a `static` global's initial value must be a constant"),
+                let c = match only {
+                    HirConst::Int(i) => Const::Int(*i),
+                    HirConst::Float(f) => Const::Float(*f),
+                    HirConst::Bool(b) => Const::Bool(*b),
+                    HirConst::List(_) => return self.fit_const(only, ty, at),
                 };
                 return Ok(ConstValue::Scalar(convert_const(c, s)));
             }
@@ -446,7 +438,7 @@ impl ModuleLowerer<'_> {
                 if parts.len() == (rows * cols) as usize {
                     // Scalars, row after row.
                     let st = self.intern(Type::Scalar(scalar));
-                    let scalars = parts.iter().map(|p| self.const_value(p, st)).collect::<R<Vec<_>>>()?;
+                    let scalars = parts.iter().map(|p| self.fit_const(p, st, at)).collect::<R<Vec<_>>>()?;
                     let rows = scalars.chunks(cols as usize).map(|c| ConstValue::Composite(c.to_vec())).collect();
                     return Ok(ConstValue::Composite(rows));
                 }
@@ -457,9 +449,9 @@ impl ModuleLowerer<'_> {
             _ => return err(at, "a `static` global of this type is not supported by code generation yet"),
         };
         if let ([only], true) = (parts.as_slice(), part_types.len() > 1) {
-            if !matches!(only, ast::Expr::InitList(_) | ast::Expr::CallExpr(_)) {
+            if !matches!(v, HirConst::List(_)) {
                 // A scalar for every part (`float3 v = 0;`).
-                let value = self.const_value(only, part_types[0])?;
+                let value = self.fit_const(only, part_types[0], at)?;
                 return Ok(ConstValue::Composite(vec![value; part_types.len()]));
             }
         }
@@ -469,7 +461,7 @@ impl ModuleLowerer<'_> {
         let mut values = Vec::new();
         for (i, &pt) in part_types.iter().enumerate() {
             values.push(match parts.get(i) {
-                Some(p) => self.const_value(p, pt)?,
+                Some(p) => self.fit_const(p, pt, at)?,
                 None => self.zero_const(pt, at)?,
             });
         }
@@ -493,17 +485,79 @@ impl ModuleLowerer<'_> {
 
 /// `[[vk::binding(b, s)]]` on a global's declaration.
 fn explicit_binding(db: &dyn Db, def: DefId) -> Option<(u32, u32)> {
-    let node = def_node(db, def)?;
-    let attrs: Vec<ast::Attribute> = match ast::VarDecl::cast(node.parent()?) {
-        Some(decl) => decl.attributes().collect(),
-        None => return None,
-    };
-    let attr = attrs.into_iter().find(|a| a.name().as_deref() == Some("binding"))?;
-    let args: Vec<Option<u32>> = attr.args().map(|a| hir::const_int(&a).and_then(|v| u32::try_from(v).ok())).collect();
+    let attr = item_of(db, def)?.attr("binding")?.clone();
+    let mut ctx = DeclCtx::for_def(db, def);
+    let args: Vec<Option<u32>> =
+        attr.args.iter().map(|a| ctx.const_value(a).and_then(|v| u32::try_from(v).ok())).collect();
     match args.as_slice() {
         [Some(b)] => Some((0, *b)),
         [Some(b), Some(s)] => Some((*s, *b)),
         _ => None,
+    }
+}
+
+/// The value of global `def`'s initial value when it is a constant
+/// written with literals (`2`, `-1.5`, `true`, `1 << 4`).
+pub(super) fn literal_value(db: &dyn Db, def: DefId) -> Option<Const> {
+    let body = body(db, def);
+    match consteval::eval(body, body.initializer()?, &mut consteval::NoNames)? {
+        HirConst::Int(v) => Some(Const::Int(v)),
+        HirConst::Float(f) => Some(Const::Float(f)),
+        HirConst::Bool(b) => Some(Const::Bool(b)),
+        HirConst::List(_) => None,
+    }
+}
+
+/// What names mean in constants that code generation evaluates: those of
+/// the declaration's context (generic value arguments, constants, enum
+/// cases), the function's `const` locals declared before (when in a
+/// function), and struct constructors (fields in order).
+pub(super) struct Constants<'db> {
+    pub(super) ctx: DeclCtx<'db>,
+    /// The body's `const` locals are constants before this expression.
+    pub(super) locals: Option<ExprId>,
+}
+
+impl ConstEnv for Constants<'_> {
+    fn name(&mut self, body: &Body, e: ExprId) -> Option<HirConst> {
+        if let (Some(before), Expr::Path(segs, false)) = (self.locals, body.expr(e)) {
+            if let [seg] = segs.as_slice() {
+                let locals: Vec<_> = body
+                    .stmts
+                    .iter()
+                    .filter_map(|s| match s {
+                        Stmt::Decl(decls) => Some(decls),
+                        _ => None,
+                    })
+                    .flatten()
+                    .filter(|d| d.name == seg.name)
+                    .collect();
+                // A parameter or variable of that name is not a constant
+                // (whatever it hides).
+                if body.params.iter().any(|p| p.name.as_deref() == Some(seg.name.as_str()))
+                    || locals.iter().any(|d| !d.immutable)
+                {
+                    return None;
+                }
+                // The last `let`/`const` local of that name declared before.
+                let init = locals.iter().filter_map(|d| d.init).filter(|&i| i < before && i != e).max();
+                if let Some(i) = init {
+                    return consteval::eval(body, i, self);
+                }
+            }
+        }
+        self.ctx.name(body, e)
+    }
+
+    fn constructs(&mut self, body: &Body, callee: ExprId) -> bool {
+        let Expr::Path(segs, _) = body.expr(callee) else { return false };
+        let [seg] = segs.as_slice() else { return false };
+        let db = self.ctx.db;
+        self.ctx.lookup_global(&seg.name).iter().any(|d| {
+            d.kind == ItemKind::Struct
+                && item_of(db, DefId::new(db, d.file, d.ast_index))
+                    .is_some_and(|i| !i.members.iter().any(|m| m.kind == ItemKind::Init))
+        })
     }
 }
 
@@ -512,15 +566,10 @@ impl FnLower<'_, '_> {
     /// literal value (used as the value itself).
     pub(super) fn is_literal_constant(&mut self, def: DefId, e: ExprId) -> R<bool> {
         let db = self.db();
-        if !item_of(db, def).is_some_and(|i| i.modifiers.contains(&SyntaxKind::CONST_KW)) {
+        if !item_of(db, def).is_some_and(|i| i.modifiers.contains(&Modifier::Const)) {
             return Ok(false);
         }
-        let Some(init) = def_node(db, def).and_then(ast::Declarator::cast).and_then(|d| d.initializer()) else {
-            return Ok(false);
-        };
-        let text = init.syntax().text().to_string();
-        let literal =
-            hir::const_int(&init).is_some() || parse_float(&text).is_some() || ["true", "false"].contains(&text.trim());
+        let literal = literal_value(db, def).is_some();
         let t = self.expr_ty(e)?;
         Ok(literal && matches!(self.ty(t), Type::Scalar(_)))
     }

@@ -179,7 +179,7 @@ impl FnLower<'_, '_> {
         };
         let Type::Struct { fields, .. } = self.ty(ty) else { return Ok(None) };
         let field = fields[i].0.clone();
-        let db = self.db();
+        let db = self.m.db;
         let Some(item) = item_of(db, def) else { return Ok(None) };
         let Some(m) = item
             .members
@@ -189,14 +189,14 @@ impl FnLower<'_, '_> {
             return Ok(None);
         };
         let mdef = DefId::new(db, def.file(db), m.ast_index);
-        let Some(init) = def_node(db, mdef).and_then(ast::Declarator::cast).and_then(|d| d.initializer()) else {
+        let Some(init) = body(db, mdef).initializer() else {
             return Ok(None);
         };
-        let value = match self.m.const_value(&init, field_ty) {
+        let value = match self.m.const_value(mdef, init, field_ty) {
             Ok(v) => v,
             Err(_) => {
                 return err(
-                    Some(init.syntax().text_range()),
+                    expr_range(db, mdef, init).map(|r| r.0),
                     "a field's default value that is not a constant is not supported by code generation yet",
                 )
             }

@@ -16,85 +16,62 @@ impl FnLower<'_, '_> {
         r
     }
 
-    /// The syntax node of statement `s`.
-    pub(super) fn stmt_node(&self, s: StmtId) -> Option<SyntaxNode> {
-        let (_, map) = body_with_source_map(self.db(), self.def);
-        let root = hir::decl_syntax(self.db(), self.def)?;
-        Some(map.stmts.get(s.0 as usize)?.to_node(&root))
+    /// The attributes written on loop statement `s` (`[MaxIters(n)]
+    /// outer: for (…)`): those of the attributed statement holding it,
+    /// through labels.
+    pub(super) fn loop_attrs(&self, s: StmtId) -> Vec<StmtAttr> {
+        let holder = |c: StmtId| {
+            self.body.stmts.iter().position(|st| {
+                matches!(st, Stmt::Labeled { stmt: Some(x), .. } | Stmt::Attributed { stmt: Some(x), .. } if *x == c)
+            })
+        };
+        let mut cur = s;
+        while let Some(p) = holder(cur) {
+            match &self.body.stmts[p] {
+                Stmt::Attributed { attrs, .. } => return attrs.clone(),
+                _ => cur = StmtId(p as u32),
+            }
+        }
+        Vec::new()
     }
 
     /// An upper bound on the iterations of loop statement `s`:
     /// `[MaxIters(n)]` (or `[ForceUnroll(n)]`) on it, or, for `for (i = a;
-    /// i < b; …)` with literal `a` and `b`, `|b - a| + 1`.
+    /// i < b; …)` with constant `a` and `b`, `|b - a| + 1`.
     pub(super) fn loop_bound(&self, s: StmtId, init: Option<StmtId>, cond: Option<ExprId>) -> Option<u32> {
-        let node = self.stmt_node(s)?;
-        let mut holder = node.parent();
-        while let Some(h) = holder.clone().filter(|h| matches!(h.kind(), SyntaxKind::LABELED_STMT)) {
-            holder = h.parent();
-        }
-        let attributed = holder
-            .filter(|h| h.kind() == SyntaxKind::ATTRIBUTED_STMT)
-            .into_iter()
-            .flat_map(|h| h.children().filter_map(ast::Attribute::cast).collect::<Vec<_>>());
-        for a in attributed {
-            if matches!(a.name().as_deref(), Some("MaxIters" | "ForceUnroll" | "unroll")) {
-                if let Some(arg) = a.args().next() {
-                    if let Some(n) = self.const_arg(&arg, &node) {
-                        return u32::try_from(n).ok();
-                    }
+        for a in self.loop_attrs(s) {
+            if matches!(a.name.as_str(), "MaxIters" | "ForceUnroll" | "unroll") {
+                if let Some(n) = a.args.first().and_then(|&arg| self.const_arg(arg)) {
+                    return u32::try_from(n).ok();
                 }
             }
         }
-        let constant =
-            |e: ExprId| self.expr_syntax(e).and_then(ast::Expr::cast).and_then(|e| self.const_arg(&e, &node));
         let bound = match self.body.expr(cond?) {
-            Expr::Binary { op: HirBinary::Compare(_), lhs, rhs } => constant(*rhs).or_else(|| constant(*lhs))?,
+            Expr::Binary { op: HirBinary::Compare(_), lhs, rhs } => {
+                self.const_arg(*rhs).or_else(|| self.const_arg(*lhs))?
+            }
             _ => return None,
         };
-        let start = init
-            .and_then(|i| self.stmt_node(i))
-            .and_then(|n| n.descendants().find_map(ast::Declarator::cast))
-            .and_then(|d| d.initializer())
-            .and_then(|e| self.const_arg(&e, &node))?;
+        let start = match self.body.stmt(init?) {
+            Stmt::Decl(decls) => self.const_arg(decls.first()?.init?)?,
+            _ => return None,
+        };
         u32::try_from((bound - start).abs() + 1).ok()
     }
 
-    /// The value of the constant expression `e` written in the function
-    /// before `at`: literals, constants of the scopes (see
-    /// `DeclCtx::eval_const`) and the function's `const` locals with
-    /// constant initial values.
-    pub(super) fn const_arg(&self, e: &ast::Expr, at: &SyntaxNode) -> Option<i64> {
-        let mut ctx = self.ctx.clone();
-        if let Some(v) = ctx.eval_const(e) {
-            return Some(v);
-        }
-        let ast::Expr::PathExpr(p) = e else { return None };
-        let name = p.syntax().text().to_string();
-        let f = at.ancestors().find(|a| a.kind() == SyntaxKind::FN)?;
-        let decl = f
-            .descendants()
-            .filter_map(ast::VarDecl::cast)
-            .filter(|d| d.syntax().text_range().end() <= at.text_range().start())
-            .filter(|d| d.syntax().children_with_tokens().any(|t| t.kind() == SyntaxKind::CONST_KW))
-            .flat_map(|d| d.declarators().collect::<Vec<_>>())
-            .filter(|d| ast::HasName::name(d).is_some_and(|n| n.text() == name.trim()))
-            .last()?;
-        ctx.eval_const(&decl.initializer()?)
+    /// The value of the constant integer expression `e` of the function:
+    /// literals, constants of the scopes and the function's `const`
+    /// locals declared before it.
+    pub(super) fn const_arg(&self, e: ExprId) -> Option<i64> {
+        let mut env = globals::Constants { ctx: self.ctx.clone(), locals: Some(e) };
+        consteval::eval_int(&self.body, e, &mut env)
     }
 
     /// `[ForceUnroll]` on loop statement `s`: the statement's range, and
     /// whether an iteration bound is written (`[ForceUnroll(n)]`).
     pub(super) fn force_unroll(&self, s: StmtId) -> Option<(Option<TextRange>, bool)> {
-        let node = self.stmt_node(s)?;
-        let mut holder = node.parent();
-        while let Some(h) = holder.clone().filter(|h| matches!(h.kind(), SyntaxKind::LABELED_STMT)) {
-            holder = h.parent();
-        }
-        let holder = holder.filter(|h| h.kind() == SyntaxKind::ATTRIBUTED_STMT)?;
-        let a =
-            holder.children().filter_map(ast::Attribute::cast).find(|a| a.name().as_deref() == Some("ForceUnroll"))?;
-        let bounded = a.args().next().is_some();
-        Some((stmt_range(self.db(), self.def, s), bounded))
+        let a = self.loop_attrs(s).into_iter().find(|a| a.name == "ForceUnroll")?;
+        Some((stmt_range(self.db(), self.def, s), !a.args.is_empty()))
     }
 
     /// Enter a loop or switch (taking the label written before it).
@@ -137,11 +114,6 @@ impl FnLower<'_, '_> {
             self.b.terminate(stay, Terminator::Branch { target: after, args: Vec::new() });
             self.cur = Some(after);
         }
-    }
-
-    pub(super) fn stmt_kind(&self, s: StmtId) -> Option<SyntaxKind> {
-        let (_, map) = body_with_source_map(self.db(), self.def);
-        map.stmts.get(s.0 as usize).map(|p| p.kind())
     }
 
     pub(super) fn stmt_inner(&mut self, s: StmtId) -> R<()> {
@@ -261,9 +233,8 @@ impl FnLower<'_, '_> {
                 }
                 self.continue_at(merge);
             }
-            Stmt::Loop { init, cond, step, body } => {
-                let kind = self.stmt_kind(s);
-                if matches!(kind, Some(SyntaxKind::COMPILE_TIME_FOR_STMT)) {
+            Stmt::Loop { init, cond, step, body, kind } => {
+                if kind == LoopKind::CompileTimeFor {
                     return self.error("`$for` is not supported by code generation yet");
                 }
                 self.scopes.push(Vec::new());
@@ -272,7 +243,7 @@ impl FnLower<'_, '_> {
                 }
                 self.pending_max_iters = self.loop_bound(s, init, cond);
                 self.pending_unroll = self.force_unroll(s);
-                if kind == Some(SyntaxKind::DO_WHILE_STMT) {
+                if kind == LoopKind::DoWhile {
                     self.do_while(cond, body)?;
                 } else {
                     self.for_loop(cond, step, body)?;
@@ -299,13 +270,7 @@ impl FnLower<'_, '_> {
                 };
                 self.terminate(Terminator::Return(v));
             }
-            Stmt::Break => {
-                let label = self.stmt_node(s).and_then(|n| {
-                    n.children_with_tokens()
-                        .filter_map(|e| e.into_token())
-                        .find(|t| t.kind() == SyntaxKind::IDENT)
-                        .map(|t| t.text().to_string())
-                });
+            Stmt::Break(label) => {
                 let Some(last) = self.targets.last() else {
                     return self.error("`break` outside a loop or switch");
                 };
@@ -327,29 +292,24 @@ impl FnLower<'_, '_> {
                 Some(cont) => self.branch(cont, Vec::new()),
                 None => return self.error("`continue` outside a loop"),
             },
-            Stmt::Other(inner) => match self.stmt_kind(s) {
-                Some(SyntaxKind::LABELED_STMT) => {
-                    self.pending_label = self.stmt_node(s).and_then(|n| {
-                        n.children().find(|c| c.kind() == SyntaxKind::NAME).map(|c| c.text().to_string())
-                    });
-                    for st in inner {
-                        self.stmt(st)?;
-                    }
-                    self.pending_label = None;
+            Stmt::Labeled { label, stmt } => {
+                self.pending_label = Some(label);
+                if let Some(st) = stmt {
+                    self.stmt(st)?;
                 }
-                Some(SyntaxKind::TARGET_SWITCH_STMT) => self.target_switch(s, &inner)?,
-                Some(SyntaxKind::ASM_STMT) => self.intrinsic_asm(s)?,
-                Some(SyntaxKind::EMPTY_STMT | SyntaxKind::ATTRIBUTED_STMT) => {
-                    for st in inner {
-                        self.stmt(st)?;
-                    }
+                self.pending_label = None;
+            }
+            Stmt::Attributed { stmt, .. } => {
+                if let Some(st) = stmt {
+                    self.stmt(st)?;
                 }
-                Some(kind) => {
-                    let what = format!("{kind:?}").to_lowercase().replace('_', " ");
-                    return self.error(format!("this statement ({what}) is not supported by code generation yet"));
-                }
-                None => return self.error("this statement is not supported by code generation yet"),
-            },
+            }
+            Stmt::Empty => {}
+            Stmt::TargetSwitch(cases) => self.target_switch(&cases)?,
+            Stmt::IntrinsicAsm(text) => self.intrinsic_asm(&text)?,
+            Stmt::Other(what, _) => {
+                return self.error(format!("this statement ({what}) is not supported by code generation yet"));
+            }
         }
         Ok(())
     }
@@ -519,7 +479,7 @@ impl FnLower<'_, '_> {
     /// A case label's value: an integer literal, or a constant the
     /// lowering knows (an enum case, a `static const` integer).
     pub(super) fn case_value(&mut self, e: ExprId) -> R<i64> {
-        if let Some(v) = self.expr_syntax(e).and_then(ast::Expr::cast).as_ref().and_then(hir::const_int) {
+        if let Some(v) = consteval::eval_int(&self.body, e, &mut consteval::NoNames) {
             return Ok(v);
         }
         let v = self.expr(e)?;

@@ -12,43 +12,23 @@ use super::*;
 /// The cases a target switch may take, by preference.
 const TARGETS: [&str; 3] = ["wgsl", "spirv", "default"];
 
-/// The label of a `TARGET_CASE` (`"default"` for `default:`).
-fn case_label(case: &SyntaxNode) -> Option<String> {
-    case.children_with_tokens().filter_map(|t| t.into_token()).find_map(|t| match t.kind() {
-        SyntaxKind::DEFAULT_KW => Some("default".to_string()),
-        SyntaxKind::IDENT => Some(t.text().to_string()),
-        _ => None,
-    })
-}
-
-/// The `TARGET_CASE` a statement of a target switch belongs to.
-fn case_of(node: &SyntaxNode) -> Option<SyntaxNode> {
-    node.ancestors().find(|n| n.kind() == SyntaxKind::TARGET_CASE)
-}
-
 impl FnLower<'_, '_> {
-    /// `__target_switch { case …: … }`: the statements (`inner`, every
-    /// case's, in order) of the case chosen for our targets. An empty case
-    /// (`case wgsl: case spirv: body`) shares the next one's body.
-    pub(super) fn target_switch(&mut self, s: StmtId, inner: &[StmtId]) -> R<()> {
-        let Some(node) = self.stmt_node(s) else { return self.error("this target switch has no source") };
-        let cases: Vec<SyntaxNode> = node.children().filter(|c| c.kind() == SyntaxKind::TARGET_CASE).collect();
-        let has_body = |c: &SyntaxNode| c.children().any(|n| ast::Stmt::cast(n).is_some());
-        let usable = |c: &SyntaxNode| !c.descendants().any(|n| n.kind() == SyntaxKind::SPIRV_ASM_EXPR);
+    /// `__target_switch { case …: … }`: the statements of the case
+    /// chosen for our targets. An empty case (`case wgsl: case spirv:
+    /// body`) shares the next one's body.
+    pub(super) fn target_switch(&mut self, cases: &[TargetCase]) -> R<()> {
         let chosen = TARGETS.iter().find_map(|want| {
-            let at = cases.iter().position(|c| case_label(c).as_deref() == Some(*want))?;
-            let body = cases[at..].iter().find(|c| has_body(c))?;
-            usable(body).then(|| body.clone())
+            let at = cases.iter().position(|c| c.label == *want)?;
+            let body = cases[at..].iter().find(|c| !c.stmts.is_empty())?;
+            (!body.spirv_asm).then_some(body)
         });
         let Some(chosen) = chosen else {
             return self.error(
                 "this `__target_switch` has no case code generation can take (`case wgsl`, `case spirv` without `spirv_asm`, or `default`)",
             );
         };
-        for &st in inner {
-            if self.stmt_node(st).and_then(|n| case_of(&n)).as_ref() == Some(&chosen) {
-                self.stmt(st)?;
-            }
+        for &st in &chosen.stmts.clone() {
+            self.stmt(st)?;
         }
         Ok(())
     }
@@ -56,15 +36,8 @@ impl FnLower<'_, '_> {
     /// `__intrinsic_asm "f";` or `__intrinsic_asm "f($0, $1)";` in the
     /// body of a function: it returns the built-in function `f` of the
     /// function's parameters (all of them, in order, for a bare name).
-    pub(super) fn intrinsic_asm(&mut self, s: StmtId) -> R<()> {
-        let node = self.stmt_node(s);
-        let text = node
-            .as_ref()
-            .and_then(|n| {
-                n.children_with_tokens().filter_map(|t| t.into_token()).find(|t| t.kind() == SyntaxKind::STRING)
-            })
-            .map(|t| t.text().trim_matches('"').trim().to_string())
-            .unwrap_or_default();
+    pub(super) fn intrinsic_asm(&mut self, text: &str) -> R<()> {
+        let text = text.to_string();
         let params = self.b.func.params.clone();
         let (name, indices): (&str, Vec<usize>) = match text.split_once('(') {
             None => (text.as_str(), (0..params.len()).collect()),

@@ -67,9 +67,10 @@ impl<'db> ModuleLowerer<'db> {
                     && item_of(self.db, *def).is_some_and(|i| i.kind == ItemKind::Enum) =>
             {
                 // Enums are their underlying integer type.
-                let unsigned = def_node(self.db, *def)
-                    .and_then(|n| n.children().find(|c| c.kind() == SyntaxKind::INHERITANCE_LIST))
-                    .is_some_and(|l| l.text().to_string().trim().starts_with('u'));
+                let unsigned = match hir::supertypes(self.db, *def).first() {
+                    Some(TypeRef::Path(segs)) => segs.first().is_some_and(|s| s.name.starts_with('u')),
+                    _ => false,
+                };
                 self.intern(Type::Scalar(if unsigned { Scalar::UInt32 } else { Scalar::Int32 }))
             }
             Ty::Adt { def, args, .. }
