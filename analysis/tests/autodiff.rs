@@ -247,6 +247,35 @@ void clip(inout DifferentialPair<float> x, float limit)
     );
 }
 
+/// Whether a built-in carries derivatives is what its core-module
+/// declaration says: slangc reports E41022 at `fdim`, `sinpi`, `min3` and
+/// `WaveActiveSum` (not differentiable there), not at `copysign`,
+/// `radians`, `asinh` or `refract` (differentiable).
+#[test]
+fn builtin_differentiability_follows_the_core_module() {
+    check_diags(
+        r#"
+[Differentiable]
+float f(float x)
+{
+    float a = fdim(x, 1.0) * x;
+    float b = sinpi(x) * x;
+    float c = min3(x, 1.0, 2.0) * x;
+    float d = WaveActiveSum(x) * x;
+    float e = copysign(x, 1.0) * radians(x) * asinh(x);
+    float g = refract(float3(x), float3(1.0), 0.5).x * x;
+    return a + b + c + d + e + g;
+}
+"#,
+        expect![[r#"
+            /main.slang:5:15: error[derivative-lost]: derivatives cannot flow through `fdim`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff fdim(…)` if none should
+            /main.slang:6:15: error[derivative-lost]: derivatives cannot flow through `sinpi`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff sinpi(…)` if none should
+            /main.slang:7:15: error[derivative-lost]: derivatives cannot flow through `min3`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff min3(…)` if none should
+            /main.slang:8:15: error[derivative-lost]: derivatives cannot flow through `WaveActiveSum`, which is not differentiable: mark it `[Differentiable]`, or write `no_diff WaveActiveSum(…)` if none should
+        "#]],
+    );
+}
+
 /// Custom derivatives are checked against the transformed signature
 /// (slangc rejects the two bad ones, tests/corpus/rejected/ad_custom_*).
 #[test]

@@ -27,6 +27,8 @@ use std::fmt;
 use slang_analysis::ty::Scalar;
 use slang_analysis::TextRange;
 
+pub use crate::builtins::Intrinsic;
+
 macro_rules! id {
     ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
         $(#[$doc])*
@@ -449,141 +451,6 @@ impl BinaryOp {
             BinaryOp::Shr => ">>",
         }
     }
-}
-
-macro_rules! intrinsics {
-    ($($variant:ident = $name:literal / $arity:literal,)*) => {
-        /// Built-in functions, by their Slang names. Arguments are already
-        /// converted to the types the function takes.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum Intrinsic {
-            $($variant,)*
-        }
-
-        impl Intrinsic {
-            pub fn from_name(name: &str) -> Option<Intrinsic> {
-                Some(match name {
-                    $($name => Intrinsic::$variant,)*
-                    _ => return None,
-                })
-            }
-
-            pub fn name(self) -> &'static str {
-                match self {
-                    $(Intrinsic::$variant => $name,)*
-                }
-            }
-
-            pub fn arity(self) -> usize {
-                match self {
-                    $(Intrinsic::$variant => $arity,)*
-                }
-            }
-        }
-    };
-}
-
-impl Intrinsic {
-    /// The transcendental functions Vulkan (GLSL.std.450) has only for
-    /// 16- and 32-bit floats.
-    pub fn is_32_bit_only(self) -> bool {
-        use Intrinsic::*;
-        matches!(
-            self,
-            Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Tanh | Exp | Exp2 | Log | Log2 | Pow
-        )
-    }
-
-    /// The functions that act on each component alone (and so on a
-    /// matrix row by row, which the targets do not do themselves).
-    pub fn is_componentwise(self) -> bool {
-        use Intrinsic::*;
-        self.is_32_bit_only()
-            || matches!(
-                self,
-                Sqrt | Rsqrt
-                    | Abs
-                    | Sign
-                    | Floor
-                    | Ceil
-                    | Round
-                    | Trunc
-                    | Frac
-                    | Min
-                    | Max
-                    | Clamp
-                    | Saturate
-                    | Lerp
-                    | Step
-                    | Smoothstep
-                    | Mad
-            )
-    }
-
-    /// Whether a call carries derivatives (the built-ins the reference
-    /// compiler differentiates, with derivatives that are not zero).
-    pub fn differentiable(self) -> bool {
-        slang_analysis::infer::CORE_DIFFERENTIABLE.contains(&self.name())
-    }
-}
-
-intrinsics! {
-    Sin = "sin" / 1,
-    Cos = "cos" / 1,
-    Tan = "tan" / 1,
-    Asin = "asin" / 1,
-    Acos = "acos" / 1,
-    Atan = "atan" / 1,
-    Atan2 = "atan2" / 2,
-    Sinh = "sinh" / 1,
-    Cosh = "cosh" / 1,
-    Tanh = "tanh" / 1,
-    Exp = "exp" / 1,
-    Exp2 = "exp2" / 1,
-    Log = "log" / 1,
-    Log2 = "log2" / 1,
-    Sqrt = "sqrt" / 1,
-    Rsqrt = "rsqrt" / 1,
-    Pow = "pow" / 2,
-    Abs = "abs" / 1,
-    Sign = "sign" / 1,
-    Floor = "floor" / 1,
-    Ceil = "ceil" / 1,
-    Round = "round" / 1,
-    Trunc = "trunc" / 1,
-    Frac = "frac" / 1,
-    Min = "min" / 2,
-    Max = "max" / 2,
-    Clamp = "clamp" / 3,
-    Saturate = "saturate" / 1,
-    Lerp = "lerp" / 3,
-    Step = "step" / 2,
-    Smoothstep = "smoothstep" / 3,
-    Mad = "mad" / 3,
-    Dot = "dot" / 2,
-    Cross = "cross" / 2,
-    Length = "length" / 1,
-    Distance = "distance" / 2,
-    Normalize = "normalize" / 1,
-    Reflect = "reflect" / 2,
-    Transpose = "transpose" / 1,
-    Determinant = "determinant" / 1,
-    Mul = "mul" / 2,
-    Any = "any" / 1,
-    All = "all" / 1,
-    AsFloat = "asfloat" / 1,
-    AsInt = "asint" / 1,
-    AsUint = "asuint" / 1,
-    CountBits = "countbits" / 1,
-    FirstBitHigh = "firstbithigh" / 1,
-    FirstBitLow = "firstbitlow" / 1,
-    ReverseBits = "reversebits" / 1,
-    Refract = "refract" / 3,
-    FaceForward = "faceforward" / 3,
-    // `f16tof32`'s work: the two halves of a `uint` as `float2`; and
-    // `f32tof16`'s: a `float2` as two halves in a `uint`.
-    Unpack2x16Float = "__unpack2x16float" / 1,
-    Pack2x16Float = "__pack2x16float" / 1,
 }
 
 /// What a [`Op::Barrier`] waits for, besides every thread of the group

@@ -10,6 +10,7 @@
 //! validator runs after every pass.
 
 pub mod autodiff;
+pub mod builtins;
 pub mod cse;
 pub mod dce;
 pub mod fold;

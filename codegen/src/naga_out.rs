@@ -939,7 +939,7 @@ impl<'a> FnBuilder<'a> {
             Op::Binary(b, x, y) => {
                 let (l, r) = (self.use_value(*x, block)?, self.use_value(*y, block)?);
                 if let Type::Matrix { rows, .. } = ir_ty {
-                    if matches!(b, BinaryOp::Mul | BinaryOp::Div) {
+                    if matches!(b, BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem) {
                         // Element-wise, one row at a time.
                         let op = binary_operator(*b, false);
                         let mut rows_e = Vec::new();
@@ -1006,75 +1006,22 @@ impl<'a> FnBuilder<'a> {
     }
 
     fn intrinsic(&self, i: Intrinsic, args: &[Handle<naga::Expression>]) -> naga::Expression {
-        use naga::MathFunction as M;
-        let fun = match i {
-            Intrinsic::Mul => {
-                // Slang rows are naga columns: `mul(a, b)` is `b * a`.
-                return naga::Expression::Binary { op: naga::BinaryOperator::Multiply, left: args[1], right: args[0] };
+        use crate::builtins::Lowering;
+        match i.lowering() {
+            Lowering::Math(fun) => naga::Expression::Math {
+                fun,
+                arg: args[0],
+                arg1: args.get(1).copied(),
+                arg2: args.get(2).copied(),
+                arg3: None,
+            },
+            Lowering::Relational(fun) => naga::Expression::Relational { fun, argument: args[0] },
+            Lowering::Bitcast(kind) => naga::Expression::As { expr: args[0], kind, convert: None },
+            // Slang rows are naga columns: `mul(a, b)` is `b * a`.
+            Lowering::MatrixProduct => {
+                naga::Expression::Binary { op: naga::BinaryOperator::Multiply, left: args[1], right: args[0] }
             }
-            Intrinsic::AsFloat | Intrinsic::AsInt | Intrinsic::AsUint => {
-                let kind = match i {
-                    Intrinsic::AsFloat => naga::ScalarKind::Float,
-                    Intrinsic::AsInt => naga::ScalarKind::Sint,
-                    _ => naga::ScalarKind::Uint,
-                };
-                return naga::Expression::As { expr: args[0], kind, convert: None };
-            }
-            Intrinsic::Any | Intrinsic::All => {
-                let fun =
-                    if i == Intrinsic::Any { naga::RelationalFunction::Any } else { naga::RelationalFunction::All };
-                return naga::Expression::Relational { fun, argument: args[0] };
-            }
-            Intrinsic::Sin => M::Sin,
-            Intrinsic::Cos => M::Cos,
-            Intrinsic::Tan => M::Tan,
-            Intrinsic::Asin => M::Asin,
-            Intrinsic::Acos => M::Acos,
-            Intrinsic::Atan => M::Atan,
-            Intrinsic::Atan2 => M::Atan2,
-            Intrinsic::Sinh => M::Sinh,
-            Intrinsic::Cosh => M::Cosh,
-            Intrinsic::Tanh => M::Tanh,
-            Intrinsic::Exp => M::Exp,
-            Intrinsic::Exp2 => M::Exp2,
-            Intrinsic::Log => M::Log,
-            Intrinsic::Log2 => M::Log2,
-            Intrinsic::Sqrt => M::Sqrt,
-            Intrinsic::Rsqrt => M::InverseSqrt,
-            Intrinsic::Pow => M::Pow,
-            Intrinsic::Abs => M::Abs,
-            Intrinsic::Sign => M::Sign,
-            Intrinsic::Floor => M::Floor,
-            Intrinsic::Ceil => M::Ceil,
-            Intrinsic::Round => M::Round,
-            Intrinsic::Trunc => M::Trunc,
-            Intrinsic::Frac => M::Fract,
-            Intrinsic::Min => M::Min,
-            Intrinsic::Max => M::Max,
-            Intrinsic::Clamp => M::Clamp,
-            Intrinsic::Saturate => M::Saturate,
-            Intrinsic::Lerp => M::Mix,
-            Intrinsic::Step => M::Step,
-            Intrinsic::Smoothstep => M::SmoothStep,
-            Intrinsic::Mad => M::Fma,
-            Intrinsic::Dot => M::Dot,
-            Intrinsic::Cross => M::Cross,
-            Intrinsic::Length => M::Length,
-            Intrinsic::Distance => M::Distance,
-            Intrinsic::Normalize => M::Normalize,
-            Intrinsic::Reflect => M::Reflect,
-            Intrinsic::Transpose => M::Transpose,
-            Intrinsic::Determinant => M::Determinant,
-            Intrinsic::CountBits => M::CountOneBits,
-            Intrinsic::FirstBitHigh => M::FirstLeadingBit,
-            Intrinsic::FirstBitLow => M::FirstTrailingBit,
-            Intrinsic::ReverseBits => M::ReverseBits,
-            Intrinsic::Refract => M::Refract,
-            Intrinsic::FaceForward => M::FaceForward,
-            Intrinsic::Unpack2x16Float => M::Unpack2x16float,
-            Intrinsic::Pack2x16Float => M::Pack2x16float,
-        };
-        naga::Expression::Math { fun, arg: args[0], arg1: args.get(1).copied(), arg2: args.get(2).copied(), arg3: None }
+        }
     }
 }
 

@@ -1,69 +1,36 @@
-//! Facts about core-module functions inference needs by name: which are
-//! differentiable, which the reference compiler does not differentiate,
-//! and `this` of a differentiable method of a non-differentiable type.
+//! Facts about core-module functions inference needs: whether a call of
+//! one carries derivatives, and `this` of a differentiable method of a
+//! non-differentiable type.
 
 use super::*;
 
-/// Core functions the reference compiler does not differentiate (the
-/// rest are differentiable math, constructors, casts, `diffPair` …).
-/// Built-in functions with derivatives that are not zero.
-pub const CORE_DIFFERENTIABLE: [&str; 39] = [
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "atan2",
-    "sinh",
-    "cosh",
-    "tanh",
-    "exp",
-    "exp2",
-    "log",
-    "log2",
-    "log10",
-    "pow",
-    "sqrt",
-    "rsqrt",
-    "rcp",
-    "abs",
-    "min",
-    "max",
-    "clamp",
-    "lerp",
-    "dot",
-    "cross",
-    "length",
-    "distance",
-    "normalize",
-    "reflect",
-    "saturate",
-    "frac",
-    "fmod",
-    "mul",
-    "transpose",
-    "determinant",
-    "fma",
-    "mad",
-    "sincos",
-];
-
-pub(super) const CORE_NOT_DIFFERENTIABLE: [&str; 13] = [
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "step",
-    "fmin",
-    "fmax",
-    "ldexp",
-    "frexp",
-    "modf",
-    "exp10",
-    "smoothstep",
-    "faceforward",
-];
+/// Whether a call of the core-module functions `defs` with `n_args`
+/// arguments carries derivatives. For the global functions this is what
+/// their declarations say (`[Differentiable]` and the derivative
+/// attributes on an overload of that arity: `autodiff::fn_differentiability`),
+/// the one place that says it — code generation's table of built-ins is
+/// checked against it; constructors, methods, operators and operations
+/// (`[__intrinsic_op]`: `diffPair`) of the core module pass derivatives
+/// through.
+pub(super) fn core_call_differentiable(db: &dyn Db, from: SourceFile, defs: &[DefId], n_args: usize) -> bool {
+    let global_fns: Vec<DefId> = defs
+        .iter()
+        .copied()
+        .filter(|&d| {
+            is_core(db, d.file(db))
+                && parent_of(db, d).is_none()
+                && item_of(db, d).is_some_and(|i| i.kind == ItemKind::Fn && !i.has_attr("__intrinsic_op"))
+                && {
+                    let sig = fn_sig(db, d);
+                    sig.params.len() == n_args || (sig.variadic && sig.params.len() <= n_args)
+                }
+        })
+        .collect();
+    global_fns.is_empty()
+        || global_fns
+            .iter()
+            .any(|&d| crate::autodiff::fn_differentiability(db, from, d) != crate::autodiff::Differentiability::No)
+}
 
 /// For a differentiable, non-static method (without `[NoDiffThis]`) of a
 /// struct that is not differentiable: the struct's name.

@@ -178,7 +178,7 @@ impl<'db> Infer<'_, 'db> {
                         })
                         .collect();
                     let differentiable = if is_core_fn {
-                        !CORE_NOT_DIFFERENTIABLE.contains(&name.as_str())
+                        core_call_differentiable(db, self.ctx.file, defs, n_args)
                     } else {
                         // Backward derivatives are needed here (a forward
                         // derivative alone does not do).
@@ -228,12 +228,8 @@ impl<'db> Infer<'_, 'db> {
         if defs.iter().any(|&d| fn_differentiability(db, self.ctx.file, d) == Differentiability::Backward) {
             return;
         }
-        if defs.iter().any(|&d| {
-            is_core(db, d.file(db))
-                && !item_of(db, d)
-                    .and_then(|i| i.name.clone())
-                    .is_some_and(|n| CORE_NOT_DIFFERENTIABLE.contains(&n.as_str()))
-        }) {
+        let core: Vec<DefId> = defs.iter().copied().filter(|&d| is_core(db, d.file(db))).collect();
+        if !core.is_empty() && core_call_differentiable(db, self.ctx.file, &core, n_args) {
             return;
         }
         // Functions made by macros may carry attributes this model cannot
@@ -276,12 +272,7 @@ impl<'db> Infer<'_, 'db> {
             let ret = DeclCtx::for_def(db, d).resolve(&sig.ret);
             let returns_diff = type_diff(db, self.ctx.file, &ret) == TypeDiff::Value
                 || (is_core(db, d.file(db)) && matches!(ret, Ty::Param { .. }));
-            let differentiable = if is_core(db, d.file(db)) {
-                item_of(db, d).and_then(|i| i.name.clone()).is_some_and(|n| CORE_DIFFERENTIABLE.contains(&n.as_str()))
-            } else {
-                fn_differentiability(db, self.ctx.file, d) != Differentiability::No
-            };
-            returns_diff && differentiable
+            returns_diff && fn_differentiability(db, self.ctx.file, d) != Differentiability::No
         };
         // A built-in is differentiable if one of its overloads is (`exp` of
         // a `float`, whatever its `CoopVec` overload): a call whose inputs

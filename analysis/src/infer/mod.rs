@@ -55,8 +55,7 @@ mod stmt;
 mod unify;
 
 use self::access::{accessible, visibility_word};
-pub use self::builtins::CORE_DIFFERENTIABLE;
-use self::builtins::{non_differentiable_this, CORE_NOT_DIFFERENTIABLE};
+use self::builtins::{core_call_differentiable, non_differentiable_this};
 use self::coerce::{arith, broadcast, conversion_cost, is_plain_user_struct, swizzle, vector_sizes_differ};
 pub(crate) use self::coerce::{is_concrete, is_mismatch, is_resource_name};
 pub use self::decl_ctx::DeclCtx;

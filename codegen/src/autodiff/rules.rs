@@ -7,7 +7,8 @@
 //! (`math.slang`): the same formulas and the same choices at kinks and
 //! ties (`max`/`min` average on a tie, `clamp` takes the bound's
 //! derivative outside the range, `length`/`normalize` are zero at the
-//! origin). Rounding functions, `sign` and `step` have zero derivatives.
+//! origin). Built-ins that are not differentiable (`crate::builtins`:
+//! rounding, `sign`, `step`, `smoothstep`, …) have no derivative.
 
 use slang_analysis::ty::Scalar;
 use slang_analysis::TextRange;
@@ -239,8 +240,15 @@ pub fn intrinsic(
     ty: TypeId,
 ) -> Result<Option<ValueId>, String> {
     use Intrinsic as I;
-    if dx.iter().all(Option::is_none) {
+    // (Not differentiable: as in the reference compiler, calls carry no
+    // derivative; differentiable code needs `no_diff` around them.)
+    if !i.differentiable() || dx.iter().all(Option::is_none) {
         return Ok(None);
+    }
+    if i.is_componentwise() {
+        if let Type::Matrix { scalar, rows, cols } = *e.types.get(ty) {
+            return componentwise_on_rows(e, i, x, dx, r, (scalar, rows, cols), ty);
+        }
     }
     let one = |e: &mut Emit, t: TypeId| e.konst(1.0, t);
     let x0 = x[0];
@@ -364,7 +372,6 @@ pub fn intrinsic(
             e.scale(s, dx[0])
         }
         I::Frac => dx[0],
-        I::Sign | I::Floor | I::Ceil | I::Round | I::Trunc | I::Step => None,
         // The larger (smaller) argument's derivative; the average on a tie.
         I::Min | I::Max => {
             let (a, b) = (x[0], x[1]);
@@ -404,29 +411,6 @@ pub fn intrinsic(
             let w = e.scale(bma, dx[2]);
             let pq = e.add(p, q);
             e.add(pq, w)
-        }
-        // smoothstep(lo, hi, x): with t = saturate((x - lo) / (hi - lo)) and
-        // k = 6 t (1 - t) / (hi - lo): k dx + k (t - 1) dlo - k t dhi.
-        I::Smoothstep => {
-            let (lo, hi, xv) = (x[0], x[1], x[2]);
-            let w = e.bin(BinaryOp::Sub, hi, lo);
-            let u = e.bin(BinaryOp::Sub, xv, lo);
-            let q = e.bin(BinaryOp::Div, u, w);
-            let t = e.intrinsic(I::Saturate, vec![q], t0);
-            let o = one(e, t0);
-            let omt = e.bin(BinaryOp::Sub, o, t);
-            let six = e.konst(6.0, t0);
-            let k = e.bin(BinaryOp::Mul, six, t);
-            let k = e.bin(BinaryOp::Mul, k, omt);
-            let k = e.bin(BinaryOp::Div, k, w);
-            let a = e.scale(k, dx[2]);
-            let tm1 = e.bin(BinaryOp::Sub, t, o);
-            let klo = e.bin(BinaryOp::Mul, k, tm1);
-            let b = e.scale(klo, dx[0]);
-            let khi = e.bin(BinaryOp::Mul, k, t);
-            let c = e.scale(khi, dx[1]);
-            let ab = e.add(a, b);
-            e.sub(ab, c)
         }
         // mad(a, b, c): da b + a db + dc
         I::Mad => {
@@ -481,8 +465,16 @@ pub fn intrinsic(
         }
         I::Transpose => dx[0].map(|d| e.intrinsic(I::Transpose, vec![d], ty)),
         I::Determinant => determinant_derivative(e, x0, dx[0], ty)?,
-        // Bit casts carry no derivative.
-        I::Any
+        I::Refract => refract_derivative(e, x, dx, ty),
+        I::Sign
+        | I::Floor
+        | I::Ceil
+        | I::Round
+        | I::Trunc
+        | I::Step
+        | I::Smoothstep
+        | I::FaceForward
+        | I::Any
         | I::All
         | I::AsFloat
         | I::AsInt
@@ -492,11 +484,87 @@ pub fn intrinsic(
         | I::FirstBitLow
         | I::ReverseBits
         | I::Unpack2x16Float
-        | I::Pack2x16Float => None,
-        // Not differentiable (as in the reference compiler: calls need
-        // `no_diff` in differentiable code).
-        I::Refract | I::FaceForward => None,
+        | I::Pack2x16Float => unreachable!("`{}` is not differentiable", i.name()),
     })
+}
+
+/// refract(i, n, eta) = eta i - (eta c + sqrt(k)) n with c = dot(n, i) and
+/// k = 1 - eta² (1 - c²): with dc = dot(dn, i) + dot(n, di) and
+/// dk = -2 eta (1 - c²) deta + 2 eta² c dc, the differential
+/// deta i + eta di - (deta c + eta dc + dk / (2 sqrt(k))) n - (eta c + sqrt(k)) dn,
+/// zero where k <= 0 (total internal reflection, where the result is 0).
+fn refract_derivative(e: &mut Emit, x: &[ValueId], dx: &[Option<ValueId>], ty: TypeId) -> Option<ValueId> {
+    let (iv, n, eta) = (x[0], x[1], x[2]);
+    let st = e.ty(eta);
+    let c = e.intrinsic(Intrinsic::Dot, vec![n, iv], st);
+    let a = dx[1].map(|dn| e.intrinsic(Intrinsic::Dot, vec![dn, iv], st));
+    let b = dx[0].map(|di| e.intrinsic(Intrinsic::Dot, vec![n, di], st));
+    let dc = e.add(a, b);
+    let o = e.konst(1.0, st);
+    let cc = e.bin(BinaryOp::Mul, c, c);
+    let omc = e.bin(BinaryOp::Sub, o, cc);
+    let ee = e.bin(BinaryOp::Mul, eta, eta);
+    let q = e.bin(BinaryOp::Mul, ee, omc);
+    let k = e.bin(BinaryOp::Sub, o, q);
+    let (positive, safe) = safe_divisor(e, k, st);
+    let s = e.intrinsic(Intrinsic::Sqrt, vec![safe], st);
+    // dk = -2 eta (1 - c²) deta + 2 eta² c dc
+    let k1 = e.bin(BinaryOp::Mul, eta, omc);
+    let t1 = e.scale(k1, dx[2]);
+    let t1 = e.scale_const(-2.0, t1);
+    let k2 = e.bin(BinaryOp::Mul, ee, c);
+    let t2 = e.scale(k2, dc);
+    let t2 = e.scale_const(2.0, t2);
+    let dk = e.add(t1, t2);
+    let ds = e.div(dk, s);
+    let ds = e.scale_const(0.5, ds);
+    // The scalar factor of n: deta c + eta dc + ds.
+    let f1 = e.scale(c, dx[2]);
+    let f2 = e.scale(eta, dc);
+    let f = e.add(f1, f2);
+    let f = e.add(f, ds);
+    let ec = e.bin(BinaryOp::Mul, eta, c);
+    let m = e.bin(BinaryOp::Add, ec, s);
+    let p1 = e.scale(iv, dx[2]);
+    let p2 = e.scale(eta, dx[0]);
+    let p3 = e.scale(n, f);
+    let p4 = e.scale(m, dx[1]);
+    let d = e.add(p1, p2);
+    let d = e.sub(d, p3);
+    let d = e.sub(d, p4);
+    let d = d?;
+    e.select(positive, Some(d), None, ty)
+}
+
+/// An element-wise built-in's differential on a matrix, row by row (its
+/// rules compare and select, which the IR does on scalars and vectors).
+fn componentwise_on_rows(
+    e: &mut Emit,
+    i: Intrinsic,
+    x: &[ValueId],
+    dx: &[Option<ValueId>],
+    r: ValueId,
+    (scalar, rows, cols): (Scalar, u8, u8),
+    ty: TypeId,
+) -> Result<Option<ValueId>, String> {
+    let row_ty = e.types.intern(Type::Vector(scalar, cols));
+    let row = |e: &mut Emit, v: ValueId, k: u32| {
+        if matches!(e.types.get(e.ty(v)), Type::Matrix { .. }) {
+            e.inst(Op::Extract(v, k), row_ty)
+        } else {
+            v
+        }
+    };
+    let mut parts = Vec::new();
+    for k in 0..rows {
+        let k = u32::from(k);
+        let xr: Vec<ValueId> = x.iter().map(|&v| row(e, v, k)).collect();
+        let dxr: Vec<Option<ValueId>> = dx.iter().map(|d| d.map(|d| row(e, d, k))).collect();
+        let rr = row(e, r, k);
+        let d = intrinsic(e, i, &xr, &dxr, rr, row_ty)?;
+        parts.push(d.unwrap_or_else(|| e.zero(row_ty)));
+    }
+    Ok(Some(e.inst(Op::Construct(parts), ty)))
 }
 
 /// `d / len` where `len > 0`, zero otherwise.

@@ -1,8 +1,9 @@
 //! The built-in functions: intrinsics mapped to IR instructions, and
-//! those expanded into several (`sincos`, `modf`, `frexp`, `isnan`, …,
-//! `countof`, tuple functions).
+//! those expanded into several (the table's [`Expanded`] rows: `sincos`,
+//! `modf`, `frexp`, `isnan`, `log10`, …; and `countof`, tuple functions).
 
 use super::*;
+use crate::builtins::Expanded;
 
 impl FnLower<'_, '_> {
     /// A float constant of `ty`'s shape (splatted for vectors).
@@ -21,12 +22,12 @@ impl FnLower<'_, '_> {
     /// derivatives follow): `sincos(x, s, c)`, `modf(x, ip)` (the fraction,
     /// with `x`'s sign; `ip = trunc(x)`), `frexp(x, e)` (`x = m 2^e` with
     /// `0.5 <= |m| < 1`; 0 for 0).
-    pub(super) fn out_param_builtin(&mut self, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
+    fn out_param_builtin(&mut self, which: Expanded, args: &[ExprId]) -> R<ValueId> {
         use BinaryOp::{Mul, Sub};
-        let (x, outs) = match (name, args) {
-            ("sincos", [x, s, c]) => (*x, vec![*s, *c]),
-            ("modf" | "frexp", [x, o]) => (*x, vec![*o]),
-            _ => return Ok(None),
+        let (x, outs) = match args {
+            [x, s, c] => (*x, vec![*s, *c]),
+            [x, o] => (*x, vec![*o]),
+            _ => return self.error(format!("`{}` takes {} arguments", which.name(), which.arity())),
         };
         let v = self.expr(x)?;
         let t = self.ty_of(v);
@@ -40,8 +41,8 @@ impl FnLower<'_, '_> {
             let value = this.coerce(value, tt)?;
             this.assign_to(target, value)
         };
-        Ok(Some(match name {
-            "sincos" => {
+        Ok(match which {
+            Expanded::Sincos => {
                 let sin = self.emit(Op::Intrinsic(Intrinsic::Sin, vec![v]), t);
                 let cos = self.emit(Op::Intrinsic(Intrinsic::Cos, vec![v]), t);
                 store(self, outs[0], sin)?;
@@ -49,7 +50,7 @@ impl FnLower<'_, '_> {
                 // (`void`: nothing reads the call's value.)
                 cos
             }
-            "modf" => {
+            Expanded::Modf => {
                 let ip = self.emit(Op::Intrinsic(Intrinsic::Trunc, vec![v]), t);
                 store(self, outs[0], ip)?;
                 self.emit(Op::Binary(Sub, v, ip), t)
@@ -71,13 +72,13 @@ impl FnLower<'_, '_> {
                 store(self, outs[0], e)?;
                 m
             }
-        }))
+        })
     }
 
     /// `isnan`, `isinf`, `isfinite` (element-wise; written with
     /// comparisons, as WGSL has no such functions).
-    pub(super) fn float_tests(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
-        let ([x], "isnan" | "isinf" | "isfinite") = (args, name) else { return Ok(None) };
+    fn float_tests(&mut self, e: ExprId, which: Expanded, args: &[ExprId]) -> R<ValueId> {
+        let [x] = args else { return self.error(format!("`{}` takes one argument", which.name())) };
         let result = self.expr_ty(e)?;
         let v = self.expr(*x)?;
         let vt = self.ty_of(v);
@@ -102,10 +103,10 @@ impl FnLower<'_, '_> {
             }
         };
         let (mask, exp) = (uconst(self, 0x7fff_ffff), uconst(self, 0x7f80_0000));
-        let r = match name {
-            "isnan" | "isinf" => {
+        let r = match which {
+            Expanded::IsNan | Expanded::IsInf => {
                 let m = self.emit(Op::Binary(BinaryOp::BitAnd, bits, mask), ut);
-                let op = if name == "isnan" { BinaryOp::Gt } else { BinaryOp::Eq };
+                let op = if which == Expanded::IsNan { BinaryOp::Gt } else { BinaryOp::Eq };
                 self.emit(Op::Binary(op, m, exp), bt)
             }
             _ => {
@@ -113,71 +114,94 @@ impl FnLower<'_, '_> {
                 self.emit(Op::Binary(BinaryOp::Ne, m, exp), bt)
             }
         };
-        Ok(Some(self.coerce(r, result)?))
+        self.coerce(r, result)
     }
 
-    /// Built-in functions written with the ones the backends have (so
-    /// their derivatives follow from the parts'): `log10`, `exp10`, `rcp`,
-    /// `degrees`, `radians`, `fma`, `fmin`/`fmax`, `asinh`/`acosh`/`atanh`,
-    /// `sinpi`/`cospi`/`tanpi`.
-    pub(super) fn expanded_intrinsic(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
-        use BinaryOp::{Add, Div, Mul, Sub};
-        use Intrinsic as I;
-        let arity = match name {
-            "log10" | "exp10" | "rcp" | "degrees" | "radians" | "asinh" | "acosh" | "atanh" | "sinpi" | "cospi"
-            | "tanpi" => 1,
-            "fmin" | "fmax" | "ldexp" => 2,
-            "fma" => 3,
-            _ => return Ok(None),
-        };
-        if args.len() != arity {
-            return Ok(None);
+    /// The table's [`Expanded`] built-ins: written with the ones the
+    /// backends have, so that their derivatives follow from the parts'
+    /// (`None`: not on these arguments, an integer `fma`, say).
+    fn expanded(&mut self, e: ExprId, which: Expanded, args: &[ExprId]) -> R<Option<ValueId>> {
+        match which {
+            Expanded::Sincos | Expanded::Modf | Expanded::Frexp => {
+                return self.out_param_builtin(which, args).map(Some)
+            }
+            Expanded::IsNan | Expanded::IsInf | Expanded::IsFinite => {
+                return self.float_tests(e, which, args).map(Some)
+            }
+            Expanded::Fmod => {
+                // `fmod` truncates, like `%` on floats.
+                let result = self.expr_ty(e)?;
+                let a = self.expr_expecting(args[0], result)?;
+                let b = self.expr_expecting(args[1], result)?;
+                return Ok(Some(self.emit(Op::Binary(BinaryOp::Rem, a, b), result)));
+            }
+            Expanded::Dst | Expanded::Lit => return self.lighting(e, which, args).map(Some),
+            _ => {}
         }
         let t = self.expr_ty(e)?;
         if !self.m.module.types.scalar_of(t).is_some_and(|s| s.is_float()) {
             return Ok(None);
         }
         let a = args.iter().map(|&a| self.expr_expecting(a, t)).collect::<R<Vec<_>>>()?;
+        if let Type::Matrix { scalar, rows, cols } = *self.ty(t) {
+            // Row by row (the expansions compare and select, which the IR
+            // does on scalars and vectors).
+            let row_t = self.t(Type::Vector(scalar, cols));
+            let mut parts = Vec::new();
+            for k in 0..u32::from(rows) {
+                let row_args: Vec<ValueId> = a.iter().map(|&v| self.emit(Op::Extract(v, k), row_t)).collect();
+                parts.push(self.expand_elementwise(which, &row_args, row_t));
+            }
+            return Ok(Some(self.emit(Op::Construct(parts), t)));
+        }
+        Ok(Some(self.expand_elementwise(which, &a, t)))
+    }
+
+    /// An element-wise [`Expanded`] built-in of arguments of type `t` (a
+    /// scalar or vector of floats).
+    fn expand_elementwise(&mut self, which: Expanded, a: &[ValueId], t: TypeId) -> ValueId {
+        use BinaryOp::{Add, Div, Mul, Sub};
+        use Intrinsic as I;
         let x = a[0];
         let scaled = |this: &mut Self, k: f64, v: ValueId| {
             let k = this.float_like(k, t);
             this.emit(Op::Binary(Mul, v, k), t)
         };
         let pi = std::f64::consts::PI;
-        Ok(Some(match name {
-            "log10" => {
+        match which {
+            Expanded::Log10 => {
                 let l = self.emit(Op::Intrinsic(I::Log2, vec![x]), t);
                 scaled(self, std::f64::consts::LOG10_2, l)
             }
-            "exp10" => {
+            Expanded::Exp10 => {
                 let y = scaled(self, std::f64::consts::LOG2_10, x);
                 self.emit(Op::Intrinsic(I::Exp2, vec![y]), t)
             }
-            "rcp" => {
+            Expanded::Rcp => {
                 let one = self.float_like(1.0, t);
                 self.emit(Op::Binary(Div, one, x), t)
             }
-            "degrees" => scaled(self, 180.0 / pi, x),
-            "radians" => scaled(self, pi / 180.0, x),
-            "fma" => self.emit(Op::Intrinsic(I::Mad, a), t),
+            Expanded::Degrees => scaled(self, 180.0 / pi, x),
+            Expanded::Radians => scaled(self, pi / 180.0, x),
+            Expanded::Fma => self.emit(Op::Intrinsic(I::Mad, a.to_vec()), t),
             // `x * 2^e`
-            "ldexp" => {
+            Expanded::Ldexp => {
                 let p = self.emit(Op::Intrinsic(I::Exp2, vec![a[1]]), t);
                 self.emit(Op::Binary(Mul, x, p), t)
             }
-            "fmin" => self.emit(Op::Intrinsic(I::Min, a), t),
-            "fmax" => self.emit(Op::Intrinsic(I::Max, a), t),
-            "asinh" | "acosh" => {
+            Expanded::Fmin => self.emit(Op::Intrinsic(I::Min, a.to_vec()), t),
+            Expanded::Fmax => self.emit(Op::Intrinsic(I::Max, a.to_vec()), t),
+            Expanded::Asinh | Expanded::Acosh => {
                 // log(x + sqrt(x² ± 1))
                 let one = self.float_like(1.0, t);
                 let sq = self.emit(Op::Binary(Mul, x, x), t);
-                let op = if name == "asinh" { Add } else { Sub };
+                let op = if which == Expanded::Asinh { Add } else { Sub };
                 let r = self.emit(Op::Binary(op, sq, one), t);
                 let r = self.emit(Op::Intrinsic(I::Sqrt, vec![r]), t);
                 let s = self.emit(Op::Binary(Add, x, r), t);
                 self.emit(Op::Intrinsic(I::Log, vec![s]), t)
             }
-            "atanh" => {
+            Expanded::Atanh => {
                 // log((1 + x) / (1 - x)) / 2
                 let one = self.float_like(1.0, t);
                 let n = self.emit(Op::Binary(Add, one, x), t);
@@ -186,16 +210,89 @@ impl FnLower<'_, '_> {
                 let l = self.emit(Op::Intrinsic(I::Log, vec![q]), t);
                 scaled(self, 0.5, l)
             }
-            _ => {
+            Expanded::Sinpi | Expanded::Cospi | Expanded::Tanpi => {
                 let y = scaled(self, pi, x);
-                let i = match name {
-                    "sinpi" => I::Sin,
-                    "cospi" => I::Cos,
+                let i = match which {
+                    Expanded::Sinpi => I::Sin,
+                    Expanded::Cospi => I::Cos,
                     _ => I::Tan,
                 };
                 self.emit(Op::Intrinsic(i, vec![y]), t)
             }
-        }))
+            // |x| with the sign of y (its sign bit for a `float`, so that
+            // -0 counts as negative).
+            Expanded::Copysign => {
+                let y = a[1];
+                let abs = self.emit(Op::Intrinsic(I::Abs, vec![x]), t);
+                let neg = self.emit(Op::Unary(UnaryOp::Neg, abs), t);
+                let bt = self.with_scalar(t, Scalar::Bool);
+                let negative = if self.m.module.types.scalar_of(t) == Some(Scalar::Float) {
+                    let ut = self.with_scalar(t, Scalar::UInt32);
+                    let bits = self.emit(Op::Intrinsic(I::AsUint, vec![y]), ut);
+                    let st = self.t(Type::Scalar(Scalar::UInt32));
+                    let (sign, zero) = (self.konst(Const::Int(0x8000_0000), st), self.konst(Const::Int(0), st));
+                    let (sign, zero) = if st == ut {
+                        (sign, zero)
+                    } else {
+                        (self.emit(Op::Splat(sign), ut), self.emit(Op::Splat(zero), ut))
+                    };
+                    let m = self.emit(Op::Binary(BinaryOp::BitAnd, bits, sign), ut);
+                    self.emit(Op::Binary(BinaryOp::Ne, m, zero), bt)
+                } else {
+                    let zero = self.float_like(0.0, t);
+                    self.emit(Op::Binary(BinaryOp::Lt, y, zero), bt)
+                };
+                self.emit(Op::Select(negative, neg, abs), t)
+            }
+            Expanded::Sincos
+            | Expanded::Modf
+            | Expanded::Frexp
+            | Expanded::IsNan
+            | Expanded::IsInf
+            | Expanded::IsFinite
+            | Expanded::Fmod
+            | Expanded::Dst
+            | Expanded::Lit => unreachable!("handled by `expanded`"),
+        }
+    }
+
+    /// The legacy lighting functions, of 4-vectors: `dst(x, y)` is
+    /// `(1, x.y y.y, x.z, y.w)`; `lit(l, h, m)` is `(1, diffuse, specular, 1)`
+    /// with diffuse `l` (0 if `l < 0`) and specular `h^m` (0 if `l < 0` or
+    /// `h < 0`).
+    fn lighting(&mut self, e: ExprId, which: Expanded, args: &[ExprId]) -> R<ValueId> {
+        let result = self.expr_ty(e)?;
+        let s = self.m.module.types.scalar_of(result).filter(|s| s.is_float()).unwrap_or(Scalar::Float);
+        let st = self.t(Type::Scalar(s));
+        let one = self.float_like(1.0, st);
+        let zero = self.float_like(0.0, st);
+        let parts = match which {
+            Expanded::Dst => {
+                let v4 = self.t(Type::Vector(s, 4));
+                let x = self.expr_expecting(args[0], v4)?;
+                let y = self.expr_expecting(args[1], v4)?;
+                let el = |this: &mut Self, v: ValueId, k: u32| this.emit(Op::Extract(v, k), st);
+                let (xy, yy, xz, yw) = (el(self, x, 1), el(self, y, 1), el(self, x, 2), el(self, y, 3));
+                let p = self.emit(Op::Binary(BinaryOp::Mul, xy, yy), st);
+                vec![one, p, xz, yw]
+            }
+            _ => {
+                let l = self.expr_expecting(args[0], st)?;
+                let h = self.expr_expecting(args[1], st)?;
+                let m = self.expr_expecting(args[2], st)?;
+                let bt = self.t(Type::Scalar(Scalar::Bool));
+                let l_neg = self.emit(Op::Binary(BinaryOp::Lt, l, zero), bt);
+                let h_neg = self.emit(Op::Binary(BinaryOp::Lt, h, zero), bt);
+                let diffuse = self.emit(Op::Select(l_neg, zero, l), st);
+                let either = self.emit(Op::Binary(BinaryOp::Or, l_neg, h_neg), bt);
+                let p = self.emit(Op::Intrinsic(Intrinsic::Pow, vec![h, m]), st);
+                let specular = self.emit(Op::Select(either, zero, p), st);
+                vec![one, diffuse, specular, one]
+            }
+        };
+        let v4 = self.t(Type::Vector(s, 4));
+        let v = self.emit(Op::Construct(parts), v4);
+        self.coerce(v, result)
     }
 
     /// `countof(x)`: the number of elements of a tuple or array (a
@@ -263,21 +360,10 @@ impl FnLower<'_, '_> {
         if let Some(v) = self.tuple_builtin(e, name, args)? {
             return Ok(v);
         }
-        if name == "fmod" && args.len() == 2 {
-            // `fmod` truncates, like `%` on floats.
-            let result = self.expr_ty(e)?;
-            let a = self.expr_expecting(args[0], result)?;
-            let b = self.expr_expecting(args[1], result)?;
-            return Ok(self.emit(Op::Binary(BinaryOp::Rem, a, b), result));
-        }
-        if let Some(v) = self.expanded_intrinsic(e, name, args)? {
-            return Ok(v);
-        }
-        if let Some(v) = self.float_tests(e, name, args)? {
-            return Ok(v);
-        }
-        if let Some(v) = self.out_param_builtin(name, args)? {
-            return Ok(v);
+        if let Some(which) = Expanded::from_name(name).filter(|x| x.arity() == args.len()) {
+            if let Some(v) = self.expanded(e, which, args)? {
+                return Ok(v);
+            }
         }
         if let ("f16tof32" | "f32tof16", [x]) = (name, args) {
             // Element by element; a half's bits are the low 16 of a `uint`.

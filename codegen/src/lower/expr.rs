@@ -152,8 +152,17 @@ impl FnLower<'_, '_> {
                         let g = self.m.module.function(*f);
                         g.derivative != Derivative::None || g.backward.is_some()
                     }
-                    Some(Op::Intrinsic(i, _)) => i.differentiable(),
-                    _ => false,
+                    // A built-in: as its row says (an expanded one, `exp10`
+                    // or `fmin`, may be an intrinsic that is differentiable).
+                    _ => match self.body.expr(inner) {
+                        Expr::Call { callee, args } => match self.body.expr(*callee) {
+                            Expr::Path(segs, _) => segs
+                                .last()
+                                .is_some_and(|s| crate::builtins::differentiable(&s.name, args.len()).unwrap_or(false)),
+                            _ => false,
+                        },
+                        _ => false,
+                    },
                 };
                 if differentiable {
                     return Ok(v);

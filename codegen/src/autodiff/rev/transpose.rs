@@ -241,6 +241,17 @@ impl Rev<'_> {
                     let xt = sb.value(x).ty;
                     vec![(x, self.one_hot(a, k, xt))]
                 }
+                // (A rule that works row by row, on a matrix.)
+                Op::Construct(parts) => {
+                    let mut out = Vec::new();
+                    for (k, part) in parts.into_iter().enumerate() {
+                        if is_diff[part.index()] {
+                            let t = sb.value(part).ty;
+                            out.push((part, self.inst(Op::Extract(a, k as u32), t)));
+                        }
+                    }
+                    out
+                }
                 Op::Intrinsic(Intrinsic::Dot, args) => {
                     let (d, k) = if is_diff[args[0].index()] { (args[0], args[1]) } else { (args[1], args[0]) };
                     let k = p(k).expect("a primal operand");
