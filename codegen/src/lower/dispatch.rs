@@ -134,8 +134,8 @@ impl<'db> ModuleLowerer<'db> {
         let t = self.lower_ty(ty, at)?;
         let Some(variants) = self.existential_variants.get(&t).cloned() else { return Ok(t) };
         let Ty::Adt { def, .. } = ty else { return Ok(t) };
-        let written = item_of(self.db, *def)
-            .and_then(|i| i.attr("anyValueSize")?.args.first()?.trim().parse::<u32>().ok());
+        let written =
+            item_of(self.db, *def).and_then(|i| i.attr("anyValueSize")?.args.first()?.trim().parse::<u32>().ok());
         let words = match written {
             Some(bytes) => bytes.div_ceil(4),
             None => variants
@@ -227,9 +227,8 @@ impl<'db> ModuleLowerer<'db> {
         };
         // (A `[mutating]` requirement's methods change the value in place:
         // `this` is `inout`, each method given its variant's field.)
-        let mutating = |d: DefId| {
-            item_of(db, d).is_some_and(|i| i.has_attr("mutating") || i.has_modifier(Modifier::Mutating))
-        };
+        let mutating =
+            |d: DefId| item_of(db, d).is_some_and(|i| i.has_attr("mutating") || i.has_modifier(Modifier::Mutating));
         let is_mutating = mutating(req);
         let (this_dir, this_ty) = match is_mutating {
             true => (ParamDir::InOut, self.intern(Type::Ptr(ex, AddressSpace::Function))),
