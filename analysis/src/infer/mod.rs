@@ -201,6 +201,13 @@ pub struct InferenceResult {
     pub carries_derivative: Vec<bool>,
 }
 
+impl InferenceResult {
+    /// The type of the expression `e` (`Unknown` when none was inferred).
+    pub fn type_of(&self, e: ExprId) -> Ty {
+        self.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown)
+    }
+}
+
 #[salsa::tracked(returns(ref))]
 pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
     Arc::new(infer_in(db, def, DeclCtx::for_def(db, def)))

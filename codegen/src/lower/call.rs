@@ -53,7 +53,7 @@ impl FnLower<'_, '_> {
     }
 
     pub(super) fn call_resolved(&mut self, e: ExprId, callee: ExprId, args: &[ExprId]) -> R<ValueId> {
-        let callee_ty = self.inferred.expr_types.get(callee.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let callee_ty = self.inferred.type_of(callee);
         let expr_args: Vec<CallArg> = args.iter().map(|&a| CallArg::Expr(a)).collect();
         let core = slang_analysis::core_files(self.db());
         let user_defs = |defs: &[DefId]| -> Vec<DefId> {
@@ -110,7 +110,7 @@ impl FnLower<'_, '_> {
             (_, Ty::DiffFunc { defs, modes }) => self.derivative_call(e, callee, &defs, &modes, args),
             (Expr::Member { receiver, name, generic_args, .. }, Ty::Func(defs)) if !user_defs(&defs).is_empty() => {
                 let def = self.pick_overload(&user_defs(&defs), args, &name)?;
-                let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+                let receiver_ty = self.inferred.type_of(receiver);
                 if self.is_interface_value(&receiver_ty) {
                     // Dynamic dispatch on an interface-typed value.
                     let at = self.span;
@@ -188,7 +188,7 @@ impl FnLower<'_, '_> {
             let arg_tys: Vec<Ty> = args
                 .iter()
                 .map(|a| {
-                    let mut t = self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown);
+                    let mut t = self.inferred.type_of(*a);
                     for _ in 0..order {
                         match t {
                             Ty::Adt { name, args, .. } if name == "DifferentialPair" && args.len() == 1 => {
@@ -282,8 +282,7 @@ impl FnLower<'_, '_> {
                 })
                 .collect();
         }
-        let arg_tys: Vec<Ty> =
-            args.iter().map(|a| self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown)).collect();
+        let arg_tys: Vec<Ty> = args.iter().map(|a| self.inferred.type_of(*a)).collect();
         // Prefer the overload whose parameter types match the most
         // arguments exactly.
         let score = |d: DefId| {
@@ -333,7 +332,7 @@ impl FnLower<'_, '_> {
         if let Some(v) = self.coopvec_method(e, receiver, name, args)? {
             return Ok(v);
         }
-        let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let receiver_ty = self.inferred.type_of(receiver);
         // `T.Differential.dzero()`, `.dadd(a, b)`: the differential is its
         // own differential.
         if let (Expr::Member { receiver: of, name: member, .. }, "dzero" | "dadd" | "dmul") =

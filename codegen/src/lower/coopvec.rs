@@ -94,7 +94,7 @@ impl FnLower<'_, '_> {
         name: &str,
         args: &[ExprId],
     ) -> R<Option<ValueId>> {
-        let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let receiver_ty = self.inferred.type_of(receiver);
         if let Ty::TypeValue(t) = &receiver_ty {
             if coopvec_parts(self.db(), t).is_none() {
                 return Ok(None);
@@ -211,7 +211,7 @@ impl FnLower<'_, '_> {
     /// A built-in function returning a cooperative vector: `coopVecLoad`,
     /// or element-wise math (`exp`, `min`, `fma`, …) element by element.
     pub(super) fn coopvec_builtin(&mut self, e: ExprId, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
-        let sem = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let sem = self.inferred.type_of(e);
         if coopvec_parts(self.db(), &sem).is_none() {
             return Ok(None);
         }

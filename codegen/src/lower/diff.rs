@@ -338,12 +338,10 @@ impl FnLower<'_, '_> {
         }
         let operand_expr = self.body.expr(operand).clone();
         let (owner, receiver, explicit) = match &operand_expr {
-            Expr::Member { receiver, generic_args, .. } => {
-                match self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown) {
-                    Ty::TypeValue(t) => ((*t).clone(), None, generic_args.clone()),
-                    t => (t, Some(CallArg::Expr(*receiver)), generic_args.clone()),
-                }
-            }
+            Expr::Member { receiver, generic_args, .. } => match self.inferred.type_of(*receiver) {
+                Ty::TypeValue(t) => ((*t).clone(), None, generic_args.clone()),
+                t => (t, Some(CallArg::Expr(*receiver)), generic_args.clone()),
+            },
             // `S<float>::f`: a method of the type the path names.
             Expr::Path(segs, _) if segs.len() > 1 => {
                 let owner = self.ctx.clone().resolve(&TypeRef::Path(segs[..segs.len() - 1].to_vec()));
@@ -357,8 +355,7 @@ impl FnLower<'_, '_> {
         };
         let modes_of: Vec<Mode> = modes.iter().map(|&f| if f { Mode::Forward } else { Mode::Backward }).collect();
         let explicit_this = |d: DefId| receiver.is_none() && is_instance_method(db, d);
-        let arg_tys: Vec<Ty> =
-            args.iter().map(|a| self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown)).collect();
+        let arg_tys: Vec<Ty> = args.iter().map(|a| self.inferred.type_of(*a)).collect();
         // Among the overloads taking as many arguments, the one whose
         // derivative's parameter types match the most arguments exactly.
         let fit = |d: DefId| {

@@ -35,7 +35,7 @@ impl FnLower<'_, '_> {
 
     /// The IR type inference gave expression `e`.
     pub(super) fn expr_ty(&mut self, e: ExprId) -> R<TypeId> {
-        let ty = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let ty = self.inferred.type_of(e);
         let at = self.expr_span(e);
         self.m.lower_ty(&ty, at)
     }

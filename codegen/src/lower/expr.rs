@@ -452,7 +452,7 @@ impl FnLower<'_, '_> {
                 }
                 let v = self.expr_expecting(rhs, t)?;
                 self.assign_to(lhs, v)?;
-                let sem = self.inferred.expr_types.get(lhs.0 as usize).cloned().unwrap_or(Ty::Unknown);
+                let sem = self.inferred.type_of(lhs);
                 if let Some(target) = self.struct_root(lhs) {
                     self.copy_resources(target, rhs, &sem, Some(v))?;
                 }
@@ -509,10 +509,7 @@ impl FnLower<'_, '_> {
     /// function taking them all, or a method of the first taking the rest.
     pub(super) fn user_operator(&mut self, op: &str, operands: &[ExprId]) -> R<Option<ValueId>> {
         let db = self.db();
-        let tys: Vec<Ty> = operands
-            .iter()
-            .map(|a| self.inferred.expr_types.get(a.0 as usize).cloned().unwrap_or(Ty::Unknown))
-            .collect();
+        let tys: Vec<Ty> = operands.iter().map(|a| self.inferred.type_of(*a)).collect();
         let core = slang_analysis::core_files(db);
         let user_struct = |t: &Ty| {
             matches!(t, Ty::Adt { def, .. } if !core.contains(&def.file(db))

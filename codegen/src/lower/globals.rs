@@ -685,7 +685,7 @@ impl FnLower<'_, '_> {
         name: &str,
         args: &[ExprId],
     ) -> R<Option<ValueId>> {
-        let receiver_ty = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let receiver_ty = self.inferred.type_of(receiver);
         let Some((resource, _)) = resource_of(&receiver_ty) else { return Ok(None) };
         let Some(buffer) = self.place(receiver)? else { return Ok(None) };
         let Some((contents, space)) = self.m.module.types.pointee(self.ty_of(buffer)) else { return Ok(None) };
@@ -948,7 +948,7 @@ impl FnLower<'_, '_> {
     /// The texture `e` names (a texture global, or a parameter bound to
     /// one), and its shape.
     fn texture_value(&mut self, e: ExprId) -> R<Option<(ValueId, TextureShape)>> {
-        let ty = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let ty = self.inferred.type_of(e);
         if let Ty::Adt { name, .. } = &ty {
             let other_texture = name.contains("Texture") && name.ends_with("MS");
             if other_texture || (name.contains("Texture") && resource_of(&ty).is_none()) {

@@ -120,7 +120,7 @@ impl FnLower<'_, '_> {
             let Type::Struct { fields, .. } = self.ty(ty).clone() else { unreachable!("a struct") };
             let Some(i) = fields.iter().position(|f| f.0 == name) else { continue };
             let p = self.field_addr(var, i as u32)?;
-            let item_sem = self.inferred.expr_types.get(item.0 as usize).cloned().unwrap_or(Ty::Unknown);
+            let item_sem = self.inferred.type_of(item);
             let field_sem = match sem {
                 Ty::Adt { def, args, .. } => {
                     let db = self.db();

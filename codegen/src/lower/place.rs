@@ -275,7 +275,7 @@ impl FnLower<'_, '_> {
     pub(super) fn property_getter(&mut self, e: ExprId, name: &str) -> R<Option<FuncId>> {
         let db = self.db();
         let Expr::Member { receiver, .. } = self.body.expr(e).clone() else { return Ok(None) };
-        let owner = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let owner = self.inferred.type_of(receiver);
         let Ty::Adt { def, args, .. } = &owner else { return Ok(None) };
         let Some(slang_analysis::infer::Member::Field(_)) = slang_analysis::infer::lookup_member(db, *def, args, name)
         else {
@@ -293,7 +293,7 @@ impl FnLower<'_, '_> {
     /// The `__subscript` of a user struct that indexing `base` calls.
     pub(super) fn user_subscript(&self, base: ExprId) -> Option<(DefId, Ty)> {
         let db = self.db();
-        let base_ty = self.inferred.expr_types.get(base.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let base_ty = self.inferred.type_of(base);
         let Ty::Adt { def, .. } = &base_ty else { return None };
         if slang_analysis::core_files(db).contains(&def.file(db)) {
             return None;
@@ -344,7 +344,7 @@ impl FnLower<'_, '_> {
                 None => return Ok(None),
             },
             Expr::Member { receiver, name, .. } if set => {
-                let owner = self.inferred.expr_types.get(receiver.0 as usize).cloned().unwrap_or(Ty::Unknown);
+                let owner = self.inferred.type_of(receiver);
                 match property_named(self.db(), &owner, &name) {
                     Some(p) => (p, owner, Vec::new()),
                     None => return Ok(None),

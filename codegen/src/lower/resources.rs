@@ -204,7 +204,7 @@ impl FnLower<'_, '_> {
     /// At `return e` of a function returning a struct holding buffers:
     /// record the buffers `e`'s fields hold (every `return` must agree).
     pub(super) fn record_returned_resources(&mut self, e: ExprId, v: ValueId) -> R<()> {
-        let sem = self.inferred.expr_types.get(e.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let sem = self.inferred.type_of(e);
         if self.m.resource_fields(&sem).is_empty() {
             return Ok(());
         }
@@ -314,7 +314,7 @@ impl FnLower<'_, '_> {
         if paths.is_empty() {
             return Ok(());
         }
-        let arg_ty = self.inferred.expr_types.get(arg.0 as usize).cloned().unwrap_or(Ty::Unknown);
+        let arg_ty = self.inferred.type_of(arg);
         if let Some(bound) = self.ptr_pair_resources(arg, &arg_ty, ty, &paths)? {
             // A derivative's pair for a primal parameter.
             for (p, g) in bound {

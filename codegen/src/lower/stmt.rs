@@ -125,7 +125,7 @@ impl FnLower<'_, '_> {
                 for d in decls {
                     let sem = match (&d.ty, d.init) {
                         (Some(t), _) => self.ctx.resolve(t),
-                        (None, Some(i)) => self.inferred.expr_types.get(i.0 as usize).cloned().unwrap_or(Ty::Unknown),
+                        (None, Some(i)) => self.inferred.type_of(i),
                         (None, None) => Ty::Unknown,
                     };
                     if globals::resource_of(&sem).is_some() {
