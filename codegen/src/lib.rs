@@ -20,6 +20,7 @@ pub mod legalize;
 mod lower;
 pub mod mem2reg;
 pub mod naga_out;
+pub mod narrow;
 pub mod print;
 pub mod structure;
 pub mod unroll;
@@ -398,6 +399,8 @@ fn lower(
     dce::run(&mut module);
     autodiff::pairs::run(&mut module);
     legalize::run(&mut module);
+    narrow::run(&mut module);
+    dce::run(&mut module);
     check(&module, &[])?;
     layout::run(&mut module);
     check(&module, &[])?;
