@@ -22,6 +22,7 @@ pub mod mem2reg;
 pub mod naga_out;
 pub mod narrow;
 pub mod print;
+pub mod sroa;
 pub mod structure;
 pub mod unroll;
 pub mod validate;
@@ -270,13 +271,27 @@ fn lower_to_differentiate_with_defs(
     let defs = lowerer.function_defs();
     let (mut module, requests) = (lowerer.module, lowerer.requests);
     check(&module, &requests.pending())?;
-    mem2reg::run(&mut module);
-    dce::run(&mut module);
-    unroll::run(&mut module)?;
-    unroll::infer_bounds(&mut module);
-    dce::run(&mut module);
-    check(&module, &requests.pending())?;
+    prepare(&mut module, &requests.pending())?;
     Ok((module, requests, root, defs))
+}
+
+/// The passes between lowering and differentiation: SSA form,
+/// `[ForceUnroll]` loops unrolled (the others bounded by their constant
+/// iteration counts), then the local arrays unrolling left indexed by
+/// constants only split into values (`sroa`: reverse mode recomputes
+/// values where it would save loads) and promoted.
+fn prepare(module: &mut ir::Module, pending: &[ir::FuncId]) -> Result<(), Vec<CodegenError>> {
+    mem2reg::run(module);
+    dce::run(module);
+    check(module, pending)?;
+    unroll::run(module)?;
+    unroll::infer_bounds(module);
+    dce::run(module);
+    fold::run(module);
+    sroa::run(module);
+    mem2reg::run(module);
+    dce::run(module);
+    check(module, pending)
 }
 
 /// The module with `def`'s derivative generated: the module, the
@@ -369,15 +384,7 @@ fn lower(
     requests.no_extract = std::env::var_os("SLANG_ANALYZER_NO_EXTRACT").is_some();
     let pending = requests.pending();
     check(&module, &pending)?;
-    mem2reg::run(&mut module);
-    dce::run(&mut module);
-    check(&module, &pending)?;
-    // `[ForceUnroll]` loops, before differentiation; the others bounded
-    // by their constant iteration counts.
-    unroll::run(&mut module)?;
-    unroll::infer_bounds(&mut module);
-    dce::run(&mut module);
-    check(&module, &pending)?;
+    prepare(&mut module, &pending)?;
     cancellation_point(db);
     if std::env::var_os("SLANG_ANALYZER_NORMALIZE_CFG").is_some() {
         // For testing the control-flow normalization of reverse mode on

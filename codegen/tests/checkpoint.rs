@@ -82,3 +82,35 @@ float mix(float x, float w[4])
     let (bytes, _) = context(src, "mix");
     assert!(bytes <= 40, "{bytes} B");
 }
+
+/// A hidden layer held in a local array that `[ForceUnroll]` loops write
+/// and read at constant indices only: its elements are values
+/// (`sroa`), so the backward part recomputes the layer (`tanh` of the
+/// weighted sums) instead of saving the array. slangc: no context
+/// ("no checkpoint contexts to report").
+#[test]
+fn an_unrolled_local_array_is_recomputed_not_saved() {
+    let src = r#"
+[Differentiable]
+float layers(float w[16], float x[4])
+{
+    float h[4];
+    [ForceUnroll]
+    for (int j = 0; j < 4; j++)
+    {
+        float s = 0.0;
+        [ForceUnroll]
+        for (int i = 0; i < 4; i++)
+            s += w[j * 4 + i] * x[i];
+        h[j] = tanh(s);
+    }
+    float y = 0.0;
+    [ForceUnroll]
+    for (int j = 0; j < 4; j++)
+        y += h[j] * h[j];
+    return y;
+}
+"#;
+    let (bytes, _) = context(src, "layers");
+    assert_eq!(bytes, 0);
+}
