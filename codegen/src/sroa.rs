@@ -76,7 +76,7 @@ fn split(types: &mut Types, func: &mut Function) -> bool {
                 Op::ElementAddr(base, i) => {
                     let n = candidates.get(base).and_then(|p| p.as_ref()).map(|p| p.len() as u32);
                     if let Some(n) = n {
-                        if !const_index(func, *i).is_some_and(|k| k < n) {
+                        if const_index(func, *i).is_none_or(|k| k >= n) {
                             reject(&mut candidates, base);
                         }
                     }
