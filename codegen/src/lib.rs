@@ -22,12 +22,14 @@ pub mod mem2reg;
 pub mod naga_out;
 pub mod print;
 pub mod structure;
+mod timing;
 pub mod unroll;
 pub mod validate;
 
 use std::collections::HashMap;
 
 use slang_analysis::{cancellation_point, Db, Severity, SourceFile, TextRange};
+use timing::pass;
 
 /// A code generation target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -85,11 +87,11 @@ pub fn compile(db: &dyn Db, file: SourceFile, entry: &str, target: Target) -> Re
         module.types.widen_half();
     }
     cancellation_point(db);
-    let naga_module = naga_out::build(&module).map_err(|e| vec![e])?;
+    let naga_module = pass("naga build", || naga_out::build(&module)).map_err(|e| vec![e])?;
     cancellation_point(db);
-    let validated = naga_out::validate(naga_module).map_err(|e| vec![e])?;
+    let validated = pass("naga validate", || naga_out::validate(naga_module)).map_err(|e| vec![e])?;
     cancellation_point(db);
-    naga_out::write(&validated, target, entry).map_err(|e| vec![e])
+    pass("naga write", || naga_out::write(&validated, target, entry)).map_err(|e| vec![e])
 }
 
 /// The IR of the compute entry point `entry` and everything it calls,
@@ -360,7 +362,7 @@ fn lower(
     };
     let mut lowerer = lower::ModuleLowerer::new(db);
     lowerer.conformances = options.conformances.clone();
-    lowerer.lower_root(def, entry)?;
+    pass("lower", || lowerer.lower_root(def, entry))?;
     cancellation_point(db);
     let (mut module, mut requests) = (lowerer.module, lowerer.requests);
     // For testing the extraction of reverse mode on its own: backward
@@ -368,14 +370,14 @@ fn lower(
     requests.no_extract = std::env::var_os("SLANG_ANALYZER_NO_EXTRACT").is_some();
     let pending = requests.pending();
     check(&module, &pending)?;
-    mem2reg::run(&mut module);
-    dce::run(&mut module);
+    pass("mem2reg", || mem2reg::run(&mut module));
+    pass("dce", || dce::run(&mut module));
     check(&module, &pending)?;
     // `[ForceUnroll]` loops, before differentiation; the others bounded
     // by their constant iteration counts.
-    unroll::run(&mut module)?;
-    unroll::infer_bounds(&mut module);
-    dce::run(&mut module);
+    pass("unroll", || unroll::run(&mut module))?;
+    pass("infer_bounds", || unroll::infer_bounds(&mut module));
+    pass("dce", || dce::run(&mut module));
     check(&module, &pending)?;
     cancellation_point(db);
     if std::env::var_os("SLANG_ANALYZER_NORMALIZE_CFG").is_some() {
@@ -387,19 +389,19 @@ fn lower(
             }
         }
         check(&module, &pending)?;
-        mem2reg::run(&mut module);
-        dce::run(&mut module);
+        pass("mem2reg", || mem2reg::run(&mut module));
+        pass("dce", || dce::run(&mut module));
         check(&module, &pending)?;
     }
     differentiate(db, &mut module, &mut requests)?;
     cancellation_point(db);
     // Unrolled counters as constants (see `fold`), for the drivers.
-    fold::run(&mut module);
-    dce::run(&mut module);
-    autodiff::pairs::run(&mut module);
-    legalize::run(&mut module);
+    pass("fold", || fold::run(&mut module));
+    pass("dce", || dce::run(&mut module));
+    pass("pairs", || autodiff::pairs::run(&mut module));
+    pass("legalize", || legalize::run(&mut module));
     check(&module, &[])?;
-    layout::run(&mut module);
+    pass("layout", || layout::run(&mut module));
     check(&module, &[])?;
     Ok(module)
 }
@@ -416,17 +418,17 @@ fn differentiate(
     loop {
         let before = requests.pending();
         cancellation_point(db);
-        autodiff::fwd::run(module, requests).map_err(|e| vec![e])?;
+        pass("fwd", || autodiff::fwd::run(module, requests)).map_err(|e| vec![e])?;
         let pending = requests.pending();
         check(module, &pending)?;
-        mem2reg::run(module);
-        dce::run(module);
+        pass("mem2reg", || mem2reg::run(module));
+        pass("dce", || dce::run(module));
         cancellation_point(db);
-        autodiff::rev::run(module, requests).map_err(|e| vec![e])?;
+        pass("rev", || autodiff::rev::run(module, requests)).map_err(|e| vec![e])?;
         let pending = requests.pending();
         check(module, &pending)?;
-        mem2reg::run(module);
-        dce::run(module);
+        pass("mem2reg", || mem2reg::run(module));
+        pass("dce", || dce::run(module));
         check(module, &pending)?;
         if pending.is_empty() {
             return Ok(());
@@ -443,7 +445,7 @@ fn differentiate(
 /// Run the IR validator (on all but the `pending` derivatives); its
 /// errors are bugs of the compiler.
 fn check(module: &ir::Module, pending: &[ir::FuncId]) -> Result<(), Vec<CodegenError>> {
-    validate::validate_module_except(module, pending).map_err(|errors| {
+    pass("validate", || validate::validate_module_except(module, pending)).map_err(|errors| {
         // For compiler developers: the IR that broke an invariant.
         if std::env::var_os("SLANG_ANALYZER_DUMP_IR").is_some() {
             eprintln!("{}", print::print_module(module));

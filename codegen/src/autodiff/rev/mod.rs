@@ -56,6 +56,7 @@ use crate::ir::{
     ParamDir, Terminator, Type, TypeId, UnaryOp, ValueId, ValueKind,
 };
 use crate::structure::{structure, Node};
+use crate::timing::pass;
 use crate::CodegenError;
 
 /// How a parameter of `f` appears in `s_bwd_f`.
@@ -170,10 +171,10 @@ fn transcribe_and_extract(
     derivative: FuncId,
 ) -> Result<(), CodegenError> {
     let mut combined = transcribe(module, requests, primal, derivative)?;
-    let saved = crate::autodiff::checkpoint::run(module, &mut combined);
+    let saved = pass("checkpoint", || crate::autodiff::checkpoint::run(module, &mut combined));
     requests.context.insert(derivative, saved);
     if !requests.no_extract {
-        let split = extract(module, &combined);
+        let split = pass("extract", || extract(module, &combined));
         requests.extracted.insert(derivative, split);
     }
     Ok(())
@@ -253,9 +254,9 @@ pub fn transcribe(
     primal: FuncId,
     derivative: FuncId,
 ) -> Result<Combined, CodegenError> {
-    let lin = linearize(module, primal);
-    let unzipped = unzip(module, requests, primal, derivative, lin)?;
-    transpose(module, requests, unzipped)
+    let lin = pass("linearize", || linearize(module, primal));
+    let unzipped = pass("unzip", || unzip(module, requests, primal, derivative, lin))?;
+    pass("transpose", || transpose(module, requests, unzipped))
 }
 
 /// A backward derivative after [`unzip`]: its primal blocks, in the
