@@ -424,7 +424,7 @@ fn differentiate(
         pass("mem2reg", || mem2reg::run(module));
         pass("dce", || dce::run(module));
         cancellation_point(db);
-        pass("rev", || autodiff::rev::run(module, requests)).map_err(|e| vec![e])?;
+        pass("rev", || autodiff::rev::run(module, requests, &|| cancellation_point(db))).map_err(|e| vec![e])?;
         let pending = requests.pending();
         check(module, &pending)?;
         pass("mem2reg", || mem2reg::run(module));
