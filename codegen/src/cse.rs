@@ -49,9 +49,11 @@ pub fn run(func: &mut Function) {
     let mut replace: HashMap<ValueId, ValueId> = HashMap::new();
     let locals = Locals::new(func);
     let preds = func.predecessors();
-    // Per variable, a count of the stores (and merges) seen so far: a
-    // load recorded at an older count is stale.
+    // Per variable, a count of the stores seen so far, and a count of
+    // the merges, which count for every variable stored to: a load
+    // recorded at older counts is stale.
     let mut generation: HashMap<ValueId, u32> = HashMap::new();
+    let mut merges = 0u32;
     // Depth-first over the dominator tree; each block's keys leave the
     // table when its subtree is done.
     enum Step {
@@ -72,9 +74,7 @@ pub fn run(func: &mut Function) {
         let mut added = Vec::new();
         if preds[b.index()].len() != 1 {
             // (Entered from elsewhere than its dominator alone.)
-            for &var in &locals.stored {
-                *generation.entry(var).or_default() += 1;
-            }
+            merges += 1;
         }
         for &v in &func.blocks[b.index()].insts {
             let value = &mut func.values[v.index()];
@@ -90,7 +90,8 @@ pub fn run(func: &mut Function) {
                 ValueKind::Inst(Op::Load(ptr)) => {
                     let Some(var) = locals.root(func, ptr) else { continue };
                     let g = generation.get(&var).copied().unwrap_or(0);
-                    (func.values[v.index()].ty, format!("load {} @{g}", locals.path(func, ptr)))
+                    let m = if locals.stored.contains(&var) { merges } else { 0 };
+                    (func.values[v.index()].ty, format!("load {} @{g}.{m}", locals.path(func, ptr)))
                 }
                 ValueKind::Inst(ref op) if pure(op) => (func.values[v.index()].ty, format!("{op:?}")),
                 _ => continue,
@@ -127,7 +128,7 @@ pub fn run(func: &mut Function) {
 /// which of them are stored to.
 struct Locals {
     tracked: HashSet<ValueId>,
-    stored: Vec<ValueId>,
+    stored: HashSet<ValueId>,
 }
 
 impl Locals {
@@ -184,8 +185,7 @@ impl Locals {
             }
         }
         tracked.retain(|v| !escaped.contains(v));
-        let mut stored: Vec<ValueId> = stored.into_iter().filter(|v| tracked.contains(v)).collect();
-        stored.sort_by_key(|v| v.0);
+        let stored = stored.into_iter().filter(|v| tracked.contains(v)).collect();
         Locals { tracked, stored }
     }
 

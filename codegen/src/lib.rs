@@ -24,12 +24,14 @@ pub mod narrow;
 pub mod print;
 pub mod sroa;
 pub mod structure;
+mod timing;
 pub mod unroll;
 pub mod validate;
 
 use std::collections::HashMap;
 
 use slang_analysis::{cancellation_point, Db, Severity, SourceFile, TextRange};
+use timing::pass;
 
 /// A code generation target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -87,11 +89,11 @@ pub fn compile(db: &dyn Db, file: SourceFile, entry: &str, target: Target) -> Re
         module.types.widen_half();
     }
     cancellation_point(db);
-    let naga_module = naga_out::build(&module).map_err(|e| vec![e])?;
+    let naga_module = pass("naga build", || naga_out::build(&module)).map_err(|e| vec![e])?;
     cancellation_point(db);
-    let validated = naga_out::validate(naga_module).map_err(|e| vec![e])?;
+    let validated = pass("naga validate", || naga_out::validate(naga_module)).map_err(|e| vec![e])?;
     cancellation_point(db);
-    naga_out::write(&validated, target, entry).map_err(|e| vec![e])
+    pass("naga write", || naga_out::write(&validated, target, entry)).map_err(|e| vec![e])
 }
 
 /// The IR of the compute entry point `entry` and everything it calls,
@@ -281,16 +283,16 @@ fn lower_to_differentiate_with_defs(
 /// constants only split into values (`sroa`: reverse mode recomputes
 /// values where it would save loads) and promoted.
 fn prepare(module: &mut ir::Module, pending: &[ir::FuncId]) -> Result<(), Vec<CodegenError>> {
-    mem2reg::run(module);
-    dce::run(module);
+    pass("mem2reg", || mem2reg::run(module));
+    pass("dce", || dce::run(module));
     check(module, pending)?;
-    unroll::run(module)?;
-    unroll::infer_bounds(module);
-    dce::run(module);
-    fold::run(module);
-    sroa::run(module);
-    mem2reg::run(module);
-    dce::run(module);
+    pass("unroll", || unroll::run(module))?;
+    pass("infer_bounds", || unroll::infer_bounds(module));
+    pass("dce", || dce::run(module));
+    pass("fold", || fold::run(module));
+    pass("sroa", || sroa::run(module));
+    pass("mem2reg", || mem2reg::run(module));
+    pass("dce", || dce::run(module));
     check(module, pending)
 }
 
@@ -376,7 +378,7 @@ fn lower(
     };
     let mut lowerer = lower::ModuleLowerer::new(db);
     lowerer.conformances = options.conformances.clone();
-    lowerer.lower_root(def, entry)?;
+    pass("lower", || lowerer.lower_root(def, entry))?;
     cancellation_point(db);
     let (mut module, mut requests) = (lowerer.module, lowerer.requests);
     // For testing the extraction of reverse mode on its own: backward
@@ -395,21 +397,21 @@ fn lower(
             }
         }
         check(&module, &pending)?;
-        mem2reg::run(&mut module);
-        dce::run(&mut module);
+        pass("mem2reg", || mem2reg::run(&mut module));
+        pass("dce", || dce::run(&mut module));
         check(&module, &pending)?;
     }
     differentiate(db, &mut module, &mut requests)?;
     cancellation_point(db);
     // Unrolled counters as constants (see `fold`), for the drivers.
-    fold::run(&mut module);
-    dce::run(&mut module);
-    autodiff::pairs::run(&mut module);
-    legalize::run(&mut module);
-    narrow::run(&mut module);
-    dce::run(&mut module);
+    pass("fold", || fold::run(&mut module));
+    pass("dce", || dce::run(&mut module));
+    pass("pairs", || autodiff::pairs::run(&mut module));
+    pass("legalize", || legalize::run(&mut module));
+    pass("narrow", || narrow::run(&mut module));
+    pass("dce", || dce::run(&mut module));
     check(&module, &[])?;
-    layout::run(&mut module);
+    pass("layout", || layout::run(&mut module));
     check(&module, &[])?;
     Ok(module)
 }
@@ -426,17 +428,17 @@ fn differentiate(
     loop {
         let before = requests.pending();
         cancellation_point(db);
-        autodiff::fwd::run(module, requests).map_err(|e| vec![e])?;
+        pass("fwd", || autodiff::fwd::run(module, requests)).map_err(|e| vec![e])?;
         let pending = requests.pending();
         check(module, &pending)?;
-        mem2reg::run(module);
-        dce::run(module);
+        pass("mem2reg", || mem2reg::run(module));
+        pass("dce", || dce::run(module));
         cancellation_point(db);
-        autodiff::rev::run(module, requests).map_err(|e| vec![e])?;
+        pass("rev", || autodiff::rev::run(module, requests, &|| cancellation_point(db))).map_err(|e| vec![e])?;
         let pending = requests.pending();
         check(module, &pending)?;
-        mem2reg::run(module);
-        dce::run(module);
+        pass("mem2reg", || mem2reg::run(module));
+        pass("dce", || dce::run(module));
         check(module, &pending)?;
         if pending.is_empty() {
             return Ok(());
@@ -453,7 +455,7 @@ fn differentiate(
 /// Run the IR validator (on all but the `pending` derivatives); its
 /// errors are bugs of the compiler.
 fn check(module: &ir::Module, pending: &[ir::FuncId]) -> Result<(), Vec<CodegenError>> {
-    validate::validate_module_except(module, pending).map_err(|errors| {
+    pass("validate", || validate::validate_module_except(module, pending)).map_err(|errors| {
         // For compiler developers: the IR that broke an invariant.
         if std::env::var_os("SLANG_ANALYZER_DUMP_IR").is_some() {
             eprintln!("{}", print::print_module(module));

@@ -18,7 +18,7 @@
 //! unless a bound is written (`[ForceUnroll(n)]`), which then bounds the
 //! loop.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use slang_analysis::ty::Scalar;
 
@@ -44,19 +44,50 @@ pub fn run(module: &mut Module) -> Result<(), Vec<CodegenError>> {
 }
 
 /// Unroll the `[ForceUnroll]` loops of `f`, outermost first.
+///
+/// In one pass over a worklist, with the predecessors and the readers of
+/// each value kept up to date as loops are replaced: unrolled code has
+/// thousands of loops (every copy of an inner loop is one), and
+/// recomputing an analysis of the whole function per loop would make
+/// unrolling quadratic.
 pub fn unroll_function(f: &mut Function, types: &Types) -> Result<(), CodegenError> {
     if f.force_unroll.is_empty() {
         return Ok(());
     }
     let mut uses = Uses::of(f);
-    while let Some((pre, header)) = next_loop(f) {
+    let mut preds = f.predecessors();
+    // The marked loops (the block entering each, its header) in reverse
+    // post-order: an outer loop comes before the loops inside it, and
+    // the copies of the inner loops made by unrolling it take its place.
+    let mut queue: VecDeque<(BlockId, BlockId)> =
+        f.reverse_post_order().into_iter().filter_map(|b| marked_loop(f, b)).collect();
+    while let Some((pre, header)) = queue.pop_front() {
+        // (Gone: inside a loop unrolled before, whose copies are queued.)
+        if marked_loop(f, pre) != Some((pre, header)) {
+            continue;
+        }
         let (_, range, bounded) = f.force_unroll.iter().find(|u| u.0 == header).copied().expect("a marked loop");
         f.force_unroll.retain(|u| u.0 != header);
-        let Some(shape) = shape_of(f, pre) else {
+        let Some(shape) = shape_of(f, pre, &preds) else {
             continue;
         };
         match trip_count(f, types, &shape) {
-            Some(n) if n <= MAX_UNROLL => unroll(f, &mut uses, &shape, n),
+            Some(n) if n <= MAX_UNROLL => {
+                // The marked loops inside, in the queue's order: their
+                // copies, copy after copy, come next.
+                let mut inside = vec![false; f.blocks.len()];
+                for &b in &shape.blocks {
+                    inside[b.index()] = true;
+                }
+                let inner: Vec<(BlockId, BlockId)> =
+                    queue.iter().copied().filter(|&(p, _)| inside[p.index()]).collect();
+                let copies = unroll(f, &mut uses, &mut preds, &shape, n);
+                for bmap in copies.iter().rev() {
+                    for &(p, h) in inner.iter().rev() {
+                        queue.push_front((bmap[&p], bmap[&h]));
+                    }
+                }
+            }
             Some(n) if !bounded => {
                 return Err(CodegenError {
                     range,
@@ -92,8 +123,9 @@ pub fn infer_bounds(module: &mut Module) {
                 _ => None,
             })
             .collect();
+        let preds = f.predecessors();
         for (pre, header) in loops {
-            let count = shape_with(f, pre, true).and_then(|shape| trip_count(f, types, &shape));
+            let count = shape_with(f, pre, true, &preds).and_then(|shape| trip_count(f, types, &shape));
             if let Some(n) = count.filter(|&n| n <= MAX_UNROLL) {
                 f.max_iters.push((header, n));
             }
@@ -106,20 +138,19 @@ pub fn infer_bounds(module: &mut Module) {
 /// (no `break`, `return` or `continue`), evaluated from constant initial
 /// state ([`trip_count`]).
 pub fn exact_trip_count(f: &Function, types: &Types, pre: BlockId) -> Option<u32> {
-    let shape = shape_of(f, pre)?;
+    let shape = shape_of(f, pre, &f.predecessors())?;
     if shape.blocks.iter().any(|&b| matches!(f.block(b).term, Terminator::Return(_))) {
         return None;
     }
     trip_count(f, types, &shape).filter(|&n| n <= MAX_UNROLL)
 }
 
-/// The first `[ForceUnroll]` loop in reverse post-order (an outer loop
-/// comes before the loops inside it): the block entering it, its header.
-fn next_loop(f: &Function) -> Option<(BlockId, BlockId)> {
-    f.reverse_post_order().into_iter().find_map(|b| match f.block(b).term {
+/// The `[ForceUnroll]` loop entered from `b`, if any: `b`, its header.
+fn marked_loop(f: &Function, b: BlockId) -> Option<(BlockId, BlockId)> {
+    match f.block(b).term {
         Terminator::Loop { header, .. } if f.force_unroll.iter().any(|u| u.0 == header) => Some((b, header)),
         _ => None,
-    })
+    }
 }
 
 /// A loop of the form unrolling handles.
@@ -140,13 +171,15 @@ struct Shape {
     next: Vec<ValueId>,
 }
 
-fn shape_of(f: &Function, pre: BlockId) -> Option<Shape> {
-    shape_with(f, pre, false)
+/// The shape of the loop entered from `pre`, given the function's
+/// predecessors ([`Function::predecessors`]).
+fn shape_of(f: &Function, pre: BlockId, preds: &[Vec<BlockId>]) -> Option<Shape> {
+    shape_with(f, pre, false, preds)
 }
 
 /// [`shape_of`], also for loops with other exits (`break`, `return`) when
 /// `other_exits`: the test's count is then an upper bound.
-fn shape_with(f: &Function, pre: BlockId, other_exits: bool) -> Option<Shape> {
+fn shape_with(f: &Function, pre: BlockId, other_exits: bool, preds: &[Vec<BlockId>]) -> Option<Shape> {
     let Terminator::Loop { header, brk, cont, ref args } = f.block(pre).term else { return None };
     let Terminator::If { cond, then, els, merge } = f.block(header).term else { return None };
     let jumps_to = |b: BlockId, to: BlockId| {
@@ -160,7 +193,6 @@ fn shape_with(f: &Function, pre: BlockId, other_exits: bool) -> Option<Shape> {
     if !(go_ok(then) && jumps_to(els, brk)) {
         return None;
     }
-    let preds = f.predecessors();
     // The only way out is the test; the only way to the back edge is the
     // end of the body (no `continue`).
     if (preds[brk.index()] != [els] && !other_exits)
@@ -362,8 +394,31 @@ fn convert(c: Const, s: Scalar) -> Option<Const> {
 
 /// Replace the loop by `n` copies of its blocks, each copy's back edge
 /// entering the next copy's header, and a last copy of the header alone
-/// that goes on after the loop.
-fn unroll(f: &mut Function, uses: &mut Uses, shape: &Shape, n: u32) {
+/// that goes on after the loop; `uses` and `preds` follow. Returns each
+/// copy's blocks by the blocks they copy (the last copy's not).
+fn unroll(
+    f: &mut Function,
+    uses: &mut Uses,
+    preds: &mut Vec<Vec<BlockId>>,
+    shape: &Shape,
+    n: u32,
+) -> Vec<HashMap<BlockId, BlockId>> {
+    // The original loop is gone at the end.
+    let mut dead = shape.blocks.clone();
+    if let Terminator::If { then, els, .. } = f.block(shape.header).term {
+        dead.extend([then, els].into_iter().filter(|&b| b != shape.body));
+    }
+    // Edges change from the block before the loop and from the dead
+    // blocks (to none); the copies' edges are new.
+    for &b in dead.iter().chain([&shape.pre]) {
+        for s in f.block(b).term.successors() {
+            if let Some(i) = preds[s.index()].iter().position(|&p| p == b) {
+                preds[s.index()].swap_remove(i);
+            }
+        }
+    }
+    let first_new = f.blocks.len();
+    let mut copies = Vec::new();
     let header_values: Vec<ValueId> = {
         let h = f.block(shape.header);
         h.params.iter().chain(&h.insts).copied().collect()
@@ -400,16 +455,13 @@ fn unroll(f: &mut Function, uses: &mut Uses, shape: &Shape, n: u32) {
             pending_back_edge = Some(bmap[&shape.cont]);
         }
         // Loops inside the copy keep their bounds and marks.
-        for (&from, &to) in &bmap {
-            if from == shape.header {
-                continue;
-            }
-            if let Some(&(_, m)) = f.max_iters.iter().find(|m| m.0 == from) {
-                f.max_iters.push((to, m));
-            }
-            if let Some(&(_, r, b)) = f.force_unroll.iter().find(|u| u.0 == from) {
-                f.force_unroll.push((to, r, b));
-            }
+        let copied = |b: BlockId| bmap.get(&b).copied().filter(|_| b != shape.header);
+        let max_iters: Vec<_> = f.max_iters.iter().filter_map(|&(b, m)| Some((copied(b)?, m))).collect();
+        f.max_iters.extend(max_iters);
+        let marks: Vec<_> = f.force_unroll.iter().filter_map(|&(b, r, d)| Some((copied(b)?, r, d))).collect();
+        f.force_unroll.extend(marks);
+        if !last {
+            copies.push(bmap);
         }
     }
     f.blocks[shape.pre.index()].term = Terminator::Branch { target: headers[0].0, args: Vec::new() };
@@ -436,18 +488,23 @@ fn unroll(f: &mut Function, uses: &mut Uses, shape: &Shape, n: u32) {
         }
     }
     // The original loop is gone.
-    let mut dead = shape.blocks.clone();
-    if let Terminator::If { then, els, .. } = f.block(shape.header).term {
-        dead.extend([then, els].into_iter().filter(|&b| b != shape.body));
-    }
-    for b in dead {
-        f.max_iters.retain(|m| m.0 != b);
-        f.force_unroll.retain(|u| u.0 != b);
+    let mut is_dead = vec![false; f.blocks.len()];
+    for &b in &dead {
+        is_dead[b.index()] = true;
         let block = &mut f.blocks[b.index()];
         block.params.clear();
         block.insts.clear();
         block.term = Terminator::Unreachable;
     }
+    f.max_iters.retain(|m| !is_dead[m.0.index()]);
+    f.force_unroll.retain(|u| !is_dead[u.0.index()]);
+    preds.resize(f.blocks.len(), Vec::new());
+    for b in (first_new..f.blocks.len()).map(|b| BlockId(b as u32)).chain([shape.pre]) {
+        for s in f.block(b).term.successors() {
+            preds[s.index()].push(b);
+        }
+    }
+    copies
 }
 
 /// Who reads each value (instructions and terminators), so that replacing
@@ -457,7 +514,7 @@ fn unroll(f: &mut Function, uses: &mut Uses, shape: &Shape, n: u32) {
 /// ever added; one that no longer reads the value (a cleared block, a
 /// replaced terminator) is visited harmlessly, since a replaced value is
 /// replaced everywhere.
-struct Uses(HashMap<ValueId, Vec<Reader>>);
+struct Uses(Vec<Vec<Reader>>);
 
 #[derive(Clone, Copy)]
 enum Reader {
@@ -467,7 +524,7 @@ enum Reader {
 
 impl Uses {
     fn of(f: &Function) -> Uses {
-        let mut uses = Uses(HashMap::new());
+        let mut uses = Uses(Vec::new());
         for b in f.block_ids() {
             uses.add_block(f, b);
         }
@@ -475,15 +532,18 @@ impl Uses {
     }
 
     fn add_block(&mut self, f: &Function, b: BlockId) {
+        if self.0.len() < f.values.len() {
+            self.0.resize(f.values.len(), Vec::new());
+        }
         for &i in &f.block(b).insts {
             if let ValueKind::Inst(op) = &f.value(i).kind {
                 for v in op.operands() {
-                    self.0.entry(v).or_default().push(Reader::Inst(i));
+                    self.0[v.index()].push(Reader::Inst(i));
                 }
             }
         }
         for v in f.block(b).term.operands() {
-            self.0.entry(v).or_default().push(Reader::Term(b));
+            self.0[v.index()].push(Reader::Term(b));
         }
     }
 
@@ -492,7 +552,7 @@ impl Uses {
         if from == to {
             return;
         }
-        let Some(readers) = self.0.remove(&from) else { return };
+        let readers = std::mem::take(&mut self.0[from.index()]);
         let rename = |v: ValueId| if v == from { to } else { v };
         for &r in &readers {
             match r {
@@ -504,7 +564,7 @@ impl Uses {
                 Reader::Term(b) => f.blocks[b.index()].term.map_operands(rename),
             }
         }
-        self.0.entry(to).or_default().extend(readers);
+        self.0[to.index()].extend(readers);
     }
 }
 

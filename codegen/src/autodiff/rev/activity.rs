@@ -59,6 +59,15 @@ pub(super) fn activity(f: &Function, module: &mut Module) -> Vec<bool> {
             }
         }
     }
+    // Until nothing changes, in reverse post-order (definitions before
+    // their uses, so that a pass or two suffices however long the
+    // function is), then the unreachable blocks.
+    let mut order = f.reverse_post_order();
+    let mut listed = vec![false; f.blocks.len()];
+    for b in &order {
+        listed[b.index()] = true;
+    }
+    order.extend(f.block_ids().filter(|b| !listed[b.index()]));
     loop {
         let mut changed = false;
         let set = |v: ValueId, active: &mut Vec<bool>, changed: &mut bool| {
@@ -67,7 +76,8 @@ pub(super) fn activity(f: &Function, module: &mut Module) -> Vec<bool> {
                 *changed = true;
             }
         };
-        for block in &f.blocks {
+        for &b in &order {
+            let block = f.block(b);
             for &i in &block.insts {
                 let Some(op) = f.op(i) else { continue };
                 match op {

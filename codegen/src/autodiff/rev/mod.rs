@@ -56,6 +56,7 @@ use crate::ir::{
     ParamDir, Terminator, Type, TypeId, UnaryOp, ValueId, ValueKind,
 };
 use crate::structure::{structure, Node};
+use crate::timing::pass;
 use crate::CodegenError;
 
 /// How a parameter of `f` appears in `s_bwd_f`.
@@ -154,26 +155,33 @@ pub fn backward_derivative(module: &mut Module, requests: &mut Requests, f: Func
 /// Transcribe every requested backward derivative, and those they
 /// request in turn: each is transcribed ([`transcribe`]) and then split
 /// into its primal-context and backward-propagation halves ([`extract`]).
-pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenError> {
+/// `cancel` runs between these passes (the editor's compile worker gives
+/// way to an edit there: one transcription of a large unrolled function
+/// takes long).
+pub fn run(module: &mut Module, requests: &mut Requests, cancel: &dyn Fn()) -> Result<(), CodegenError> {
     while let Some((primal, derivative)) = requests.backward_queue.pop_front() {
-        transcribe_and_extract(module, requests, primal, derivative)?;
+        transcribe_and_extract(module, requests, primal, derivative, cancel)?;
     }
     Ok(())
 }
 
 /// [`transcribe`], then [`extract`] (also on demand, when a caller's
-/// primal part needs the callee's primal-context function).
+/// primal part needs the callee's primal-context function), `cancel`
+/// between the passes.
 fn transcribe_and_extract(
     module: &mut Module,
     requests: &mut Requests,
     primal: FuncId,
     derivative: FuncId,
+    cancel: &dyn Fn(),
 ) -> Result<(), CodegenError> {
-    let mut combined = transcribe(module, requests, primal, derivative)?;
-    let saved = crate::autodiff::checkpoint::run(module, &mut combined);
+    let mut combined = transcribe(module, requests, primal, derivative, cancel)?;
+    cancel();
+    let saved = pass("checkpoint", || crate::autodiff::checkpoint::run(module, &mut combined));
     requests.context.insert(derivative, saved);
     if !requests.no_extract {
-        let split = extract(module, &combined);
+        cancel();
+        let split = pass("extract", || extract(module, &combined));
         requests.extracted.insert(derivative, split);
     }
     Ok(())
@@ -246,16 +254,21 @@ pub struct SavedLoop {
 /// function: [`linearize`], [`unzip`], [`transpose`]. Every primal value the
 /// backward part reads is saved by the primal part (checkpointed);
 /// [`crate::autodiff::checkpoint`] then decides which to recompute
-/// instead and drops the saves nothing reads.
+/// instead and drops the saves nothing reads. `cancel` runs before each
+/// pass.
 pub fn transcribe(
     module: &mut Module,
     requests: &mut Requests,
     primal: FuncId,
     derivative: FuncId,
+    cancel: &dyn Fn(),
 ) -> Result<Combined, CodegenError> {
-    let lin = linearize(module, primal);
-    let unzipped = unzip(module, requests, primal, derivative, lin)?;
-    transpose(module, requests, unzipped)
+    cancel();
+    let lin = pass("linearize", || linearize(module, primal));
+    cancel();
+    let unzipped = pass("unzip", || unzip(module, requests, primal, derivative, lin))?;
+    cancel();
+    pass("transpose", || transpose(module, requests, unzipped))
 }
 
 /// A backward derivative after [`unzip`]: its primal blocks, in the

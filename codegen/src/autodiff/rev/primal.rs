@@ -713,7 +713,8 @@ impl Rev<'_> {
         let bwd = backward_derivative(self.module, self.requests, f).map_err(|m| self.error(m))?;
         if !self.requests.extracted.contains_key(&bwd) {
             self.requests.in_progress.push(f);
-            let done = transcribe_and_extract(self.module, self.requests, f, bwd);
+            // (Within the caller's transcription: no cancellation here.)
+            let done = transcribe_and_extract(self.module, self.requests, f, bwd, &|| {});
             self.requests.in_progress.retain(|&g| g != f);
             done?;
         }
