@@ -510,6 +510,37 @@ void k(PointLight a, Quad q, Lone b, Late c)
     );
 }
 
+/// Blanket extensions (`extension<T : IFoo> T`): one that adds members
+/// only decides no conformance; one that adds an interface makes every
+/// type conforming to its constraint conform to it. slangc: E38029 on
+/// lines 16 and 17 only (`Other` conforms to neither; `FooImpl` to both).
+#[test]
+fn blanket_extensions_and_conformance() {
+    check_diags(
+        r#"
+interface IFoo { float read(); }
+interface IBar { float twice(); }
+extension<T : IFoo> T { float plusOne() { return this.read() + 1.0; } }
+extension<T : IFoo> T : IBar { float twice() { return this.read() * 2.0; } }
+struct FooImpl : IFoo { float read() { return 1.0; } }
+struct Other { float v; }
+float useFoo<T : IFoo>(T t) { return t.read(); }
+float useBar<T : IBar>(T t) { return t.twice(); }
+RWStructuredBuffer<float> outputBuffer;
+[numthreads(1,1,1)]
+void main()
+{
+    FooImpl f;
+    Other o;
+    outputBuffer[0] = useFoo(f) + useBar(f) + f.plusOne();
+    outputBuffer[1] = useFoo(o);
+    outputBuffer[2] = useBar(o);
+}
+"#,
+        expect![[r#""#]],
+    );
+}
+
 /// Locals never used are warned about, once, at their name; `_` names,
 /// uses inside `sizeof`/`countof`, and bodies with macro calls are not.
 #[test]
