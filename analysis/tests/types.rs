@@ -510,10 +510,24 @@ void k(PointLight a, Quad q, Lone b, Late c)
     );
 }
 
+/// A blanket extension's methods are members of an interface value and
+/// of a type parameter constrained to its interface (slangc accepts
+/// both).
+#[test]
+fn blanket_extension_methods() {
+    let s = r#"
+interface IFoo { float read(); }
+extension<T : IFoo> T { int plusOne(int i) { return i + 1; } }
+"#;
+    check_type(&format!("{s}void f(IFoo foo) {{ $0foo.plusOne(1); }}"), expect!["int"]);
+    check_type(&format!("{s}void f<U : IFoo>(U u) {{ $0u.plusOne(1); }}"), expect!["int"]);
+}
+
 /// Blanket extensions (`extension<T : IFoo> T`): one that adds members
 /// only decides no conformance; one that adds an interface makes every
-/// type conforming to its constraint conform to it. slangc: E38029 on
-/// lines 16 and 17 only (`Other` conforms to neither; `FooImpl` to both).
+/// type conforming to its constraint conform to it. slangc: E38029 for
+/// the calls on lines 17 and 18 only (`Other` conforms to neither;
+/// `FooImpl` to both).
 #[test]
 fn blanket_extensions_and_conformance() {
     check_diags(
@@ -537,7 +551,10 @@ void main()
     outputBuffer[2] = useBar(o);
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            /main.slang:17:23: error[not-conforming]: `Other` does not conform to `IFoo`, which the generic parameter requires
+            /main.slang:18:23: error[not-conforming]: `Other` does not conform to `IBar`, which the generic parameter requires
+        "#]],
     );
 }
 
