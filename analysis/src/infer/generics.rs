@@ -1,6 +1,9 @@
 //! Generic constraints: what a generic parameter is required to conform
 //! to (`<T : I>`, `where T : I`), and whether a type certainly does not
-//! conform to an interface (for E38029 and for member lookup on `T`).
+//! conform to an interface (for E38029 and for member lookup on `T`),
+//! through its supertypes, its extensions' and blanket extensions'
+//! (`extension<T : I> T : J`, whose methods also belong to every type
+//! conforming to `I`).
 
 use std::collections::{HashMap, HashSet};
 

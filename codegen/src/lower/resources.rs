@@ -2,6 +2,9 @@
 //! on the GPU, so which global buffer a parameter or a struct's field
 //! holds is bound at compile time: function instances are specialized to
 //! the buffers their arguments hold, and returned structs report theirs.
+//! An interface value holds those of the struct it was given, under its
+//! variant's name (`as_Data_float_1.buffer`): functions taking it and
+//! the dispatch functions of its methods are specialized to them.
 
 use super::*;
 
