@@ -204,7 +204,8 @@ struct Supertypes {
 /// The supertypes written on user struct or class `def`, on the
 /// non-generic extensions of it and on blanket extensions that `file`
 /// can see; `None` when that cannot be told here (item macros, or a
-/// generic extension of the type that adds supertypes). Generic
+/// generic extension of the type, or of an alias, that adds supertypes;
+/// extensions of an alias count for the type it names). Generic
 /// extensions that add members only (`extension<T : IFoo> T { … }`) or
 /// extend other types decide nothing.
 fn written_supertypes(db: &dyn Db, file: SourceFile, def: DefId) -> Option<Supertypes> {
@@ -220,6 +221,11 @@ fn written_supertypes(db: &dyn Db, file: SourceFile, def: DefId) -> Option<Super
     // Extensions anywhere the file can see.
     let files: Vec<SourceFile> =
         crate::module_graph::visible_files(db, file).iter().copied().chain([def.file(db)]).collect();
+    // (An extension of an alias may extend this type.)
+    let scope = crate::name_res::global_scope(db, file);
+    let is_alias = |n: &str| {
+        scope.lookup(n).is_some_and(|ds| ds.iter().any(|d| matches!(d.kind, ItemKind::Typedef | ItemKind::Typealias)))
+    };
     for f in files {
         let tree = item_tree(db, f);
         if tree.has_item_macros {
@@ -237,8 +243,17 @@ fn written_supertypes(db: &dyn Db, file: SourceFile, def: DefId) -> Option<Super
                 }
                 if blanket_param(db, edef).is_some() {
                     blanket.push(edef);
-                } else if base == name {
+                } else if base == name || is_alias(base) {
                     return None;
+                }
+                continue;
+            }
+            if base != name && adds_supertypes && is_alias(base) {
+                // `extension myfloat3 : I` of `typedef myvector<3> myfloat3`.
+                match DeclCtx::for_def(db, edef).this {
+                    Ty::Adt { def: d, .. } if d == def => supertypes.extend(e.supertypes().map(|t| (edef, t))),
+                    Ty::Adt { .. } => {}
+                    _ => return None,
                 }
                 continue;
             }

@@ -88,8 +88,9 @@ impl FnLower<'_, '_> {
                     Some((_, prefix)) if !prefix.is_empty() => self.ctx.resolve(&TypeRef::Path(prefix.to_vec())),
                     _ => self.ctx.this.clone(),
                 };
-                let requirement =
-                    parent_of(self.db(), def).and_then(|p| item_of(self.db(), p)).is_some_and(|i| i.kind == ItemKind::Interface);
+                let requirement = parent_of(self.db(), def)
+                    .and_then(|p| item_of(self.db(), p))
+                    .is_some_and(|i| i.kind == ItemKind::Interface);
                 if let (true, true, Some(this)) = (requirement, self.is_interface_value(&owner), self.this_ptr()) {
                     // A requirement named alone in a method of a blanket
                     // extension (`extension<T : I> T`) of an interface
@@ -127,8 +128,9 @@ impl FnLower<'_, '_> {
             (Expr::Member { receiver, name, generic_args, .. }, Ty::Func(defs)) if !user_defs(&defs).is_empty() => {
                 let def = self.pick_overload(&user_defs(&defs), args, &name)?;
                 let receiver_ty = self.inferred.type_of(receiver);
-                let requirement =
-                    parent_of(self.db(), def).and_then(|p| item_of(self.db(), p)).is_some_and(|i| i.kind == ItemKind::Interface);
+                let requirement = parent_of(self.db(), def)
+                    .and_then(|p| item_of(self.db(), p))
+                    .is_some_and(|i| i.kind == ItemKind::Interface);
                 if self.is_interface_value(&receiver_ty) && requirement {
                     // Dynamic dispatch on an interface-typed value.
                     let at = self.span;
