@@ -510,6 +510,28 @@ void k(PointLight a, Quad q, Lone b, Late c)
     );
 }
 
+/// An extension of an alias adds its interface to the type the alias
+/// names, beside a generic extension adding members only. slangc: E38029
+/// for `measure(p)` only.
+#[test]
+fn extension_of_an_alias_and_conformance() {
+    check_diags(
+        r#"
+interface ILen { float len(); }
+struct myvector<let N : int> { float v; }
+extension<let N : int> myvector<N> { float twice() { return v * 2.0; } }
+typedef myvector<3> myfloat3;
+extension myfloat3 : ILen { float len() { return v; } }
+struct Plain { float v; }
+float measure<T : ILen>(T t) { return t.len(); }
+float f(myfloat3 a, Plain p) { return measure(a) + measure(p); }
+"#,
+        expect![[r#"
+            /main.slang:9:52: error[not-conforming]: `Plain` does not conform to `ILen`, which the generic parameter requires
+        "#]],
+    );
+}
+
 /// A blanket extension's methods are members of an interface value and
 /// of a type parameter constrained to its interface (slangc accepts
 /// both).
