@@ -510,6 +510,76 @@ void k(PointLight a, Quad q, Lone b, Late c)
     );
 }
 
+/// An extension of an alias adds its interface to the type the alias
+/// names, beside a generic extension adding members only. slangc: E38029
+/// for `measure(p)` only.
+#[test]
+fn extension_of_an_alias_and_conformance() {
+    check_diags(
+        r#"
+interface ILen { float len(); }
+struct myvector<let N : int> { float v; }
+extension<let N : int> myvector<N> { float twice() { return v * 2.0; } }
+typedef myvector<3> myfloat3;
+extension myfloat3 : ILen { float len() { return v; } }
+struct Plain { float v; }
+float measure<T : ILen>(T t) { return t.len(); }
+float f(myfloat3 a, Plain p) { return measure(a) + measure(p); }
+"#,
+        expect![[r#"
+            /main.slang:9:52: error[not-conforming]: `Plain` does not conform to `ILen`, which the generic parameter requires
+        "#]],
+    );
+}
+
+/// A blanket extension's methods are members of an interface value and
+/// of a type parameter constrained to its interface (slangc accepts
+/// both).
+#[test]
+fn blanket_extension_methods() {
+    let s = r#"
+interface IFoo { float read(); }
+extension<T : IFoo> T { int plusOne(int i) { return i + 1; } }
+"#;
+    check_type(&format!("{s}void f(IFoo foo) {{ $0foo.plusOne(1); }}"), expect!["int"]);
+    check_type(&format!("{s}void f<U : IFoo>(U u) {{ $0u.plusOne(1); }}"), expect!["int"]);
+}
+
+/// Blanket extensions (`extension<T : IFoo> T`): one that adds members
+/// only decides no conformance; one that adds an interface makes every
+/// type conforming to its constraint conform to it. slangc: E38029 for
+/// the calls on lines 17 and 18 only (`Other` conforms to neither;
+/// `FooImpl` to both).
+#[test]
+fn blanket_extensions_and_conformance() {
+    check_diags(
+        r#"
+interface IFoo { float read(); }
+interface IBar { float twice(); }
+extension<T : IFoo> T { float plusOne() { return this.read() + 1.0; } }
+extension<T : IFoo> T : IBar { float twice() { return this.read() * 2.0; } }
+struct FooImpl : IFoo { float read() { return 1.0; } }
+struct Other { float v; }
+float useFoo<T : IFoo>(T t) { return t.read(); }
+float useBar<T : IBar>(T t) { return t.twice(); }
+RWStructuredBuffer<float> outputBuffer;
+[numthreads(1,1,1)]
+void main()
+{
+    FooImpl f;
+    Other o;
+    outputBuffer[0] = useFoo(f) + useBar(f) + f.plusOne();
+    outputBuffer[1] = useFoo(o);
+    outputBuffer[2] = useBar(o);
+}
+"#,
+        expect![[r#"
+            /main.slang:17:23: error[not-conforming]: `Other` does not conform to `IFoo`, which the generic parameter requires
+            /main.slang:18:23: error[not-conforming]: `Other` does not conform to `IBar`, which the generic parameter requires
+        "#]],
+    );
+}
+
 /// Locals never used are warned about, once, at their name; `_` names,
 /// uses inside `sizeof`/`countof`, and bodies with macro calls are not.
 #[test]

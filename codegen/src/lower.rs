@@ -214,7 +214,10 @@ fn owner_struct(db: &dyn Db, def: DefId) -> Option<DefId> {
 fn is_instance_method(db: &dyn Db, def: DefId) -> bool {
     item_of(db, def)
         .is_some_and(|i| matches!(i.kind, ItemKind::Fn | ItemKind::Property | ItemKind::Subscript) && !i.is_static)
-        && (owner_struct(db, def).is_some() || extension_of_builtin(db, def) || apply_of_method(db, def))
+        && (owner_struct(db, def).is_some()
+            || extension_of_builtin(db, def)
+            || blanket_method(db, def)
+            || apply_of_method(db, def))
 }
 
 /// Whether `def` is a `__func_extension __apply(S::method)` of a method:
@@ -251,6 +254,13 @@ fn extension_of_builtin(db: &dyn Db, def: DefId) -> bool {
     })
 }
 
+/// Whether `def` is a method of a blanket extension (`extension<T : I> T`),
+/// a method of every type conforming to `I`: its instances bind `T` to
+/// the receiver's type (a struct, or an interface value's).
+fn blanket_method(db: &dyn Db, def: DefId) -> bool {
+    parent_of(db, def).is_some_and(|p| slang_analysis::generics::blanket_param(db, p).is_some())
+}
+
 /// A readable identifier for a generic argument (`float3` → `float3`,
 /// `S<float>` → `S_float`).
 fn mangle(t: &Ty) -> String {
@@ -260,7 +270,7 @@ fn mangle(t: &Ty) -> String {
 
 /// A dispatch function's interface type, requirement and the
 /// requirement's own generic arguments.
-type DispatchKey = (Ty, DefId, Vec<(String, Ty)>);
+type DispatchKey = (Ty, DefId, Vec<(String, Ty)>, Vec<(String, GlobalId)>);
 
 /// Builds a [`Module`] from the functions reachable from the roots.
 pub(crate) struct ModuleLowerer<'db> {
@@ -505,6 +515,7 @@ impl<'db> ModuleLowerer<'db> {
                 && item_of(db, p).is_some_and(|i| !matches!(i.kind, ItemKind::Namespace | ItemKind::Extension))
         }) || (owner.is_none()
             && !extension_of_builtin(db, def)
+            && !blanket_method(db, def)
             && parent_of(db, def).and_then(|p| item_of(db, p)).is_some_and(|i| i.kind == ItemKind::Extension))
         {
             return err(
@@ -520,7 +531,7 @@ impl<'db> ModuleLowerer<'db> {
                 let this = ctx.this.clone();
                 Some(self.lower_ty(&this, at)?)
             }
-            None if extension_of_builtin(db, def) || apply_of_method(db, def) => {
+            None if extension_of_builtin(db, def) || blanket_method(db, def) || apply_of_method(db, def) => {
                 let this = ctx.this.clone();
                 Some(self.lower_ty(&this, at)?)
             }

@@ -1,6 +1,9 @@
 //! Generic constraints: what a generic parameter is required to conform
 //! to (`<T : I>`, `where T : I`), and whether a type certainly does not
-//! conform to an interface (for E38029 and for member lookup on `T`).
+//! conform to an interface (for E38029 and for member lookup on `T`),
+//! through its supertypes, its extensions' and blanket extensions'
+//! (`extension<T : I> T : J`, whose methods also belong to every type
+//! conforming to `I`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -187,14 +190,29 @@ pub fn associated_type(db: &dyn Db, iface: DefId, name: &str) -> Option<DefId> {
     })
 }
 
-/// The supertypes written on user struct or class `def` and on the
-/// non-generic extensions of it that `file` can see, each with the
-/// declaration it is written in; `None` when that cannot be told here
-/// (item macros, or a generic extension).
-fn written_supertypes(db: &dyn Db, file: SourceFile, def: DefId) -> Option<Vec<(DefId, TypeRef)>> {
+/// The supertypes of user struct or class `def` as seen from `file`.
+struct Supertypes {
+    /// Written on the type and on the non-generic extensions of it, each
+    /// with the declaration it is written in.
+    direct: Vec<(DefId, TypeRef)>,
+    /// Blanket extensions that add conformances to every type conforming
+    /// to their parameter's constraints (`extension<T : IFoo> T : IBar`),
+    /// as declarations.
+    blanket: Vec<DefId>,
+}
+
+/// The supertypes written on user struct or class `def`, on the
+/// non-generic extensions of it and on blanket extensions that `file`
+/// can see; `None` when that cannot be told here (item macros, or a
+/// generic extension of the type, or of an alias, that adds supertypes;
+/// extensions of an alias count for the type it names). Generic
+/// extensions that add members only (`extension<T : IFoo> T { … }`) or
+/// extend other types decide nothing.
+fn written_supertypes(db: &dyn Db, file: SourceFile, def: DefId) -> Option<Supertypes> {
     let name = &item_of(db, def)?.name.clone().unwrap_or_default();
     let node = crate::hir::decl_syntax(db, def)?;
     let mut supertypes: Vec<(DefId, ast::Type)> = Vec::new();
+    let mut blanket = Vec::new();
     if let Some(s) = ast::Struct::cast(node.clone()) {
         supertypes.extend(s.supertypes().map(|t| (def, t)));
     } else if let Some(c) = ast::Class::cast(node.clone()) {
@@ -203,6 +221,11 @@ fn written_supertypes(db: &dyn Db, file: SourceFile, def: DefId) -> Option<Vec<(
     // Extensions anywhere the file can see.
     let files: Vec<SourceFile> =
         crate::module_graph::visible_files(db, file).iter().copied().chain([def.file(db)]).collect();
+    // (An extension of an alias may extend this type.)
+    let scope = crate::name_res::global_scope(db, file);
+    let is_alias = |n: &str| {
+        scope.lookup(n).is_some_and(|ds| ds.iter().any(|d| matches!(d.kind, ItemKind::Typedef | ItemKind::Typealias)))
+    };
     for f in files {
         let tree = item_tree(db, f);
         if tree.has_item_macros {
@@ -211,16 +234,97 @@ fn written_supertypes(db: &dyn Db, file: SourceFile, def: DefId) -> Option<Vec<(
         for ext in tree.walk().filter(|i| i.kind == ItemKind::Extension) {
             let edef = DefId::new(db, f, ext.ast_index);
             let e = crate::hir::decl_syntax(db, edef).and_then(ast::Extension::cast)?;
-            if e.syntax().children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
-                return None;
-            }
             let target = e.target().map(|t| t.syntax().text().to_string()).unwrap_or_default();
-            if target.split('<').next().unwrap_or("").trim() == name {
+            let base = target.split('<').next().unwrap_or("").trim();
+            let adds_supertypes = e.supertypes().next().is_some();
+            if e.syntax().children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST) {
+                if !adds_supertypes {
+                    continue;
+                }
+                if blanket_param(db, edef).is_some() {
+                    blanket.push(edef);
+                } else if base == name || is_alias(base) {
+                    return None;
+                }
+                continue;
+            }
+            if base != name && adds_supertypes && is_alias(base) {
+                // `extension myfloat3 : I` of `typedef myvector<3> myfloat3`.
+                match DeclCtx::for_def(db, edef).this {
+                    Ty::Adt { def: d, .. } if d == def => supertypes.extend(e.supertypes().map(|t| (edef, t))),
+                    Ty::Adt { .. } => {}
+                    _ => return None,
+                }
+                continue;
+            }
+            if base == name {
                 supertypes.extend(e.supertypes().map(|t| (edef, t)));
             }
         }
     }
-    Some(supertypes.into_iter().map(|(d, t)| (d, lower_type(Some(t)))).collect())
+    let direct = supertypes.into_iter().map(|(d, t)| (d, lower_type(Some(t)))).collect();
+    Some(Supertypes { direct, blanket })
+}
+
+/// The generic parameter that extension `ext` extends when it is a
+/// blanket extension (`extension<T : IFoo> T`, which applies to every
+/// type conforming to `T`'s constraints): its name and declaration.
+#[salsa::tracked(returns(ref))]
+pub fn blanket_param(db: &dyn Db, ext: DefId) -> Option<(String, DefId)> {
+    let item = item_of(db, ext).filter(|i| i.kind == ItemKind::Extension)?;
+    if item.generic_params.is_empty() {
+        return None;
+    }
+    let e = crate::hir::decl_syntax(db, ext).and_then(ast::Extension::cast)?;
+    let target = e.target()?.syntax().text().to_string();
+    let g = item.generic_params.iter().find(|g| g.name.as_deref() == Some(target.trim()))?;
+    Some((target.trim().to_string(), DefId::new(db, ext.file(db), g.ast_index)))
+}
+
+/// The methods named `name` that the blanket extensions visible from
+/// `file` add to a type conforming to the interfaces `conforms` accepts
+/// (all those constraining the extension's parameter).
+pub fn blanket_methods(db: &dyn Db, file: SourceFile, name: &str, conforms: &dyn Fn(DefId) -> bool) -> Vec<DefId> {
+    if !crate::infer::extension_member_names(db, file).as_ref().is_some_and(|names| names.contains(name)) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for &f in crate::module_graph::visible_files(db, file).iter() {
+        for ext in item_tree(db, f).walk().filter(|i| i.kind == ItemKind::Extension && !i.generic_params.is_empty()) {
+            let methods: Vec<DefId> = ext
+                .members
+                .iter()
+                .filter(|m| m.kind == ItemKind::Fn && m.name.as_deref() == Some(name))
+                .map(|m| DefId::new(db, f, m.ast_index))
+                .collect();
+            if methods.is_empty() {
+                continue;
+            }
+            let Some((_, param)) = blanket_param(db, DefId::new(db, f, ext.ast_index)) else { continue };
+            if constraint_interfaces(db, *param).is_some_and(|req| req.iter().all(|&i| conforms(i))) {
+                out.extend(methods);
+            }
+        }
+    }
+    out
+}
+
+/// The interfaces that blanket extension `ext` (`extension<T : IFoo> T
+/// : IBar`) requires of a type (those constraining `T`) and those it
+/// adds (`IBar`); `None` when some do not resolve to interfaces.
+fn blanket_conformance(db: &dyn Db, ext: DefId) -> Option<(Vec<DefId>, Vec<DefId>)> {
+    let e = crate::hir::decl_syntax(db, ext).and_then(ast::Extension::cast)?;
+    let (_, param) = blanket_param(db, ext).as_ref()?;
+    let required = constraint_interfaces(db, *param)?;
+    let mut ctx = DeclCtx::for_def(db, ext);
+    let added = e
+        .supertypes()
+        .map(|t| match ctx.resolve(&lower_type(Some(t))) {
+            Ty::Adt { def, .. } if item_of(db, def).is_some_and(|i| i.kind == ItemKind::Interface) => Some(def),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((required, added))
 }
 
 #[salsa::tracked(returns(copy))]
@@ -235,7 +339,7 @@ fn type_conformance(db: &dyn Db, file: SourceFile, def: DefId, iface: DefId) -> 
     let supertypes = written_supertypes(db, file, def)?;
     let mut reached = HashSet::new();
     let mut unknown = false;
-    for (ctx_def, t) in supertypes {
+    for (ctx_def, t) in supertypes.direct {
         let mut ctx = DeclCtx::for_def(db, ctx_def);
         match ctx.resolve(&t) {
             Ty::Adt { def: i, .. } if item_of(db, i).is_some_and(|it| it.kind == ItemKind::Interface) => {
@@ -243,6 +347,32 @@ fn type_conformance(db: &dyn Db, file: SourceFile, def: DefId, iface: DefId) -> 
             }
             // A base struct, or something unresolved.
             _ => unknown = true,
+        }
+    }
+    // Blanket extensions whose requirements the type meets, until no
+    // more apply (one may meet another's).
+    let mut pending: Vec<(Vec<DefId>, Vec<DefId>)> = Vec::new();
+    for ext in supertypes.blanket {
+        match blanket_conformance(db, ext) {
+            Some(c) => pending.push(c),
+            None => unknown = true,
+        }
+    }
+    loop {
+        let before = pending.len();
+        let mut rest = Vec::new();
+        for (required, added) in pending {
+            if required.iter().all(|r| reached.contains(r)) {
+                for i in added {
+                    unknown |= !interface_closure(db, i, &mut reached);
+                }
+            } else {
+                rest.push((required, added));
+            }
+        }
+        pending = rest;
+        if pending.len() == before {
+            break;
         }
     }
     if reached.contains(&iface) {
@@ -274,7 +404,7 @@ pub fn conforming_args(db: &dyn Db, file: SourceFile, def: DefId, iface: &Ty) ->
         return None;
     }
     let params: Vec<String> = item.generic_params.iter().filter_map(|g| g.name.clone()).collect();
-    for (ctx_def, t) in written_supertypes(db, file, def)? {
+    for (ctx_def, t) in written_supertypes(db, file, def)?.direct {
         let sup = DeclCtx::for_def(db, ctx_def).resolve(&t);
         let mut seen = HashSet::new();
         let mut bind = HashMap::new();
@@ -282,7 +412,10 @@ pub fn conforming_args(db: &dyn Db, file: SourceFile, def: DefId, iface: &Ty) ->
             return Some(params.iter().map(|p| bind[p].clone()).collect());
         }
     }
-    None
+    // Through a blanket extension (`extension<T : IFoo> T : IBar`): a
+    // non-generic type to a non-generic interface.
+    let plain = |t: &Ty| matches!(t, Ty::Adt { args, .. } if args.is_empty());
+    (params.is_empty() && plain(iface) && type_conformance(db, file, def, *idef) == Some(true)).then(Vec::new)
 }
 
 /// Whether interface type `sup` is or inherits `target`, binding the

@@ -388,6 +388,12 @@ impl<'db> Infer<'_, 'db> {
                 }
                 Some(Member::Opaque) => Ty::Unknown,
                 None => {
+                    // A method a blanket extension (`extension<T : I> T`)
+                    // adds to the types conforming to `I`.
+                    let blanket = self.blanket_methods_of(receiver, name);
+                    if !blanket.is_empty() {
+                        return Ty::Func(blanket);
+                    }
                     // Core types: their declarations list every member, and
                     // extensions may add more.
                     // (Only resources: wrappers like `ConstantBuffer<T>` or
@@ -491,6 +497,10 @@ impl<'db> Infer<'_, 'db> {
                 None => {}
             }
         }
+        let blanket = super::generics::blanket_methods(db, self.ctx.file, name, &|i| closure.contains(&i));
+        if !blanket.is_empty() {
+            return Ty::Func(blanket);
+        }
         // Every interface is user-written and seen whole (core interfaces
         // have members this model may not list; extensions may add some).
         let seen_whole = complete
@@ -503,6 +513,26 @@ impl<'db> Infer<'_, 'db> {
             });
         }
         Ty::Unknown
+    }
+
+    /// The methods named `name` that blanket extensions (`extension<T :
+    /// I> T`) add to `receiver`, a user struct or an interface value:
+    /// those of extensions whose constraints it conforms to.
+    fn blanket_methods_of(&self, receiver: &Ty, name: &str) -> Vec<DefId> {
+        let db = self.db();
+        let Ty::Adt { def, .. } = receiver else { return Vec::new() };
+        let file = self.ctx.file;
+        match item_of(db, *def).map(|i| i.kind) {
+            Some(ItemKind::Interface) => {
+                let mut closure = std::collections::HashSet::new();
+                super::generics::interface_closure(db, *def, &mut closure);
+                super::generics::blanket_methods(db, file, name, &|i| closure.contains(&i))
+            }
+            Some(ItemKind::Struct | ItemKind::Class) => super::generics::blanket_methods(db, file, name, &|i| {
+                super::generics::conformance(db, file, receiver, i) == Some(true)
+            }),
+            _ => Vec::new(),
+        }
     }
 
     /// Report `owner.name` if no member of that name is accessible from

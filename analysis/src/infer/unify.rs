@@ -40,12 +40,17 @@ fn bind_one(name: &str, value: Ty, bind: &mut HashMap<String, Ty>) -> bool {
 /// The generic parameters of the type method `def` belongs to, bound from
 /// the type of the receiver, `owner` (`S<A…>`): `S`'s own parameters, and
 /// those of the extension declaring `def` (`extension<U> S<U>`: `U` is the
-/// receiver's argument). Shared by overload resolution and code
-/// generation.
+/// receiver's argument; `extension<T : I> T`: `T` is the receiver's
+/// type). Shared by overload resolution and code generation.
 pub fn receiver_bindings(db: &dyn Db, def: DefId, owner: &Ty) -> HashMap<String, Ty> {
     let mut out = HashMap::new();
-    let Ty::Adt { def: o, args, .. } = owner else { return out };
     let Some(parent) = parent_of(db, def) else { return out };
+    if let Some((name, _)) = super::generics::blanket_param(db, parent) {
+        // `extension<T : I> T`: `T` is the receiver's type.
+        out.insert(name.clone(), owner.clone());
+        return out;
+    }
+    let Ty::Adt { def: o, args, .. } = owner else { return out };
     let own = |out: &mut HashMap<String, Ty>| {
         for (g, a) in item_of(db, *o).iter().flat_map(|i| i.generic_params.iter()).zip(args) {
             if let (Some(n), false) = (&g.name, a.is_unknown()) {

@@ -88,6 +88,23 @@ impl FnLower<'_, '_> {
                     Some((_, prefix)) if !prefix.is_empty() => self.ctx.resolve(&TypeRef::Path(prefix.to_vec())),
                     _ => self.ctx.this.clone(),
                 };
+                let requirement = parent_of(self.db(), def)
+                    .and_then(|p| item_of(self.db(), p))
+                    .is_some_and(|i| i.kind == ItemKind::Interface);
+                if let (true, true, Some(this)) = (requirement, self.is_interface_value(&owner), self.this_ptr()) {
+                    // A requirement named alone in a method of a blanket
+                    // extension (`extension<T : I> T`) of an interface
+                    // value: dispatched on `this`.
+                    let generics = match fn_sig(self.db(), def).generic_params.is_empty() {
+                        true => Vec::new(),
+                        false => self.instance(def, &owner, &[], args, 0)?.args,
+                    };
+                    let paths = self.m.resource_fields(&owner);
+                    let held = self.bound_under(this, "", paths);
+                    let f = self.m.dispatch_function(&owner, def, &generics, &held, self.span)?;
+                    let all: Vec<CallArg> = std::iter::once(CallArg::Place(this)).chain(expr_args).collect();
+                    return self.call_function(f, &all);
+                }
                 let explicit = segs.last().map(|s| s.args.clone()).unwrap_or_default();
                 let mut inst = self.instance(def, &owner, &explicit, args, 0)?;
                 if is_instance_method(self.db(), def) {
@@ -111,7 +128,10 @@ impl FnLower<'_, '_> {
             (Expr::Member { receiver, name, generic_args, .. }, Ty::Func(defs)) if !user_defs(&defs).is_empty() => {
                 let def = self.pick_overload(&user_defs(&defs), args, &name)?;
                 let receiver_ty = self.inferred.type_of(receiver);
-                if self.is_interface_value(&receiver_ty) {
+                let requirement = parent_of(self.db(), def)
+                    .and_then(|p| item_of(self.db(), p))
+                    .is_some_and(|i| i.kind == ItemKind::Interface);
+                if self.is_interface_value(&receiver_ty) && requirement {
                     // Dynamic dispatch on an interface-typed value.
                     let at = self.span;
                     // A generic requirement: its own generic arguments,
@@ -121,7 +141,8 @@ impl FnLower<'_, '_> {
                     } else {
                         self.instance(def, &receiver_ty, &generic_args, args, 0)?.args
                     };
-                    let f = self.m.dispatch_function(&receiver_ty, def, &generics, at)?;
+                    let held = self.receiver_resources(receiver, &receiver_ty);
+                    let f = self.m.dispatch_function(&receiver_ty, def, &generics, &held, at)?;
                     let all: Vec<CallArg> = std::iter::once(CallArg::Expr(receiver)).chain(expr_args).collect();
                     return self.call_function(f, &all);
                 }
@@ -174,6 +195,8 @@ impl FnLower<'_, '_> {
         let db = self.m.db;
         let mut bindings = match (owner, owner_struct(db, def)) {
             (Ty::Adt { def: o, .. }, Some(s)) if *o == s => infer::receiver_bindings(db, def, owner),
+            // (`extension<T : I> T`: `T` is the receiver's type.)
+            _ if blanket_method(db, def) => infer::receiver_bindings(db, def, owner),
             _ => HashMap::new(),
         };
         if !fn_sig(db, def).generic_params.is_empty() {

@@ -52,21 +52,8 @@ impl<'db> ModuleLowerer<'db> {
                 variants.push(t);
             }
         }
-        for &f in slang_analysis::module_graph::visible_files(db, file).iter() {
-            if matches!(iface_ty, Ty::Assoc(..)) {
-                break;
-            }
-            for item in item_tree(db, f).walk() {
-                if !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
-                    continue;
-                }
-                let def = DefId::new(db, f, item.ast_index);
-                let Some(args) = slang_analysis::generics::conforming_args(db, file, def, iface_ty) else { continue };
-                let ty = Ty::Adt { def, args, name: item.name.clone().unwrap_or_default() };
-                if !variants.contains(&ty) {
-                    variants.push(ty);
-                }
-            }
+        if let Ty::Adt { .. } = iface_ty {
+            variants = self.conforming_types(iface_ty);
         }
         if variants.is_empty() {
             return err(at, format!("no type of the program conforms to `{shown}`, so no value of it can exist"));
@@ -84,7 +71,7 @@ impl<'db> ModuleLowerer<'db> {
         let int = self.intern(Type::Scalar(Scalar::Int32));
         let mut fields = vec![("tag".to_string(), int)];
         for (v, t) in &lowered {
-            fields.push((format!("as_{}", mangle(v)), *t));
+            fields.push((super::resources::variant_segment(v), *t));
         }
         let iname = mangle(iface_ty);
         let t = self.intern(Type::Struct { name: format!("{iname}_Any"), fields });
@@ -112,7 +99,8 @@ impl<'db> ModuleLowerer<'db> {
         {
             let diffs: Option<Vec<TypeId>> = lowered.iter().map(|v| self.module.types.differential(v.1)).collect();
             if let Some(diffs) = diffs {
-                let fields = lowered.iter().zip(&diffs).map(|((v, _), &d)| (format!("as_{}", mangle(v)), d)).collect();
+                let fields =
+                    lowered.iter().zip(&diffs).map(|((v, _), &d)| (super::resources::variant_segment(v), d)).collect();
                 let d = self.intern(Type::Struct { name: format!("{iname}_Any_Differential"), fields });
                 let identity = (0..diffs.len() as u32).map(Some).collect();
                 self.module.types.set_struct_diff(d, StructDiff { ty: d, fields: identity });
@@ -123,6 +111,31 @@ impl<'db> ModuleLowerer<'db> {
         self.existential_variants.insert(t, lowered.iter().map(|v| v.1).collect());
         self.existentials.insert(iface_ty.clone(), (t, lowered));
         Ok(t)
+    }
+
+    /// The struct types of the program conforming to interface type
+    /// `iface_ty` (`I` or `I<float>`), in declaration order: those an
+    /// interface value may hold (a generic struct with the generic
+    /// arguments that make its supertypes reach `iface_ty`).
+    pub(super) fn conforming_types(&self, iface_ty: &Ty) -> Vec<Ty> {
+        let db = self.db;
+        let Ty::Adt { def: iface, .. } = iface_ty else { return Vec::new() };
+        let file = self.root_file.unwrap_or(iface.file(db));
+        let mut out: Vec<Ty> = Vec::new();
+        for &f in slang_analysis::module_graph::visible_files(db, file).iter() {
+            for item in item_tree(db, f).walk() {
+                if !matches!(item.kind, ItemKind::Struct | ItemKind::Class) {
+                    continue;
+                }
+                let def = DefId::new(db, f, item.ast_index);
+                let Some(args) = slang_analysis::generics::conforming_args(db, file, def, iface_ty) else { continue };
+                let ty = Ty::Adt { def, args, name: item.name.clone().unwrap_or_default() };
+                if !out.contains(&ty) {
+                    out.push(ty);
+                }
+            }
+        }
+        out
     }
 
     /// The IR type of a buffer's elements of type `ty`: an interface
@@ -163,14 +176,18 @@ impl<'db> ModuleLowerer<'db> {
     /// forward mode differentiates it like any other function.
     /// A generic requirement has one per list of its own generic
     /// arguments (`generics`, by name), each method's the same by position.
+    /// One is made per set of buffers the value holds (`resources`, by
+    /// field path under each variant, as [`Self::resource_fields`] names
+    /// them): each method is specialized to those of its variant.
     pub(super) fn dispatch_function(
         &mut self,
         iface_ty: &Ty,
         req: DefId,
         generics: &[(String, Ty)],
+        resources: &[(String, GlobalId)],
         at: Option<TextRange>,
     ) -> R<FuncId> {
-        let key = (iface_ty.clone(), req, generics.to_vec());
+        let key = (iface_ty.clone(), req, generics.to_vec(), resources.to_vec());
         if let Some(&f) = self.dispatchers.get(&key) {
             return Ok(f);
         }
@@ -254,21 +271,37 @@ impl<'db> ModuleLowerer<'db> {
             let vname = vty.to_string();
             // (A method by name, a property by name, a `__subscript` by
             // its parameters.)
+            // (The struct's own, or one an extension of it adds, or a
+            // blanket extension, `extension<T : I> T`, of which `T` is
+            // then the struct.)
             let kind = req_item.as_ref().map_or(ItemKind::Fn, |i| i.kind);
-            let found = item_of(db, *v).and_then(|i| {
-                i.members
+            let file = self.root_file.unwrap_or(v.file(db));
+            let fits = |m: &DefId| {
+                let msig = fn_sig(db, *m);
+                msig.params.len() == sig.params.len() && msig.generic_params.len() == sig.generic_params.len()
+            };
+            let mut owners = vec![*v];
+            owners.extend(slang_analysis::infer::applicable_extensions(db, *v, vargs));
+            let own = owners.iter().find_map(|o| {
+                item_of(db, *o)?
+                    .members
                     .iter()
                     .filter(|m| {
                         m.kind == kind && (kind == ItemKind::Subscript || m.name.as_deref() == Some(rname.as_str()))
                     })
-                    .map(|m| DefId::new(db, v.file(db), m.ast_index))
-                    .find(|&m| {
-                        let msig = fn_sig(db, m);
-                        msig.params.len() == sig.params.len() && msig.generic_params.len() == sig.generic_params.len()
-                    })
+                    .map(|m| DefId::new(db, o.file(db), m.ast_index))
+                    .find(fits)
+            });
+            let found = own.or_else(|| {
+                let conforms = |i: DefId| slang_analysis::generics::conformance(db, file, vty, i) == Some(true);
+                let blanket = match kind {
+                    ItemKind::Fn => slang_analysis::generics::blanket_methods(db, file, &rname, &conforms),
+                    _ => Vec::new(),
+                };
+                blanket.into_iter().find(fits)
             });
             let Some(m) = found else {
-                return err(at, format!("`{vname}` has no method `{rname}` to dispatch to (from an extension?)"));
+                return err(at, format!("`{vname}` has no method `{rname}` to dispatch to"));
             };
             if mutating(m) && !is_mutating {
                 return err(at, format!("`{vname}.{rname}` is `[mutating]` but `{iname}.{rname}` is not"));
@@ -276,12 +309,24 @@ impl<'db> ModuleLowerer<'db> {
             // The struct's generic arguments, and the requirement's by
             // position.
             let vparams = item_of(db, *v).map(|i| i.generic_params.clone()).unwrap_or_default();
-            let mut mbindings: HashMap<String, Ty> =
-                vparams.iter().filter_map(|g| g.name.clone()).zip(vargs.iter().cloned()).collect();
+            let mut mbindings: HashMap<String, Ty> = slang_analysis::infer::receiver_bindings(db, m, vty);
+            mbindings.extend(vparams.iter().filter_map(|g| g.name.clone()).zip(vargs.iter().cloned()));
             mbindings.extend(fn_sig(db, m).generic_params.iter().zip(&sig.generic_params).filter_map(
                 |(mine, theirs)| Some((mine.clone(), generics.iter().find(|g| &g.0 == theirs)?.1.clone())),
             ));
-            let f = self.declare_function(Instance::new(db, m, &mbindings), false)?;
+            let mut inst = Instance::new(db, m, &mbindings);
+            if !is_static {
+                let held = super::resources::variant_resources(resources, vty);
+                if held.is_empty() && !self.resource_fields(vty).is_empty() {
+                    // A type holding buffers, none of them bound: the
+                    // value does not hold one (it would have been given
+                    // its buffers), and this branch is never taken.
+                    methods.push(None);
+                    continue;
+                }
+                inst.resources.extend(held.into_iter().map(|(p, g)| (THIS_PARAM, p, g)));
+            }
+            let f = self.declare_function(inst, false)?;
             let fparams = &self.module.function(f).params;
             let skip = usize::from(!is_static);
             let matches = fparams.len() + 1 - skip == params.len()
@@ -290,9 +335,18 @@ impl<'db> ModuleLowerer<'db> {
             if !matches {
                 return err(at, format!("`{vname}.{rname}` does not have the signature of `{iname}.{rname}`"));
             }
-            methods.push(f);
+            methods.push(Some(f));
         }
-        let suffix: String = generics.iter().map(|(_, t)| format!("_{}", mangle(t))).collect();
+        if methods.iter().all(Option::is_none) {
+            return err(
+                at,
+                format!("the buffers held by this `{iname}` value are not known here: assign it a value holding global buffers first"),
+            );
+        }
+        let mut suffix: String = generics.iter().map(|(_, t)| format!("_{}", mangle(t))).collect();
+        for (_, g) in resources {
+            suffix = format!("{suffix}_{}", self.module.global(*g).name);
+        }
         let fname = mangle(iface_ty);
         let mut b = FunctionBuilder::new(format!("{fname}_{rname}{suffix}_dispatch"), ret, at);
         let entry = b.new_block();
@@ -311,6 +365,17 @@ impl<'db> ModuleLowerer<'db> {
         let mut blocks = Vec::new();
         for (k, (f, (_, vt))) in methods.iter().zip(&variants).enumerate() {
             let blk = b.new_block();
+            let Some(f) = f else {
+                // (Never taken: see above.)
+                let r = (!void).then(|| {
+                    let mut e =
+                        crate::autodiff::rules::Emit { types: &mut self.module.types, b: &mut b, block: blk, span: at };
+                    e.zero(ret)
+                });
+                b.terminate(blk, Terminator::Branch { target: brk, args: r.into_iter().collect() });
+                blocks.push(blk);
+                continue;
+            };
             let this = match (is_static, is_mutating) {
                 (true, _) => None,
                 (false, false) => Some(b.inst(blk, Op::Extract(values[0], k as u32 + 1), *vt, at)),

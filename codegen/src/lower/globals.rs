@@ -61,6 +61,10 @@ pub(super) enum Resource {
 pub(super) fn resource_of(ty: &Ty) -> Option<(Resource, Option<&Ty>)> {
     let Ty::Adt { name, args, .. } = ty else { return None };
     Some(match name.as_str() {
+        // A descriptor handle (`T.Handle`) stands for its resource, bound
+        // at compile time as resources are (each handle's value is known
+        // where it is used).
+        "DescriptorHandle" => return resource_of(args.first()?),
         "RWStructuredBuffer" => (Resource::Structured { writable: true }, args.first()),
         "StructuredBuffer" => (Resource::Structured { writable: false }, args.first()),
         "RWByteAddressBuffer" => (Resource::ByteAddress { writable: true }, None),

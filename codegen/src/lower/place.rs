@@ -283,7 +283,8 @@ impl FnLower<'_, '_> {
         };
         match property_named(db, &owner, name) {
             Some(p) if self.is_interface_value(&owner) => {
-                self.m.dispatch_function(&owner, p, &[], self.expr_span(e)).map(Some)
+                let held = self.receiver_resources(receiver, &owner);
+                self.m.dispatch_function(&owner, p, &[], &held, self.expr_span(e)).map(Some)
             }
             Some(p) => self.instance_of(p, &owner, &[], &[], 0).map(Some),
             None => Ok(None),
@@ -363,7 +364,11 @@ impl FnLower<'_, '_> {
             } else {
                 self.instance(def, &owner, &[], &args, 0)?.args
             };
-            return self.m.dispatch_function(&owner, def, &generics, self.expr_span(e)).map(Some);
+            let held = match self.body.expr(e).clone() {
+                Expr::Index { base, .. } => self.receiver_resources(base, &owner),
+                _ => Vec::new(),
+            };
+            return self.m.dispatch_function(&owner, def, &generics, &held, self.expr_span(e)).map(Some);
         }
         match set {
             true => self.setter(def, &owner, &args, e).map(Some),

@@ -2,15 +2,21 @@
 //! on the GPU, so which global buffer a parameter or a struct's field
 //! holds is bound at compile time: function instances are specialized to
 //! the buffers their arguments hold, and returned structs report theirs.
+//! An interface value holds those of the struct it was given, under its
+//! variant's name (`as_Data_float_1.buffer`): functions taking it and
+//! the dispatch functions of its methods are specialized to them.
 
 use super::*;
 
 impl<'db> ModuleLowerer<'db> {
     /// The paths of the buffers (and other resources) a value of `ty`
     /// holds in its fields and their fields (`["data", "inner.grad"]`):
-    /// empty for types that hold none.
+    /// empty for types that hold none. A value of interface type holds
+    /// those of each type it may hold, under the name of its variant
+    /// ([`variant_segment`]: `as_Data_float_1.buffer`).
     pub(super) fn resource_fields(&self, ty: &Ty) -> Vec<String> {
-        fn walk(db: &dyn Db, ty: &Ty, prefix: &str, depth: usize, out: &mut Vec<String>) {
+        fn walk(m: &ModuleLowerer, ty: &Ty, prefix: &str, depth: usize, out: &mut Vec<String>) {
+            let db = m.db;
             let Ty::Adt { def, args, name } = ty else { return };
             if depth > 8 {
                 return;
@@ -18,29 +24,42 @@ impl<'db> ModuleLowerer<'db> {
             if slang_analysis::core_files(db).contains(&def.file(db)) {
                 // `DifferentialPtrPair<T>`: fields `p` and `d` of type `T`.
                 if let ("DifferentialPtrPair", [t]) = (name.as_str(), args.as_slice()) {
-                    walk(db, t, &join_path(prefix, "p"), depth + 1, out);
-                    walk(db, t, &join_path(prefix, "d"), depth + 1, out);
+                    walk(m, t, &join_path(prefix, "p"), depth + 1, out);
+                    walk(m, t, &join_path(prefix, "d"), depth + 1, out);
                 }
                 return;
             }
-            let Some(item) = item_of(db, *def).filter(|i| i.kind == ItemKind::Struct) else { return };
+            let Some(item) = item_of(db, *def) else { return };
+            if item.kind == ItemKind::Interface {
+                let variants = match m.existentials.get(ty) {
+                    Some((_, vs)) => vs.iter().map(|v| v.0.clone()).collect(),
+                    None => m.conforming_types(ty),
+                };
+                for v in variants {
+                    walk(m, &v, &join_path(prefix, &variant_segment(&v)), depth + 1, out);
+                }
+                return;
+            }
+            if item.kind != ItemKind::Struct {
+                return;
+            }
             let bindings: HashMap<String, Ty> =
                 item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
             let mut ctx = DeclCtx::specialized(db, *def, &bindings);
-            for m in item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static) {
-                let mdef = DefId::new(db, def.file(db), m.ast_index);
+            for f in item.members.iter().filter(|m| m.kind == ItemKind::Var && !m.is_static) {
+                let mdef = DefId::new(db, def.file(db), f.ast_index);
                 let fty = decl_type_ref(db, mdef).clone().map(|t| ctx.resolve(&t)).unwrap_or(Ty::Unknown);
-                let name = m.name.clone().unwrap_or_default();
+                let name = f.name.clone().unwrap_or_default();
                 let path = join_path(prefix, &name);
                 if globals::resource_of(&fty).is_some() {
                     out.push(path);
                 } else {
-                    walk(db, &fty, &path, depth + 1, out);
+                    walk(m, &fty, &path, depth + 1, out);
                 }
             }
         }
         let mut out = Vec::new();
-        walk(self.db, ty, "", 0, &mut out);
+        walk(self, ty, "", 0, &mut out);
         out
     }
 
@@ -177,6 +196,14 @@ impl FnLower<'_, '_> {
         value: Option<ValueId>,
         paths: Vec<String>,
     ) -> R<Vec<(String, GlobalId)>> {
+        let from_ty = self.inferred.type_of(from);
+        if from_ty != *ty && self.is_interface_value(ty) && !self.is_interface_value(&from_ty) {
+            // A struct value as an interface value: its buffers under its
+            // variant.
+            let seg = variant_segment(&from_ty);
+            let inner = self.value_resources(from, &from_ty)?;
+            return Ok(inner.into_iter().map(|(p, g)| (join_path(&seg, &p), g)).collect());
+        }
         if let Some(bound) = self.constructed_resources(from, ty)? {
             return Ok(bound);
         }
@@ -297,6 +324,19 @@ impl FnLower<'_, '_> {
         Ok(out)
     }
 
+    /// The buffers the receiver `e` (of type `ty`, an interface value or
+    /// a struct) holds, by field path.
+    pub(super) fn receiver_resources(&mut self, e: ExprId, ty: &Ty) -> Vec<(String, GlobalId)> {
+        let paths = self.m.resource_fields(ty);
+        if paths.is_empty() {
+            return Vec::new();
+        }
+        match self.struct_root(e) {
+            Some((root, prefix)) => self.bound_under(root, &prefix, paths),
+            None => Vec::new(),
+        }
+    }
+
     /// Specialize the method instance `inst` to the buffers its receiver
     /// (of type `owner`, stored at `root`) holds.
     pub(super) fn this_resources(&mut self, inst: &mut Instance, root: Option<(ValueId, String)>, owner: &Ty) {
@@ -372,4 +412,18 @@ impl FnLower<'_, '_> {
             None => args,
         }
     }
+}
+
+/// The field path segment under which the buffers of a value of struct
+/// type `v` held by an interface value are found (the name of its
+/// variant's field in the tagged union).
+pub(super) fn variant_segment(v: &Ty) -> String {
+    format!("as_{}", mangle(v))
+}
+
+/// The buffers of `bound` (by field path) held by an interface value's
+/// variant of type `v`, by their paths within `v`.
+pub(super) fn variant_resources(bound: &[(String, GlobalId)], v: &Ty) -> Vec<(String, GlobalId)> {
+    let seg = format!("{}.", variant_segment(v));
+    bound.iter().filter_map(|(p, g)| Some((p.strip_prefix(&seg)?.to_string(), *g))).collect()
 }

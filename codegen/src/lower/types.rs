@@ -105,6 +105,17 @@ impl<'db> ModuleLowerer<'db> {
             Ty::Adt { def, args, name } => {
                 let is_user_struct = !slang_analysis::core_files(self.db).contains(&def.file(self.db))
                     && item_of(self.db, *def).is_some_and(|i| i.kind == ItemKind::Struct);
+                if name == "DescriptorHandle" && !is_user_struct {
+                    // (Bindless resources: WGSL has none; a handle would
+                    // be an index into a binding array of buffers, which
+                    // the WGSL backend and the runner do not make yet.)
+                    return err(
+                        at,
+                        format!(
+                            "descriptor handles (`{ty}`) are not supported by code generation yet: they are bindless resources, which WGSL lacks (binding arrays of buffers indexed by the handle are not made yet)"
+                        ),
+                    );
+                }
                 if !is_user_struct {
                     return err(at, format!("values of type `{ty}` are not supported by code generation yet"));
                 }
