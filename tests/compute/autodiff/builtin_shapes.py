@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Writes the `builtin-shapes-*.slang` tests and their .expected.txt files.
 
-Every `[Differentiable]` function of the core module (`math.slang`), on
-every overload it declares, differentiated in both modes:
+Every `[Differentiable]` function of the core module (`math.slang`, and
+`select` of `intrinsics.slang`), on every overload it declares,
+differentiated in both modes:
 
 * the element-wise ones (`[__elementwise]`): on scalars, vectors of every
   width (2, 3, 4), matrices of every shape (2..4 rows by 2..4 columns) and
-  a vector with a broadcast scalar last argument;
+  a vector with a broadcast scalar last argument (`select` and
+  `copysign`: scalars and vectors, where slangc has them);
 * the others at every size their declaration allows: `dot`, `length`,
   `distance`, `normalize`, `reflect`, `refract` on vectors of 2, 3 and 4
   components, `cross`, `dst`, `lit`, `sincos` (through its `out`
@@ -99,11 +101,22 @@ ELEMENTWISE = {
     "copysign": (2, math.copysign, [(-2.0, 2.0), (-2.0, 2.0)], lambda x, y: abs(x) > 0.06 and abs(y) > 0.06),
     # `sincos(x, out s, out c)`, read through `s - 2 c`.
     "sincos": (1, lambda x: math.sin(x) - 2.0 * math.cos(x), [(-2.0, 2.0)], None),
+    # `select(x > 0, x, y)` (intrinsics.slang).
+    "select": (2, lambda x, y: x if x > 0.0 else y, [(-2.0, 2.0), (-2.0, 2.0)], lambda x, y: abs(x) > 0.06),
+}
+
+# Element-wise functions the reference has on fewer shapes: `select`
+# differentiable on scalars and vectors (on matrices: E41022), `copysign`
+# declared for scalars and vectors only.
+ONLY_SHAPES = {
+    "select": "scalars and vectors",
+    "copysign": "scalars and vectors",
 }
 
 # The body of the function under test, when it is not `return name(args);`.
 BODIES = {
     "sincos": ["{T} s;", "{T} c;", "sincos(x, s, c);", "return s - c - c;"],
+    "select": ["return select(x > {T}(0.0), x, y);"],
 }
 
 # Shapes: (rows, columns): (0, 0) a scalar, (n, 0) a vector, (r, c) a
@@ -311,6 +324,8 @@ def elementwise_variants(name):
     with every argument of that shape, then a vector with a broadcast
     scalar last argument."""
     arity = ELEMENTWISE[name][0]
+    if name in ONLY_SHAPES:
+        return [([s] * arity, s) for s in [SCALAR] + VECTORS]
     out = [([s] * arity, s) for s in SHAPES]
     if arity > 1:
         out.append(([(3, 0)] * (arity - 1) + [SCALAR], (3, 0)))
@@ -465,8 +480,11 @@ def main():
             for shapes, result in elementwise_variants(name):
                 f, args, dirs, g = elementwise_inputs(rng, name, shapes, result)
                 tests.append((shapes, result, f, args, dirs, g))
-            title = [f"`{name}` in {prec} on scalars, vectors of every width and matrices of every",
-                     "shape (and a vector with a broadcast scalar),"]
+            if name in ONLY_SHAPES:
+                title = [f"`{name}` in {prec} on {ONLY_SHAPES[name]} of every width,"]
+            else:
+                title = [f"`{name}` in {prec} on scalars, vectors of every width and matrices of every",
+                         "shape (and a vector with a broadcast scalar),"]
             write(file_name(name, prec), title, name, prec, tests)
     for name, cases in vector_cases().items():
         for prec in PRECISIONS:
