@@ -241,6 +241,11 @@ fn overloads_pick_the_return_type_all_matching_candidates_agree_on() {
     check_type(&format!("{s}void f(float3 v) {{ $0pick(v); }}"), expect!["float3"]);
     check_type("void f(float4 v, float4x4 m) { $0mul(v, m); }", expect!["float4"]);
     check_type("void f(float3 v) { $0dot(v, v); }", expect!["float"]);
+    check_type("void f(float x, float y) { $0mul(x, y); }", expect!["float"]);
+    check_type("void f(float3 v, float y) { $0mul(v, y); }", expect!["float3"]);
+    check_type("void f(float3 v, float y) { $0mul(y, v); }", expect!["float3"]);
+    check_type("void f(float2x3 m, float y) { $0mul(y, m); }", expect!["float2x3"]);
+    check_type("void f(float3 v) { $0dot(v, 1.0); }", expect!["float"]);
     check_type("void f(float3 v) { $0sin(v); }", expect!["float3"]);
     check_type("void f(float3 v) { $0lerp(v, v, 0.5); }", expect!["float3"]);
     check_type("struct R { int a; }\nvoid f(ByteAddressBuffer b) { $0b.Load<R>(0); }", expect!["R"]);

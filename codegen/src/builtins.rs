@@ -7,15 +7,20 @@
 //! Everything else reads rows: the IR's arity check and the predicates
 //! the passes use (`legalize`: component-wise on matrices, transcendental
 //! in `float` only), the backend (`naga_out`: [`Lowering`]), `no_diff`
-//! (whether a call carries derivatives). The forward (Jacobian-vector
-//! product) rule of each differentiable intrinsic is its arm in
-//! `autodiff::rules::intrinsic`, which reverse mode transposes.
+//! (whether a call carries derivatives), autodiff (`autodiff::rules`):
+//! each differentiable intrinsic's row holds its forward
+//! (Jacobian-vector product) [`Rule`], which reverse mode transposes —
+//! the partial derivatives as data where they are a formula, otherwise a
+//! named function of `autodiff::rules`. Adding a built-in is adding a row.
 //! Differentiability agrees with the core module's declarations
 //! (`[Differentiable]` on the overload over floats, read by the analysis):
-//! `codegen/tests/builtins.rs` checks every row against them, and that
-//! every differentiable core-module math function has a row.
+//! `codegen/tests/builtins.rs` checks every row against them, that every
+//! differentiable core-module math function has a row, and that exactly
+//! the differentiable intrinsics have a rule.
 
 use naga::MathFunction as M;
+
+use crate::autodiff::rules;
 
 /// The arguments and results a built-in takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,8 +54,46 @@ pub enum Lowering {
     MatrixProduct,
 }
 
+/// The forward derivative (Jacobian-vector product) of an [`Intrinsic`]:
+/// emitted by `autodiff::rules::intrinsic`, transposed by reverse mode
+/// (every rule is linear in the differentials).
+#[derive(Debug, Clone, Copy)]
+pub enum Rule {
+    /// The sum over the arguments of a partial derivative times the
+    /// argument's differential (`d sin(x) = cos(x) dx`), each partial
+    /// derivative an expression of the arguments and the result, of the
+    /// shape of the arguments (element-wise functions).
+    Partials(&'static [Expr]),
+    /// The function of the differential (`transpose(dx)`).
+    Linear,
+    /// Linear in each argument: `f(da, b) + f(a, db)` (`dot`, `mul`).
+    Bilinear,
+    /// A named function of `autodiff::rules`, for what selects or reduces
+    /// (`max`, `normalize`, `determinant`).
+    Custom(crate::autodiff::rules::RuleFn),
+}
+
+/// A partial derivative in a [`Rule::Partials`]: an expression of the
+/// arguments and the result, element-wise (a scalar constant broadcast).
+#[derive(Debug, Clone, Copy)]
+pub enum Expr {
+    /// The argument of this index.
+    Arg(usize),
+    /// The primal result.
+    Ret,
+    /// A constant.
+    K(f64),
+    Neg(&'static Expr),
+    Add(&'static Expr, &'static Expr),
+    Sub(&'static Expr, &'static Expr),
+    Mul(&'static Expr, &'static Expr),
+    Div(&'static Expr, &'static Expr),
+    /// A built-in function of these.
+    Call(Intrinsic, &'static [Expr]),
+}
+
 /// One built-in function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct Row {
     /// The Slang name (`__`-prefixed names are internal: no core-module
     /// declaration).
@@ -63,12 +106,15 @@ pub struct Row {
     /// Vulkan (GLSL.std.450) has it for 16- and 32-bit floats only: on
     /// `double` it is computed in `float` (`legalize`).
     pub float32_only: bool,
+    /// The forward derivative of a differentiable [`Intrinsic`] (an
+    /// [`Expanded`] function's follows from its parts').
+    pub rule: Option<Rule>,
 }
 
 macro_rules! table {
     (
         $(#[$meta:meta])* $enum:ident;
-        $($variant:ident = $name:literal / $arity:literal, $shape:ident $(, $flag:ident)* $(=> $lowering:expr)?;)*
+        $($variant:ident = $name:literal / $arity:literal, $shape:ident $(, $flag:ident)* $(=> $lowering:expr)? $(, d = $rule:expr)?;)*
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,8 +143,14 @@ macro_rules! table {
                             shape: Shape::$shape,
                             differentiable: false,
                             float32_only: false,
+                            rule: None,
                         };
                         $(table!(@flag row, $flag);)*
+                        $(row.rule = Some({
+                            #[allow(unused_imports)]
+                            use {Rule::*, Expr::*, Intrinsic as I};
+                            $rule
+                        });)?
                         row
                     })*
                 }
@@ -150,53 +202,95 @@ impl Intrinsic {
     }
 }
 
+// The arguments, the result and 1 in the rules' partial derivatives.
+const X: Expr = Expr::Arg(0);
+const Y: Expr = Expr::Arg(1);
+const Z: Expr = Expr::Arg(2);
+const R: Expr = Expr::Ret;
+const ONE: Expr = Expr::K(1.0);
+
 table! {
     /// Built-in functions that are IR instructions ([`crate::ir::Op::Intrinsic`]).
     /// Arguments are already converted to the types the function takes.
     Intrinsic;
-    Sin = "sin" / 1, Elementwise, diff, f32 => Math(M::Sin);
-    Cos = "cos" / 1, Elementwise, diff, f32 => Math(M::Cos);
-    Tan = "tan" / 1, Elementwise, diff, f32 => Math(M::Tan);
-    Asin = "asin" / 1, Elementwise, diff, f32 => Math(M::Asin);
-    Acos = "acos" / 1, Elementwise, diff, f32 => Math(M::Acos);
-    Atan = "atan" / 1, Elementwise, diff, f32 => Math(M::Atan);
-    Atan2 = "atan2" / 2, Elementwise, diff, f32 => Math(M::Atan2);
-    Sinh = "sinh" / 1, Elementwise, diff, f32 => Math(M::Sinh);
-    Cosh = "cosh" / 1, Elementwise, diff, f32 => Math(M::Cosh);
-    Tanh = "tanh" / 1, Elementwise, diff, f32 => Math(M::Tanh);
-    Exp = "exp" / 1, Elementwise, diff, f32 => Math(M::Exp);
-    Exp2 = "exp2" / 1, Elementwise, diff, f32 => Math(M::Exp2);
-    Log = "log" / 1, Elementwise, diff, f32 => Math(M::Log);
-    Log2 = "log2" / 1, Elementwise, diff, f32 => Math(M::Log2);
-    Sqrt = "sqrt" / 1, Elementwise, diff => Math(M::Sqrt);
-    Rsqrt = "rsqrt" / 1, Elementwise, diff => Math(M::InverseSqrt);
-    Pow = "pow" / 2, Elementwise, diff, f32 => Math(M::Pow);
-    Abs = "abs" / 1, Elementwise, diff => Math(M::Abs);
+    Sin = "sin" / 1, Elementwise, diff, f32 => Math(M::Sin),
+        d = Partials(&[Call(I::Cos, &[X])]);
+    Cos = "cos" / 1, Elementwise, diff, f32 => Math(M::Cos),
+        d = Partials(&[Neg(&Call(I::Sin, &[X]))]);
+    Tan = "tan" / 1, Elementwise, diff, f32 => Math(M::Tan),
+        d = Partials(&[Div(&ONE, &Mul(&Call(I::Cos, &[X]), &Call(I::Cos, &[X])))]);
+    Asin = "asin" / 1, Elementwise, diff, f32 => Math(M::Asin),
+        d = Partials(&[Call(I::Rsqrt, &[Sub(&ONE, &Mul(&X, &X))])]);
+    Acos = "acos" / 1, Elementwise, diff, f32 => Math(M::Acos),
+        d = Partials(&[Neg(&Call(I::Rsqrt, &[Sub(&ONE, &Mul(&X, &X))]))]);
+    Atan = "atan" / 1, Elementwise, diff, f32 => Math(M::Atan),
+        d = Partials(&[Div(&ONE, &Add(&ONE, &Mul(&X, &X)))]);
+    Atan2 = "atan2" / 2, Elementwise, diff, f32 => Math(M::Atan2),
+        d = Partials(&[Div(&Y, &Add(&Mul(&X, &X), &Mul(&Y, &Y))), Neg(&Div(&X, &Add(&Mul(&X, &X), &Mul(&Y, &Y))))]);
+    Sinh = "sinh" / 1, Elementwise, diff, f32 => Math(M::Sinh),
+        d = Partials(&[Call(I::Cosh, &[X])]);
+    Cosh = "cosh" / 1, Elementwise, diff, f32 => Math(M::Cosh),
+        d = Partials(&[Call(I::Sinh, &[X])]);
+    Tanh = "tanh" / 1, Elementwise, diff, f32 => Math(M::Tanh),
+        d = Partials(&[Sub(&ONE, &Mul(&R, &R))]);
+    Exp = "exp" / 1, Elementwise, diff, f32 => Math(M::Exp),
+        d = Partials(&[R]);
+    Exp2 = "exp2" / 1, Elementwise, diff, f32 => Math(M::Exp2),
+        d = Partials(&[Mul(&R, &K(std::f64::consts::LN_2))]);
+    Log = "log" / 1, Elementwise, diff, f32 => Math(M::Log),
+        d = Partials(&[Div(&ONE, &X)]);
+    Log2 = "log2" / 1, Elementwise, diff, f32 => Math(M::Log2),
+        d = Partials(&[Div(&K(1.0 / std::f64::consts::LN_2), &X)]);
+    Sqrt = "sqrt" / 1, Elementwise, diff => Math(M::Sqrt),
+        d = Partials(&[Div(&K(0.5), &Call(I::Sqrt, &[Call(I::Max, &[K(1e-7), X])]))]);
+    Rsqrt = "rsqrt" / 1, Elementwise, diff => Math(M::InverseSqrt),
+        d = Partials(&[Mul(&K(-0.5), &Div(&R, &X))]);
+    Pow = "pow" / 2, Elementwise, diff, f32 => Math(M::Pow),
+        d = Custom(rules::pow);
+    Abs = "abs" / 1, Elementwise, diff => Math(M::Abs),
+        d = Partials(&[Call(I::Sign, &[X])]);
     Sign = "sign" / 1, Elementwise => Math(M::Sign);
     Floor = "floor" / 1, Elementwise => Math(M::Floor);
     Ceil = "ceil" / 1, Elementwise => Math(M::Ceil);
     Round = "round" / 1, Elementwise => Math(M::Round);
     Trunc = "trunc" / 1, Elementwise => Math(M::Trunc);
-    Frac = "frac" / 1, Elementwise, diff => Math(M::Fract);
-    Min = "min" / 2, Elementwise, diff => Math(M::Min);
-    Max = "max" / 2, Elementwise, diff => Math(M::Max);
-    Clamp = "clamp" / 3, Elementwise, diff => Math(M::Clamp);
-    Saturate = "saturate" / 1, Elementwise, diff => Math(M::Saturate);
-    Lerp = "lerp" / 3, Elementwise, diff => Math(M::Mix);
+    Frac = "frac" / 1, Elementwise, diff => Math(M::Fract),
+        d = Partials(&[ONE]);
+    Min = "min" / 2, Elementwise, diff => Math(M::Min),
+        d = Custom(rules::min_max);
+    Max = "max" / 2, Elementwise, diff => Math(M::Max),
+        d = Custom(rules::min_max);
+    Clamp = "clamp" / 3, Elementwise, diff => Math(M::Clamp),
+        d = Custom(rules::clamp);
+    Saturate = "saturate" / 1, Elementwise, diff => Math(M::Saturate),
+        d = Custom(rules::saturate);
+    Lerp = "lerp" / 3, Elementwise, diff => Math(M::Mix),
+        d = Partials(&[Sub(&ONE, &Z), Z, Sub(&Y, &X)]);
     Step = "step" / 2, Elementwise => Math(M::Step);
     Smoothstep = "smoothstep" / 3, Elementwise => Math(M::SmoothStep);
-    Mad = "mad" / 3, Elementwise, diff => Math(M::Fma);
-    Dot = "dot" / 2, Vector, diff => Math(M::Dot);
-    Cross = "cross" / 2, Vector, diff => Math(M::Cross);
-    Length = "length" / 1, Vector, diff => Math(M::Length);
-    Distance = "distance" / 2, Vector, diff => Math(M::Distance);
-    Normalize = "normalize" / 1, Vector, diff => Math(M::Normalize);
-    Reflect = "reflect" / 2, Vector, diff => Math(M::Reflect);
-    Refract = "refract" / 3, Vector, diff => Math(M::Refract);
+    Mad = "mad" / 3, Elementwise, diff => Math(M::Fma),
+        d = Partials(&[Y, X, ONE]);
+    Dot = "dot" / 2, Vector, diff => Math(M::Dot),
+        d = Bilinear;
+    Cross = "cross" / 2, Vector, diff => Math(M::Cross),
+        d = Bilinear;
+    Length = "length" / 1, Vector, diff => Math(M::Length),
+        d = Custom(rules::length);
+    Distance = "distance" / 2, Vector, diff => Math(M::Distance),
+        d = Custom(rules::distance);
+    Normalize = "normalize" / 1, Vector, diff => Math(M::Normalize),
+        d = Custom(rules::normalize);
+    Reflect = "reflect" / 2, Vector, diff => Math(M::Reflect),
+        d = Custom(rules::reflect);
+    Refract = "refract" / 3, Vector, diff => Math(M::Refract),
+        d = Custom(rules::refract);
     FaceForward = "faceforward" / 3, Vector => Math(M::FaceForward);
-    Transpose = "transpose" / 1, Matrix, diff => Math(M::Transpose);
-    Determinant = "determinant" / 1, Matrix, diff => Math(M::Determinant);
-    Mul = "mul" / 2, Product, diff => MatrixProduct;
+    Transpose = "transpose" / 1, Matrix, diff => Math(M::Transpose),
+        d = Linear;
+    Determinant = "determinant" / 1, Matrix, diff => Math(M::Determinant),
+        d = Custom(rules::determinant);
+    Mul = "mul" / 2, Product, diff => MatrixProduct,
+        d = Bilinear;
     Any = "any" / 1, Other => Relational(naga::RelationalFunction::Any);
     All = "all" / 1, Other => Relational(naga::RelationalFunction::All);
     AsFloat = "asfloat" / 1, Other => Bitcast(naga::ScalarKind::Float);

@@ -284,7 +284,9 @@ impl Types {
     pub fn widen_half(&mut self) {
         for t in &mut self.types {
             match t {
-                Type::Scalar(s) | Type::Vector(s, _) if *s == Scalar::Half => *s = Scalar::Float,
+                Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix { scalar: s, .. } if *s == Scalar::Half => {
+                    *s = Scalar::Float
+                }
                 _ => {}
             }
         }

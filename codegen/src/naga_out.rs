@@ -923,6 +923,7 @@ impl<'a> FnBuilder<'a> {
                     Type::Matrix { scalar: slang_analysis::ty::Scalar::Half, .. } => {
                         naga::Literal::F16(half::f16::from_f32(-1.0))
                     }
+                    Type::Matrix { scalar: slang_analysis::ty::Scalar::Double, .. } => naga::Literal::F64(-1.0),
                     _ => naga::Literal::F32(-1.0),
                 };
                 let k = self.expr(E::Literal(minus_one), span, block);

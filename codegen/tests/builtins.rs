@@ -3,12 +3,13 @@
 //! function of the core module with that arity, differentiable exactly
 //! when an overload of it says so (`[Differentiable]`), element-wise
 //! exactly when it is declared `[__elementwise]`; and every differentiable
-//! function of `math.slang` has a row.
+//! function of `math.slang` has a row; exactly the differentiable
+//! intrinsics have a forward rule.
 
 use std::collections::BTreeMap;
 
 use slang_analysis::{ItemKind, RootDatabase};
-use slang_codegen::builtins::{Expanded, Intrinsic, Row, Shape};
+use slang_codegen::builtins::{Expanded, Intrinsic, Row, Rule, Shape};
 
 /// One core-module declaration of a global function.
 #[derive(Debug)]
@@ -99,4 +100,35 @@ fn names_are_unique() {
     for (k, r) in rows.iter().enumerate() {
         assert!(!rows[..k].iter().any(|s| s.name == r.name), "`{}` has two rows", r.name);
     }
+}
+
+/// Every differentiable intrinsic has a forward rule, and nothing else
+/// has one (an expanded function's derivative follows from its parts');
+/// a rule's partial derivatives are one per argument.
+#[test]
+fn exactly_the_differentiable_intrinsics_have_a_rule() {
+    let mut problems = Vec::new();
+    for i in Intrinsic::ALL {
+        let row = i.row();
+        match (row.differentiable, row.rule) {
+            (true, None) => problems.push(format!("`{}` is differentiable and has no rule", row.name)),
+            (false, Some(_)) => problems.push(format!("`{}` is not differentiable and has a rule", row.name)),
+            (true, Some(Rule::Partials(p))) if p.len() != row.arity => {
+                problems.push(format!("`{}`: {} partial derivatives for {} arguments", row.name, p.len(), row.arity))
+            }
+            (true, Some(Rule::Linear)) if row.arity != 1 => {
+                problems.push(format!("`{}`: a linear rule for {} arguments", row.name, row.arity))
+            }
+            (true, Some(Rule::Bilinear)) if row.arity != 2 => {
+                problems.push(format!("`{}`: a bilinear rule for {} arguments", row.name, row.arity))
+            }
+            _ => {}
+        }
+    }
+    for x in Expanded::ALL {
+        if x.row().rule.is_some() {
+            problems.push(format!("`{}` is expanded and has a rule", x.name()));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -490,8 +490,15 @@ impl<'db> Infer<'_, 'db> {
                 cost += param_cost(p, &expected, &elem);
             } else {
                 // Generic parameters match anything they bind to, at a
-                // small cost (a concrete overload is preferred).
+                // small cost (a concrete overload is preferred); a scalar
+                // promoted to a generic vector or matrix (`dot(v, 1.0)`)
+                // is a conversion, so `mul(v, 2.0)` is `mul(vector, T)`.
                 cost += 1;
+                let promoted = matches!(&p.ty, TypeRef::Path(segs) if segs.len() == 1
+                    && matches!(segs[0].name.as_str(), "vector" | "matrix"));
+                if promoted && matches!(a, Ty::Scalar(_)) {
+                    cost += 1;
+                }
             }
         }
         let mut ret = ctx.resolve(&sig.ret);

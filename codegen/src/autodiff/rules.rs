@@ -3,16 +3,21 @@
 //! emit the differential of the result — the Jacobian-vector product of
 //! the instruction (linearization per instruction).
 //!
-//! Built-in functions follow the core module's derivative helpers
+//! A built-in function's derivative is the rule of its row in
+//! `crate::builtins` (partial derivatives written as data there, linear,
+//! bilinear, or one of the named rules here: `pow`, `min_max`, `clamp`,
+//! `saturate`, `length`, `distance`, `normalize`, `reflect`, `refract`,
+//! `determinant`). They follow the core module's derivative helpers
 //! (`math.slang`): the same formulas and the same choices at kinks and
 //! ties (`max`/`min` average on a tie, `clamp` takes the bound's
 //! derivative outside the range, `length`/`normalize` are zero at the
-//! origin). Built-ins that are not differentiable (`crate::builtins`:
-//! rounding, `sign`, `step`, `smoothstep`, …) have no derivative.
+//! origin). Built-ins that are not differentiable (rounding, `sign`,
+//! `step`, `smoothstep`, …) have no rule and no derivative.
 
 use slang_analysis::ty::Scalar;
 use slang_analysis::TextRange;
 
+use crate::builtins::{Expr, Rule};
 use crate::ir::{BinaryOp, BlockId, Const, FunctionBuilder, Intrinsic, Op, Type, TypeId, Types, UnaryOp, ValueId};
 
 /// Appends instructions to one block of a function under construction.
@@ -79,7 +84,7 @@ impl Emit<'_> {
     }
 
     /// `v` broadcast to the shape of `ty` (a scalar to a vector).
-    fn shape(&mut self, v: ValueId, ty: TypeId) -> ValueId {
+    pub fn shape(&mut self, v: ValueId, ty: TypeId) -> ValueId {
         if self.ty(v) == ty {
             v
         } else {
@@ -229,8 +234,15 @@ pub fn binary(
     }
 }
 
+/// A named forward rule of the table (`builtins::Rule::Custom`): the
+/// intrinsic, the primal arguments, their differentials (`None`: zero),
+/// the primal result and its type.
+pub type RuleFn =
+    fn(&mut Emit, Intrinsic, &[ValueId], &[Option<ValueId>], ValueId, TypeId) -> Result<Option<ValueId>, String>;
+
 /// The differential of the built-in function `i` applied to `x` (with
-/// differentials `dx`), whose primal result is `r` of type `ty`.
+/// differentials `dx`), whose primal result is `r` of type `ty`: the rule
+/// of `i`'s row in `crate::builtins`.
 pub fn intrinsic(
     e: &mut Emit,
     i: Intrinsic,
@@ -239,10 +251,10 @@ pub fn intrinsic(
     r: ValueId,
     ty: TypeId,
 ) -> Result<Option<ValueId>, String> {
-    use Intrinsic as I;
     // (Not differentiable: as in the reference compiler, calls carry no
     // derivative; differentiable code needs `no_diff` around them.)
-    if !i.differentiable() || dx.iter().all(Option::is_none) {
+    let Some(rule) = i.row().rule.filter(|_| i.differentiable()) else { return Ok(None) };
+    if dx.iter().all(Option::is_none) {
         return Ok(None);
     }
     if i.is_componentwise() {
@@ -250,242 +262,227 @@ pub fn intrinsic(
             return componentwise_on_rows(e, i, x, dx, r, (scalar, rows, cols), ty);
         }
     }
-    let one = |e: &mut Emit, t: TypeId| e.konst(1.0, t);
-    let x0 = x[0];
-    let t0 = e.ty(x0);
-    Ok(match i {
-        I::Sin => {
-            let c = e.intrinsic(I::Cos, vec![x0], t0);
-            e.scale(c, dx[0])
-        }
-        I::Cos => {
-            let s = e.intrinsic(I::Sin, vec![x0], t0);
-            let d = e.scale(s, dx[0]);
-            e.neg(d)
-        }
-        // dx / cos²(x)
-        I::Tan => {
-            let c = e.intrinsic(I::Cos, vec![x0], t0);
-            let cc = e.bin(BinaryOp::Mul, c, c);
-            e.div(dx[0], cc)
-        }
-        // ±dx / sqrt(1 - x²)
-        I::Asin | I::Acos => {
-            let xx = e.bin(BinaryOp::Mul, x0, x0);
-            let o = one(e, t0);
-            let k = e.bin(BinaryOp::Sub, o, xx);
-            let k = e.intrinsic(I::Rsqrt, vec![k], t0);
-            let d = e.scale(k, dx[0]);
-            if i == I::Acos {
-                e.neg(d)
-            } else {
-                d
+    Ok(match rule {
+        Rule::Partials(partials) => {
+            let mut sum = None;
+            for (k, p) in partials.iter().enumerate() {
+                let Some(d) = dx[k] else { continue };
+                let term = match p {
+                    Expr::K(c) if *c == 1.0 => d,
+                    p => {
+                        let v = eval(e, p, x, r);
+                        e.bin(BinaryOp::Mul, v, d)
+                    }
+                };
+                sum = e.add(sum, Some(term));
             }
+            sum
         }
-        // dx / (1 + x²)
-        I::Atan => {
-            let xx = e.bin(BinaryOp::Mul, x0, x0);
-            let o = one(e, t0);
-            let k = e.bin(BinaryOp::Add, o, xx);
-            e.div(dx[0], k)
-        }
-        // atan2(y, x): (x dy - y dx) / (x² + y²)
-        I::Atan2 => {
-            let (y, xv) = (x[0], x[1]);
-            let a = e.scale(xv, dx[0]);
-            let b = e.scale(y, dx[1]);
-            let n = e.sub(a, b);
-            let xx = e.bin(BinaryOp::Mul, xv, xv);
-            let yy = e.bin(BinaryOp::Mul, y, y);
-            let s = e.bin(BinaryOp::Add, xx, yy);
-            e.div(n, s)
-        }
-        I::Sinh => {
-            let c = e.intrinsic(I::Cosh, vec![x0], t0);
-            e.scale(c, dx[0])
-        }
-        I::Cosh => {
-            let s = e.intrinsic(I::Sinh, vec![x0], t0);
-            e.scale(s, dx[0])
-        }
-        // (1 - tanh²) dx
-        I::Tanh => {
-            let rr = e.bin(BinaryOp::Mul, r, r);
-            let o = one(e, t0);
-            let k = e.bin(BinaryOp::Sub, o, rr);
-            e.scale(k, dx[0])
-        }
-        I::Exp => e.scale(r, dx[0]),
-        I::Exp2 => {
-            let d = e.scale(r, dx[0]);
-            e.scale_const(std::f64::consts::LN_2, d)
-        }
-        I::Log => e.div(dx[0], x0),
-        I::Log2 => {
-            let d = e.div(dx[0], x0);
-            e.scale_const(1.0 / std::f64::consts::LN_2, d)
-        }
-        // dx / (2 sqrt(max(x, 1e-7))): as in the reference compiler, finite
-        // at 0 (the derivative there is 0.5 / sqrt(1e-7)).
-        I::Sqrt => {
-            let eps = e.konst(1e-7, t0);
-            let m = e.intrinsic(I::Max, vec![eps, x0], t0);
-            let s = e.intrinsic(I::Sqrt, vec![m], t0);
-            let d = e.div(dx[0], s);
-            e.scale_const(0.5, d)
-        }
-        // -dx / (2 x sqrt(x)) = -0.5 rsqrt(x) / x dx
-        I::Rsqrt => {
-            let k = e.bin(BinaryOp::Div, r, x0);
-            let d = e.scale(k, dx[0]);
-            e.scale_const(-0.5, d)
-        }
-        // y x^(y-1) dx + x^y ln(x) dy
-        I::Pow => {
-            let (b, p) = (x[0], x[1]);
-            let a = match dx[0] {
-                Some(_) => {
-                    let o = one(e, t0);
-                    let pm1 = e.bin(BinaryOp::Sub, p, o);
-                    let q = e.intrinsic(I::Pow, vec![b, pm1], t0);
-                    let k = e.bin(BinaryOp::Mul, p, q);
-                    e.scale(k, dx[0])
-                }
-                None => None,
-            };
-            // (Zero where the base is 0, as x^y is there for y > 0.)
-            let c = match dx[1] {
-                Some(_) => {
-                    let (positive, safe) = safe_divisor(e, b, t0);
-                    let l = e.intrinsic(I::Log, vec![safe], t0);
-                    let k = e.bin(BinaryOp::Mul, r, l);
-                    let d = e.scale(k, dx[1]);
-                    e.select(positive, d, None, ty)
-                }
-                None => None,
-            };
-            e.add(a, c)
-        }
-        // sign(x) dx (zero at 0)
-        I::Abs => {
-            let s = e.intrinsic(I::Sign, vec![x0], t0);
-            e.scale(s, dx[0])
-        }
-        I::Frac => dx[0],
-        // The larger (smaller) argument's derivative; the average on a tie.
-        I::Min | I::Max => {
-            let (a, b) = (x[0], x[1]);
-            let (first, second) = if i == I::Max { (BinaryOp::Gt, BinaryOp::Lt) } else { (BinaryOp::Lt, BinaryOp::Gt) };
-            let sum = e.add(dx[0], dx[1]);
-            let avg = e.scale_const(0.5, sum);
-            let c2 = e.bin(second, a, b);
-            let tie = e.select(c2, dx[1], avg, ty);
-            let c1 = e.bin(first, a, b);
-            e.select(c1, dx[0], tie, ty)
-        }
-        // The bound's derivative outside [lo, hi], x's inside.
-        I::Clamp => {
-            let (xv, lo, hi) = (x[0], x[1], x[2]);
-            let above = e.bin(BinaryOp::Gt, xv, hi);
-            let inner = e.select(above, dx[2], dx[0], ty);
-            let below = e.bin(BinaryOp::Lt, xv, lo);
-            e.select(below, dx[1], inner, ty)
-        }
-        // dx inside [0, 1], zero outside.
-        I::Saturate => {
-            let z = e.konst(0.0, t0);
-            let o = one(e, t0);
-            let ge = e.bin(BinaryOp::Ge, x0, z);
-            let le = e.bin(BinaryOp::Le, x0, o);
-            let inside = e.bin(BinaryOp::And, ge, le);
-            e.select(inside, dx[0], None, ty)
-        }
-        // lerp(a, b, s): (1 - s) da + s db + (b - a) ds
-        I::Lerp => {
-            let (a, b, s) = (x[0], x[1], x[2]);
-            let o = one(e, t0);
-            let oms = e.bin(BinaryOp::Sub, o, s);
-            let p = e.scale(oms, dx[0]);
-            let q = e.scale(s, dx[1]);
-            let bma = e.bin(BinaryOp::Sub, b, a);
-            let w = e.scale(bma, dx[2]);
-            let pq = e.add(p, q);
-            e.add(pq, w)
-        }
-        // mad(a, b, c): da b + a db + dc
-        I::Mad => {
-            let p = binary(e, BinaryOp::Mul, (x[0], x[1]), (dx[0], dx[1]));
-            e.add(p, dx[2])
-        }
-        // Bilinear: f(da, b) + f(a, db).
-        I::Dot | I::Cross | I::Mul => {
+        Rule::Linear => dx[0].map(|d| e.intrinsic(i, vec![d], ty)),
+        Rule::Bilinear => {
             let p = dx[0].map(|d| e.intrinsic(i, vec![d, x[1]], ty));
             let q = dx[1].map(|d| e.intrinsic(i, vec![x[0], d], ty));
             e.add(p, q)
         }
-        // dot(x, dx) / length(x); zero at the origin.
-        I::Length => {
-            let d = dx[0].map(|d| e.intrinsic(I::Dot, vec![x0, d], ty));
-            length_derivative(e, r, d, ty)
-        }
-        // dot(a - b, da - db) / distance(a, b); zero where a = b.
-        I::Distance => {
-            let v = e.bin(BinaryOp::Sub, x[0], x[1]);
-            let dv = e.sub(dx[0], dx[1]);
-            let d = dv.map(|dv| e.intrinsic(I::Dot, vec![v, dv], ty));
-            length_derivative(e, r, d, ty)
-        }
-        // (dx - n dot(n, dx)) / length(x); zero at the origin.
-        I::Normalize => {
-            let Some(d) = dx[0] else { return Ok(None) };
-            let st = e.types.intern(Type::Scalar(e.types.scalar_of(t0).unwrap_or(Scalar::Float)));
-            let len = e.intrinsic(I::Length, vec![x0], st);
-            let nd = e.intrinsic(I::Dot, vec![r, d], st);
-            let proj = e.bin(BinaryOp::Mul, r, nd);
-            let diff = e.bin(BinaryOp::Sub, d, proj);
-            let (nonzero, safe) = safe_divisor(e, len, st);
-            let q = e.bin(BinaryOp::Div, diff, safe);
-            e.select(nonzero, Some(q), None, ty)
-        }
-        // reflect(i, n) = i - 2 dot(n, i) n:
-        // di - 2 (dot(dn, i) + dot(n, di)) n - 2 dot(n, i) dn.
-        I::Reflect => {
-            let (iv, n) = (x[0], x[1]);
-            let st = e.types.intern(Type::Scalar(e.types.scalar_of(t0).unwrap_or(Scalar::Float)));
-            let a = dx[1].map(|dn| e.intrinsic(I::Dot, vec![dn, iv], st));
-            let b = dx[0].map(|di| e.intrinsic(I::Dot, vec![n, di], st));
-            let dni = e.add(a, b);
-            let m = e.scale(n, dni);
-            let m = e.scale_const(2.0, m);
-            let ni = e.intrinsic(I::Dot, vec![n, iv], st);
-            let k = e.scale(ni, dx[1]);
-            let k = e.scale_const(2.0, k);
-            let s = e.sub(dx[0], m);
-            e.sub(s, k)
-        }
-        I::Transpose => dx[0].map(|d| e.intrinsic(I::Transpose, vec![d], ty)),
-        I::Determinant => determinant_derivative(e, x0, dx[0], ty)?,
-        I::Refract => refract_derivative(e, x, dx, ty),
-        I::Sign
-        | I::Floor
-        | I::Ceil
-        | I::Round
-        | I::Trunc
-        | I::Step
-        | I::Smoothstep
-        | I::FaceForward
-        | I::Any
-        | I::All
-        | I::AsFloat
-        | I::AsInt
-        | I::AsUint
-        | I::CountBits
-        | I::FirstBitHigh
-        | I::FirstBitLow
-        | I::ReverseBits
-        | I::Unpack2x16Float
-        | I::Pack2x16Float => unreachable!("`{}` is not differentiable", i.name()),
+        Rule::Custom(f) => f(e, i, x, dx, r, ty)?,
     })
+}
+
+/// The value of a partial derivative of the table (`builtins::Expr`):
+/// element-wise, a scalar broadcast to the other operand's shape.
+fn eval(e: &mut Emit, p: &Expr, x: &[ValueId], r: ValueId) -> ValueId {
+    match *p {
+        Expr::Arg(k) => x[k],
+        Expr::Ret => r,
+        Expr::K(c) => {
+            let st = e.types.intern(Type::Scalar(e.types.scalar_of(e.ty(x[0])).unwrap_or(Scalar::Float)));
+            e.konst(c, st)
+        }
+        Expr::Neg(a) => {
+            let a = eval(e, a, x, r);
+            e.neg(Some(a)).expect("a value")
+        }
+        Expr::Add(a, b) | Expr::Sub(a, b) | Expr::Mul(a, b) | Expr::Div(a, b) => {
+            let op = match *p {
+                Expr::Add(..) => BinaryOp::Add,
+                Expr::Sub(..) => BinaryOp::Sub,
+                Expr::Mul(..) => BinaryOp::Mul,
+                _ => BinaryOp::Div,
+            };
+            let (a, b) = (eval(e, a, x, r), eval(e, b, x, r));
+            e.bin(op, a, b)
+        }
+        Expr::Call(f, args) => {
+            let args: Vec<ValueId> = args.iter().map(|a| eval(e, a, x, r)).collect();
+            // (Arguments of one shape: the first that is not a scalar.)
+            let ty = args.iter().map(|&a| e.ty(a)).find(|&t| !matches!(e.types.get(t), Type::Scalar(_)));
+            let ty = ty.unwrap_or_else(|| e.ty(args[0]));
+            let args = args.into_iter().map(|a| e.shape(a, ty)).collect();
+            e.intrinsic(f, args, ty)
+        }
+    }
+}
+
+/// `x^y`: y x^(y-1) dx + x^y ln(x) dy, the second term zero where the
+/// base is not positive (as x^y is there for y > 0).
+pub fn pow(
+    e: &mut Emit,
+    _: Intrinsic,
+    x: &[ValueId],
+    dx: &[Option<ValueId>],
+    r: ValueId,
+    ty: TypeId,
+) -> Result<Option<ValueId>, String> {
+    let (b, p) = (x[0], x[1]);
+    let t0 = e.ty(b);
+    let a = match dx[0] {
+        Some(_) => {
+            let o = e.konst(1.0, t0);
+            let pm1 = e.bin(BinaryOp::Sub, p, o);
+            let q = e.intrinsic(Intrinsic::Pow, vec![b, pm1], t0);
+            let k = e.bin(BinaryOp::Mul, p, q);
+            e.scale(k, dx[0])
+        }
+        None => None,
+    };
+    let c = match dx[1] {
+        Some(_) => {
+            let (positive, safe) = safe_divisor(e, b, t0);
+            let l = e.intrinsic(Intrinsic::Log, vec![safe], t0);
+            let k = e.bin(BinaryOp::Mul, r, l);
+            let d = e.scale(k, dx[1]);
+            e.select(positive, d, None, ty)
+        }
+        None => None,
+    };
+    Ok(e.add(a, c))
+}
+
+/// The larger (`max`) or smaller (`min`) argument's derivative; the
+/// average on a tie.
+pub fn min_max(
+    e: &mut Emit,
+    i: Intrinsic,
+    x: &[ValueId],
+    dx: &[Option<ValueId>],
+    _: ValueId,
+    ty: TypeId,
+) -> Result<Option<ValueId>, String> {
+    let (a, b) = (x[0], x[1]);
+    let (first, second) = if i == Intrinsic::Max { (BinaryOp::Gt, BinaryOp::Lt) } else { (BinaryOp::Lt, BinaryOp::Gt) };
+    let sum = e.add(dx[0], dx[1]);
+    let avg = e.scale_const(0.5, sum);
+    let c2 = e.bin(second, a, b);
+    let tie = e.select(c2, dx[1], avg, ty);
+    let c1 = e.bin(first, a, b);
+    Ok(e.select(c1, dx[0], tie, ty))
+}
+
+/// The bound's derivative outside [lo, hi], x's inside.
+pub fn clamp(
+    e: &mut Emit,
+    _: Intrinsic,
+    x: &[ValueId],
+    dx: &[Option<ValueId>],
+    _: ValueId,
+    ty: TypeId,
+) -> Result<Option<ValueId>, String> {
+    let (xv, lo, hi) = (x[0], x[1], x[2]);
+    let above = e.bin(BinaryOp::Gt, xv, hi);
+    let inner = e.select(above, dx[2], dx[0], ty);
+    let below = e.bin(BinaryOp::Lt, xv, lo);
+    Ok(e.select(below, dx[1], inner, ty))
+}
+
+/// dx inside [0, 1], zero outside.
+pub fn saturate(
+    e: &mut Emit,
+    _: Intrinsic,
+    x: &[ValueId],
+    dx: &[Option<ValueId>],
+    _: ValueId,
+    ty: TypeId,
+) -> Result<Option<ValueId>, String> {
+    let t0 = e.ty(x[0]);
+    let z = e.konst(0.0, t0);
+    let o = e.konst(1.0, t0);
+    let ge = e.bin(BinaryOp::Ge, x[0], z);
+    let le = e.bin(BinaryOp::Le, x[0], o);
+    let inside = e.bin(BinaryOp::And, ge, le);
+    Ok(e.select(inside, dx[0], None, ty))
+}
+
+/// dot(x, dx) / length(x); zero at the origin.
+pub fn length(
+    e: &mut Emit,
+    _: Intrinsic,
+    x: &[ValueId],
+    dx: &[Option<ValueId>],
+    r: ValueId,
+    ty: TypeId,
+) -> Result<Option<ValueId>, String> {
+    let d = dx[0].map(|d| e.intrinsic(Intrinsic::Dot, vec![x[0], d], ty));
+    Ok(length_derivative(e, r, d, ty))
+}
+
+/// dot(a - b, da - db) / distance(a, b); zero where a = b.
+pub fn distance(
+    e: &mut Emit,
+    _: Intrinsic,
+    x: &[ValueId],
+    dx: &[Option<ValueId>],
+    r: ValueId,
+    ty: TypeId,
+) -> Result<Option<ValueId>, String> {
+    let v = e.bin(BinaryOp::Sub, x[0], x[1]);
+    let dv = e.sub(dx[0], dx[1]);
+    let d = dv.map(|dv| e.intrinsic(Intrinsic::Dot, vec![v, dv], ty));
+    Ok(length_derivative(e, r, d, ty))
+}
+
+/// (dx - n dot(n, dx)) / length(x); zero at the origin.
+pub fn normalize(
+    e: &mut Emit,
+    _: Intrinsic,
+    x: &[ValueId],
+    dx: &[Option<ValueId>],
+    r: ValueId,
+    ty: TypeId,
+) -> Result<Option<ValueId>, String> {
+    let Some(d) = dx[0] else { return Ok(None) };
+    let x0 = x[0];
+    let st = e.types.intern(Type::Scalar(e.types.scalar_of(e.ty(x0)).unwrap_or(Scalar::Float)));
+    let len = e.intrinsic(Intrinsic::Length, vec![x0], st);
+    let nd = e.intrinsic(Intrinsic::Dot, vec![r, d], st);
+    let proj = e.bin(BinaryOp::Mul, r, nd);
+    let diff = e.bin(BinaryOp::Sub, d, proj);
+    let (nonzero, safe) = safe_divisor(e, len, st);
+    let q = e.bin(BinaryOp::Div, diff, safe);
+    Ok(e.select(nonzero, Some(q), None, ty))
+}
+
+/// reflect(i, n) = i - 2 dot(n, i) n:
+/// di - 2 (dot(dn, i) + dot(n, di)) n - 2 dot(n, i) dn.
+pub fn reflect(
+    e: &mut Emit,
+    _: Intrinsic,
+    x: &[ValueId],
+    dx: &[Option<ValueId>],
+    _: ValueId,
+    _: TypeId,
+) -> Result<Option<ValueId>, String> {
+    let (iv, n) = (x[0], x[1]);
+    let st = e.types.intern(Type::Scalar(e.types.scalar_of(e.ty(iv)).unwrap_or(Scalar::Float)));
+    let a = dx[1].map(|dn| e.intrinsic(Intrinsic::Dot, vec![dn, iv], st));
+    let b = dx[0].map(|di| e.intrinsic(Intrinsic::Dot, vec![n, di], st));
+    let dni = e.add(a, b);
+    let m = e.scale(n, dni);
+    let m = e.scale_const(2.0, m);
+    let ni = e.intrinsic(Intrinsic::Dot, vec![n, iv], st);
+    let k = e.scale(ni, dx[1]);
+    let k = e.scale_const(2.0, k);
+    let s = e.sub(dx[0], m);
+    Ok(e.sub(s, k))
 }
 
 /// refract(i, n, eta) = eta i - (eta c + sqrt(k)) n with c = dot(n, i) and
@@ -493,7 +490,14 @@ pub fn intrinsic(
 /// dk = -2 eta (1 - c²) deta + 2 eta² c dc, the differential
 /// deta i + eta di - (deta c + eta dc + dk / (2 sqrt(k))) n - (eta c + sqrt(k)) dn,
 /// zero where k <= 0 (total internal reflection, where the result is 0).
-fn refract_derivative(e: &mut Emit, x: &[ValueId], dx: &[Option<ValueId>], ty: TypeId) -> Option<ValueId> {
+pub fn refract(
+    e: &mut Emit,
+    _: Intrinsic,
+    x: &[ValueId],
+    dx: &[Option<ValueId>],
+    _: ValueId,
+    ty: TypeId,
+) -> Result<Option<ValueId>, String> {
     let (iv, n, eta) = (x[0], x[1], x[2]);
     let st = e.ty(eta);
     let c = e.intrinsic(Intrinsic::Dot, vec![n, iv], st);
@@ -532,8 +536,8 @@ fn refract_derivative(e: &mut Emit, x: &[ValueId], dx: &[Option<ValueId>], ty: T
     let d = e.add(p1, p2);
     let d = e.sub(d, p3);
     let d = e.sub(d, p4);
-    let d = d?;
-    e.select(positive, Some(d), None, ty)
+    let Some(d) = d else { return Ok(None) };
+    Ok(e.select(positive, Some(d), None, ty))
 }
 
 /// An element-wise built-in's differential on a matrix, row by row (its
@@ -587,14 +591,16 @@ fn safe_divisor(e: &mut Emit, x: ValueId, ty: TypeId) -> (ValueId, ValueId) {
     (nonzero, safe)
 }
 
-/// Jacobi's formula, `sum(cofactor(m) * dm)`, for 2×2 and 3×3 matrices.
-fn determinant_derivative(
+/// Jacobi's formula, `sum(cofactor(m) * dm)`.
+pub fn determinant(
     e: &mut Emit,
-    m: ValueId,
-    dm: Option<ValueId>,
+    _: Intrinsic,
+    x: &[ValueId],
+    dx: &[Option<ValueId>],
+    _: ValueId,
     ty: TypeId,
 ) -> Result<Option<ValueId>, String> {
-    let Some(dm) = dm else { return Ok(None) };
+    let (m, Some(dm)) = (x[0], dx[0]) else { return Ok(None) };
     let Type::Matrix { scalar, rows, .. } = *e.types.get(e.ty(m)) else {
         return Err("the derivative of `determinant` needs a matrix".into());
     };
@@ -627,6 +633,31 @@ fn determinant_derivative(
             }
             Ok(sum)
         }
-        _ => Err("the derivative of `determinant` of a 4×4 matrix is not supported yet".into()),
+        n => {
+            // Row i of the cofactor matrix: the determinant with row i
+            // replaced by each unit vector (the determinant is linear in
+            // each row).
+            let r: Vec<ValueId> = (0..u32::from(n)).map(|i| row(e, m, i)).collect();
+            let st = ty;
+            let zero = e.konst(0.0, st);
+            let one = e.konst(1.0, st);
+            let mut sum = None;
+            for i in 0..usize::from(n) {
+                let mut cof = Vec::new();
+                for j in 0..n {
+                    let unit = (0..n).map(|k| if k == j { one } else { zero }).collect();
+                    let unit = e.inst(Op::Construct(unit), row_ty);
+                    let mut rows = r.clone();
+                    rows[i] = unit;
+                    let mj = e.inst(Op::Construct(rows), e.ty(m));
+                    cof.push(e.intrinsic(Intrinsic::Determinant, vec![mj], st));
+                }
+                let cof = e.inst(Op::Construct(cof), row_ty);
+                let dr = row(e, dm, i as u32);
+                let term = e.intrinsic(Intrinsic::Dot, vec![cof, dr], ty);
+                sum = e.add(sum, Some(term));
+            }
+            Ok(sum)
+        }
     }
 }

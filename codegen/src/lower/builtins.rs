@@ -492,6 +492,20 @@ impl FnLower<'_, '_> {
                 }
             }
         }
+        if i == Intrinsic::Mul {
+            // A scalar operand: the product of each component with it
+            // (slangc's `__intrinsic_op(Mul)`), arithmetic whose
+            // derivatives are the product rule's in both modes.
+            let scalar = |this: &Self, v: ValueId| matches!(this.ty(this.ty_of(v)), Type::Scalar(_));
+            if scalar(self, values[0]) || scalar(self, values[1]) {
+                for v in &mut values {
+                    if self.ty_of(*v) != result {
+                        *v = self.emit(Op::Splat(*v), result);
+                    }
+                }
+                return Ok(self.emit(Op::Binary(BinaryOp::Mul, values[0], values[1]), result));
+            }
+        }
         if i == Intrinsic::Mad && self.m.module.types.scalar_of(result).is_some_and(|s| !s.is_float()) {
             // Integer `mad` (naga's `fma` is for floats).
             let product = self.emit(Op::Binary(BinaryOp::Mul, values[0], values[1]), result);

@@ -33,7 +33,7 @@ impl<'db> ModuleLowerer<'db> {
                 self.intern(Type::Vector(s, *n))
             }
             Ty::Matrix(s, r, c) => {
-                if *s != Scalar::Float {
+                if !s.is_float() {
                     return err(at, format!("matrices of `{}` are not supported by code generation yet", s.name()));
                 }
                 if *r < 2 || *c < 2 {
