@@ -747,8 +747,15 @@ impl Rev<'_> {
         *call_args.last_mut().expect("the context") = Some(ctx);
         let call_args: Vec<ValueId> = call_args.into_iter().map(|a| a.expect("every argument")).collect();
         let r = self.inst(Op::Call(ext.primal, call_args), ret);
-        let c = self.load(ctx);
-        let saved = self.save(c);
+        // (An empty context — the callee saves nothing — is not saved:
+        // the backward part passes an empty one.)
+        let saved = match self.requests.context.get(&bwd) {
+            Some(&(_, 0)) => None,
+            _ => {
+                let c = self.load(ctx);
+                Some(self.save(c))
+            }
+        };
         self.st.call_ctx.insert(v, (ext, saved));
         Ok(Some(r))
     }

@@ -483,8 +483,10 @@ impl Rev<'_> {
             *call_args.last_mut().expect("the result's derivative") = Some(g);
         }
         let mut call_args: Vec<ValueId> = call_args.into_iter().map(|a| a.expect("every argument")).collect();
-        if let Some((_, saved)) = nested {
-            call_args.push(self.restore(saved));
+        match nested {
+            Some((_, Some(saved))) => call_args.push(self.restore(saved)),
+            Some((ext, None)) => call_args.push(self.emit().zero(ext.context)),
+            None => {}
         }
         let void = self.module.types.intern(Type::Void);
         self.inst(Op::Call(bwd, call_args), void);
