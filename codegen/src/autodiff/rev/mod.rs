@@ -568,7 +568,7 @@ struct State {
     saves: Vec<Save>,
     /// For calls with `inout` arguments: the value each pointed to before
     /// the call, by (call, argument).
-    pre_call: HashMap<(ValueId, usize), Saved>,
+    pre_call: HashMap<(ValueId, usize), PreCall>,
     /// The first block of the backward part.
     rev_start: Option<BlockId>,
     /// Values that depend on a differentiable input (activity analysis):
@@ -592,6 +592,16 @@ struct State {
     write_back: Vec<(ValueId, WriteBack)>,
     /// The linearization of `f`'s arithmetic ([`linearize`]).
     lin: std::rc::Rc<Linearized>,
+}
+
+/// What an `inout` argument holds before a call.
+#[derive(Clone, Copy)]
+enum PreCall {
+    /// Saved when the call ran.
+    Saved(Saved),
+    /// `f`'s value stored to the argument's variable right before the
+    /// call (read in the backward part as any other primal value).
+    Value(ValueId),
 }
 
 /// A primal value saved for the backward part: in a variable, or (inside

@@ -436,8 +436,7 @@ impl Rev<'_> {
                     let Type::DifferentialPair { diff, .. } = *self.module.types.get(pair_ty) else {
                         unreachable!("a pair")
                     };
-                    let saved = self.st.pre_call[&(v, k)];
-                    let p = self.restore(saved);
+                    let p = self.pre_call(v, k);
                     let d = match self.adj_ptr(a) {
                         Some(ap) => self.load(ap),
                         None => self.emit().zero(diff),
@@ -469,8 +468,7 @@ impl Rev<'_> {
                     call_args[i] = Some(self.ptr_pair_arg(a, v));
                 }
                 (ParamMap::Value(i), _) => {
-                    let saved = self.st.pre_call[&(v, k)];
-                    call_args[i] = Some(self.restore(saved));
+                    call_args[i] = Some(self.pre_call(v, k));
                 }
                 (ParamMap::Dropped, _) => {}
             }
