@@ -26,9 +26,10 @@
 //!   saved) are recomputed the same way from theirs; a value of an
 //!   enclosing loop is recomputed at its own level (from that loop's
 //!   iteration being reversed).
-//! * **Merges recomputed**: a scalar or vector block parameter merging
-//!   the two sides of an `if` that branch straight to it, as a `select`
-//!   on the condition of the values the sides pass.
+//! * **Merges recomputed**: a block parameter merging the two sides of an
+//!   `if` that branch straight to it, as a `select` on the condition of
+//!   the values the sides pass (one per part, for arrays and structs of
+//!   scalars and vectors: an existential value, say).
 //! * **Recomputed from the iteration number**: an integer induction
 //!   variable of a loop (a block parameter entering with a value readable
 //!   there and advanced by a constant step on every back edge — or, in
@@ -57,7 +58,8 @@
 //! (`[PreferRecompute]` on a callee acts earlier: transcription calls it
 //! plainly rather than through its primal-context function, so the
 //! caller keeps no context for it and its backward derivative recomputes
-//! its primal.)
+//! its primal. So does a pure callee ([`recomputable_callee`]), as the
+//! reference compiler recomputes calls of functions that read no memory.)
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -311,7 +313,7 @@ impl<'a> Recompute<'a> {
         let ValueKind::Param { block, index } = self.src.value(x).kind else { return None };
         // (`select` takes scalars and vectors: arrays and structs of them
         // are selected per part, [`Self::select`].)
-        if !leaves(self.types, self.src.value(x).ty).is_some_and(|n| n <= MAX_SELECT_LEAVES) {
+        if leaves(self.types, self.src.value(x).ty).is_none_or(|n| n > MAX_SELECT_LEAVES) {
             return None;
         }
         let (cond, then, els) = self.src.blocks.iter().find_map(|b| match b.term {
