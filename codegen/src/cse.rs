@@ -9,7 +9,7 @@
 //! of a large aggregate would be accumulated once per use — quadratic in
 //! the unrolled program.
 //!
-//! Loads of local variables whose address never escapes (used only to
+//! Loads of local variables (and `out`/`inout` parameters) whose address never escapes (used only to
 //! load, to store to and to address parts of) are eliminated the same way:
 //! a load of the same part of a variable as a dominating load is replaced
 //! by it when no store to that variable can run in between — no store
@@ -22,7 +22,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::{BlockId, Function, Op, TypeId, ValueId, ValueKind};
+use crate::ir::{BlockId, Function, Op, ParamDir, TypeId, ValueId, ValueKind};
 use crate::validate::dominators;
 
 /// Whether two instructions with this operation and the same operands
@@ -134,6 +134,15 @@ struct Locals {
 impl Locals {
     fn new(func: &Function) -> Self {
         let mut tracked: HashSet<ValueId> = HashSet::new();
+        // (`out` and `inout` parameters too: copied in and out, they alias
+        // nothing.)
+        if let Some(entry) = func.blocks.first() {
+            for (&p, param) in entry.params.iter().zip(&func.params) {
+                if param.dir != ParamDir::In {
+                    tracked.insert(p);
+                }
+            }
+        }
         for block in &func.blocks {
             for &v in &block.insts {
                 if matches!(func.op(v), Some(Op::Var)) {
@@ -194,7 +203,7 @@ impl Locals {
         loop {
             match func.op(ptr) {
                 Some(Op::FieldAddr(base, _) | Op::ElementAddr(base, _)) => ptr = *base,
-                Some(Op::Var) => return self.tracked.contains(&ptr).then_some(ptr),
+                Some(Op::Var) | None => return self.tracked.contains(&ptr).then_some(ptr),
                 _ => return None,
             }
         }

@@ -11,6 +11,13 @@
 //! (a phi), which is removed again when all its incoming values are the
 //! same. Reads of a variable that was never written give the type's zero.
 //!
+//! A variable that is only ever *read* in part — loads through
+//! `FieldAddr`s and constant-index `ElementAddr`s, written only whole —
+//! is promoted too: each such load first becomes a load of the whole
+//! variable and `Extract`s of the part ([`whole_loads`]), so that reverse
+//! mode sees a field of a local copy of a parameter (`this.a`) as an
+//! extraction it can recompute rather than a load it must save.
+//!
 //! Before:
 //! ```text
 //! b0:  %1 = var; store %1, %0; loop b1 break b3 continue b2
@@ -32,6 +39,7 @@ pub fn run(module: &mut Module) {
 }
 
 fn promote(types: &mut Types, func: &mut Function) {
+    whole_loads(types, func);
     let rpo = func.reverse_post_order();
     let mut reachable = vec![false; func.blocks.len()];
     for b in &rpo {
@@ -68,6 +76,149 @@ fn promote(types: &mut Types, func: &mut Function) {
         }
     }
     ssa.finish();
+}
+
+/// Rewrite `load(field_addr(var, i))` (and chains of field and
+/// constant-index element addresses) as `extract(load(var), i)` for each
+/// variable whose part addresses are only loaded from (not stored
+/// through, passed on, or indexed dynamically).
+fn whole_loads(types: &Types, func: &mut Function) {
+    // Part address → (its variable, the path of indices).
+    let mut parts: HashMap<ValueId, (ValueId, Vec<u32>)> = HashMap::new();
+    let mut ok: HashMap<ValueId, bool> = HashMap::new();
+    for (i, v) in func.values.iter().enumerate() {
+        if let ValueKind::Inst(Op::Var) = v.kind {
+            // (Only plain data: no handles, pointers or runtime arrays.)
+            ok.insert(ValueId(i as u32), types.pointee(v.ty).is_some_and(|(t, _)| plain(types, t)));
+        }
+    }
+    if ok.is_empty() {
+        return;
+    }
+    // (Instructions in order of blocks: an address's base is defined
+    // before it.)
+    let order: Vec<ValueId> = func.block_ids().flat_map(|b| func.block(b).insts.clone()).collect();
+    let root = |parts: &HashMap<ValueId, (ValueId, Vec<u32>)>, p: ValueId| match parts.get(&p) {
+        Some((r, path)) => Some((*r, path.clone())),
+        None => ok.contains_key(&p).then(|| (p, Vec::new())),
+    };
+    for &v in &order {
+        let part = match func.op(v) {
+            Some(&Op::FieldAddr(b, i)) => Some((b, Some(i))),
+            Some(&Op::ElementAddr(b, i)) => Some((
+                b,
+                match func.op(i) {
+                    Some(&Op::Const(Const::Int(k))) if k >= 0 => Some(k as u32),
+                    _ => None,
+                },
+            )),
+            _ => None,
+        };
+        if let Some((b, Some(i))) = part {
+            if let Some((r, mut path)) = root(&parts, b) {
+                path.push(i);
+                parts.insert(v, (r, path));
+            }
+        }
+    }
+    let spoil = |ok: &mut HashMap<ValueId, bool>, p: ValueId| {
+        let r = parts.get(&p).map(|(r, _)| *r).or_else(|| ok.contains_key(&p).then_some(p));
+        if let Some(r) = r {
+            ok.insert(r, false);
+        }
+    };
+    for &v in &order {
+        match func.op(v) {
+            Some(Op::Load(_)) => {}
+            Some(&Op::Store { ptr, value }) => {
+                if parts.contains_key(&ptr) {
+                    spoil(&mut ok, ptr);
+                }
+                spoil(&mut ok, value);
+            }
+            Some(op) if parts.contains_key(&v) => {
+                // (Its base is accounted for by the address itself.)
+                for o in op.operands().into_iter().skip(1) {
+                    spoil(&mut ok, o);
+                }
+            }
+            Some(op) => {
+                for o in op.operands() {
+                    spoil(&mut ok, o);
+                }
+            }
+            None => {}
+        }
+    }
+    for b in func.block_ids().collect::<Vec<_>>() {
+        for o in func.block(b).term.operands() {
+            spoil(&mut ok, o);
+        }
+    }
+    let mut changed = false;
+    for b in func.block_ids().collect::<Vec<_>>() {
+        let old = std::mem::take(&mut func.blocks[b.index()].insts);
+        let mut insts = Vec::with_capacity(old.len());
+        for v in old {
+            let hit = match func.op(v) {
+                Some(Op::Load(p)) => parts.get(p).filter(|(r, _)| ok[r]).map(|(r, path)| (*p, *r, path.clone())),
+                _ => None,
+            };
+            let Some((p, r, path)) = hit else {
+                insts.push(v);
+                continue;
+            };
+            // The types along the path: those the addresses point to.
+            let mut tys = Vec::with_capacity(path.len());
+            let mut a = p;
+            while a != r {
+                tys.push(types.pointee(func.value(a).ty).expect("an address").0);
+                a = match func.op(a) {
+                    Some(&(Op::FieldAddr(b, _) | Op::ElementAddr(b, _))) => b,
+                    _ => unreachable!("a part address"),
+                };
+            }
+            tys.reverse();
+            let span = func.value(v).span;
+            let whole_ty = types.pointee(func.value(r).ty).expect("a variable").0;
+            let mut cur = ValueId(func.values.len() as u32);
+            func.values.push(Value { ty: whole_ty, kind: ValueKind::Inst(Op::Load(r)), span });
+            insts.push(cur);
+            for (k, (&i, &t)) in path.iter().zip(&tys).enumerate() {
+                if k + 1 == path.len() {
+                    func.values[v.index()].kind = ValueKind::Inst(Op::Extract(cur, i));
+                    insts.push(v);
+                } else {
+                    let e = ValueId(func.values.len() as u32);
+                    func.values.push(Value { ty: t, kind: ValueKind::Inst(Op::Extract(cur, i)), span });
+                    insts.push(e);
+                    cur = e;
+                }
+            }
+            changed = true;
+        }
+        func.blocks[b.index()].insts = insts;
+    }
+    if changed {
+        // The part addresses are no longer used.
+        let dead: std::collections::HashSet<ValueId> =
+            parts.iter().filter(|(_, (r, _))| ok[r]).map(|(&a, _)| a).collect();
+        for block in &mut func.blocks {
+            block.insts.retain(|i| !dead.contains(i));
+        }
+    }
+}
+
+/// Whether values of type `t` are plain data (scalars and aggregates of
+/// them).
+fn plain(types: &Types, t: TypeId) -> bool {
+    match types.get(t) {
+        Type::Scalar(_) | Type::Vector(..) | Type::Matrix { .. } => true,
+        Type::Array(e, _) => plain(types, *e),
+        Type::Struct { fields, .. } => fields.iter().all(|f| plain(types, f.1)),
+        Type::DifferentialPair { primal, diff } => plain(types, *primal) && plain(types, *diff),
+        _ => false,
+    }
 }
 
 /// The variables to promote, with their value types.

@@ -26,9 +26,10 @@
 //!   saved) are recomputed the same way from theirs; a value of an
 //!   enclosing loop is recomputed at its own level (from that loop's
 //!   iteration being reversed).
-//! * **Merges recomputed**: a scalar or vector block parameter merging
-//!   the two sides of an `if` that branch straight to it, as a `select`
-//!   on the condition of the values the sides pass.
+//! * **Merges recomputed**: a block parameter merging the two sides of an
+//!   `if` that branch straight to it, as a `select` on the condition of
+//!   the values the sides pass (one per part, for arrays and structs of
+//!   scalars and vectors: an existential value, say).
 //! * **Recomputed from the iteration number**: an integer induction
 //!   variable of a loop (a block parameter entering with a value readable
 //!   there and advanced by a constant step on every back edge — or, in
@@ -57,7 +58,8 @@
 //! (`[PreferRecompute]` on a callee acts earlier: transcription calls it
 //! plainly rather than through its primal-context function, so the
 //! caller keeps no context for it and its backward derivative recomputes
-//! its primal.)
+//! its primal. So does a pure callee ([`recomputable_callee`]), as the
+//! reference compiler recomputes calls of functions that read no memory.)
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -121,6 +123,15 @@ fn pure_callees(module: &Module, f: &Function) -> HashSet<FuncId> {
         }
     }
     out
+}
+
+/// Whether a call of `g` may be computed again rather than saved: `g`
+/// is pure, not `[PreferCheckpoint]`, and not replaced by a
+/// `[PrimalSubstitute]` ([`pure_callees`]).
+pub(crate) fn recomputable_callee(module: &Module, g: FuncId) -> bool {
+    let callee = module.function(g);
+    let substituted = matches!(callee.derivative, crate::ir::Derivative::Substitute(_));
+    !callee.prefer_checkpoint && !substituted && pure(module, g, &mut HashMap::new())
 }
 
 /// Whether `g` only computes from its arguments: every parameter is an
@@ -300,8 +311,9 @@ impl<'a> Recompute<'a> {
     /// passes (recomputed as a `select`).
     fn phi(&self, x: ValueId) -> Option<[ValueId; 3]> {
         let ValueKind::Param { block, index } = self.src.value(x).kind else { return None };
-        // (`select` takes scalars and vectors.)
-        if !matches!(self.types.get(self.src.value(x).ty), Type::Scalar(_) | Type::Vector(..)) {
+        // (`select` takes scalars and vectors: arrays and structs of them
+        // are selected per part, [`Self::select`].)
+        if leaves(self.types, self.src.value(x).ty).is_none_or(|n| n > MAX_SELECT_LEAVES) {
             return None;
         }
         let (cond, then, els) = self.src.blocks.iter().find_map(|b| match b.term {
@@ -484,7 +496,7 @@ impl<'a> Recompute<'a> {
                 if let Some([c, a, b]) = self.phi(x) {
                     let ops = [c, a, b].map(|o| self.operand(o, lp, block));
                     let value = self.src.value(x);
-                    let r = self.push(Op::Select(ops[0], ops[1], ops[2]), value.ty, value.span);
+                    let r = self.select(ops, value.ty, value.span);
                     self.memo.insert((x, block), r);
                     return r;
                 }
@@ -499,6 +511,23 @@ impl<'a> Recompute<'a> {
         let r = self.push(op, value.ty, value.span);
         self.memo.insert((x, block), r);
         r
+    }
+
+    /// `c ? a : b` for `[c, a, b]` of type `ty`: a `select` of scalars or
+    /// vectors, one per part of arrays and structs ([`leaves`]).
+    fn select(&mut self, [c, a, b]: [ValueId; 3], ty: TypeId, span: Option<slang_analysis::TextRange>) -> ValueId {
+        let parts: Vec<TypeId> = match self.types.get(ty) {
+            Type::Array(e, n) => vec![*e; *n as usize],
+            Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
+            _ => return self.push(Op::Select(c, a, b), ty, span),
+        };
+        let mut out = Vec::with_capacity(parts.len());
+        for (i, t) in parts.into_iter().enumerate() {
+            let pa = self.push(Op::Extract(a, i as u32), t, span);
+            let pb = self.push(Op::Extract(b, i as u32), t, span);
+            out.push(self.select([c, pa, pb], t, span));
+        }
+        self.push(Op::Construct(out), ty, span)
     }
 
     /// Induction variable `x` ([`Self::induction`]) in the reversal of its
@@ -584,6 +613,20 @@ impl<'a> Recompute<'a> {
         self.func.values.push(Value { ty, kind: ValueKind::Inst(op), span });
         self.pending.push(v);
         v
+    }
+}
+
+/// The most `select`s a merge of an `if` is recomputed with.
+const MAX_SELECT_LEAVES: u32 = 16;
+
+/// How many scalars and vectors make up a value of type `t` (`None`: a
+/// type with other parts, which a merge is not recomputed for).
+fn leaves(types: &Types, t: TypeId) -> Option<u32> {
+    match types.get(t) {
+        Type::Scalar(_) | Type::Vector(..) => Some(1),
+        Type::Array(e, n) => leaves(types, *e)?.checked_mul(*n),
+        Type::Struct { fields, .. } => fields.iter().try_fold(0u32, |n, f| n.checked_add(leaves(types, f.1)?)),
+        _ => None,
     }
 }
 

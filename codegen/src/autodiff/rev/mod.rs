@@ -581,15 +581,16 @@ struct State {
     saves: Vec<Save>,
     /// For calls with `inout` arguments: the value each pointed to before
     /// the call, by (call, argument).
-    pre_call: HashMap<(ValueId, usize), Saved>,
+    pre_call: HashMap<(ValueId, usize), PreCall>,
     /// The first block of the backward part.
     rev_start: Option<BlockId>,
     /// Values that depend on a differentiable input (activity analysis):
     /// only these get adjoints.
     active: Vec<bool>,
     /// Calls whose callee's primal-context function ran in the primal
-    /// part: the callee's halves and where its context is saved.
-    call_ctx: HashMap<ValueId, (Extracted, Saved)>,
+    /// part: the callee's halves and where its context is saved (`None`:
+    /// the callee saves nothing, so neither does the caller).
+    call_ctx: HashMap<ValueId, (Extracted, Option<Saved>)>,
     /// Only normalize the control flow ([`normalize`]): no saves, no
     /// backward part.
     normalize_only: bool,
@@ -604,6 +605,16 @@ struct State {
     write_back: Vec<(ValueId, WriteBack)>,
     /// The linearization of `f`'s arithmetic ([`linearize`]).
     lin: std::rc::Rc<Linearized>,
+}
+
+/// What an `inout` argument holds before a call.
+#[derive(Clone, Copy)]
+enum PreCall {
+    /// Saved when the call ran.
+    Saved(Saved),
+    /// `f`'s value stored to the argument's variable right before the
+    /// call (read in the backward part as any other primal value).
+    Value(ValueId),
 }
 
 /// A primal value saved for the backward part: in a variable, or (inside
@@ -792,20 +803,19 @@ use activity::activity;
 /// Whether an exit of the enclosing region is inside `node`: a
 /// `return`, or a `break`/`continue` of the innermost loop (not of a
 /// loop or `switch` inside `node`).
-/// When `node` is `if (cond)` with one branch that ends in an exit of
-/// the region (`break`, `continue` or `return`, after straight-line code
-/// only) and one with no exit: `cond` and the value it has when no exit
-/// ran ([`Flag::Cond`]).
+/// When `node` is `if (cond)` with one branch that always exits the
+/// region (every path through it runs a `break`, `continue` or `return`
+/// of the region) and one with no exit: `cond` and the value it has when
+/// no exit ran ([`Flag::Cond`]).
 fn exit_test(node: &Node) -> Option<(ValueId, bool)> {
     let Node::If { cond, then, els } = node else { return None };
-    let always_exits = |nodes: &[Node]| {
-        let (last, rest) = match nodes.split_last() {
-            Some(split) => split,
-            None => return false,
-        };
-        matches!(last, Node::Break | Node::Continue | Node::Return(_))
-            && rest.iter().all(|n| matches!(n, Node::Block(_) | Node::Assign { .. }))
-    };
+    fn always_exits(nodes: &[Node]) -> bool {
+        nodes.iter().any(|n| match n {
+            Node::Break | Node::Continue | Node::Return(_) => true,
+            Node::If { then, els, .. } => always_exits(then) && always_exits(els),
+            _ => false,
+        })
+    }
     let never_exits = |nodes: &[Node]| !nodes.iter().any(has_exit);
     if always_exits(then) && never_exits(els) {
         Some((*cond, false))

@@ -552,6 +552,15 @@ impl Rev<'_> {
         saved
     }
 
+    /// What `inout` argument `k` of call `v` held before the call, where
+    /// the backward part is being emitted.
+    pub(super) fn pre_call(&mut self, v: ValueId, k: usize) -> ValueId {
+        match self.st.pre_call[&(v, k)] {
+            PreCall::Saved(s) => self.restore(s),
+            PreCall::Value(x) => self.primal(x),
+        }
+    }
+
     /// A saved value, where the backward part is being emitted.
     pub(super) fn restore(&mut self, s: Saved) -> ValueId {
         match s.lp {
@@ -657,9 +666,14 @@ impl Rev<'_> {
                 let dirs: Vec<ParamDir> = self.module.function(*f).params.iter().map(|p| p.dir).collect();
                 for (k, (&a, dir)) in args.iter().zip(dirs).enumerate() {
                     if dir == ParamDir::InOut {
-                        let before = self.load(operands[&a]);
-                        let saved = self.save(before);
-                        self.st.pre_call.insert((v, k), saved);
+                        let pre = match stored_before(self.src, v, a) {
+                            Some(x) => PreCall::Value(x),
+                            None => {
+                                let before = self.load(operands[&a]);
+                                PreCall::Saved(self.save(before))
+                            }
+                        };
+                        self.st.pre_call.insert((v, k), pre);
                     }
                 }
             }
@@ -687,10 +701,13 @@ impl Rev<'_> {
     /// A call of a differentiable function in the primal part, made as a
     /// call of its primal-context function (transcribed now if need be),
     /// whose context is saved for the backward part (`None`: a plain call
-    /// — a `[PreferRecompute]` callee, one called in a loop (a context per
-    /// iteration would be saved; unless `[PreferCheckpoint]`), one with a user-written backward
-    /// derivative or `out`/`inout` parameters, whose backward derivative
-    /// recomputes its primal).
+    /// — a `[PreferRecompute]` callee, a pure one (computing from its
+    /// arguments alone, [`crate::autodiff::checkpoint::recomputable_callee`],
+    /// as the reference compiler recomputes calls of functions that read
+    /// no memory), one called in a loop (a context per iteration would be
+    /// saved; unless `[PreferCheckpoint]`), one with a user-written
+    /// backward derivative or `out`/`inout` parameters, whose backward
+    /// derivative recomputes its primal).
     pub(super) fn primal_call_with_context(
         &mut self,
         v: ValueId,
@@ -705,6 +722,7 @@ impl Rev<'_> {
             || callee.prefer_recompute
             || (!self.st.loop_stack.is_empty() && !callee.prefer_checkpoint)
             || callee.params.iter().any(|p| p.dir != ParamDir::In)
+            || crate::autodiff::checkpoint::recomputable_callee(self.module, f)
             || self.requests.in_progress.contains(&f)
             || self.requests.no_extract
         {
@@ -748,8 +766,15 @@ impl Rev<'_> {
         *call_args.last_mut().expect("the context") = Some(ctx);
         let call_args: Vec<ValueId> = call_args.into_iter().map(|a| a.expect("every argument")).collect();
         let r = self.inst(Op::Call(ext.primal, call_args), ret);
-        let c = self.load(ctx);
-        let saved = self.save(c);
+        // (An empty context — the callee saves nothing — is not saved:
+        // the backward part passes an empty one.)
+        let saved = match self.requests.context.get(&bwd) {
+            Some(&(_, 0)) => None,
+            _ => {
+                let c = self.load(ctx);
+                Some(self.save(c))
+            }
+        };
         self.st.call_ctx.insert(v, (ext, saved));
         Ok(Some(r))
     }
@@ -780,4 +805,40 @@ impl Rev<'_> {
         }
         self.mapped(v)
     }
+}
+
+/// The value of `f` that local variable `a` holds when call `v` runs, when
+/// `store a, x` precedes the call in its block with nothing in between
+/// that may write the variable (a store into it or a part of it, a call or
+/// other instruction given its address): `x`, which the backward part
+/// reads (or recomputes) rather than a copy saved at the call.
+fn stored_before(src: &Function, v: ValueId, a: ValueId) -> Option<ValueId> {
+    if !matches!(src.op(a), Some(Op::Var)) {
+        return None;
+    }
+    let root = |mut p: ValueId| loop {
+        match src.op(p) {
+            Some(&(Op::FieldAddr(b, _) | Op::ElementAddr(b, _))) => p = b,
+            _ => return p,
+        }
+    };
+    let block = src.blocks.iter().find(|b| b.insts.contains(&v))?;
+    let at = block.insts.iter().position(|&i| i == v)?;
+    for &w in block.insts[..at].iter().rev() {
+        match src.op(w)? {
+            &Op::Store { ptr, value } if ptr == a => return Some(value),
+            &Op::Store { ptr, value } => {
+                if root(ptr) == a || root(value) == a {
+                    return None;
+                }
+            }
+            Op::Load(_) | Op::FieldAddr(..) | Op::ElementAddr(..) => {}
+            op => {
+                if op.operands().into_iter().any(|o| root(o) == a) {
+                    return None;
+                }
+            }
+        }
+    }
+    None
 }

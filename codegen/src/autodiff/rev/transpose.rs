@@ -436,8 +436,7 @@ impl Rev<'_> {
                     let Type::DifferentialPair { diff, .. } = *self.module.types.get(pair_ty) else {
                         unreachable!("a pair")
                     };
-                    let saved = self.st.pre_call[&(v, k)];
-                    let p = self.restore(saved);
+                    let p = self.pre_call(v, k);
                     let d = match self.adj_ptr(a) {
                         Some(ap) => self.load(ap),
                         None => self.emit().zero(diff),
@@ -469,8 +468,7 @@ impl Rev<'_> {
                     call_args[i] = Some(self.ptr_pair_arg(a, v));
                 }
                 (ParamMap::Value(i), _) => {
-                    let saved = self.st.pre_call[&(v, k)];
-                    call_args[i] = Some(self.restore(saved));
+                    call_args[i] = Some(self.pre_call(v, k));
                 }
                 (ParamMap::Dropped, _) => {}
             }
@@ -483,8 +481,10 @@ impl Rev<'_> {
             *call_args.last_mut().expect("the result's derivative") = Some(g);
         }
         let mut call_args: Vec<ValueId> = call_args.into_iter().map(|a| a.expect("every argument")).collect();
-        if let Some((_, saved)) = nested {
-            call_args.push(self.restore(saved));
+        match nested {
+            Some((_, Some(saved))) => call_args.push(self.restore(saved)),
+            Some((ext, None)) => call_args.push(self.emit().zero(ext.context)),
+            None => {}
         }
         let void = self.module.types.intern(Type::Void);
         self.inst(Op::Call(bwd, call_args), void);
