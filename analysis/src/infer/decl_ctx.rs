@@ -150,6 +150,21 @@ impl<'db> DeclCtx<'db> {
                         GenericArgRef::Value(None) => Ty::Unknown,
                     })
                     .collect();
+                // A pack parameter (last) takes the remaining arguments,
+                // packs among them spliced (`IFunc<R, expand each P>`).
+                if let Some(k) = item.generic_params.iter().position(|g| g.is_pack()) {
+                    if args.len() >= k {
+                        let rest = args.split_off(k);
+                        let flat = rest
+                            .into_iter()
+                            .flat_map(|a| match a {
+                                Ty::Pack(items) => items,
+                                a => vec![a],
+                            })
+                            .collect();
+                        args.push(Ty::Pack(flat));
+                    }
+                }
                 // Defaults of the parameters, when none is given
                 // (`Texture2D` is `Texture2D<float4>`; a core type written
                 // with some arguments keeps its spelling). A user type's

@@ -269,8 +269,7 @@ impl FnLower<'_, '_> {
 
     pub(super) fn pick_overload(&mut self, defs: &[DefId], args: &[ExprId], name: &str) -> R<DefId> {
         let db = self.db();
-        let mut arity: Vec<DefId> =
-            defs.iter().copied().filter(|&d| fn_sig(db, d).params.len() == args.len()).collect();
+        let mut arity: Vec<DefId> = defs.iter().copied().filter(|&d| fn_sig(db, d).takes(args.len())).collect();
         if arity.is_empty() {
             // Trailing parameters with default values left out.
             arity = defs
@@ -302,7 +301,9 @@ impl FnLower<'_, '_> {
         let db = self.m.db;
         let sig = fn_sig(db, def).clone();
         let mut out = Vec::new();
-        for hp in sig.params.iter().skip(given) {
+        // (A pack parameter takes what is left, maybe nothing.)
+        let fixed = (0..sig.params.len()).find(|&i| sig.is_pack_param(i)).unwrap_or(sig.params.len());
+        for hp in sig.params[..fixed].iter().skip(given) {
             let Some(value) = hp.default else {
                 return self.error("a parameter without a default value is missing");
             };
