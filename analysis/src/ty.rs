@@ -182,9 +182,9 @@ pub trait TypeResolver {
                     _ => None,
                 });
                 match len {
-                    Some(n) => Ty::Pack(
-                        (0..n as u32).map(|i| self.resolve(&crate::hir::packs::type_at(pattern, i))).collect(),
-                    ),
+                    Some(n) => {
+                        Ty::Pack((0..n as u32).map(|i| self.resolve(&crate::hir::packs::type_at(pattern, i))).collect())
+                    }
                     None => Ty::Unknown,
                 }
             }

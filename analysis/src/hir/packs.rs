@@ -3,14 +3,15 @@
 //!
 //! A generic function with a pack parameter (`each T`) is lowered per
 //! instance, where each pack has a length: an argument `expand e` of a call
-//! (or an element of an initializer list) becomes `e` once per element,
+//! (or an element of an initializer list, or a statement `expand e;`)
+//! becomes `e` once per element,
 //! with each `each x` (and `each T` in the types `e` names) replaced by
 //! that element ([`Expr::PackElem`], [`TypeRef::PackElem`]). Inference of
 //! the instance then types each copy on its own, so a pack of different
 //! types (`each T` bound to `float, half`) gives each copy its element's
 //! type.
 
-use super::{Body, Expr, ExprId, GenericArgRef, PathSegment, TypeRef};
+use super::{Body, Expr, ExprId, GenericArgRef, PathSegment, Stmt, StmtId, TypeRef};
 
 /// `body` with the `expand` arguments unrolled, where `len` gives the
 /// length of a pack by name (a type pack parameter, or a parameter
@@ -19,6 +20,20 @@ use super::{Body, Expr, ExprId, GenericArgRef, PathSegment, TypeRef};
 pub fn expand_packs(body: &Body, len: &dyn Fn(&str) -> Option<usize>) -> Option<Body> {
     let mut out = body.clone();
     let mut changed = false;
+    // `expand f(each x);` as a statement: one statement per element.
+    for i in 0..out.stmts.len() {
+        let Stmt::Expr(e) = out.stmts[i] else { continue };
+        let Expr::Expand(pattern) = *out.expr(e) else { continue };
+        let Some(n) = pack_len(&out, pattern, len) else { continue };
+        let mut block = Vec::new();
+        for k in 0..n {
+            let copy = copy_at(&mut out, pattern, k as u32);
+            out.stmts.push(Stmt::Expr(copy));
+            block.push(StmtId(out.stmts.len() as u32 - 1));
+        }
+        out.stmts[i] = Stmt::Block(block);
+        changed = true;
+    }
     // (Copies are appended and visited in turn, so `expand` nested in an
     // argument is unrolled too.)
     let mut i = 0;

@@ -247,12 +247,7 @@ pub fn infer_specialized(db: &dyn Db, def: DefId, bindings: &HashMap<String, Ty>
 
 /// [`infer_specialized`] of `b`, a body of `def` (its
 /// [`specialized_body`]).
-pub fn infer_specialized_body(
-    db: &dyn Db,
-    def: DefId,
-    bindings: &HashMap<String, Ty>,
-    b: &Body,
-) -> InferenceResult {
+pub fn infer_specialized_body(db: &dyn Db, def: DefId, bindings: &HashMap<String, Ty>, b: &Body) -> InferenceResult {
     infer_body(db, def, DeclCtx::specialized(db, def, bindings), b)
 }
 
