@@ -150,19 +150,25 @@ impl<'db> DeclCtx<'db> {
                         GenericArgRef::Value(None) => Ty::Unknown,
                     })
                     .collect();
-                // A pack parameter (last) takes the remaining arguments,
-                // packs among them spliced (`IFunc<R, expand each P>`).
+                // A pack parameter (last) after others takes the remaining
+                // arguments, packs among them spliced (`IFunc<R, expand
+                // each P>`). (A type whose one parameter is a pack has its
+                // elements as arguments: `Tuple<A, B>`, `Tuple<expand each
+                // T>`.)
                 if let Some(k) = item.generic_params.iter().position(|g| g.is_pack()) {
                     if args.len() >= k {
                         let rest = args.split_off(k);
-                        let flat = rest
+                        let flat: Vec<Ty> = rest
                             .into_iter()
                             .flat_map(|a| match a {
                                 Ty::Pack(items) => items,
                                 a => vec![a],
                             })
                             .collect();
-                        args.push(Ty::Pack(flat));
+                        match k {
+                            0 => args = flat,
+                            _ => args.push(Ty::Pack(flat)),
+                        }
                     }
                 }
                 // Defaults of the parameters, when none is given
