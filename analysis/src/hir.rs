@@ -17,6 +17,7 @@
 
 pub mod consteval;
 pub mod ops;
+pub mod packs;
 pub mod scope;
 
 pub use ops::{BinOp, PostfixOp, PrefixOp};
@@ -60,7 +61,15 @@ pub enum TypeRef {
     Tuple(Vec<TypeRef>),
     /// `This`
     This,
-    /// `expand each T`, function types … (not modelled yet).
+    /// `expand P`: the pattern `P` once per element of the packs its
+    /// `each T` name (a type pack when substituted).
+    Expand(Box<TypeRef>),
+    /// `each T`: the element of pack `T` the enclosing `expand` is at.
+    Each(Box<TypeRef>),
+    /// Element `index` of the pack `T` (`each T` inside an `expand` once
+    /// the pack's length is known: [`packs::expand_packs`]).
+    PackElem(Box<TypeRef>, u32),
+    /// Function types … (not modelled yet).
     Unknown,
 }
 
@@ -114,6 +123,10 @@ pub fn lower_type(ty: Option<ast::Type>) -> TypeRef {
         ast::Type::TupleType(t) => {
             TypeRef::Tuple(t.syntax().children().filter_map(ast::Type::cast).map(|t| lower_type(Some(t))).collect())
         }
+        ast::Type::ExpandType(t) => {
+            TypeRef::Expand(Box::new(lower_type(t.syntax().children().find_map(ast::Type::cast))))
+        }
+        ast::Type::EachType(t) => TypeRef::Each(Box::new(lower_type(t.syntax().children().find_map(ast::Type::cast)))),
         _ => TypeRef::Unknown,
     }
 }
@@ -288,7 +301,19 @@ pub enum Expr {
         subs: Vec<ExprId>,
         ty: Option<TypeRef>,
     },
-    /// Lambdas, `spirv_asm`, `new`, `expand` … (not typed yet);
+    /// `expand e`: `e` once per element of the packs its `each x` name
+    /// (a list of values: an argument of a call).
+    Expand(ExprId),
+    /// `each x`: the element of the value pack `x` the enclosing
+    /// `expand` is at.
+    Each(ExprId),
+    /// Element `index` of the value pack `pack` (`each x` inside an
+    /// `expand` once the pack's length is known: [`packs::expand_packs`]).
+    PackElem {
+        pack: ExprId,
+        index: u32,
+    },
+    /// Lambdas, `spirv_asm`, `new` … (not typed yet);
     /// sub-expressions are kept so that names in them are still checked.
     Other(Vec<ExprId>),
 }
@@ -940,6 +965,8 @@ impl LowerBody {
                 let ty = lower_type(a.ty());
                 Expr::As { expr: self.opt_expr(a.expr()), ty }
             }
+            ast::Expr::ExpandExpr(x) => Expr::Expand(self.opt_expr(x.syntax().children().find_map(ast::Expr::cast))),
+            ast::Expr::EachExpr(x) => Expr::Each(self.opt_expr(x.syntax().children().find_map(ast::Expr::cast))),
             ast::Expr::TryExpr(t) => {
                 return match t.syntax().children().find_map(ast::Expr::cast) {
                     Some(e) => self.expr(e),

@@ -116,6 +116,11 @@ impl Item {
         self.attrs.iter().any(|a| a.path == name)
     }
 
+    /// Whether the item is a pack generic parameter (`each T`).
+    pub fn is_pack(&self) -> bool {
+        self.modifiers.contains(&Modifier::Each)
+    }
+
     /// The attributes' names as written.
     pub fn attr_names(&self) -> impl Iterator<Item = &String> {
         self.attrs.iter().map(|a| &a.path)
@@ -167,6 +172,8 @@ pub enum Modifier {
     Shared,
     Out,
     Inout,
+    /// `each`: a pack generic parameter (`each T`).
+    Each,
     /// Another keyword (`inline`, `precise` …).
     Other,
 }
@@ -182,6 +189,7 @@ impl Modifier {
             SyntaxKind::UNIFORM_KW => Modifier::Uniform,
             SyntaxKind::READONLY_KW => Modifier::Readonly,
             SyntaxKind::CLASS_KW => Modifier::Class,
+            SyntaxKind::EACH_KW => Modifier::Each,
             SyntaxKind::BUFFER_KW => Modifier::Buffer,
             SyntaxKind::SHARED_KW => Modifier::Shared,
             SyntaxKind::OUT_KW => Modifier::Out,
@@ -586,7 +594,10 @@ impl Lower {
                     members: Vec::new(),
                     generic_params: Vec::new(),
                     params: Vec::new(),
-                    modifiers: Vec::new(),
+                    modifiers: match gp.children_with_tokens().any(|e| e.kind() == EACH_KW) {
+                        true => vec![Modifier::Each],
+                        false => Vec::new(),
+                    },
                     has_setter: false,
                     file_decl: self.file_decl,
                 });

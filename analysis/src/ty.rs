@@ -47,6 +47,10 @@ pub enum Ty {
     Namespace(String),
     /// A generic value argument bound during inference (`N = 3`).
     Const(i64),
+    /// The types a pack parameter (`each T`) is bound to (a generic
+    /// type's argument for its pack parameter: `IFunc<int, int, bool>`
+    /// has `int` and the pack `int, bool`), and the type of a value pack.
+    Pack(Vec<Ty>),
 }
 
 impl Ty {
@@ -124,6 +128,15 @@ impl fmt::Display for Ty {
             Ty::TypeValue(t) => write!(f, "{t}"),
             Ty::Namespace(n) => write!(f, "namespace {n}"),
             Ty::Const(n) => write!(f, "{n}"),
+            Ty::Pack(items) => {
+                for (i, a) in items.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{a}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -159,6 +172,27 @@ pub trait TypeResolver {
             TypeRef::Pointer(t) => Ty::Pointer(Arc::new(self.resolve(t))),
             TypeRef::Tuple(items) => Ty::Tuple(items.iter().map(|t| self.resolve(t)).collect()),
             TypeRef::This => self.this_type(),
+            // `expand P`: `P` per element of the packs it names.
+            TypeRef::Expand(pattern) => {
+                let mut names = Vec::new();
+                crate::hir::packs::type_each_names(pattern, &mut names);
+                let seg = |n: &String| crate::hir::PathSegment { name: n.clone(), args: Vec::new() };
+                let len = names.iter().find_map(|n| match self.resolve_named(&[seg(n)]) {
+                    Ty::Pack(items) => Some(items.len()),
+                    _ => None,
+                });
+                match len {
+                    Some(n) => {
+                        Ty::Pack((0..n as u32).map(|i| self.resolve(&crate::hir::packs::type_at(pattern, i))).collect())
+                    }
+                    None => Ty::Unknown,
+                }
+            }
+            TypeRef::Each(x) => self.resolve(x),
+            TypeRef::PackElem(x, i) => match self.resolve(x) {
+                Ty::Pack(items) => items.get(*i as usize).cloned().unwrap_or(Ty::Unknown),
+                _ => Ty::Unknown,
+            },
             TypeRef::Unknown => Ty::Unknown,
         }
     }

@@ -879,8 +879,8 @@ float shade(Scene scene, float3 n, DifferentialPair<Light> dp)
         &at("dot(l.dir", "dot(l.di$0r"),
         ide::goto_type_definition,
         expect![[r#"
-        <builtin>/types.slang:510 `float3` in `typealias float3 = vector<float, 3>;`
-    "#]],
+            <builtin>/types.slang:512 `float3` in `typealias float3 = vector<float, 3>;`
+        "#]],
     );
     check_nav(
         &at("this.lights", "th$0is.lights"),

@@ -594,6 +594,20 @@ impl<'db> ModuleLowerer<'db> {
                     return err(prange, format!("entry-point parameter with {what} is not supported yet"));
                 }
                 let t = ctx.resolve(&p.ty);
+                if let Ty::Pack(items) = t {
+                    // A pack: one parameter per element.
+                    let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
+                    let no_diff = p.no_diff;
+                    for (k, t) in items.iter().enumerate() {
+                        let t = self.lower_ty(t, prange)?;
+                        let ty = match dir {
+                            ParamDir::In => t,
+                            _ => self.intern(Type::Ptr(t, AddressSpace::Function)),
+                        };
+                        params.push(Param { name: format!("{name}_{k}"), dir, ty, builtin: None, no_diff });
+                    }
+                    continue;
+                }
                 let t = self.lower_ty(&t, prange)?;
                 match dir {
                     ParamDir::In => t,
@@ -759,11 +773,11 @@ impl<'db> ModuleLowerer<'db> {
     fn lower_body(&mut self, inst: Instance, id: FuncId) -> R<()> {
         let db = self.db;
         let def = inst.def;
-        let body = body(db, def).clone();
         let bindings = inst.bindings();
+        let body = infer::specialized_body(db, def, &bindings);
         let inferred = match bindings.is_empty() {
             true => infer::infer(db, def).clone(),
-            false => Arc::new(infer::infer_specialized(db, def, &bindings)),
+            false => Arc::new(infer::infer_specialized_body(db, def, &bindings, &body)),
         };
         let placeholder = std::mem::replace(
             &mut self.module.functions[id.index()],
@@ -956,6 +970,12 @@ struct FnLower<'a, 'db> {
     /// The buffers the returned struct's fields hold (a function returning
     /// a struct holding buffers), once a `return` said.
     returned: Option<Vec<(String, GlobalId)>>,
+}
+
+/// The name of the local holding element `index` of the pack parameter
+/// `name` (not a name the source can write).
+fn pack_local(name: &str, index: u32) -> String {
+    format!("{name}#{index}")
 }
 
 /// The parameter index standing for `this` in [`Instance::resources`].

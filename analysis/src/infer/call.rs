@@ -82,8 +82,7 @@ impl<'db> Infer<'_, 'db> {
     /// Whether a call's arguments include `expand …`.
     fn has_expanded_arg(&self, call: ExprId) -> bool {
         let Expr::Call { args, .. } = self.body.expr(call) else { return false };
-        let (_, map) = crate::hir::body_with_source_map(self.db(), self.def);
-        args.iter().any(|a| map.exprs.get(a.0 as usize).is_some_and(|p| p.kind() == SyntaxKind::EXPAND_EXPR))
+        args.iter().any(|a| matches!(self.body.expr(*a), Expr::Expand(_)))
     }
 
     /// The name a call is written with (`f` in `f(x)`, `m` in `a.m(x)`).
@@ -259,7 +258,8 @@ impl<'db> Infer<'_, 'db> {
                 self.violation = None;
                 self.receiver = match self.body.expr(callee) {
                     Expr::Member { receiver, .. } => Some(self.types[receiver.0 as usize].clone()),
-                    _ => None,
+                    // (A functor called: itself.)
+                    _ => Some(self.types[callee.0 as usize].clone()).filter(|t| matches!(t, Ty::Adt { .. })),
                 };
                 // (Variadic generic parameters, `each T`, take any number.)
                 let variadic = |d: DefId| {
@@ -324,6 +324,12 @@ impl<'db> Infer<'_, 'db> {
                 }
             }
             Ty::DiffFunc { defs, modes } => self.call_derivative(id, callee, &defs, &modes, args),
+            // A functor (`f(x)` of a struct or interface value, `IFunc`):
+            // its `operator()`, with the value as receiver.
+            Ty::Adt { def, args: targs, .. } => match lookup_member(db, def, &targs, "operator()") {
+                Some(Member::Methods(ops)) => self.call(id, callee, Ty::Func(ops), args),
+                _ => Ty::Unknown,
+            },
             Ty::Scalar(_) | Ty::Vector(..) | Ty::Matrix(..) | Ty::Array(..) => {
                 self.diags.push(InferDiag {
                     at: DiagAt::Expr(id),

@@ -150,6 +150,27 @@ impl<'db> DeclCtx<'db> {
                         GenericArgRef::Value(None) => Ty::Unknown,
                     })
                     .collect();
+                // A pack parameter (last) after others takes the remaining
+                // arguments, packs among them spliced (`IFunc<R, expand
+                // each P>`). (A type whose one parameter is a pack has its
+                // elements as arguments: `Tuple<A, B>`, `Tuple<expand each
+                // T>`.)
+                if let Some(k) = item.generic_params.iter().position(|g| g.is_pack()) {
+                    if args.len() >= k {
+                        let rest = args.split_off(k);
+                        let flat: Vec<Ty> = rest
+                            .into_iter()
+                            .flat_map(|a| match a {
+                                Ty::Pack(items) => items,
+                                a => vec![a],
+                            })
+                            .collect();
+                        match k {
+                            0 => args = flat,
+                            _ => args.push(Ty::Pack(flat)),
+                        }
+                    }
+                }
                 // Defaults of the parameters, when none is given
                 // (`Texture2D` is `Texture2D<float4>`; a core type written
                 // with some arguments keeps its spelling). A user type's

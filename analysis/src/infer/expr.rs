@@ -276,6 +276,16 @@ impl<'db> Infer<'_, 'db> {
                     _ => Ty::Unknown,
                 }
             }
+            // A pack's elements are typed once `expand` is unrolled
+            // (`hir::packs`), per element.
+            Expr::Expand(x) | Expr::Each(x) => {
+                self.expr(x);
+                Ty::Unknown
+            }
+            Expr::PackElem { pack, index } => match self.expr(pack) {
+                Ty::Pack(items) => items.get(index as usize).cloned().unwrap_or(Ty::Unknown),
+                _ => Ty::Unknown,
+            },
             Expr::Other(subs) | Expr::SizeOf { subs, .. } => {
                 for s in subs {
                     self.expr(s);

@@ -158,8 +158,32 @@ pub struct FnSig {
     pub variadic: bool,
     pub ret: TypeRef,
     pub generic_params: Vec<String>,
+    /// The pack generic parameters (`each T`; the last of
+    /// `generic_params`).
+    pub packs: Vec<String>,
     /// `[__elementwise]`: also applies component-wise to vectors/matrices.
     pub elementwise: bool,
+}
+
+impl FnSig {
+    /// Whether a call with `n` arguments passes every parameter (a pack
+    /// parameter, last, takes what is left).
+    pub fn takes(&self, n: usize) -> bool {
+        match (0..self.params.len()).find(|&i| self.is_pack_param(i)) {
+            Some(k) => n >= k,
+            None => self.params.len() == n,
+        }
+    }
+
+    /// Whether parameter `i` is a pack (`expand each T p`, or `T p` with
+    /// `T` a pack): it takes the remaining arguments.
+    pub fn is_pack_param(&self, i: usize) -> bool {
+        match self.params.get(i).map(|p| &p.ty) {
+            Some(TypeRef::Expand(_)) => true,
+            Some(TypeRef::Path(segs)) => segs.len() == 1 && self.packs.contains(&segs[0].name),
+            _ => false,
+        }
+    }
 }
 
 /// The signature of a function, `__init` or `__subscript`.
@@ -176,16 +200,17 @@ pub fn fn_sig(db: &dyn Db, def: DefId) -> Arc<FnSig> {
         }
         _ => TypeRef::Unknown,
     };
-    let (has_defaults, variadic, generic_params, elementwise) = match &item {
+    let (has_defaults, variadic, generic_params, packs, elementwise) = match &item {
         Some(item) => (
             item.params.iter().map(|p| p.has_default).collect(),
             item.params.iter().any(|p| p.is_variadic),
             item.generic_params.iter().filter_map(|g| g.name.clone()).collect(),
+            item.generic_params.iter().filter(|g| g.is_pack()).filter_map(|g| g.name.clone()).collect(),
             item.has_attr("__elementwise"),
         ),
-        None => (Vec::new(), false, Vec::new(), false),
+        None => (Vec::new(), false, Vec::new(), Vec::new(), false),
     };
-    Arc::new(FnSig { params: b.params.clone(), has_defaults, variadic, ret, generic_params, elementwise })
+    Arc::new(FnSig { params: b.params.clone(), has_defaults, variadic, ret, generic_params, packs, elementwise })
 }
 
 pub(crate) fn is_core(db: &dyn Db, file: SourceFile) -> bool {
@@ -217,11 +242,46 @@ pub fn infer(db: &dyn Db, def: DefId) -> Arc<InferenceResult> {
 /// `bindings` (see [`DeclCtx::specialized`]): what code generation lowers
 /// for one instantiation. Not cached.
 pub fn infer_specialized(db: &dyn Db, def: DefId, bindings: &HashMap<String, Ty>) -> InferenceResult {
-    infer_in(db, def, DeclCtx::specialized(db, def, bindings))
+    infer_specialized_body(db, def, bindings, body(db, def))
+}
+
+/// [`infer_specialized`] of `b`, a body of `def` (its
+/// [`specialized_body`]).
+pub fn infer_specialized_body(db: &dyn Db, def: DefId, bindings: &HashMap<String, Ty>, b: &Body) -> InferenceResult {
+    infer_body(db, def, DeclCtx::specialized(db, def, bindings), b)
+}
+
+/// The body of `def` with the generic parameters bound as in `bindings`:
+/// its `expand` expressions unrolled by the lengths of the packs
+/// (`hir::packs`), when it has any.
+pub fn specialized_body(db: &dyn Db, def: DefId, bindings: &HashMap<String, Ty>) -> Arc<Body> {
+    let b = body(db, def);
+    if !bindings.values().any(|t| matches!(t, Ty::Pack(_))) {
+        return b.clone();
+    }
+    let mut ctx = DeclCtx::specialized(db, def, bindings);
+    let mut lens: HashMap<String, usize> = HashMap::new();
+    for (n, t) in bindings {
+        if let Ty::Pack(items) = t {
+            lens.insert(n.clone(), items.len());
+        }
+    }
+    for p in &b.params {
+        if let (Some(n), Ty::Pack(items)) = (&p.name, ctx.resolve(&p.ty)) {
+            lens.insert(n.clone(), items.len());
+        }
+    }
+    match crate::hir::packs::expand_packs(b, &|n| lens.get(n).copied()) {
+        Some(expanded) => Arc::new(expanded),
+        None => b.clone(),
+    }
 }
 
 fn infer_in<'db>(db: &'db dyn Db, def: DefId, ctx: DeclCtx<'db>) -> InferenceResult {
-    let b = body(db, def);
+    infer_body(db, def, ctx, body(db, def))
+}
+
+fn infer_body<'db>(db: &'db dyn Db, def: DefId, ctx: DeclCtx<'db>, b: &Body) -> InferenceResult {
     let this_immutable = item_of(db, def).is_some_and(|i| {
         i.kind == ItemKind::Fn
             && !i.is_static

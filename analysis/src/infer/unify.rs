@@ -10,7 +10,7 @@ pub(super) fn ty_is_open(t: &Ty) -> bool {
         Ty::Param { .. } | Ty::Assoc(..) => true,
         Ty::Array(e, _) | Ty::Pointer(e) => ty_is_open(e),
         Ty::Adt { args, .. } => args.iter().any(ty_is_open),
-        Ty::Tuple(items) => items.iter().any(ty_is_open),
+        Ty::Tuple(items) | Ty::Pack(items) => items.iter().any(ty_is_open),
         _ => false,
     }
 }
@@ -96,10 +96,23 @@ pub(super) fn bind_generics(
     explicit: impl IntoIterator<Item = Ty>,
 ) -> (HashMap<String, Ty>, bool) {
     let gp = &sig.generic_params;
+    let mut explicit: Vec<Ty> = explicit.into_iter().collect();
+    // A pack parameter (last) takes the remaining generic arguments.
+    if let Some(k) = gp.iter().position(|g| sig.packs.contains(g)) {
+        if explicit.len() > k {
+            let rest = explicit.split_off(k);
+            explicit.push(Ty::Pack(rest.into_iter().flat_map(pack_items).collect()));
+        }
+    }
     let mut bind: HashMap<String, Ty> = gp.iter().cloned().zip(explicit).collect();
     let written: Vec<String> = bind.keys().cloned().collect();
     let mut ok = true;
-    for (p, a) in sig.params.iter().zip(args) {
+    for (i, (p, a)) in sig.params.iter().zip(args).enumerate() {
+        if sig.is_pack_param(i) {
+            // The pack parameter (last) takes the remaining arguments.
+            ok &= bind_pack(&p.ty, &args[i..], gp, &sig.packs, &mut bind);
+            break;
+        }
         // A parameter of a generic type written at the call as a struct
         // or interface (`f<ITerm>(multiply)`): the argument converts to
         // it (a struct to an interface it conforms to).
@@ -110,7 +123,87 @@ pub(super) fn bind_generics(
                 && matches!(a, Ty::Adt { .. }));
         ok &= unify(&p.ty, a, gp, &mut bind, sig.elementwise) || converts;
     }
+    // A pack parameter given no arguments: empty packs.
+    if let Some(i) = (args.len()..sig.params.len()).find(|&i| sig.is_pack_param(i)) {
+        ok &= bind_pack(&sig.params[i].ty, &[], gp, &sig.packs, &mut bind);
+    }
     (bind, ok)
+}
+
+/// The elements of a pack, or a lone type.
+fn pack_items(t: Ty) -> Vec<Ty> {
+    match t {
+        Ty::Pack(items) => items,
+        t => vec![t],
+    }
+}
+
+/// Bind the packs a pack parameter's type names from the arguments it
+/// takes: `T` (a pack) to their types, and each pack under `each` of
+/// `expand P` to what `P` matches in each argument. `false` on a certain
+/// conflict.
+fn bind_pack(p: &TypeRef, args: &[Ty], gp: &[String], packs: &[String], bind: &mut HashMap<String, Ty>) -> bool {
+    let (pattern, names) = match p {
+        TypeRef::Path(segs) if segs.len() == 1 && packs.contains(&segs[0].name) => {
+            (TypeRef::Each(Box::new(p.clone())), vec![segs[0].name.clone()])
+        }
+        TypeRef::Expand(pattern) => {
+            let mut names = Vec::new();
+            crate::hir::packs::type_each_names(pattern, &mut names);
+            ((**pattern).clone(), names)
+        }
+        _ => return true,
+    };
+    // `P` with `each T` read as `T`, matched per argument.
+    let plain = strip_each(&pattern);
+    let mut elems: Vec<Vec<Ty>> = vec![Vec::new(); names.len()];
+    for a in args {
+        let mut one = HashMap::new();
+        if !unify(&plain, a, &names, &mut one, false) {
+            return false;
+        }
+        for (k, n) in names.iter().enumerate() {
+            elems[k].push(one.remove(n).unwrap_or(Ty::Unknown));
+        }
+    }
+    let mut ok = true;
+    for (n, items) in names.into_iter().zip(elems) {
+        if gp.contains(&n) {
+            let value = Ty::Pack(items);
+            ok &= match bind.get(&n) {
+                // (Written at the call: the arguments convert.)
+                Some(Ty::Pack(prev)) => prev.len() == args.len(),
+                _ => bind_one(&n, value, bind),
+            };
+        }
+    }
+    ok
+}
+
+/// A type reference with `each T` replaced by `T`.
+fn strip_each(t: &TypeRef) -> TypeRef {
+    match t {
+        TypeRef::Each(x) => strip_each(x),
+        TypeRef::Path(segs) => TypeRef::Path(
+            segs.iter()
+                .map(|s| PathSegment {
+                    name: s.name.clone(),
+                    args: s
+                        .args
+                        .iter()
+                        .map(|a| match a {
+                            GenericArgRef::Type(t) => GenericArgRef::Type(strip_each(t)),
+                            v => v.clone(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+        ),
+        TypeRef::Array(e, n) => TypeRef::Array(Box::new(strip_each(e)), n.clone()),
+        TypeRef::Pointer(e) => TypeRef::Pointer(Box::new(strip_each(e))),
+        TypeRef::Tuple(items) => TypeRef::Tuple(items.iter().map(strip_each).collect()),
+        other => other.clone(),
+    }
 }
 
 /// Match a parameter type against an argument type, binding generic
@@ -175,6 +268,7 @@ pub(super) fn type_ref_mentions(t: &TypeRef, names: &[String]) -> bool {
         }),
         TypeRef::Array(e, _) | TypeRef::Pointer(e) => type_ref_mentions(e, names),
         TypeRef::Tuple(items) => items.iter().any(|t| type_ref_mentions(t, names)),
+        TypeRef::Expand(t) | TypeRef::Each(t) | TypeRef::PackElem(t, _) => type_ref_mentions(t, names),
         TypeRef::This => true,
         TypeRef::Unknown => true,
     }

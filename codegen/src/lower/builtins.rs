@@ -309,7 +309,7 @@ impl FnLower<'_, '_> {
             },
         };
         let n = match (keyword, &sem) {
-            ("countof", Ty::Tuple(items)) => items.len() as i64,
+            ("countof", Ty::Tuple(items) | Ty::Pack(items)) => items.len() as i64,
             ("countof", Ty::Adt { name, args, .. }) if name == "Tuple" => args.len() as i64,
             ("countof", Ty::Array(_, Some(n))) => i64::from(*n),
             _ => return self.error(format!("`{keyword}` of `{sem}` is not supported by code generation yet")),

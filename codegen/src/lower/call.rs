@@ -126,45 +126,70 @@ impl FnLower<'_, '_> {
             }
             (_, Ty::DiffFunc { defs, modes }) => self.derivative_call(e, callee, &defs, &modes, args),
             (Expr::Member { receiver, name, generic_args, .. }, Ty::Func(defs)) if !user_defs(&defs).is_empty() => {
-                let def = self.pick_overload(&user_defs(&defs), args, &name)?;
-                let receiver_ty = self.inferred.type_of(receiver);
-                let requirement = parent_of(self.db(), def)
-                    .and_then(|p| item_of(self.db(), p))
-                    .is_some_and(|i| i.kind == ItemKind::Interface);
-                if self.is_interface_value(&receiver_ty) && requirement {
-                    // Dynamic dispatch on an interface-typed value.
-                    let at = self.span;
-                    // A generic requirement: its own generic arguments,
-                    // from the explicit ones and the argument types.
-                    let generics = if fn_sig(self.db(), def).generic_params.is_empty() {
-                        Vec::new()
-                    } else {
-                        self.instance(def, &receiver_ty, &generic_args, args, 0)?.args
-                    };
-                    let held = self.receiver_resources(receiver, &receiver_ty);
-                    let f = self.m.dispatch_function(&receiver_ty, def, &generics, &held, at)?;
-                    let all: Vec<CallArg> = std::iter::once(CallArg::Expr(receiver)).chain(expr_args).collect();
-                    return self.call_function(f, &all);
+                self.method_of(receiver, &name, &generic_args, &user_defs(&defs), args)
+            }
+            // A functor called (`f(x)` of a struct or interface value): its
+            // `operator()`.
+            (_, Ty::Adt { def, args: targs, .. }) => {
+                match slang_analysis::infer::lookup_member(self.db(), def, &targs, "operator()") {
+                    Some(slang_analysis::infer::Member::Methods(ops)) => {
+                        self.method_of(callee, "operator()", &[], &ops, args)
+                    }
+                    _ => self.error("this value is not callable (it has no `operator()`)"),
                 }
-                let (owner, this) = match receiver_ty {
-                    // `S.staticMethod(…)`.
-                    Ty::TypeValue(t) => ((*t).clone(), None),
-                    t => (t, is_instance_method(self.db(), def).then_some(CallArg::Expr(receiver))),
-                };
-                let mut inst = self.instance(def, &owner, &generic_args, args, 0)?;
-                if this.is_some() {
-                    let root = self.struct_root(receiver);
-                    self.this_resources(&mut inst, root, &owner);
-                }
-                let f = self.m.declare_function(inst, false)?;
-                let expr_args = self.without_buffer_args(f, expr_args);
-                let mut all: Vec<CallArg> = this.into_iter().chain(expr_args).collect();
-                all.extend(self.default_args(def, args.len())?);
-                self.call_function(f, &all)
             }
             (Expr::Member { receiver, name, .. }, _) => self.method_call(e, receiver, &name, args),
             _ => self.error("this call is not supported by code generation yet"),
         }
+    }
+
+    /// A call of the method `name` (overloads `defs`) on `receiver`: on an
+    /// interface value through its dispatch function, else the instance
+    /// of the receiver type's method (`S.f(…)` of a static method).
+    fn method_of(
+        &mut self,
+        receiver: ExprId,
+        name: &str,
+        generic_args: &[hir::GenericArgRef],
+        defs: &[DefId],
+        args: &[ExprId],
+    ) -> R<ValueId> {
+        let expr_args: Vec<CallArg> = args.iter().map(|&a| CallArg::Expr(a)).collect();
+        let def = self.pick_overload(defs, args, name)?;
+        let receiver_ty = self.inferred.type_of(receiver);
+        let requirement = parent_of(self.db(), def)
+            .and_then(|p| item_of(self.db(), p))
+            .is_some_and(|i| i.kind == ItemKind::Interface);
+        if self.is_interface_value(&receiver_ty) && requirement {
+            // Dynamic dispatch on an interface-typed value.
+            let at = self.span;
+            // A generic requirement: its own generic arguments,
+            // from the explicit ones and the argument types.
+            let generics = if fn_sig(self.db(), def).generic_params.is_empty() {
+                Vec::new()
+            } else {
+                self.instance(def, &receiver_ty, generic_args, args, 0)?.args
+            };
+            let held = self.receiver_resources(receiver, &receiver_ty);
+            let f = self.m.dispatch_function(&receiver_ty, def, &generics, &held, at)?;
+            let all: Vec<CallArg> = std::iter::once(CallArg::Expr(receiver)).chain(expr_args).collect();
+            return self.call_function(f, &all);
+        }
+        let (owner, this) = match receiver_ty {
+            // `S.staticMethod(…)`.
+            Ty::TypeValue(t) => ((*t).clone(), None),
+            t => (t, is_instance_method(self.db(), def).then_some(CallArg::Expr(receiver))),
+        };
+        let mut inst = self.instance(def, &owner, generic_args, args, 0)?;
+        if this.is_some() {
+            let root = self.struct_root(receiver);
+            self.this_resources(&mut inst, root, &owner);
+        }
+        let f = self.m.declare_function(inst, false)?;
+        let expr_args = self.without_buffer_args(f, expr_args);
+        let mut all: Vec<CallArg> = this.into_iter().chain(expr_args).collect();
+        all.extend(self.default_args(def, args.len())?);
+        self.call_function(f, &all)
     }
 
     /// The instance of `def` a call makes: the generic arguments of its
@@ -292,8 +317,7 @@ impl FnLower<'_, '_> {
 
     pub(super) fn pick_overload(&mut self, defs: &[DefId], args: &[ExprId], name: &str) -> R<DefId> {
         let db = self.db();
-        let mut arity: Vec<DefId> =
-            defs.iter().copied().filter(|&d| fn_sig(db, d).params.len() == args.len()).collect();
+        let mut arity: Vec<DefId> = defs.iter().copied().filter(|&d| fn_sig(db, d).takes(args.len())).collect();
         if arity.is_empty() {
             // Trailing parameters with default values left out.
             arity = defs
@@ -325,7 +349,9 @@ impl FnLower<'_, '_> {
         let db = self.m.db;
         let sig = fn_sig(db, def).clone();
         let mut out = Vec::new();
-        for hp in sig.params.iter().skip(given) {
+        // (A pack parameter takes what is left, maybe nothing.)
+        let fixed = (0..sig.params.len()).find(|&i| sig.is_pack_param(i)).unwrap_or(sig.params.len());
+        for hp in sig.params[..fixed].iter().skip(given) {
             let Some(value) = hp.default else {
                 return self.error("a parameter without a default value is missing");
             };

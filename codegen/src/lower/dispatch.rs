@@ -253,19 +253,26 @@ impl<'db> ModuleLowerer<'db> {
         };
         let mut params = vec![Param { name: "this".into(), dir: this_dir, ty: this_ty, builtin: None, no_diff: false }];
         for (i, p) in sig.params.iter().enumerate() {
-            let t = ctx.resolve(&p.ty);
-            let t = self.lower_ty(&t, at)?;
             let dir = match (p.is_out, p.is_inout) {
                 (_, true) => ParamDir::InOut,
                 (true, false) => ParamDir::Out,
                 _ => ParamDir::In,
             };
-            let ty = if dir == ParamDir::In { t } else { self.intern(Type::Ptr(t, AddressSpace::Function)) };
             let name = p.name.clone().unwrap_or_else(|| format!("p{i}"));
-            params.push(Param { name, dir, ty, builtin: None, no_diff: p.no_diff });
+            // (A pack, `expand each P p`: one parameter per element.)
+            let (names, tys) = match ctx.resolve(&p.ty) {
+                Ty::Pack(items) => ((0..items.len()).map(|k| format!("{name}_{k}")).collect(), items),
+                t => (vec![name], vec![t]),
+            };
+            for (name, t) in names.into_iter().zip(tys) {
+                let t = self.lower_ty(&t, at)?;
+                let ty = if dir == ParamDir::In { t } else { self.intern(Type::Ptr(t, AddressSpace::Function)) };
+                params.push(Param { name, dir, ty, builtin: None, no_diff: p.no_diff });
+            }
         }
         // Each conforming type's method.
         let mut methods = Vec::new();
+        let mut methods_defs = Vec::new();
         for (vty, _) in &variants {
             let Ty::Adt { def: v, args: vargs, .. } = vty else { unreachable!("variants are struct types") };
             let vname = vty.to_string();
@@ -278,7 +285,8 @@ impl<'db> ModuleLowerer<'db> {
             let file = self.root_file.unwrap_or(v.file(db));
             let fits = |m: &DefId| {
                 let msig = fn_sig(db, *m);
-                msig.params.len() == sig.params.len() && msig.generic_params.len() == sig.generic_params.len()
+                // (`params` has `this` and one parameter per pack element.)
+                msig.params.len() == params.len() - 1 && msig.generic_params.len() == sig.generic_params.len()
             };
             let mut owners = vec![*v];
             owners.extend(slang_analysis::infer::applicable_extensions(db, *v, vargs));
@@ -322,6 +330,7 @@ impl<'db> ModuleLowerer<'db> {
                     // value does not hold one (it would have been given
                     // its buffers), and this branch is never taken.
                     methods.push(None);
+                    methods_defs.push(m);
                     continue;
                 }
                 inst.resources.extend(held.into_iter().map(|(p, g)| (THIS_PARAM, p, g)));
@@ -336,6 +345,7 @@ impl<'db> ModuleLowerer<'db> {
                 return err(at, format!("`{vname}.{rname}` does not have the signature of `{iname}.{rname}`"));
             }
             methods.push(Some(f));
+            methods_defs.push(m);
         }
         if methods.iter().all(Option::is_none) {
             return err(
@@ -379,6 +389,11 @@ impl<'db> ModuleLowerer<'db> {
             let this = match (is_static, is_mutating) {
                 (true, _) => None,
                 (false, false) => Some(b.inst(blk, Op::Extract(values[0], k as u32 + 1), *vt, at)),
+                // (A method that does not change the value, for a
+                // `[mutating]` requirement: given the value.)
+                (false, true) if !mutating(methods_defs[k]) => {
+                    Some(b.inst(blk, Op::Extract(this_value, k as u32 + 1), *vt, at))
+                }
                 (false, true) => {
                     // (Through a local: targets pass pointers to whole
                     // variables only.)
@@ -403,7 +418,7 @@ impl<'db> ModuleLowerer<'db> {
                 }
                 None => b.inst(blk, Op::Call(*f, args), ret, at),
             };
-            if let (Some(local), true) = (this, is_mutating) {
+            if let (Some(local), true) = (this, is_mutating && mutating(methods_defs[k])) {
                 // The changed variant, back in place.
                 let changed = b.inst(blk, Op::Load(local), *vt, at);
                 let p = self.intern(Type::Ptr(*vt, AddressSpace::Function));

@@ -175,6 +175,13 @@ impl FnLower<'_, '_> {
             Expr::Is { expr, ty } => self.is_as(e, expr, &ty, false),
             Expr::As { expr, ty } => self.is_as(e, expr, &ty, true),
             Expr::SizeOf { keyword, subs, ty } => self.countof(&keyword, &subs, ty.as_ref()),
+            Expr::PackElem { .. } => match self.place(e)? {
+                Some(p) => Ok(self.load(p)),
+                None => self.error("only a parameter's pack is supported by code generation here"),
+            },
+            Expr::Expand(_) | Expr::Each(_) => {
+                self.error("`expand` is supported by code generation only as an argument of a call")
+            }
             _ => self.error("this expression is not supported by code generation yet"),
         }
     }

@@ -39,6 +39,19 @@ impl FnLower<'_, '_> {
             };
             self.scopes.last_mut().unwrap().push(Local { name: p.name.clone(), ptr });
         }
+        // A pack parameter is one parameter per element (`declare_function`),
+        // each a local its elements name (`each p` at element `k`).
+        for hp in self.body.params.clone() {
+            let Some(name) = hp.name.clone() else { continue };
+            if let Ty::Pack(items) = self.ctx.resolve(&hp.ty) {
+                for k in 0..items.len() {
+                    let ptr = self.scopes[0].iter().find(|l| l.name == format!("{name}_{k}")).map(|l| l.ptr);
+                    if let Some(ptr) = ptr {
+                        self.scopes[0].push(Local { name: pack_local(&name, k as u32), ptr });
+                    }
+                }
+            }
+        }
         for (name, path, g) in self.resource_params.clone() {
             if path.is_empty() {
                 let ptr = self.global_pointer(g, None)?;

@@ -56,6 +56,15 @@ impl FnLower<'_, '_> {
             }
         }
         match self.body.expr(e).clone() {
+            // An element of a pack parameter: its local (see
+            // `FnLower::function`).
+            Expr::PackElem { pack, index } => match self.body.expr(pack) {
+                Expr::Path(segs, false) if segs.len() == 1 => {
+                    let name = pack_local(&segs[0].name, index);
+                    Ok(self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| l.name == name).map(|l| l.ptr))
+                }
+                _ => Ok(None),
+            },
             Expr::Path(segs, false) if segs.len() == 1 && segs[0].args.is_empty() => {
                 let name = &segs[0].name;
                 if let Some(l) = self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| &l.name == name) {

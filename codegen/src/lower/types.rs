@@ -73,8 +73,9 @@ impl<'db> ModuleLowerer<'db> {
                 };
                 self.intern(Type::Scalar(if unsigned { Scalar::UInt32 } else { Scalar::Int32 }))
             }
-            Ty::Adt { def, args, .. }
-                if !slang_analysis::core_files(self.db).contains(&def.file(self.db))
+            Ty::Adt { def, args, name }
+                if (!slang_analysis::core_files(self.db).contains(&def.file(self.db))
+                    || is_functor_interface(name))
                     && item_of(self.db, *def).is_some_and(|i| i.kind == ItemKind::Interface) =>
             {
                 if args.iter().any(|a| matches!(a, Ty::Param { .. } | Ty::Unknown)) {
@@ -228,4 +229,12 @@ impl<'db> ModuleLowerer<'db> {
         self.struct_differential(def, t, &name, &fields, args);
         Ok(t)
     }
+}
+
+/// The core module's interfaces of callable values (`IFunc<R, P…>` and
+/// its mutating and differentiable kinds), which only the program's
+/// structs conform to: their values are tagged unions as those of the
+/// program's interfaces are.
+fn is_functor_interface(name: &str) -> bool {
+    matches!(name, "IFunc" | "IMutatingFunc" | "IDifferentiableFunc" | "IDifferentiableMutatingFunc")
 }
