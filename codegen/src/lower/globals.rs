@@ -61,6 +61,10 @@ pub(super) enum Resource {
 pub(super) fn resource_of(ty: &Ty) -> Option<(Resource, Option<&Ty>)> {
     let Ty::Adt { name, args, .. } = ty else { return None };
     Some(match name.as_str() {
+        // `R.Handle`: a descriptor handle stands for its resource, bound at
+        // compile time like a resource held by a parameter (see
+        // `resources.rs`).
+        "DescriptorHandle" => return args.first().and_then(resource_of),
         "RWStructuredBuffer" => (Resource::Structured { writable: true }, args.first()),
         "StructuredBuffer" => (Resource::Structured { writable: false }, args.first()),
         "RWByteAddressBuffer" => (Resource::ByteAddress { writable: true }, None),
@@ -606,6 +610,35 @@ impl FnLower<'_, '_> {
         };
         let void = self.void();
         Ok(Some(self.emit(Op::Barrier(barrier), void)))
+    }
+
+    /// The subgroup (wave) operations over the active threads:
+    /// `WaveActiveAllTrue(b)`, `WaveActiveSum(x)`, `WavePrefixSum(x)`, ….
+    pub(super) fn subgroup_builtin(&mut self, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
+        use crate::ir::{SubgroupOp as S, SubgroupScope};
+        let (scope, op) = if let Some(rest) = name.strip_prefix("WaveActive") {
+            (SubgroupScope::Reduce, rest)
+        } else if let Some(rest) = name.strip_prefix("WavePrefix") {
+            (SubgroupScope::ExclusivePrefix, rest)
+        } else {
+            return Ok(None);
+        };
+        let op = match (scope, op) {
+            (SubgroupScope::Reduce, "AllTrue") => S::All,
+            (SubgroupScope::Reduce, "AnyTrue") => S::Any,
+            (_, "Sum") => S::Sum,
+            (_, "Product") => S::Product,
+            (SubgroupScope::Reduce, "Min") => S::Min,
+            (SubgroupScope::Reduce, "Max") => S::Max,
+            (SubgroupScope::Reduce, "BitAnd") => S::BitAnd,
+            (SubgroupScope::Reduce, "BitOr") => S::BitOr,
+            (SubgroupScope::Reduce, "BitXor") => S::BitXor,
+            _ => return Ok(None),
+        };
+        let [arg] = args else { return Ok(None) };
+        let v = self.expr(*arg)?;
+        let t = self.ty_of(v);
+        Ok(Some(self.emit(Op::Subgroup(op, scope, v), t)))
     }
 
     /// `InterlockedAdd(dest, value[, original])` and the other atomics, on
