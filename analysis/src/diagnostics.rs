@@ -139,7 +139,12 @@ pub fn expanded_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
             ImportKind::Import => "module",
             ImportKind::Include | ImportKind::Implementing | ImportKind::PpInclude => "file",
         };
-        let tried = import_candidates(db, file, import);
+        // (On disk: the standard modules' folder is no place the user
+        // can look in.)
+        let tried: Vec<String> = import_candidates(db, file, import)
+            .into_iter()
+            .filter(|p| !p.starts_with(crate::standard_modules::STANDARD_MODULE_DIR))
+            .collect();
         let mut message = format!("cannot find {what} `{}`", import.target);
         if let Some(first) = tried.first() {
             message.push_str(&format!(" (looked for {first}"));

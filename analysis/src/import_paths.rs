@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use slang_syntax::TextRange;
 
+use crate::standard_modules::STANDARD_MODULE_DIR;
 use crate::{Db, SourceFile, Workspace};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -94,8 +95,9 @@ fn relative_candidates(import: &Import) -> Vec<String> {
 }
 
 /// Every path, in search order, where the target of `import` may be:
-/// next to `file`, then in each search path. The host loads the first that
-/// exists on disk.
+/// next to `file`, then in each search path, then among the standard
+/// modules (`import slang.neural;`, see `standard_modules`). The host
+/// loads the first that exists (on disk, or bundled for the last).
 pub fn import_candidates(db: &dyn Db, file: SourceFile, import: &Import) -> Vec<String> {
     let dir = parent_dir(file.path(db)).to_string();
     let mut out = Vec::new();
@@ -106,6 +108,11 @@ pub fn import_candidates(db: &dyn Db, file: SourceFile, import: &Import) -> Vec<
     for sp in Workspace::get(db).search_paths(db) {
         for rel in &rels {
             out.push(join_path(sp, rel));
+        }
+    }
+    if import.kind != ImportKind::PpInclude && !import.is_path {
+        for rel in &rels {
+            out.push(join_path(STANDARD_MODULE_DIR, rel));
         }
     }
     out

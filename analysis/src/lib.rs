@@ -39,6 +39,7 @@ pub mod item_tree;
 pub mod module_graph;
 pub mod name_res;
 pub mod scalar;
+mod standard_modules;
 pub mod ty;
 mod visibility;
 
@@ -59,6 +60,7 @@ pub use item_tree::{Item, ItemKind, ItemTree, Visibility};
 pub use module_graph::{file_imports, module_of, resolved_imports};
 pub use salsa::Cancelled;
 pub use slang_syntax::{TextRange, TextSize};
+pub use standard_modules::{is_standard_module_file, standard_module_text, STANDARD_MODULE_DIR};
 
 /// The core-module files (declarations of the built-in types and
 /// functions): `(name, text)`.

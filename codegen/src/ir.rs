@@ -467,6 +467,29 @@ pub enum Barrier {
     All,
 }
 
+/// What an [`Op::Subgroup`] combines over the subgroup's active threads
+/// (`WaveActiveAllTrue`, `WaveActiveSum`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SubgroupOp {
+    All,
+    Any,
+    Sum,
+    Product,
+    Min,
+    Max,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+/// Whether an [`Op::Subgroup`] gives every thread the whole subgroup's
+/// result, or the result over the threads before it (`WavePrefixSum`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SubgroupScope {
+    Reduce,
+    ExclusivePrefix,
+}
+
 /// The read-modify-write an [`Op::Atomic`] does (`InterlockedAdd` …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AtomicOp {
@@ -502,6 +525,9 @@ pub enum Op {
     /// A thread-group barrier (`GroupMemoryBarrierWithGroupSync()` and
     /// the like); `void`.
     Barrier(Barrier),
+    /// A subgroup (wave) operation on the operand over the subgroup's
+    /// active threads; every active thread must reach it.
+    Subgroup(SubgroupOp, SubgroupScope, ValueId),
     /// Components of a vector (`v.zyx`).
     Swizzle(ValueId, Vec<u8>),
     /// Numeric conversion to the result type (same shape).
@@ -545,7 +571,12 @@ impl Op {
     pub fn has_side_effects(&self) -> bool {
         matches!(
             self,
-            Op::Store { .. } | Op::Call(..) | Op::Barrier(_) | Op::Atomic { .. } | Op::Texture(TextureOp::Store, _)
+            Op::Store { .. }
+                | Op::Call(..)
+                | Op::Barrier(_)
+                | Op::Subgroup(..)
+                | Op::Atomic { .. }
+                | Op::Texture(TextureOp::Store, _)
         )
     }
 
@@ -579,6 +610,7 @@ impl Op {
             | Op::Load(a)
             | Op::Detach(a)
             | Op::ArrayLength(a)
+            | Op::Subgroup(_, _, a)
             | Op::FieldAddr(a, _) => vec![*a],
             Op::Binary(_, a, b) | Op::ExtractDynamic(a, b) | Op::ElementAddr(a, b) => vec![*a, *b],
             Op::Store { ptr, value } => vec![*ptr, *value],
@@ -602,6 +634,7 @@ impl Op {
             | Op::Load(a)
             | Op::Detach(a)
             | Op::ArrayLength(a)
+            | Op::Subgroup(_, _, a)
             | Op::FieldAddr(a, _) => *a = f(*a),
             Op::Binary(_, a, b) | Op::ExtractDynamic(a, b) | Op::ElementAddr(a, b) => {
                 *a = f(*a);

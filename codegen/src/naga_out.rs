@@ -99,8 +99,12 @@ pub fn validate(module: naga::Module) -> Result<Validated, CodegenError> {
             | naga::valid::Capabilities::SHADER_FLOAT32_ATOMIC
             | naga::valid::Capabilities::FLOAT64
             | naga::valid::Capabilities::SHADER_INT64
-            | naga::valid::Capabilities::CUBE_ARRAY_TEXTURES,
+            | naga::valid::Capabilities::CUBE_ARRAY_TEXTURES
+            | naga::valid::Capabilities::SUBGROUP,
     );
+    validator
+        .subgroup_stages(naga::valid::ShaderStages::all())
+        .subgroup_operations(naga::valid::SubgroupOperationSet::all());
     match validator.validate(&module) {
         Ok(info) => Ok(Validated { module, info }),
         Err(e) => {
@@ -772,6 +776,30 @@ impl<'a> FnBuilder<'a> {
                 self.stmt(naga::Statement::ControlBarrier(flags), span, block);
                 return Ok(());
             }
+            Op::Subgroup(op, scope, operand) => {
+                let argument = self.use_value(*operand, block)?;
+                self.flush(block);
+                let op = match op {
+                    ir::SubgroupOp::All => naga::SubgroupOperation::All,
+                    ir::SubgroupOp::Any => naga::SubgroupOperation::Any,
+                    ir::SubgroupOp::Sum => naga::SubgroupOperation::Add,
+                    ir::SubgroupOp::Product => naga::SubgroupOperation::Mul,
+                    ir::SubgroupOp::Min => naga::SubgroupOperation::Min,
+                    ir::SubgroupOp::Max => naga::SubgroupOperation::Max,
+                    ir::SubgroupOp::BitAnd => naga::SubgroupOperation::And,
+                    ir::SubgroupOp::BitOr => naga::SubgroupOperation::Or,
+                    ir::SubgroupOp::BitXor => naga::SubgroupOperation::Xor,
+                };
+                let collective_op = match scope {
+                    ir::SubgroupScope::Reduce => naga::CollectiveOperation::Reduce,
+                    ir::SubgroupScope::ExclusivePrefix => naga::CollectiveOperation::ExclusiveScan,
+                };
+                let ty = self.ty(value.ty);
+                let result = self.f.expressions.append(naga::Expression::SubgroupOperationResult { ty }, span);
+                self.emit_start = self.f.expressions.len();
+                block.push(naga::Statement::SubgroupCollectiveOperation { op, collective_op, argument, result }, span);
+                result
+            }
             Op::Atomic { op, ptr, value: operand, compare } => {
                 let pointer = self.use_value(*ptr, block)?;
                 let operand = self.use_value(*operand, block)?;
@@ -999,7 +1027,7 @@ impl<'a> FnBuilder<'a> {
             Op::Detach(_) => {
                 return Err(self.error(Some(v), "internal: `detach` must be removed before code generation"))
             }
-            Op::Store { .. } | Op::Call(..) | Op::Barrier(_) | Op::Atomic { .. } => {
+            Op::Store { .. } | Op::Call(..) | Op::Barrier(_) | Op::Subgroup(..) | Op::Atomic { .. } => {
                 unreachable!("statements are emitted by `inst`")
             }
         };

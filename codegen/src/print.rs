@@ -96,6 +96,9 @@ pub(crate) fn op_text(module: &Module, op: &Op) -> String {
         Op::ExtractDynamic(a, i) => format!("extract {a}, {i}"),
         Op::ArrayLength(p) => format!("array_length {p}"),
         Op::Barrier(b) => format!("barrier {}", format!("{b:?}").to_lowercase()),
+        Op::Subgroup(o, s, a) => {
+            format!("subgroup {} {} {a}", format!("{o:?}").to_lowercase(), format!("{s:?}").to_lowercase())
+        }
         Op::Swizzle(a, comps) => format!("swizzle {a}, {}", swizzle_text(comps)),
         Op::Convert(a) => format!("convert {a}"),
         Op::Select(c, a, b) => format!("select {c}, {a}, {b}"),
@@ -378,6 +381,7 @@ impl SlangPrinter<'_> {
             Op::ExtractDynamic(a, i) => format!("{}[{}]", e(a), e(i)),
             Op::ArrayLength(p) => format!("{}.getCount()", e(p)),
             Op::Barrier(b) => format!("{b:?}MemoryBarrierWithGroupSync()"),
+            Op::Subgroup(o, s, a) => format!("{}({})", subgroup_function(*o, *s), e(a)),
             Op::Texture(op, args) => {
                 let a: Vec<String> = args.iter().map(e).collect();
                 match op {
@@ -403,5 +407,25 @@ impl SlangPrinter<'_> {
             format!("{} {} = {rhs};", types.display(value.ty), self.name(v))
         };
         self.line(&text);
+    }
+}
+
+/// The HLSL name of a subgroup operation (`WaveActiveSum`).
+fn subgroup_function(op: crate::ir::SubgroupOp, scope: crate::ir::SubgroupScope) -> String {
+    use crate::ir::SubgroupOp as S;
+    let name = match op {
+        S::All => "AllTrue",
+        S::Any => "AnyTrue",
+        S::Sum => "Sum",
+        S::Product => "Product",
+        S::Min => "Min",
+        S::Max => "Max",
+        S::BitAnd => "BitAnd",
+        S::BitOr => "BitOr",
+        S::BitXor => "BitXor",
+    };
+    match scope {
+        crate::ir::SubgroupScope::Reduce => format!("WaveActive{name}"),
+        crate::ir::SubgroupScope::ExclusivePrefix => format!("WavePrefix{name}"),
     }
 }

@@ -493,6 +493,8 @@ impl Validator<'_> {
                     .then(|| format!("array_length of {p}, which is not a buffer's runtime array"))
             }
             Op::Barrier(_) => (!matches!(types.get(result), Type::Void)).then(|| "a barrier has no value".into()),
+            Op::Subgroup(_, _, a) => (t(*a) != result)
+                .then(|| format!("a subgroup operation on {} gives {}", types.display(t(*a)), types.display(result))),
             Op::Texture(op, args) => {
                 let shape = args.first().and_then(|&a| match types.get(t(a)) {
                     Type::Texture(shape, _, _) => Some(*shape),

@@ -39,6 +39,9 @@ pub fn db_path(path: &Path) -> String {
 }
 
 pub fn read_text(path: &Path) -> std::io::Result<String> {
+    if let Some(text) = path.to_str().and_then(slang_analysis::standard_module_text) {
+        return Ok(text.to_string());
+    }
     let bytes = std::fs::read(path)?;
     Ok(slang_syntax::decode_source(&bytes))
 }

@@ -459,6 +459,19 @@ impl TypeResolver for DeclCtx<'_> {
                             self.this = outer;
                             t
                         }
+                        // A case of an enum, as a generic value argument
+                        // (`S<TargetEnum.CUDA>`): its value. (The core
+                        // module's enums stay symbolic: its members of types
+                        // with such arguments, `MapElement` of a tuple of
+                        // `CoopMat`s, are not all declared yet.)
+                        None if item_of(self.db, def).is_some_and(|i| i.kind == ItemKind::Enum)
+                            && !is_core(self.db, def.file(self.db)) =>
+                        {
+                            match self.named_const(Some(&ty), &seg.name).and_then(|v| v.as_int()) {
+                                Some(v) => Ty::Const(v),
+                                None => Ty::Assoc(Arc::new(ty), seg.name.clone()),
+                            }
+                        }
                         None => Ty::Assoc(Arc::new(ty), seg.name.clone()),
                     }
                 }

@@ -156,7 +156,14 @@ fn pure(module: &Module, g: FuncId, memo: &mut HashMap<FuncId, bool>) -> bool {
     let ok = params_ok
         && func.blocks.iter().flat_map(|b| &b.insts).all(|&i| match func.op(i) {
             Some(Op::Store { ptr, .. }) => matches!(root(*ptr), Some(Op::Var)),
-            Some(Op::Global(_) | Op::Atomic { .. } | Op::Barrier(_) | Op::Texture(..) | Op::ArrayLength(_)) => false,
+            Some(
+                Op::Global(_)
+                | Op::Atomic { .. }
+                | Op::Barrier(_)
+                | Op::Subgroup(..)
+                | Op::Texture(..)
+                | Op::ArrayLength(_),
+            ) => false,
             Some(Op::Call(h, _)) => pure(module, *h, memo),
             _ => true,
         });

@@ -264,6 +264,7 @@ impl Transcriber<'_> {
             | Op::Global(_)
             | Op::ArrayLength(_)
             | Op::Barrier(_)
+            | Op::Subgroup(..)
             | Op::Atomic { .. }
             | Op::Texture(..) => (self.inst(primal_op, ty), None),
             Op::Unary(u, a) => {
@@ -539,7 +540,15 @@ impl Transcriber<'_> {
         if ret == ty {
             return Ok((result, None));
         }
-        let dt = self.differential(ty).expect("a pair result is differentiable");
+        // (The pair's second half: a derivative, or for a pointer-like
+        // type the location of the derivatives.)
+        let dt = match *self.module.types.get(ret) {
+            Type::DifferentialPair { diff, .. } => diff,
+            _ => match self.differential(ty) {
+                Some(dt) => dt,
+                None => return Err(self.error("the forward derivative of this call returns no pair of its result")),
+            },
+        };
         let p = self.inst(Op::Extract(result, 0), ty);
         let d = self.inst(Op::Extract(result, 1), dt);
         Ok((p, Some(d)))

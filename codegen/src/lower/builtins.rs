@@ -351,6 +351,9 @@ impl FnLower<'_, '_> {
         if let Some(v) = self.autodiff_builtin(e, name, args)? {
             return Ok(v);
         }
+        if let Some(v) = self.subgroup_builtin(name, args)? {
+            return Ok(v);
+        }
         if let Some(v) = self.memory_builtin(name, args)? {
             return Ok(v);
         }

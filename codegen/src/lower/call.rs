@@ -155,8 +155,8 @@ impl FnLower<'_, '_> {
         args: &[ExprId],
     ) -> R<ValueId> {
         let expr_args: Vec<CallArg> = args.iter().map(|&a| CallArg::Expr(a)).collect();
-        let def = self.pick_overload(defs, args, name)?;
         let receiver_ty = self.inferred.type_of(receiver);
+        let def = self.pick_overload_of(defs, args, name, Some(&receiver_ty))?;
         let requirement = parent_of(self.db(), def)
             .and_then(|p| item_of(self.db(), p))
             .is_some_and(|i| i.kind == ItemKind::Interface);
@@ -292,7 +292,7 @@ impl FnLower<'_, '_> {
         if inits.is_empty() {
             return Ok(None);
         }
-        self.pick_overload(&inits, args, "__init").map(Some)
+        self.pick_overload_of(&inits, args, "__init", Some(t)).map(Some)
     }
 
     /// The `__init()` without parameters of the user struct `t`, which a
@@ -316,6 +316,19 @@ impl FnLower<'_, '_> {
     }
 
     pub(super) fn pick_overload(&mut self, defs: &[DefId], args: &[ExprId], name: &str) -> R<DefId> {
+        self.pick_overload_of(defs, args, name, None)
+    }
+
+    /// [`Self::pick_overload`] among the members of `owner` (a type whose
+    /// generic arguments bind the members' parameter types: `__init(T[N])`
+    /// of `V<float, 3>` takes a `float[3]`).
+    pub(super) fn pick_overload_of(
+        &mut self,
+        defs: &[DefId],
+        args: &[ExprId],
+        name: &str,
+        owner: Option<&Ty>,
+    ) -> R<DefId> {
         let db = self.db();
         let mut arity: Vec<DefId> = defs.iter().copied().filter(|&d| fn_sig(db, d).takes(args.len())).collect();
         if arity.is_empty() {
@@ -330,11 +343,15 @@ impl FnLower<'_, '_> {
                 .collect();
         }
         let arg_tys: Vec<Ty> = args.iter().map(|a| self.inferred.type_of(*a)).collect();
+        let bindings = owner.map(|o| generic_bindings(db, o)).unwrap_or_default();
         // Prefer the overload whose parameter types match the most
-        // arguments exactly.
+        // arguments exactly, then the most up to generic parameters.
         let score = |d: DefId| {
-            let mut ctx = DeclCtx::for_def(db, d);
-            fn_sig(db, d).params.iter().zip(&arg_tys).filter(|(p, a)| ctx.resolve(&p.ty) == **a).count()
+            let mut ctx = DeclCtx::specialized(db, d, &bindings);
+            let params: Vec<Ty> = fn_sig(db, d).params.iter().map(|p| ctx.resolve(&p.ty)).collect();
+            let exact = params.iter().zip(&arg_tys).filter(|(p, a)| *p == *a).count();
+            let loose = params.iter().zip(&arg_tys).filter(|(p, a)| loosely_matches(p, a)).count();
+            (exact, loose)
         };
         let best = arity.iter().copied().max_by_key(|&d| score(d));
         match best {
@@ -627,4 +644,26 @@ fn requirement_diff(db: &dyn Db, req: DefId) -> (Vec<bool>, bool, bool) {
     let ret_ty = DeclCtx::for_def(db, req).resolve(&fn_sig(db, req).ret);
     let ret = slang_analysis::autodiff::type_diff(db, file, &ret_ty) != TypeDiff::No;
     (params, this, ret)
+}
+
+/// The generic parameters of the struct `ty` names, bound to its
+/// arguments (empty for other types).
+fn generic_bindings(db: &dyn Db, ty: &Ty) -> HashMap<String, Ty> {
+    let Ty::Adt { def, args, .. } = ty else { return HashMap::new() };
+    let Some(item) = item_of(db, *def) else { return HashMap::new() };
+    item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect()
+}
+
+/// Whether an argument of type `arg` fits a parameter of type `param`,
+/// generic parameters (and array sizes not known) fitting anything.
+fn loosely_matches(param: &Ty, arg: &Ty) -> bool {
+    match (param, arg) {
+        (Ty::Param { .. } | Ty::Assoc(..) | Ty::Unknown, _) => true,
+        (Ty::Array(p, pn), Ty::Array(a, an)) => (pn.is_none() || pn == an) && loosely_matches(p, a),
+        (Ty::Adt { def: pd, args: pa, .. }, Ty::Adt { def: ad, args: aa, .. }) => {
+            pd == ad && pa.len() == aa.len() && pa.iter().zip(aa).all(|(p, a)| loosely_matches(p, a))
+        }
+        (Ty::Vector(ps, pn), Ty::Vector(as_, an)) => ps == as_ && pn == an,
+        _ => param == arg,
+    }
 }

@@ -612,6 +612,35 @@ impl FnLower<'_, '_> {
         Ok(Some(self.emit(Op::Barrier(barrier), void)))
     }
 
+    /// The subgroup (wave) operations over the active threads:
+    /// `WaveActiveAllTrue(b)`, `WaveActiveSum(x)`, `WavePrefixSum(x)`, ….
+    pub(super) fn subgroup_builtin(&mut self, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
+        use crate::ir::{SubgroupOp as S, SubgroupScope};
+        let (scope, op) = if let Some(rest) = name.strip_prefix("WaveActive") {
+            (SubgroupScope::Reduce, rest)
+        } else if let Some(rest) = name.strip_prefix("WavePrefix") {
+            (SubgroupScope::ExclusivePrefix, rest)
+        } else {
+            return Ok(None);
+        };
+        let op = match (scope, op) {
+            (SubgroupScope::Reduce, "AllTrue") => S::All,
+            (SubgroupScope::Reduce, "AnyTrue") => S::Any,
+            (_, "Sum") => S::Sum,
+            (_, "Product") => S::Product,
+            (SubgroupScope::Reduce, "Min") => S::Min,
+            (SubgroupScope::Reduce, "Max") => S::Max,
+            (SubgroupScope::Reduce, "BitAnd") => S::BitAnd,
+            (SubgroupScope::Reduce, "BitOr") => S::BitOr,
+            (SubgroupScope::Reduce, "BitXor") => S::BitXor,
+            _ => return Ok(None),
+        };
+        let [arg] = args else { return Ok(None) };
+        let v = self.expr(*arg)?;
+        let t = self.ty_of(v);
+        Ok(Some(self.emit(Op::Subgroup(op, scope, v), t)))
+    }
+
     /// `InterlockedAdd(dest, value[, original])` and the other atomics, on
     /// a buffer element or a `groupshared` variable.
     pub(super) fn atomic_builtin(&mut self, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {

@@ -115,6 +115,7 @@ impl Gpu {
             | wgpu::Features::SHADER_INT64
             | wgpu::Features::SHADER_F16
             | wgpu::Features::SHADER_FLOAT32_ATOMIC
+            | wgpu::Features::SUBGROUP
             | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
             // (`bench`: GPU time of each dispatch.)
             | wgpu::Features::TIMESTAMP_QUERY;

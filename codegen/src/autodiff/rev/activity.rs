@@ -87,6 +87,7 @@ pub(super) fn activity(f: &Function, module: &mut Module) -> Vec<bool> {
                     | Op::Global(_)
                     | Op::Detach(_)
                     | Op::Barrier(_)
+                    | Op::Subgroup(..)
                     | Op::Texture(..)
                     | Op::Atomic { .. } => {}
                     Op::FieldAddr(..) | Op::ElementAddr(..) | Op::ArrayLength(_) => {}
