@@ -112,14 +112,8 @@ pub fn run(func: &mut Function) {
     if replace.is_empty() {
         return;
     }
-    let map = |v: ValueId| replace.get(&v).copied().unwrap_or(v);
-    for value in &mut func.values {
-        if let ValueKind::Inst(op) = &mut value.kind {
-            op.map_operands(map);
-        }
-    }
+    func.replace_uses(&replace);
     for block in &mut func.blocks {
-        block.term.map_operands(map);
         block.insts.retain(|v| !replace.contains_key(v));
     }
 }

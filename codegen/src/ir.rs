@@ -921,6 +921,29 @@ impl Function {
         out
     }
 
+    /// The value of an integer constant that fits an index (`None`: not
+    /// a constant, or negative).
+    pub fn const_index(&self, v: ValueId) -> Option<u32> {
+        match self.op(v) {
+            Some(Op::Const(Const::Int(i))) => u32::try_from(*i).ok(),
+            _ => None,
+        }
+    }
+
+    /// Replace every use (operand or terminator argument) of a key of
+    /// `replaced` by its value.
+    pub fn replace_uses(&mut self, replaced: &HashMap<ValueId, ValueId>) {
+        let map = |v: ValueId| replaced.get(&v).copied().unwrap_or(v);
+        for value in &mut self.values {
+            if let ValueKind::Inst(op) = &mut value.kind {
+                op.map_operands(map);
+            }
+        }
+        for block in &mut self.blocks {
+            block.term.map_operands(map);
+        }
+    }
+
     /// The predecessors of each block, one entry per edge.
     pub fn predecessors(&self) -> Vec<Vec<BlockId>> {
         let mut preds = vec![Vec::new(); self.blocks.len()];

@@ -23,7 +23,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{AddressSpace, BlockId, Const, Function, Module, Op, Type, Types, Value, ValueId, ValueKind};
+use crate::ir::{AddressSpace, BlockId, Function, Module, Op, Type, Types, Value, ValueId, ValueKind};
 
 /// Narrow the aggregate loads of every function.
 pub fn run(module: &mut Module) {
@@ -58,13 +58,6 @@ fn overlap(a: &Path, b: &Path) -> bool {
     a.iter().zip(b).all(|(x, y)| x.is_none() || y.is_none() || x == y)
 }
 
-fn const_index(func: &Function, v: ValueId) -> Option<u32> {
-    match func.op(v) {
-        Some(Op::Const(Const::Int(i))) => u32::try_from(*i).ok(),
-        _ => None,
-    }
-}
-
 /// The root and path of the pointer `ptr`, when its memory is tracked.
 fn root_of(func: &Function, read_only: &[bool], mut ptr: ValueId) -> Option<(Root, Path)> {
     let mut path = Vec::new();
@@ -75,7 +68,7 @@ fn root_of(func: &Function, read_only: &[bool], mut ptr: ValueId) -> Option<(Roo
                 ptr = *base;
             }
             ValueKind::Inst(Op::ElementAddr(base, i)) => {
-                path.push(const_index(func, *i));
+                path.push(func.const_index(*i));
                 ptr = *base;
             }
             ValueKind::Inst(Op::Var) => {
@@ -157,7 +150,7 @@ fn narrow(types: &mut Types, read_only: &[bool], func: &mut Function) {
             };
             path.push(match index {
                 Err(i) => Some(i),
-                Ok(i) => const_index(func, i),
+                Ok(i) => func.const_index(i),
             });
             let Some(&(load_block, load_pos)) = position.get(&base) else { continue };
             let conflict = writes.get(&root).is_some_and(|ws| {

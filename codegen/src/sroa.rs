@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{Const, Function, Module, Op, Type, TypeId, Types, Value, ValueId, ValueKind};
+use crate::ir::{Function, Module, Op, Type, TypeId, Types, Value, ValueId, ValueKind};
 
 /// The largest array split into variables.
 const MAX_ELEMENTS: u32 = 64;
@@ -37,13 +37,6 @@ fn parts(types: &Types, ty: TypeId) -> Option<Vec<TypeId>> {
     match types.get(ty) {
         Type::Array(e, n) if *n >= 1 && *n <= MAX_ELEMENTS => Some(vec![*e; *n as usize]),
         Type::Struct { fields, .. } if !fields.is_empty() => Some(fields.iter().map(|f| f.1).collect()),
-        _ => None,
-    }
-}
-
-fn const_index(func: &Function, v: ValueId) -> Option<u32> {
-    match func.op(v) {
-        Some(Op::Const(Const::Int(i))) => u32::try_from(*i).ok(),
         _ => None,
     }
 }
@@ -76,7 +69,7 @@ fn split(types: &mut Types, func: &mut Function) -> bool {
                 Op::ElementAddr(base, i) => {
                     let n = candidates.get(base).and_then(|p| p.as_ref()).map(|p| p.len() as u32);
                     if let Some(n) = n {
-                        if const_index(func, *i).is_none_or(|k| k >= n) {
+                        if func.const_index(*i).is_none_or(|k| k >= n) {
                             reject(&mut candidates, base);
                         }
                     }
@@ -129,7 +122,7 @@ fn split(types: &mut Types, func: &mut Function) -> bool {
                     dropped.insert(v);
                 }
                 Op::ElementAddr(base, i) if part_vars.contains_key(&base) => {
-                    let k = const_index(func, i).expect("a checked constant index");
+                    let k = func.const_index(i).expect("a checked constant index");
                     redirect.insert(v, part_vars[&base][k as usize]);
                     dropped.insert(v);
                 }
@@ -157,14 +150,8 @@ fn split(types: &mut Types, func: &mut Function) -> bool {
             }
         }
     }
-    let map = |v: ValueId| redirect.get(&v).copied().unwrap_or(v);
-    for value in &mut func.values {
-        if let ValueKind::Inst(op) = &mut value.kind {
-            op.map_operands(map);
-        }
-    }
+    func.replace_uses(&redirect);
     for block in &mut func.blocks {
-        block.term.map_operands(map);
         let mut insts = Vec::with_capacity(block.insts.len());
         for &v in &block.insts {
             if let Some(parts) = part_vars.get(&v) {

@@ -692,15 +692,7 @@ fn counters(func: &mut Function, combined: &Combined) {
     if replaced.is_empty() {
         return;
     }
-    let map = |v: ValueId| replaced.get(&v).copied().unwrap_or(v);
-    for value in &mut func.values {
-        if let ValueKind::Inst(op) = &mut value.kind {
-            op.map_operands(map);
-        }
-    }
-    for block in &mut func.blocks {
-        block.term.map_operands(map);
-    }
+    func.replace_uses(&replaced);
 }
 
 /// A value of a loop in no other loop that the backward part reads only
