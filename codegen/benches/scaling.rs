@@ -12,7 +12,9 @@
 //! machine also counts waiting for a core.
 //!
 //! Run with `cargo bench -p slang-codegen --bench scaling`;
-//! `SCALING_KERNELS=DIR` also writes the kernels there.
+//! `SCALING_KERNELS=DIR` also writes the kernels there;
+//! `SCALING_ONLY=16x8` compiles only that shape (`W`x`D`, five times),
+//! for a profiler.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -99,6 +101,14 @@ fn main() {
         return;
     }
     let mut db = RootDatabase::new();
+    if let Some(only) = std::env::var_os("SCALING_ONLY") {
+        let only = only.to_string_lossy().into_owned();
+        let (w, d) = only.split_once('x').expect("SCALING_ONLY=WxD");
+        let (w, d) = (w.parse().expect("width"), d.parse().expect("depth"));
+        let (cpu, _, size) = measure(&mut db, w, d);
+        println!("W={w} D={d}  compile {:.1} ms CPU  WGSL {size} B", cpu.as_secs_f64() * 1e3);
+        return;
+    }
     let shapes = [(8, 2), (16, 2), (8, 4), (16, 4), (32, 2), (16, 8)];
     let mut results = Vec::new();
     for &(w, d) in &shapes {

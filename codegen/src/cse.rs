@@ -20,7 +20,7 @@
 //! read would otherwise be a value of its own (saved for the backward
 //! part, once per use).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::ir::{BlockId, Function, Op, ParamDir, TypeId, ValueId, ValueKind};
 use crate::validate::dominators;
@@ -45,14 +45,14 @@ pub fn run(func: &mut Function) {
     if idom.first().copied().flatten().is_none() {
         return;
     }
-    let mut table: HashMap<(TypeId, String), ValueId> = HashMap::new();
-    let mut replace: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut table: HashMap<(TypeId, String), ValueId> = HashMap::default();
+    let mut replace: HashMap<ValueId, ValueId> = HashMap::default();
     let locals = Locals::new(func);
     let preds = func.predecessors();
     // Per variable, a count of the stores seen so far, and a count of
     // the merges, which count for every variable stored to: a load
     // recorded at older counts is stale.
-    let mut generation: HashMap<ValueId, u32> = HashMap::new();
+    let mut generation: HashMap<ValueId, u32> = HashMap::default();
     let mut merges = 0u32;
     // Depth-first over the dominator tree; each block's keys leave the
     // table when its subtree is done.
@@ -127,7 +127,7 @@ struct Locals {
 
 impl Locals {
     fn new(func: &Function) -> Self {
-        let mut tracked: HashSet<ValueId> = HashSet::new();
+        let mut tracked: HashSet<ValueId> = HashSet::default();
         // (`out` and `inout` parameters too: copied in and out, they alias
         // nothing.)
         if let Some(entry) = func.blocks.first() {
@@ -146,8 +146,8 @@ impl Locals {
         }
         // An address of a part of a tracked variable, by its variable.
         let mut root: HashMap<ValueId, ValueId> = tracked.iter().map(|&v| (v, v)).collect();
-        let mut escaped: HashSet<ValueId> = HashSet::new();
-        let mut stored: HashSet<ValueId> = HashSet::new();
+        let mut escaped: HashSet<ValueId> = HashSet::default();
+        let mut stored: HashSet<ValueId> = HashSet::default();
         // Definitions dominate uses: in reverse post-order, an address is
         // seen before what uses it.
         for b in func.reverse_post_order() {

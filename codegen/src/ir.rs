@@ -21,7 +21,7 @@
 //!
 //! [`crate::validate`] states the invariants; [`crate::print`] prints it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 
 use slang_analysis::ty::Scalar;
@@ -622,6 +622,47 @@ impl Op {
         }
     }
 
+    /// Call `f` on each operand, in the order of [`Op::operands`]
+    /// (without allocating).
+    pub fn for_each_operand(&self, mut f: impl FnMut(ValueId)) {
+        match self {
+            Op::Const(_) | Op::Var | Op::Global(_) | Op::Barrier(_) => {}
+            Op::Unary(_, a)
+            | Op::Splat(a)
+            | Op::Extract(a, _)
+            | Op::Swizzle(a, _)
+            | Op::Convert(a)
+            | Op::Load(a)
+            | Op::Detach(a)
+            | Op::ArrayLength(a)
+            | Op::Subgroup(_, _, a)
+            | Op::FieldAddr(a, _) => f(*a),
+            Op::Binary(_, a, b) | Op::ExtractDynamic(a, b) | Op::ElementAddr(a, b) => {
+                f(*a);
+                f(*b);
+            }
+            Op::Store { ptr, value } => {
+                f(*ptr);
+                f(*value);
+            }
+            Op::Atomic { ptr, value, compare, .. } => {
+                f(*ptr);
+                f(*value);
+                if let Some(c) = compare {
+                    f(*c);
+                }
+            }
+            Op::Select(a, b, c) => {
+                f(*a);
+                f(*b);
+                f(*c);
+            }
+            Op::Construct(args) | Op::Intrinsic(_, args) | Op::Call(_, args) | Op::Texture(_, args) => {
+                args.iter().for_each(|&a| f(a));
+            }
+        }
+    }
+
     /// Replace every operand through `f`.
     pub fn map_operands(&mut self, mut f: impl FnMut(ValueId) -> ValueId) {
         match self {
@@ -734,6 +775,15 @@ impl Terminator {
             Terminator::If { cond, .. } => vec![*cond],
             Terminator::Switch { value, .. } => vec![*value],
             Terminator::Unreachable => Vec::new(),
+        }
+    }
+
+    /// Call `f` on each operand (without allocating).
+    pub fn for_each_operand(&self, mut f: impl FnMut(ValueId)) {
+        match self {
+            Terminator::Return(Some(v)) | Terminator::If { cond: v, .. } | Terminator::Switch { value: v, .. } => f(*v),
+            Terminator::Branch { args, .. } | Terminator::Loop { args, .. } => args.iter().for_each(|&a| f(a)),
+            Terminator::Return(None) | Terminator::Unreachable => {}
         }
     }
 
@@ -932,7 +982,10 @@ impl Function {
 
     /// Replace every use (operand or terminator argument) of a key of
     /// `replaced` by its value.
-    pub fn replace_uses(&mut self, replaced: &HashMap<ValueId, ValueId>) {
+    pub fn replace_uses<S: std::hash::BuildHasher>(
+        &mut self,
+        replaced: &std::collections::HashMap<ValueId, ValueId, S>,
+    ) {
         let map = |v: ValueId| replaced.get(&v).copied().unwrap_or(v);
         for value in &mut self.values {
             if let ValueKind::Inst(op) = &mut value.kind {
@@ -942,6 +995,53 @@ impl Function {
         for block in &mut self.blocks {
             block.term.map_operands(map);
         }
+    }
+
+    /// Drop the values no block holds any more (instructions removed by
+    /// a pass stay in [`Function::values`]) and number the rest densely,
+    /// in block order; a value still read but held by no block (invalid
+    /// IR, for the validator to report) is kept. Returns the new id of
+    /// each old value (`None`: dropped).
+    pub fn compact(&mut self) -> Vec<Option<ValueId>> {
+        fn keep(v: ValueId, new_id: &mut [Option<ValueId>], order: &mut Vec<ValueId>) {
+            if let Some(slot @ None) = new_id.get_mut(v.index()) {
+                *slot = Some(ValueId(order.len() as u32));
+                order.push(v);
+            }
+        }
+        let mut new_id: Vec<Option<ValueId>> = vec![None; self.values.len()];
+        let mut order: Vec<ValueId> = Vec::new();
+        for block in &self.blocks {
+            for &v in block.params.iter().chain(&block.insts) {
+                keep(v, &mut new_id, &mut order);
+            }
+        }
+        for block in &self.blocks {
+            block.term.for_each_operand(|o| keep(o, &mut new_id, &mut order));
+        }
+        let mut i = 0;
+        while i < order.len() {
+            if let ValueKind::Inst(op) = &self.values[order[i].index()].kind {
+                op.for_each_operand(|o| keep(o, &mut new_id, &mut order));
+            }
+            i += 1;
+        }
+        let mut old = std::mem::take(&mut self.values);
+        let placeholder = || Value { ty: TypeId(0), kind: ValueKind::Inst(Op::Var), span: None };
+        self.values = order.iter().map(|v| std::mem::replace(&mut old[v.index()], placeholder())).collect();
+        let map = |v: ValueId| new_id.get(v.index()).copied().flatten().unwrap_or(v);
+        for value in &mut self.values {
+            if let ValueKind::Inst(op) = &mut value.kind {
+                op.map_operands(map);
+            }
+        }
+        for block in &mut self.blocks {
+            for v in block.params.iter_mut().chain(&mut block.insts) {
+                *v = map(*v);
+            }
+            block.term.map_operands(map);
+        }
+        new_id
     }
 
     /// The predecessors of each block, one entry per edge.

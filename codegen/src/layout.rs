@@ -21,7 +21,7 @@
 //! base, row) pairs until a load or store reads or writes the row one
 //! element at a time.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use slang_analysis::ty::Scalar;
 
@@ -118,7 +118,7 @@ pub fn size_of(types: &Types, t: TypeId, rules: Rules) -> u32 {
 /// Give every buffer its memory layout (see the module documentation).
 pub fn run(module: &mut Module) {
     let mut forms = Forms::default();
-    let mut changed = HashMap::new();
+    let mut changed = HashMap::default();
     for (i, g) in module.globals.iter_mut().enumerate() {
         if let Some(rules) = Rules::of(g.space) {
             let mem = forms.memory(&mut module.types, g.ty, rules);
@@ -132,8 +132,14 @@ pub fn run(module: &mut Module) {
         return;
     }
     for f in &mut module.functions {
-        Rewrite { types: &mut module.types, forms: &mut forms, func: f, ptrs: HashMap::new(), replace: HashMap::new() }
-            .run(&changed);
+        Rewrite {
+            types: &mut module.types,
+            forms: &mut forms,
+            func: f,
+            ptrs: HashMap::default(),
+            replace: HashMap::default(),
+        }
+        .run(&changed);
     }
 }
 

@@ -27,7 +27,7 @@
 //! After: `b1(%5)` takes `%0` from `b0` and `%4` from `b2`, and the loads
 //! are replaced by `%5`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ir::{BlockId, Const, Function, Module, Op, Terminator, Type, TypeId, Types, Value, ValueId, ValueKind};
 
@@ -57,12 +57,12 @@ fn promote(types: &mut Types, func: &mut Function) {
         preds,
         sealed: vec![false; 0],
         visited: Vec::new(),
-        defs: HashMap::new(),
-        incomplete: HashMap::new(),
-        phi_args: HashMap::new(),
-        new_params: HashMap::new(),
-        replaced: HashMap::new(),
-        zeros: HashMap::new(),
+        defs: HashMap::default(),
+        incomplete: HashMap::default(),
+        phi_args: HashMap::default(),
+        new_params: HashMap::default(),
+        replaced: HashMap::default(),
+        zeros: HashMap::default(),
         zero_insts: Vec::new(),
     };
     ssa.sealed = vec![false; ssa.func.blocks.len()];
@@ -84,8 +84,8 @@ fn promote(types: &mut Types, func: &mut Function) {
 /// through, passed on, or indexed dynamically).
 fn whole_loads(types: &Types, func: &mut Function) {
     // Part address → (its variable, the path of indices).
-    let mut parts: HashMap<ValueId, (ValueId, Vec<u32>)> = HashMap::new();
-    let mut ok: HashMap<ValueId, bool> = HashMap::new();
+    let mut parts: HashMap<ValueId, (ValueId, Vec<u32>)> = HashMap::default();
+    let mut ok: HashMap<ValueId, bool> = HashMap::default();
     for (i, v) in func.values.iter().enumerate() {
         if let ValueKind::Inst(Op::Var) = v.kind {
             // (Only plain data: no handles, pointers or runtime arrays.)
@@ -201,8 +201,7 @@ fn whole_loads(types: &Types, func: &mut Function) {
     }
     if changed {
         // The part addresses are no longer used.
-        let dead: std::collections::HashSet<ValueId> =
-            parts.iter().filter(|(_, (r, _))| ok[r]).map(|(&a, _)| a).collect();
+        let dead: rustc_hash::FxHashSet<ValueId> = parts.iter().filter(|(_, (r, _))| ok[r]).map(|(&a, _)| a).collect();
         for block in &mut func.blocks {
             block.insts.retain(|i| !dead.contains(i));
         }
@@ -224,7 +223,7 @@ fn plain(types: &Types, t: TypeId) -> bool {
 /// The variables to promote, with their value types.
 fn promotable(func: &Function, reachable: &[bool]) -> HashMap<ValueId, TypeId> {
     let def_blocks = func.def_blocks();
-    let mut candidates: HashMap<ValueId, bool> = HashMap::new();
+    let mut candidates: HashMap<ValueId, bool> = HashMap::default();
     for (i, v) in func.values.iter().enumerate() {
         if let ValueKind::Inst(Op::Var) = v.kind {
             let b = def_blocks[i];

@@ -17,7 +17,7 @@
 //! Every expression and statement carries the span of the IR value it
 //! comes from, so naga's validation errors point at Slang source.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::num::NonZeroU32;
 
 use naga::{Handle, Span};
@@ -39,7 +39,8 @@ pub struct Validated {
 
 /// Build the naga module of `ir`.
 pub fn build(ir: &Module) -> Result<naga::Module, CodegenError> {
-    let mut b = ModuleBuilder { ir, out: naga::Module::default(), types: HashMap::new(), functions: HashMap::new() };
+    let mut b =
+        ModuleBuilder { ir, out: naga::Module::default(), types: HashMap::default(), functions: HashMap::default() };
     b.types()?;
     let globals = b.globals()?;
     b.atomic_results();
@@ -69,8 +70,8 @@ pub fn build(ir: &Module) -> Result<naga::Module, CodegenError> {
 
 /// The globals that atomic operations reach (through element and field
 /// addresses).
-fn atomic_globals(ir: &Module) -> std::collections::HashSet<GlobalId> {
-    let mut out = std::collections::HashSet::new();
+fn atomic_globals(ir: &Module) -> rustc_hash::FxHashSet<GlobalId> {
+    let mut out = rustc_hash::FxHashSet::default();
     for f in &ir.functions {
         for v in &f.values {
             let ValueKind::Inst(Op::Atomic { ptr, .. }) = &v.kind else { continue };

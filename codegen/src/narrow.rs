@@ -21,7 +21,7 @@
 //! conflicts with a load when it can run after it: later in the same
 //! block, or in a block reachable from the load's block.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ir::{AddressSpace, BlockId, Function, Module, Op, Type, Types, Value, ValueId, ValueKind};
 
@@ -54,8 +54,48 @@ enum Root {
 /// one.
 type Path = Vec<Option<u32>>;
 
-fn overlap(a: &Path, b: &Path) -> bool {
-    a.iter().zip(b).all(|(x, y)| x.is_none() || y.is_none() || x == y)
+/// The writes to one root, as a tree of their paths: finding those that
+/// overlap an access visits the writes along its path (and below where
+/// it ends or indexes dynamically), not every write to the root. An
+/// unrolled kernel writes thousands of elements of one array, and reads
+/// as many: a list of writes made narrowing quadratic.
+#[derive(Default)]
+struct Writes {
+    /// The writes whose path ends here: (block, position).
+    here: Vec<(BlockId, usize)>,
+    /// Deeper writes by the constant index at this level.
+    by_index: HashMap<u32, Writes>,
+    /// Deeper writes at a dynamic index at this level.
+    dynamic: Option<Box<Writes>>,
+}
+
+impl Writes {
+    fn add(&mut self, path: &[Option<u32>], at: (BlockId, usize)) {
+        match path.split_first() {
+            None => self.here.push(at),
+            Some((Some(i), rest)) => self.by_index.entry(*i).or_default().add(rest, at),
+            Some((None, rest)) => self.dynamic.get_or_insert_with(Default::default).add(rest, at),
+        }
+    }
+
+    /// Whether a write that may touch what `path` reaches satisfies `f`.
+    /// Two paths overlap unless they differ in a constant index at some
+    /// level (a dynamic index may be any; a shorter path covers all
+    /// below it).
+    fn any_overlapping(&self, path: &[Option<u32>], f: &mut dyn FnMut((BlockId, usize)) -> bool) -> bool {
+        if self.here.iter().any(|&w| f(w)) {
+            return true;
+        }
+        let rest = path.get(1..).unwrap_or(&[]);
+        if self.dynamic.as_deref().is_some_and(|w| w.any_overlapping(rest, f)) {
+            return true;
+        }
+        match path.first() {
+            Some(Some(i)) => self.by_index.get(i).is_some_and(|w| w.any_overlapping(rest, f)),
+            // The access covers every index here.
+            Some(None) | None => self.by_index.values().any(|w| w.any_overlapping(rest, f)),
+        }
+    }
 }
 
 /// The root and path of the pointer `ptr`, when its memory is tracked.
@@ -100,8 +140,8 @@ fn written(types: &Types, func: &Function, op: &Op) -> Vec<ValueId> {
 }
 
 fn narrow(types: &mut Types, read_only: &[bool], func: &mut Function) {
-    // Every write, by root: its block, position and path.
-    let mut writes: HashMap<Root, Vec<(BlockId, usize, Path)>> = HashMap::new();
+    // Every write, by root and path: its block and position.
+    let mut writes: HashMap<Root, Writes> = HashMap::default();
     let mut any_load = false;
     for b in func.block_ids() {
         for (pos, &v) in func.block(b).insts.iter().enumerate() {
@@ -109,7 +149,7 @@ fn narrow(types: &mut Types, read_only: &[bool], func: &mut Function) {
             any_load |= matches!(op, Op::Load(_));
             for ptr in written(types, func, op) {
                 match root_of(func, read_only, ptr) {
-                    Some((root, path)) => writes.entry(root).or_default().push((b, pos, path)),
+                    Some((root, path)) => writes.entry(root).or_default().add(&path, (b, pos)),
                     // A write through a pointer chosen at run time (a
                     // block parameter): anything may change.
                     None => return,
@@ -120,17 +160,17 @@ fn narrow(types: &mut Types, read_only: &[bool], func: &mut Function) {
     if !any_load {
         return;
     }
-    let mut reach: HashMap<BlockId, Vec<bool>> = HashMap::new();
+    let mut reach: HashMap<BlockId, Vec<bool>> = HashMap::default();
     // Where each original instruction is.
-    let mut position: HashMap<ValueId, (BlockId, usize)> = HashMap::new();
+    let mut position: Vec<Option<(BlockId, usize)>> = vec![None; func.values.len()];
     for b in func.block_ids() {
         for (pos, &v) in func.block(b).insts.iter().enumerate() {
-            position.insert(v, (b, pos));
+            position[v.index()] = Some((b, pos));
         }
     }
     // New address instructions, to go right before the instruction
     // (now a load) that uses them.
-    let mut before: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut before: HashMap<ValueId, ValueId> = HashMap::default();
     for b in func.reverse_post_order() {
         for pos in 0..func.block(b).insts.len() {
             let u = func.block(b).insts[pos];
@@ -152,12 +192,10 @@ fn narrow(types: &mut Types, read_only: &[bool], func: &mut Function) {
                 Err(i) => Some(i),
                 Ok(i) => func.const_index(i),
             });
-            let Some(&(load_block, load_pos)) = position.get(&base) else { continue };
+            let Some((load_block, load_pos)) = position.get(base.index()).copied().flatten() else { continue };
             let conflict = writes.get(&root).is_some_and(|ws| {
-                ws.iter().any(|(wb, wpos, wpath)| {
-                    overlap(wpath, &path)
-                        && ((*wb == load_block && *wpos > load_pos)
-                            || reachable(func, &mut reach, load_block)[wb.index()])
+                ws.any_overlapping(&path, &mut |(wb, wpos)| {
+                    (wb == load_block && wpos > load_pos) || reachable(func, &mut reach, load_block)[wb.index()]
                 })
             });
             if conflict {
@@ -185,7 +223,7 @@ fn narrow(types: &mut Types, read_only: &[bool], func: &mut Function) {
             func.values[u.index()].kind = ValueKind::Inst(Op::Load(addr));
             before.insert(u, addr);
             // The new load stands where the extract stood.
-            position.insert(u, (b, pos));
+            position[u.index()] = Some((b, pos));
         }
     }
     if before.is_empty() {

@@ -18,7 +18,7 @@
 //! Parts that are aggregates themselves are split by the next round.
 //! Arrays of more than [`MAX_ELEMENTS`] elements are left alone.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ir::{Function, Module, Op, Type, TypeId, Types, Value, ValueId, ValueKind};
 
@@ -44,7 +44,7 @@ fn parts(types: &Types, ty: TypeId) -> Option<Vec<TypeId>> {
 /// One round: split the variables that qualify. Whether any was.
 fn split(types: &mut Types, func: &mut Function) -> bool {
     // Candidate variables, by pointer: their parts' types.
-    let mut candidates: HashMap<ValueId, Option<Vec<TypeId>>> = HashMap::new();
+    let mut candidates: HashMap<ValueId, Option<Vec<TypeId>>> = HashMap::default();
     for block in &func.blocks {
         for &v in &block.insts {
             if let Some(Op::Var) = func.op(v) {
@@ -90,7 +90,7 @@ fn split(types: &mut Types, func: &mut Function) -> bool {
         return false;
     }
     // The parts' variables, made right after the variable.
-    let mut part_vars: HashMap<ValueId, Vec<ValueId>> = HashMap::new();
+    let mut part_vars: HashMap<ValueId, Vec<ValueId>> = HashMap::default();
     let mut vars: Vec<ValueId> = candidates.keys().copied().collect();
     vars.sort_by_key(|v| v.0);
     for &var in &vars {
@@ -107,9 +107,9 @@ fn split(types: &mut Types, func: &mut Function) -> bool {
         part_vars.insert(var, ids);
     }
     // Rewrite the uses; new instructions go before the one they replace.
-    let mut redirect: HashMap<ValueId, ValueId> = HashMap::new();
-    let mut before: HashMap<ValueId, Vec<ValueId>> = HashMap::new();
-    let mut dropped: std::collections::HashSet<ValueId> = vars.iter().copied().collect();
+    let mut redirect: HashMap<ValueId, ValueId> = HashMap::default();
+    let mut before: HashMap<ValueId, Vec<ValueId>> = HashMap::default();
+    let mut dropped: rustc_hash::FxHashSet<ValueId> = vars.iter().copied().collect();
     let void = types.intern(Type::Void);
     for b in 0..func.blocks.len() {
         for pos in 0..func.blocks[b].insts.len() {

@@ -18,7 +18,9 @@
 //! unless a bound is written (`[ForceUnroll(n)]`), which then bounds the
 //! loop.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use slang_analysis::ty::Scalar;
 
@@ -244,7 +246,7 @@ fn shape_with(f: &Function, pre: BlockId, other_exits: bool, preds: &[Vec<BlockI
 /// loop state's initial values (`None`: not a constant).
 fn trip_count(f: &Function, types: &Types, shape: &Shape) -> Option<u32> {
     let params = f.block(shape.header).params.clone();
-    let mut state: Vec<Option<Const>> = shape.init.iter().map(|&v| eval(f, types, v, &HashMap::new(), 0)).collect();
+    let mut state: Vec<Option<Const>> = shape.init.iter().map(|&v| eval(f, types, v, &HashMap::default(), 0)).collect();
     for n in 0..=MAX_UNROLL {
         let env: HashMap<ValueId, Option<Const>> = params.iter().copied().zip(state.iter().copied()).collect();
         match eval(f, types, shape.cond, &env, 0)? {
@@ -430,7 +432,7 @@ fn unroll(
     let mut pending_back_edge: Option<BlockId> = None;
     // What the code after the loop reads of the loop state: the last
     // test's copies.
-    let mut last_map = HashMap::new();
+    let mut last_map = HashMap::default();
     for k in 0..=n {
         let last = k == n;
         let blocks: Vec<BlockId> = if last { vec![shape.header] } else { shape.blocks.clone() };
@@ -571,8 +573,8 @@ impl Uses {
 /// Copies of `blocks` with fresh blocks and values; operands defined in
 /// them are renamed, others kept; jumps to blocks outside stay.
 fn clone_blocks(f: &mut Function, blocks: &[BlockId]) -> (HashMap<BlockId, BlockId>, HashMap<ValueId, ValueId>) {
-    let mut bmap = HashMap::new();
-    let mut vmap = HashMap::new();
+    let mut bmap = HashMap::default();
+    let mut vmap = HashMap::default();
     for &b in blocks {
         let nb = BlockId(f.blocks.len() as u32);
         f.blocks.push(crate::ir::Block { params: Vec::new(), insts: Vec::new(), term: Terminator::Unreachable });

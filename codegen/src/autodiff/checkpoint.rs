@@ -61,8 +61,8 @@
 //! its primal. So does a pure callee ([`recomputable_callee`]), as the
 //! reference compiler recomputes calls of functions that read no memory.)
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 
 use crate::autodiff::rev::{Combined, Save};
 use crate::ir::{
@@ -111,8 +111,8 @@ pub fn context_size(saves: &[Save]) -> (u32, u32) {
 /// differentiated code by a `[PrimalSubstitute]` (recomputing the call
 /// would compute the original, not the substitute).
 fn pure_callees(module: &Module, f: &Function) -> HashSet<FuncId> {
-    let mut memo = HashMap::new();
-    let mut out = HashSet::new();
+    let mut memo = HashMap::default();
+    let mut out = HashSet::default();
     for v in &f.values {
         if let ValueKind::Inst(Op::Call(g, _)) = &v.kind {
             let callee = module.function(*g);
@@ -131,7 +131,7 @@ fn pure_callees(module: &Module, f: &Function) -> HashSet<FuncId> {
 pub(crate) fn recomputable_callee(module: &Module, g: FuncId) -> bool {
     let callee = module.function(g);
     let substituted = matches!(callee.derivative, crate::ir::Derivative::Substitute(_));
-    !callee.prefer_checkpoint && !substituted && pure(module, g, &mut HashMap::new())
+    !callee.prefer_checkpoint && !substituted && pure(module, g, &mut HashMap::default())
 }
 
 /// Whether `g` only computes from its arguments: every parameter is an
@@ -212,7 +212,7 @@ impl<'a> Recompute<'a> {
             combined,
             by_var,
             by_origin,
-            memo: HashMap::new(),
+            memo: HashMap::default(),
             pending: Vec::new(),
             pure,
             feasible_memo: RefCell::default(),
@@ -222,7 +222,7 @@ impl<'a> Recompute<'a> {
     fn run(&mut self) {
         let in_reversed_loop: HashSet<BlockId> =
             self.combined.loops.iter().flat_map(|l| l.rev_blocks.iter().copied()).collect();
-        let mut replaced: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut replaced: HashMap<ValueId, ValueId> = HashMap::default();
         for b in self.combined.rev_start.index()..self.func.blocks.len() {
             let block = BlockId(b as u32);
             let old = std::mem::take(&mut self.func.blocks[b].insts);
@@ -643,7 +643,7 @@ fn leaves(types: &Types, t: TypeId) -> Option<u32> {
 /// (`crate::autodiff::rev::SavedLoop`), and ends `trip + 1` later when
 /// its trip count is a constant.
 fn counters(func: &mut Function, combined: &Combined) {
-    let mut known: HashMap<ValueId, (i64, Option<i64>)> = HashMap::new();
+    let mut known: HashMap<ValueId, (i64, Option<i64>)> = HashMap::default();
     for l in &combined.loops {
         let stride = i64::from(l.stride);
         if let Some(b) = l.before {
@@ -656,7 +656,7 @@ fn counters(func: &mut Function, combined: &Combined) {
     if known.is_empty() {
         return;
     }
-    let mut replaced: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut replaced: HashMap<ValueId, ValueId> = HashMap::default();
     for b in 0..func.blocks.len() {
         let old = std::mem::take(&mut func.blocks[b].insts);
         let mut insts = Vec::with_capacity(old.len());
@@ -700,8 +700,8 @@ fn counters(func: &mut Function, combined: &Combined) {
 /// loop's header used after the loop) is saved in one variable that every
 /// iteration overwrites, rather than in a slot per iteration.
 fn last_only(func: &mut Function, types: &mut Types, combined: &mut Combined) {
-    let mut slots: HashMap<ValueId, Vec<ValueId>> = HashMap::new();
-    let mut in_reversal: HashSet<ValueId> = HashSet::new();
+    let mut slots: HashMap<ValueId, Vec<ValueId>> = HashMap::default();
+    let mut in_reversal: HashSet<ValueId> = HashSet::default();
     let rev_index: HashMap<usize, ValueId> =
         combined.loops.iter().enumerate().filter_map(|(l, lp)| Some((l, lp.rev_index?))).collect();
     let by_var: HashMap<ValueId, usize> = combined
@@ -723,7 +723,7 @@ fn last_only(func: &mut Function, types: &mut Types, combined: &mut Combined) {
         }
     }
     // Every slot address must be a plain load or store's.
-    let mut used_otherwise: HashSet<ValueId> = HashSet::new();
+    let mut used_otherwise: HashSet<ValueId> = HashSet::default();
     for value in &func.values {
         if let ValueKind::Inst(op) = &value.kind {
             match op {
@@ -738,7 +738,7 @@ fn last_only(func: &mut Function, types: &mut Types, combined: &mut Combined) {
     for block in &func.blocks {
         used_otherwise.extend(block.term.operands());
     }
-    let mut replaced: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut replaced: HashMap<ValueId, ValueId> = HashMap::default();
     for (&var, addrs) in &slots {
         if in_reversal.contains(&var) || addrs.iter().any(|a| used_otherwise.contains(a)) {
             continue;
@@ -775,7 +775,7 @@ fn prune(func: &mut Function, saves: &mut Vec<Save>) {
         Some(Op::ElementAddr(base, _)) => *base,
         _ => p,
     };
-    let mut read = HashSet::new();
+    let mut read = HashSet::default();
     for block in &func.blocks {
         for &i in &block.insts {
             if let Some(Op::Load(p)) = func.op(i) {

@@ -66,7 +66,7 @@ pub fn run(module: &mut Module, requests: &mut Requests) -> Result<(), CodegenEr
             b: FunctionBuilder { func: target },
             primal: vec![None; src.values.len()],
             diff: vec![None; src.values.len()],
-            ptr_diffs: std::collections::HashMap::new(),
+            ptr_diffs: rustc_hash::FxHashMap::default(),
             block: BlockId(0),
             span: src.span,
         };
@@ -92,7 +92,7 @@ struct Transcriber<'a> {
     /// `D[v]`.
     diff: Vec<Option<ValueId>>,
     /// The derivative location of each `IDifferentiablePtrType` parameter.
-    ptr_diffs: std::collections::HashMap<ValueId, ValueId>,
+    ptr_diffs: rustc_hash::FxHashMap<ValueId, ValueId>,
     /// The block being appended to.
     block: BlockId,
     span: Option<slang_analysis::TextRange>,

@@ -19,7 +19,7 @@
 //! selects, memory, calls) are linear or structural and are transposed
 //! directly.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write;
 
 use crate::autodiff::rules::{self, Emit};
@@ -65,7 +65,13 @@ pub struct Segment {
 impl Default for Linearized {
     fn default() -> Self {
         let func = FunctionBuilder::new(String::new(), TypeId(0), None).finish();
-        Linearized { func, segments: Vec::new(), differential: Vec::new(), index: HashMap::new(), active: Vec::new() }
+        Linearized {
+            func,
+            segments: Vec::new(),
+            differential: Vec::new(),
+            index: HashMap::default(),
+            active: Vec::new(),
+        }
     }
 }
 
@@ -78,7 +84,7 @@ impl Linearized {
     /// linearizes, each instruction tagged.
     pub fn print(&self, module: &Module, src: &Function) -> String {
         let text = crate::print::print_function(&module.types, module, &self.func);
-        let mut heads: HashMap<String, String> = HashMap::new();
+        let mut heads: HashMap<String, String> = HashMap::default();
         for (v, seg) in &self.segments {
             let Some(op) = src.op(*v) else { continue };
             let of_f = |text: String| text.replace('%', "f.%");

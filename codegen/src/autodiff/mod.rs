@@ -33,7 +33,9 @@ pub mod pairs;
 pub mod rev;
 pub mod rules;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ir::{AddressSpace, Derivative, FuncId, FunctionBuilder, Module, Param, ParamDir, Type, TypeId, Types};
 

@@ -4,14 +4,14 @@
 //! replaced by their operands. The type table is rebuilt, so no pair type
 //! reaches the backend.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ir::{Module, Op, Type, TypeId, Types, ValueId, ValueKind};
 
 /// Lower the pairs and drop the `detach` markers of every function.
 pub fn run(module: &mut Module) {
     let mut lowered = Types::default();
-    let mut map: HashMap<TypeId, TypeId> = HashMap::new();
+    let mut map: HashMap<TypeId, TypeId> = HashMap::default();
     let old: Vec<TypeId> = module.types.iter().map(|(id, _)| id).collect();
     for id in old {
         lower_type(&module.types, &mut lowered, &mut map, id);
@@ -70,7 +70,7 @@ fn identifier(text: &str) -> String {
 
 /// Replace every use of a `detach` by its operand and delete it.
 fn remove_detach(f: &mut crate::ir::Function) {
-    let mut replace: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut replace: HashMap<ValueId, ValueId> = HashMap::default();
     for (i, v) in f.values.iter().enumerate() {
         if let ValueKind::Inst(Op::Detach(a)) = v.kind {
             replace.insert(ValueId(i as u32), a);

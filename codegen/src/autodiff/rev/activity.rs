@@ -13,7 +13,7 @@ pub(super) fn activity(f: &Function, module: &mut Module) -> Vec<bool> {
     // Functions whose derivatives may come from nothing: those with a
     // user-written backward derivative (one that reads a parameter
     // buffer, say), and differentiable functions calling them.
-    let mut custom: std::collections::HashSet<FuncId> = (0..module.functions.len())
+    let mut custom: rustc_hash::FxHashSet<FuncId> = (0..module.functions.len())
         .map(|i| FuncId(i as u32))
         .filter(|&g| module.function(g).backward.is_some())
         .collect();
@@ -43,7 +43,7 @@ pub(super) fn activity(f: &Function, module: &mut Module) -> Vec<bool> {
             _ => return p,
         }
     };
-    let mut active_mem: std::collections::HashSet<ValueId> = std::collections::HashSet::new();
+    let mut active_mem: rustc_hash::FxHashSet<ValueId> = rustc_hash::FxHashSet::default();
     if let Some(entry) = f.blocks.first() {
         for (p, &v) in f.params.iter().zip(&entry.params) {
             let value = types.pointee(p.ty).map(|(t, _)| t).unwrap_or(p.ty);

@@ -46,7 +46,7 @@
 //! become `in`, and a differentiable result adds a last parameter, its
 //! derivative.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::autodiff::linearize::Linearized;
 use crate::autodiff::rules::Emit;
@@ -706,27 +706,27 @@ impl<'a> Rev<'a> {
             map: vec![None; n],
             pvar: vec![None; n],
             ckpt: vec![None; n],
-            param_vars: HashMap::new(),
-            adj: HashMap::new(),
-            adj_mem: HashMap::new(),
+            param_vars: HashMap::default(),
+            adj: HashMap::default(),
+            adj_mem: HashMap::default(),
             depth: 0,
             span: src.span,
             ret_var: None,
             returned: None,
             ret_adj: None,
-            splits: HashMap::new(),
+            splits: HashMap::default(),
             loops: Vec::new(),
-            loop_of_node: HashMap::new(),
+            loop_of_node: HashMap::default(),
             loop_stack: Vec::new(),
             exits: Vec::new(),
-            rev_index: HashMap::new(),
+            rev_index: HashMap::default(),
             saves: Vec::new(),
-            pre_call: HashMap::new(),
+            pre_call: HashMap::default(),
             rev_start: None,
             active,
-            call_ctx: HashMap::new(),
+            call_ctx: HashMap::default(),
             normalize_only,
-            ptr_pairs: HashMap::new(),
+            ptr_pairs: HashMap::default(),
             tree: Vec::new(),
             write_back: Vec::new(),
             lin: std::rc::Rc::new(Linearized::default()),

@@ -2,7 +2,7 @@
 //! loops counted, exits turned into flags, and every value the backward
 //! part reads saved (checkpointed) where it is defined.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::*;
 

@@ -2,7 +2,7 @@
 //! arithmetic instructions (through their linearization) and calls
 //! of differentiable functions (through their backward derivatives).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::*;
 
@@ -158,9 +158,9 @@ impl Rev<'_> {
         let is_diff = &lin.differential;
         // Replay the primal instructions (reading only the primal operands
         // the rule uses, so that nothing else needs saving).
-        let used: std::collections::HashSet<ValueId> =
+        let used: rustc_hash::FxHashSet<ValueId> =
             insts.iter().filter_map(|&i| sb.op(i)).flat_map(|op| op.operands()).collect();
-        let mut pmap: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut pmap: HashMap<ValueId, ValueId> = HashMap::default();
         for (k, &o) in operands.iter().enumerate() {
             if used.contains(&pp[k]) {
                 let p = self.primal(o);
@@ -186,7 +186,7 @@ impl Rev<'_> {
             return Ok(());
         }
         // Transpose the differential instructions, last first.
-        let mut ladj: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut ladj: HashMap<ValueId, ValueId> = HashMap::default();
         ladj.insert(out, g);
         for &i in insts.iter().rev() {
             if !is_diff[i.index()] {
