@@ -13,8 +13,10 @@
 //!
 //! Run with `cargo bench -p slang-codegen --bench scaling`;
 //! `SCALING_KERNELS=DIR` also writes the kernels there;
-//! `SCALING_ONLY=16x8` compiles only that shape (`W`x`D`, five times),
-//! for a profiler.
+//! `SCALING_ONLY=16x8` compiles only that shape (`W`x`D`), for a
+//! profiler; `SCALING_RUNS=n` compiles each shape `n` times (5): with
+//! `SLANG_ANALYZER_PASS_TIMES`, summing a pass's times over many runs
+//! averages out the coarse ticks of the CPU clock.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -77,7 +79,8 @@ fn measure(db: &mut RootDatabase, w: usize, d: usize) -> (Duration, Duration, us
     let mut times = Vec::new();
     let mut cpu_times = Vec::new();
     let mut size = 0;
-    for run in 0..5 {
+    let runs = std::env::var("SCALING_RUNS").ok().and_then(|n| n.parse().ok()).unwrap_or(5);
+    for run in 0..runs {
         // A new text each time, so nothing of the file is reused.
         let file = db.set_file("/bench/net.slang", &format!("{text}// {run}\n"));
         let t = Instant::now();

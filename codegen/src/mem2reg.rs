@@ -60,6 +60,7 @@ fn promote(types: &mut Types, func: &mut Function) {
         defs: HashMap::default(),
         incomplete: HashMap::default(),
         phi_args: HashMap::default(),
+        phi_users: HashMap::default(),
         new_params: HashMap::default(),
         replaced: HashMap::default(),
         zeros: HashMap::default(),
@@ -234,29 +235,27 @@ fn promotable(func: &Function, reachable: &[bool]) -> HashMap<ValueId, TypeId> {
         let block = func.block(b);
         for &v in &block.insts {
             let Some(op) = func.op(v) else { continue };
-            let direct: Vec<ValueId> = match op {
-                Op::Load(p) => vec![*p],
+            let direct = match op {
+                Op::Load(p) => Some(*p),
                 Op::Store { ptr, value } => {
                     // A variable's address stored elsewhere escapes.
                     if let Some(ok) = candidates.get_mut(value) {
                         *ok = false;
                     }
-                    vec![*ptr]
+                    Some(*ptr)
                 }
                 _ => {
-                    for o in op.operands() {
+                    op.for_each_operand(|o| {
                         if let Some(ok) = candidates.get_mut(&o) {
                             *ok = false;
                         }
-                    }
-                    Vec::new()
+                    });
+                    None
                 }
             };
             if !reachable[b.index()] {
-                for p in direct {
-                    if let Some(ok) = candidates.get_mut(&p) {
-                        *ok = false;
-                    }
+                if let Some(ok) = direct.and_then(|p| candidates.get_mut(&p)) {
+                    *ok = false;
                 }
             }
         }
@@ -283,6 +282,11 @@ struct Ssa<'a> {
     incomplete: HashMap<BlockId, Vec<(ValueId, ValueId)>>,
     /// Incoming values of each new parameter, one per predecessor edge.
     phi_args: HashMap<ValueId, Vec<ValueId>>,
+    /// The new parameters each value is an incoming value of (also
+    /// through parameters replaced by it): those to revisit when it turns
+    /// out trivial, without scanning every parameter (unrolled code with
+    /// branches has thousands).
+    phi_users: HashMap<ValueId, Vec<ValueId>>,
     /// New parameters of each block, in creation order (removed ones
     /// are dropped at the end).
     new_params: HashMap<BlockId, Vec<ValueId>>,
@@ -368,6 +372,12 @@ impl Ssa<'_> {
     fn add_phi_operands(&mut self, var: ValueId, param: ValueId, b: BlockId) -> ValueId {
         let preds = self.preds[b.index()].clone();
         let args: Vec<ValueId> = preds.iter().map(|&p| self.read(var, p)).collect();
+        for &a in &args {
+            let a = self.resolve(a);
+            if a != param {
+                self.phi_users.entry(a).or_default().push(param);
+            }
+        }
         self.phi_args.insert(param, args);
         self.remove_trivial(param)
     }
@@ -396,11 +406,12 @@ impl Ssa<'_> {
         };
         self.replaced.insert(param, same);
         self.phi_args.remove(&param);
-        // Parameters that took this one may have become trivial too.
-        let users: Vec<ValueId> =
-            self.phi_args.iter().filter(|(_, args)| args.contains(&param)).map(|(&p, _)| p).collect();
+        // Parameters that took this one take `same` now, and may have
+        // become trivial too.
+        let users = self.phi_users.remove(&param).unwrap_or_default();
+        self.phi_users.entry(same).or_default().extend(users.iter().copied().filter(|&u| u != same));
         for u in users {
-            if !self.replaced.contains_key(&u) {
+            if u != param && !self.replaced.contains_key(&u) {
                 self.remove_trivial(u);
             }
         }

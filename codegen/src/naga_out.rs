@@ -1112,7 +1112,7 @@ impl Scopes {
                     self.block_scope[b.index()] = scope;
                     for &v in &func.block(*b).insts {
                         if let ValueKind::Inst(op) = &func.value(v).kind {
-                            self.uses.extend(op.operands().into_iter().map(|o| (o, scope)));
+                            op.for_each_operand(|o| self.uses.push((o, scope)));
                         }
                     }
                 }

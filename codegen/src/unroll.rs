@@ -20,7 +20,7 @@
 
 use std::collections::VecDeque;
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use slang_analysis::ty::Scalar;
 
@@ -77,12 +77,11 @@ pub fn unroll_function(f: &mut Function, types: &Types) -> Result<(), CodegenErr
             Some(n) if n <= MAX_UNROLL => {
                 // The marked loops inside, in the queue's order: their
                 // copies, copy after copy, come next.
-                let mut inside = vec![false; f.blocks.len()];
-                for &b in &shape.blocks {
-                    inside[b.index()] = true;
-                }
-                let inner: Vec<(BlockId, BlockId)> =
-                    queue.iter().copied().filter(|&(p, _)| inside[p.index()]).collect();
+                // (A set of the loop's blocks, not a flag per block of the
+                // function: unrolled code has thousands of loops and
+                // blocks.)
+                let inside: HashSet<BlockId> = shape.blocks.iter().copied().collect();
+                let inner: Vec<(BlockId, BlockId)> = queue.iter().copied().filter(|(p, _)| inside.contains(p)).collect();
                 let copies = unroll(f, &mut uses, &mut preds, &shape, n);
                 for bmap in copies.iter().rev() {
                     for &(p, h) in inner.iter().rev() {
@@ -490,16 +489,15 @@ fn unroll(
         }
     }
     // The original loop is gone.
-    let mut is_dead = vec![false; f.blocks.len()];
+    let is_dead: HashSet<BlockId> = dead.iter().copied().collect();
     for &b in &dead {
-        is_dead[b.index()] = true;
         let block = &mut f.blocks[b.index()];
         block.params.clear();
         block.insts.clear();
         block.term = Terminator::Unreachable;
     }
-    f.max_iters.retain(|m| !is_dead[m.0.index()]);
-    f.force_unroll.retain(|u| !is_dead[u.0.index()]);
+    f.max_iters.retain(|m| !is_dead.contains(&m.0));
+    f.force_unroll.retain(|u| !is_dead.contains(&u.0));
     preds.resize(f.blocks.len(), Vec::new());
     for b in (first_new..f.blocks.len()).map(|b| BlockId(b as u32)).chain([shape.pre]) {
         for s in f.block(b).term.successors() {

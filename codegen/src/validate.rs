@@ -21,6 +21,11 @@ use crate::ir::{
 };
 use crate::structure::structure;
 
+/// [`Validator::check`]'s block of a value not defined anywhere.
+const UNDEFINED: u32 = u32::MAX;
+/// Its position of a block parameter.
+const PARAM: u32 = u32::MAX;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidationError {
     pub function: String,
@@ -113,8 +118,12 @@ impl Validator<'_> {
                 self.error(format!("parameter {}: out and inout parameters (only) are pointers", p.name));
             }
         }
-        // Each value defined once, where its kind says.
-        let mut defined = vec![0u32; func.values.len()];
+        // Each value defined once, where its kind says: where, by value
+        // (block, and position in it or `PARAM`), one array that the
+        // dominance checks read too (unrolled kernels have hundreds of
+        // thousands of values: each walk over them costs).
+        let mut def: Vec<(u32, u32)> = vec![(UNDEFINED, 0); func.values.len()];
+        let mut twice = Vec::new();
         for b in func.block_ids() {
             self.block = Some(b);
             let block = func.block(b);
@@ -123,55 +132,51 @@ impl Validator<'_> {
                     self.error(format!("parameter {p} does not exist"));
                     continue;
                 }
-                defined[p.index()] += 1;
+                if def[p.index()].0 != UNDEFINED {
+                    twice.push(p);
+                }
+                def[p.index()] = (b.0, PARAM);
                 if func.value(p).kind != (ValueKind::Param { block: b, index: i as u32 }) {
                     self.error(format!("{p} is listed as parameter {i} but is not one"));
                 }
             }
-            for &v in &block.insts {
+            for (i, &v) in block.insts.iter().enumerate() {
                 if v.index() >= func.values.len() {
                     self.error(format!("instruction {v} does not exist"));
                     continue;
                 }
-                defined[v.index()] += 1;
+                if def[v.index()].0 != UNDEFINED {
+                    twice.push(v);
+                }
+                def[v.index()] = (b.0, i as u32);
                 if !matches!(func.value(v).kind, ValueKind::Inst(_)) {
                     self.error(format!("{v} is listed as an instruction but is a parameter"));
                 }
             }
         }
         self.block = None;
-        for (i, &n) in defined.iter().enumerate() {
-            if n > 1 {
-                self.value = Some(ValueId(i as u32));
-                self.error("defined more than once");
-            }
+        twice.sort();
+        twice.dedup();
+        for v in twice {
+            self.value = Some(v);
+            self.error("defined more than once");
         }
         self.value = None;
         if !self.errors.is_empty() {
             return;
         }
-        self.check_dominance();
         self.check_edges();
-        for b in func.block_ids() {
-            self.block = Some(b);
-            for &v in &func.block(b).insts {
-                self.value = Some(v);
-                if let ValueKind::Inst(op) = &func.value(v).kind {
-                    self.check_op(v, op);
-                }
-            }
-            self.value = None;
-            self.check_terminator(&func.block(b).term);
-        }
+        self.check_uses(&def);
         self.block = None;
         if let Err(why) = structure(func) {
             self.error(why);
         }
     }
 
-    fn check_dominance(&mut self) {
+    /// Every use dominated by its definition, and the types of every
+    /// instruction and terminator: one walk over the instructions.
+    fn check_uses(&mut self, def: &[(u32, u32)]) {
         let func = self.func;
-        let def_blocks = func.def_blocks();
         let idom = dominators(func);
         // Constant-time tests (unrolled code is long chains of blocks and
         // long blocks): each block's interval in a depth-first numbering of
@@ -197,59 +202,45 @@ impl Validator<'_> {
             stack.push((b, true));
             stack.extend(children[b].iter().map(|&c| (c, false)));
         }
-        let dominates = |a: BlockId, b: BlockId| {
-            a == b || (enter[a.index()] <= enter[b.index()] && leave[b.index()] <= leave[a.index()])
-        };
-        let mut place = vec![usize::MAX; func.values.len()];
+        let dominates = |a: usize, b: usize| a == b || (enter[a] <= enter[b] && leave[b] <= leave[a]);
         for b in func.block_ids() {
-            for (i, &v) in func.block(b).insts.iter().enumerate() {
-                if let Some(p) = place.get_mut(v.index()) {
-                    *p = i;
-                }
-            }
-        }
-        for b in func.block_ids() {
-            if idom[b.index()].is_none() {
-                continue; // unreachable: nothing runs there
-            }
             self.block = Some(b);
-            let block = func.block(b);
-            let position = |v: ValueId| match place.get(v.index()) {
-                Some(&i) if block.insts.get(i) == Some(&v) => Some(i),
-                _ => None,
-            };
+            // (Unreachable: nothing runs there, any use is fine.)
+            let reachable = idom[b.index()].is_some();
             let check_use = |this: &mut Self, user: Option<usize>, operand: ValueId| {
-                let Some(def) = def_blocks.get(operand.index()).copied().flatten() else {
+                if !reachable {
+                    return;
+                }
+                let (d, place) = def.get(operand.index()).copied().unwrap_or((UNDEFINED, 0));
+                if d == UNDEFINED {
                     this.error(format!("uses {operand}, which is not defined"));
                     return;
-                };
-                let ok = if def == b {
-                    match (position(operand), user) {
-                        (None, _) => true, // a parameter of this block
-                        (Some(d), Some(u)) => d < u,
-                        (Some(_), None) => true, // used by the terminator
+                }
+                let ok = if d == b.0 {
+                    match user {
+                        // (A parameter of this block is `PARAM`, before all.)
+                        Some(u) => place == PARAM || (place as usize) < u,
+                        None => true, // used by the terminator
                     }
                 } else {
-                    dominates(def, b)
+                    dominates(d as usize, b.index())
                 };
                 if !ok {
                     this.error(format!("uses {operand}, whose definition does not dominate the use"));
                 }
             };
+            let block = func.block(b);
             for (i, &v) in block.insts.iter().enumerate() {
                 if let ValueKind::Inst(op) = &func.value(v).kind {
                     self.value = Some(v);
-                    for o in op.operands() {
-                        check_use(self, Some(i), o);
-                    }
+                    op.for_each_operand(|o| check_use(self, Some(i), o));
+                    self.check_op(v, op);
                 }
             }
             self.value = None;
-            for o in block.term.operands() {
-                check_use(self, None, o);
-            }
+            block.term.for_each_operand(|o| check_use(self, None, o));
+            self.check_terminator(&block.term);
         }
-        self.block = None;
     }
 
     fn check_edges(&mut self) {
