@@ -32,10 +32,11 @@
 //!   scalars and vectors: an existential value, say).
 //! * **Recomputed from the iteration number**: an integer induction
 //!   variable of a loop (a block parameter entering with a value readable
-//!   there and advanced by a constant step on every back edge — or, in
-//!   the shape normalization gives a `for` loop, on every path but the one
-//!   that leaves the loop), as its first value plus the step times the
-//!   iterations before the one being reversed.
+//!   there and advanced by the same step — added or subtracted, a
+//!   constant or a value available around the loop — on every back edge,
+//!   or, in the shape normalization gives a `for` loop, on every path but
+//!   the one that leaves the loop), as its first value plus (minus) the
+//!   step times the iterations before the one being reversed.
 //! * **Loop counters computed**: where each run of a loop in another loop
 //!   starts (the enclosing iteration's number times the loop's stride)
 //!   and, for a constant trip count, ends ([`counters`]).
@@ -193,6 +194,8 @@ struct Recompute<'a> {
     pure: HashSet<FuncId>,
     /// What [`Self::feasible`] found, per value and loop level.
     feasible_memo: RefCell<HashMap<(ValueId, Option<usize>), bool>>,
+    /// The predecessors of `f`'s blocks.
+    preds: Vec<Vec<BlockId>>,
 }
 
 impl<'a> Recompute<'a> {
@@ -216,6 +219,7 @@ impl<'a> Recompute<'a> {
             pending: Vec::new(),
             pure,
             feasible_memo: RefCell::default(),
+            preds: src.predecessors(),
         }
     }
 
@@ -360,10 +364,12 @@ impl<'a> Recompute<'a> {
 
     /// When block parameter `x` of `f` is an integer induction variable of
     /// loop `lp` (saved per iteration of it): its first value and its
-    /// step. Every edge into its block passes either the same first value
-    /// (available at `lp`) or `x + step` (`step` a constant, the same on
-    /// every back edge); every iteration but the last runs the back edge.
-    fn induction(&self, x: ValueId, lp: Option<usize>) -> Option<(ValueId, ValueId)> {
+    /// step (negated when the loop subtracts it). Every edge into its
+    /// block passes either the same first value (available around `lp`)
+    /// or `x + step` / `x - step` (`step` a constant or a value available
+    /// around the loop, the same on every back edge); every iteration but
+    /// the last runs the back edge.
+    fn induction(&self, x: ValueId, lp: Option<usize>) -> Option<(ValueId, Step)> {
         let ValueKind::Param { block, index } = self.src.value(x).kind else { return None };
         let l = lp?;
         self.combined.loops[l].rev_index?;
@@ -372,7 +378,21 @@ impl<'a> Recompute<'a> {
         if !matches!(self.types.get(ty), Type::Scalar(Scalar::Int32 | Scalar::UInt32)) {
             return None;
         }
-        let (mut first, mut step) = (None, None);
+        let parent = self.combined.loops[l].parent;
+        let invariant = |c: ValueId| self.src.value(c).ty == ty && self.available(c, parent);
+        let advanced = |a: ValueId| match self.src.op(a) {
+            _ if a == x => None,
+            Some(Op::Binary(BinaryOp::Add, p, c)) | Some(Op::Binary(BinaryOp::Add, c, p))
+                if *p == x && !self.is_const(*c) && invariant(*c) =>
+            {
+                Some(Step::Value { by: *c, down: false })
+            }
+            Some(Op::Binary(BinaryOp::Sub, p, c)) if *p == x && !self.is_const(*c) && invariant(*c) => {
+                Some(Step::Value { by: *c, down: true })
+            }
+            _ => self.offset(a, x, block, &mut HashMap::new()).map(Step::Const),
+        };
+        let (mut first, mut step): (Option<ValueId>, Option<Step>) = (None, None);
         for b in &self.src.blocks {
             let args = match &b.term {
                 Terminator::Branch { target, args } | Terminator::Loop { header: target, args, .. }
@@ -383,27 +403,18 @@ impl<'a> Recompute<'a> {
                 _ => continue,
             };
             let a = *args.get(index as usize)?;
-            let advanced = |a: ValueId| match self.src.op(a) {
-                Some(Op::Binary(BinaryOp::Add, p, c)) | Some(Op::Binary(BinaryOp::Add, c, p))
-                    if *p == x && matches!(self.src.op(*c), Some(Op::Const(Const::Int(_)))) =>
-                {
-                    Some(*c)
-                }
-                _ => None,
-            };
-            let this_step = advanced(a).map(|c| vec![c]).or_else(|| self.advanced_unless_last(x, a, block, advanced));
+            let this_step = advanced(a).map(|c| vec![c]).or_else(|| self.advanced_unless_last(x, a, block, &advanced));
             match this_step {
                 Some(cs) => {
-                    let value = |v: ValueId| self.src.op(v).cloned();
                     for c in cs {
-                        if step.is_some_and(|s| value(s) != value(c)) {
+                        if step.is_some_and(|s| !self.same_step(s, c)) {
                             return None;
                         }
                         step = Some(c);
                     }
                 }
                 None => {
-                    if first.is_some_and(|f| f != a) || !self.available(a, self.combined.loops[l].parent) {
+                    if first.is_some_and(|f| f != a) || !self.available(a, parent) {
                         return None;
                     }
                     first = Some(a);
@@ -411,6 +422,61 @@ impl<'a> Recompute<'a> {
             }
         }
         Some((first?, step?))
+    }
+
+    fn is_const(&self, v: ValueId) -> bool {
+        matches!(self.src.op(v), Some(Op::Const(Const::Int(_))))
+    }
+
+    /// Whether two steps of an induction variable are the same.
+    fn same_step(&self, a: Step, b: Step) -> bool {
+        match (a, b) {
+            (Step::Const(a), Step::Const(b)) => a == b,
+            (Step::Value { by: a, down: da }, Step::Value { by: b, down: db }) => a == b && da == db,
+            _ => false,
+        }
+    }
+
+    /// When integer `v` is `x` plus a constant on every path from the
+    /// start of `x`'s loop (header `header`): that constant. Through
+    /// additions and subtractions of constants and the parameters of
+    /// merge blocks inside the iteration (every edge passing the same
+    /// offset), as a counter advanced differently on the sides of an `if`
+    /// is.
+    fn offset(&self, v: ValueId, x: ValueId, header: BlockId, memo: &mut HashMap<ValueId, Option<i64>>) -> Option<i64> {
+        if v == x {
+            return Some(0);
+        }
+        if let Some(&known) = memo.get(&v) {
+            return known;
+        }
+        // (Cycles: no offset.)
+        memo.insert(v, None);
+        let int = |c: ValueId| match self.src.op(c) {
+            Some(Op::Const(Const::Int(k))) => Some(*k),
+            _ => None,
+        };
+        let r = match &self.src.value(v).kind {
+            ValueKind::Inst(Op::Binary(BinaryOp::Add, a, b)) => match (int(*a), int(*b)) {
+                (_, Some(k)) => self.offset(*a, x, header, memo).and_then(|o| o.checked_add(k)),
+                (Some(k), _) => self.offset(*b, x, header, memo).and_then(|o| o.checked_add(k)),
+                _ => None,
+            },
+            ValueKind::Inst(Op::Binary(BinaryOp::Sub, a, b)) => {
+                int(*b).and_then(|k| self.offset(*a, x, header, memo)?.checked_sub(k))
+            }
+            &ValueKind::Param { block, index } if block != header => {
+                let mut offsets = self.preds[block.index()].iter().map(|&p| match &self.src.block(p).term {
+                    Terminator::Branch { args, .. } => self.offset(*args.get(index as usize)?, x, header, memo),
+                    _ => None,
+                });
+                let first = offsets.next().flatten();
+                first.filter(|&o| offsets.all(|p| p == Some(o)))
+            }
+            _ => None,
+        };
+        memo.insert(v, r);
+        r
     }
 
     /// The steps of `x` when the back edge of its loop (header `header`)
@@ -424,8 +490,8 @@ impl<'a> Recompute<'a> {
         x: ValueId,
         a: ValueId,
         header: BlockId,
-        advanced: impl Fn(ValueId) -> Option<ValueId>,
-    ) -> Option<Vec<ValueId>> {
+        advanced: &dyn Fn(ValueId) -> Option<Step>,
+    ) -> Option<Vec<Step>> {
         let ValueKind::Param { block: merge, index } = self.src.value(a).kind else { return None };
         let brk = self.src.blocks.iter().find_map(|b| match b.term {
             Terminator::Loop { header: h, brk, .. } if h == header => Some(brk),
@@ -557,10 +623,13 @@ impl<'a> Recompute<'a> {
         if ty != int {
             n = self.push(Op::Convert(n), ty, span);
         }
-        let c = self.src.op(step).cloned().expect("a constant");
-        let step = self.push(c, ty, span);
-        let offset = self.push(Op::Binary(BinaryOp::Mul, n, step), ty, span);
-        let r = self.push(Op::Binary(BinaryOp::Add, first, offset), ty, span);
+        let (by, down) = match step {
+            Step::Const(k) => (self.push(Op::Const(Const::Int(k.unsigned_abs() as i64)), ty, span), k < 0),
+            Step::Value { by, down } => (self.operand(by, parent, block), down),
+        };
+        let offset = self.push(Op::Binary(BinaryOp::Mul, n, by), ty, span);
+        let towards = if down { BinaryOp::Sub } else { BinaryOp::Add };
+        let r = self.push(Op::Binary(towards, first, offset), ty, span);
         self.memo.insert((x, block), r);
         r
     }
@@ -621,6 +690,16 @@ impl<'a> Recompute<'a> {
         self.pending.push(v);
         v
     }
+}
+
+/// How an induction variable advances per iteration
+/// ([`Recompute::induction`]).
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    /// By a constant.
+    Const(i64),
+    /// By a loop-invariant value, subtracted when `down`.
+    Value { by: ValueId, down: bool },
 }
 
 /// The most `select`s a merge of an `if` is recomputed with.
