@@ -36,16 +36,19 @@
 //!   constant or a value available around the loop — on every back edge,
 //!   or, in the shape normalization gives a `for` loop, on every path but
 //!   the one that leaves the loop), as its first value plus (minus) the
-//!   step times the iterations before the one being reversed.
+//!   step times the iterations before the one being reversed; a value
+//!   merged from the sides of an `if` that is another's plus the same
+//!   constant on every side, as that value plus the constant.
 //! * **Loop counters computed**: where each run of a loop in another loop
 //!   starts (the enclosing iteration's number times the loop's stride)
 //!   and, for a constant trip count, ends ([`counters`]).
 //! * **Saved once rather than per iteration**: a value of a loop in no
 //!   other loop that the backward part reads only after the loop's
 //!   reversal (the last iteration's) ([`last_only`]).
-//! * **Calls recomputed**: a call of a pure function ([`pure_callees`]:
-//!   reads only its arguments, writes only its own locals) from operands
-//!   as above, unless the callee is `[PreferCheckpoint]`.
+//! * **Calls recomputed**: a call of a `[PreferRecompute]` function or of
+//!   a pure one ([`pure_callees`]: reads only its arguments, writes only
+//!   its own locals) from operands as above, unless the callee is
+//!   `[PreferCheckpoint]`.
 //! * **Known at compile time**: the iteration count after a loop in no
 //!   other loop whose trip count is a constant ([`Save::constant`]).
 //!   (Transcription itself saves no flag guarding the rest of a region
@@ -107,8 +110,10 @@ pub fn context_size(saves: &[Save]) -> (u32, u32) {
     saves.iter().fold((0u32, 0u32), |(bytes, n), s| (bytes.saturating_add(s.bytes), n + 1))
 }
 
-/// The functions that `f` calls which are pure (recomputable from their
-/// arguments alone), not `[PreferCheckpoint]`, and not replaced in
+/// The functions that `f` calls whose calls are computed again rather
+/// than saved: `[PreferRecompute]` ones (as the reference compiler does,
+/// whatever they read), and pure ones (recomputable from their arguments
+/// alone) that are not `[PreferCheckpoint]`; neither replaced in
 /// differentiated code by a `[PrimalSubstitute]` (recomputing the call
 /// would compute the original, not the substitute).
 fn pure_callees(module: &Module, f: &Function) -> HashSet<FuncId> {
@@ -118,7 +123,8 @@ fn pure_callees(module: &Module, f: &Function) -> HashSet<FuncId> {
         if let ValueKind::Inst(Op::Call(g, _)) = &v.kind {
             let callee = module.function(*g);
             let substituted = matches!(callee.derivative, crate::ir::Derivative::Substitute(_));
-            if !callee.prefer_checkpoint && !substituted && pure(module, *g, &mut memo) {
+            let wanted = callee.prefer_recompute || (!callee.prefer_checkpoint && pure(module, *g, &mut memo));
+            if !substituted && wanted {
                 out.insert(*g);
             }
         }
@@ -303,6 +309,7 @@ impl<'a> Recompute<'a> {
         let ok = match self.src.op(x) {
             None => {
                 self.induction(x, lp).is_some()
+                    || self.shift(x, lp).is_some()
                     || self.phi(x).is_some_and(|p| p.into_iter().all(|o| self.available(o, lp)))
             }
             Some(op) => {
@@ -315,6 +322,14 @@ impl<'a> Recompute<'a> {
         };
         self.feasible_memo.borrow_mut().insert((x, lp), ok);
         ok
+    }
+
+    /// When block parameter `x` of `f` is another value available at loop
+    /// level `lp` plus a constant ([`Self::shifted`]): that value and
+    /// the constant.
+    fn shift(&self, x: ValueId, lp: Option<usize>) -> Option<(ValueId, i64)> {
+        let (base, k) = self.shifted(x, 0);
+        (base != x && self.available(base, lp)).then_some((base, k))
     }
 
     /// When block parameter `x` of `f` is the merge of an `if` whose two
@@ -390,7 +405,10 @@ impl<'a> Recompute<'a> {
             Some(Op::Binary(BinaryOp::Sub, p, c)) if *p == x && !self.is_const(*c) && invariant(*c) => {
                 Some(Step::Value { by: *c, down: true })
             }
-            _ => self.offset(a, x, block, &mut HashMap::new()).map(Step::Const),
+            _ => match self.shifted(a, 0) {
+                (b, k) if b == x => Some(Step::Const(k)),
+                _ => None,
+            },
         };
         let (mut first, mut step): (Option<ValueId>, Option<Step>) = (None, None);
         for b in &self.src.blocks {
@@ -437,46 +455,43 @@ impl<'a> Recompute<'a> {
         }
     }
 
-    /// When integer `v` is `x` plus a constant on every path from the
-    /// start of `x`'s loop (header `header`): that constant. Through
-    /// additions and subtractions of constants and the parameters of
-    /// merge blocks inside the iteration (every edge passing the same
-    /// offset), as a counter advanced differently on the sides of an `if`
-    /// is.
-    fn offset(&self, v: ValueId, x: ValueId, header: BlockId, memo: &mut HashMap<ValueId, Option<i64>>) -> Option<i64> {
-        if v == x {
-            return Some(0);
-        }
-        if let Some(&known) = memo.get(&v) {
-            return known;
-        }
-        // (Cycles: no offset.)
-        memo.insert(v, None);
+    /// Integer `v` as `base + k` for a constant `k` on every path that
+    /// reaches it: through additions and subtractions of constants and
+    /// the parameters of merge blocks (every edge passing the same base
+    /// plus the same constant), as a counter advanced differently on the
+    /// sides of an `if` is. The base is `v` itself when nothing else is
+    /// found; a parameter of a loop's header is a base.
+    fn shifted(&self, v: ValueId, depth: u32) -> (ValueId, i64) {
         let int = |c: ValueId| match self.src.op(c) {
             Some(Op::Const(Const::Int(k))) => Some(*k),
             _ => None,
         };
-        let r = match &self.src.value(v).kind {
+        use slang_analysis::ty::Scalar;
+        let ty = self.types.get(self.src.value(v).ty);
+        if depth > 32 || !matches!(ty, Type::Scalar(Scalar::Int32 | Scalar::UInt32)) {
+            return (v, 0);
+        }
+        let add = |(b, k): (ValueId, i64), d: i64| Some((b, k.checked_add(d)?));
+        let found = match &self.src.value(v).kind {
             ValueKind::Inst(Op::Binary(BinaryOp::Add, a, b)) => match (int(*a), int(*b)) {
-                (_, Some(k)) => self.offset(*a, x, header, memo).and_then(|o| o.checked_add(k)),
-                (Some(k), _) => self.offset(*b, x, header, memo).and_then(|o| o.checked_add(k)),
+                (_, Some(k)) => add(self.shifted(*a, depth + 1), k),
+                (Some(k), _) => add(self.shifted(*b, depth + 1), k),
                 _ => None,
             },
             ValueKind::Inst(Op::Binary(BinaryOp::Sub, a, b)) => {
-                int(*b).and_then(|k| self.offset(*a, x, header, memo)?.checked_sub(k))
+                int(*b).and_then(|k| add(self.shifted(*a, depth + 1), k.checked_neg()?))
             }
-            &ValueKind::Param { block, index } if block != header => {
-                let mut offsets = self.preds[block.index()].iter().map(|&p| match &self.src.block(p).term {
-                    Terminator::Branch { args, .. } => self.offset(*args.get(index as usize)?, x, header, memo),
+            &ValueKind::Param { block, index } => {
+                let mut incoming = self.preds[block.index()].iter().map(|&p| match &self.src.block(p).term {
+                    Terminator::Branch { args, .. } => Some(self.shifted(*args.get(index as usize)?, depth + 1)),
                     _ => None,
                 });
-                let first = offsets.next().flatten();
-                first.filter(|&o| offsets.all(|p| p == Some(o)))
+                let first = incoming.next().flatten();
+                first.filter(|&o| incoming.all(|p| p == Some(o)))
             }
             _ => None,
         };
-        memo.insert(v, r);
-        r
+        found.unwrap_or((v, 0))
     }
 
     /// The steps of `x` when the back edge of its loop (header `header`)
@@ -566,6 +581,18 @@ impl<'a> Recompute<'a> {
         }
         let Some(op) = self.src.op(x) else {
             if self.induction(x, lp).is_none() {
+                if let Some((base, k)) = self.shift(x, lp) {
+                    let value = self.src.value(x);
+                    let (ty, span) = (value.ty, value.span);
+                    let mut r = self.operand(base, lp, block);
+                    if k != 0 {
+                        let by = self.push(Op::Const(Const::Int(k.unsigned_abs() as i64)), ty, span);
+                        let op = if k < 0 { BinaryOp::Sub } else { BinaryOp::Add };
+                        r = self.push(Op::Binary(op, r, by), ty, span);
+                    }
+                    self.memo.insert((x, block), r);
+                    return r;
+                }
                 if let Some([c, a, b]) = self.phi(x) {
                     let ops = [c, a, b].map(|o| self.operand(o, lp, block));
                     let value = self.src.value(x);
@@ -719,8 +746,8 @@ fn leaves(types: &Types, t: TypeId) -> Option<u32> {
 /// Where a loop in another loop starts and ends, computed from the
 /// enclosing iteration's number rather than read: the counter of each
 /// run of loop `l` starts at that number times [`SavedLoop::stride`]
-/// (`crate::autodiff::rev::SavedLoop`), and ends `trip + 1` later when
-/// its trip count is a constant.
+/// (`crate::autodiff::rev::SavedLoop`), and ends [`SavedLoop::end`]
+/// later when that is known.
 fn counters(func: &mut Function, combined: &Combined) {
     let mut known: HashMap<ValueId, (i64, Option<i64>)> = HashMap::new();
     for l in &combined.loops {
@@ -728,8 +755,8 @@ fn counters(func: &mut Function, combined: &Combined) {
         if let Some(b) = l.before {
             known.insert(b, (stride, Some(0)));
         }
-        if let (Some(a), Some(t), Some(_)) = (l.after, l.trip, l.parent) {
-            known.insert(a, (stride, Some(i64::from(t) + 1)));
+        if let (Some(a), Some(e), Some(_)) = (l.after, l.end, l.parent) {
+            known.insert(a, (stride, Some(i64::from(e))));
         }
     }
     if known.is_empty() {
