@@ -54,8 +54,11 @@
 //!   (Transcription itself saves no flag guarding the rest of a region
 //!   after `if (c) { … break; }` and the like: the backward part
 //!   evaluates `c` again, [`rev`](crate::autodiff::rev)'s `Flag::Cond`.)
-//! * **Checkpointed**: everything else — loads (memory may have changed
-//!   since), other calls and their contexts, block parameters (the state loops
+//! * **Read again**: a load from a constant or read-only buffer, a texture
+//!   or sampler handle, a read of a texture that is not writable
+//!   (nothing writes that memory), from operands as above.
+//! * **Checkpointed**: everything else — other loads (memory may have
+//!   changed since), other calls and their contexts, block parameters (the state loops
 //!   and merges carry), the transcription's own counters and flags — and
 //!   every value of a `[PreferCheckpoint]` function.
 //!
@@ -70,8 +73,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::autodiff::rev::{Combined, Save};
 use crate::ir::{
-    AddressSpace, BinaryOp, BlockId, Const, FuncId, Function, FunctionBuilder, Module, Op, Terminator, Type, TypeId,
-    Types, UnaryOp, Value, ValueId, ValueKind,
+    AddressSpace, BinaryOp, BlockId, Const, FuncId, Function, FunctionBuilder, Module, Op, Terminator, TextureOp, Type,
+    TypeId, Types, UnaryOp, Value, ValueId, ValueKind,
 };
 
 /// Run the pass on a transcribed backward derivative: recompute what is
@@ -84,8 +87,18 @@ pub fn run(module: &mut Module, combined: &mut Combined) -> (u32, u32) {
     let src = &module.functions[combined.primal.index()];
     if !src.prefer_checkpoint {
         let pure = pure_callees(module, src);
+        let constant_globals = module
+            .globals
+            .iter()
+            .map(|g| {
+                matches!(
+                    g.space,
+                    AddressSpace::Uniform | AddressSpace::Storage { writable: false } | AddressSpace::Handle
+                )
+            })
+            .collect();
         let src = &module.functions[combined.primal.index()];
-        Recompute::new(src, &mut func, &mut module.types, combined, pure).run();
+        Recompute::new(src, &mut func, &mut module.types, combined, pure, constant_globals).run();
     }
     counters(&mut func, combined);
     prune(&mut func, &mut combined.saves);
@@ -202,6 +215,9 @@ struct Recompute<'a> {
     feasible_memo: RefCell<HashMap<(ValueId, Option<usize>), bool>>,
     /// The predecessors of `f`'s blocks.
     preds: Vec<Vec<BlockId>>,
+    /// Per global: whether nothing writes it (constant and read-only
+    /// buffers, texture and sampler handles).
+    constant_globals: Vec<bool>,
 }
 
 impl<'a> Recompute<'a> {
@@ -211,6 +227,7 @@ impl<'a> Recompute<'a> {
         types: &'a mut Types,
         combined: &'a Combined,
         pure: HashSet<FuncId>,
+        constant_globals: Vec<bool>,
     ) -> Self {
         let by_var = combined.saves.iter().enumerate().map(|(i, s)| (s.var, i)).collect();
         let by_origin = combined.saves.iter().enumerate().filter_map(|(i, s)| Some((s.origin?, i))).collect();
@@ -226,6 +243,7 @@ impl<'a> Recompute<'a> {
             pure,
             feasible_memo: RefCell::default(),
             preds: src.predecessors(),
+            constant_globals,
         }
     }
 
@@ -315,13 +333,39 @@ impl<'a> Recompute<'a> {
             Some(op) => {
                 let call_ok = match op {
                     Op::Call(g, _) => self.pure.contains(g),
-                    _ => recomputable_op(Some(op)),
+                    _ => recomputable_op(Some(op)) || self.reads_constant_memory(op),
                 };
                 call_ok && op.operands().into_iter().all(|o| self.available(o, lp))
             }
         };
         self.feasible_memo.borrow_mut().insert((x, lp), ok);
         ok
+    }
+
+    /// Whether `op` reads memory that nothing writes (so reads the same
+    /// again): the address of a global or of a part of one, a load from
+    /// a constant or read-only buffer or of a texture's or sampler's
+    /// handle, a read of a texture that is not writable.
+    fn reads_constant_memory(&self, op: &Op) -> bool {
+        let constant_root = |mut p: ValueId| loop {
+            match self.src.op(p) {
+                Some(Op::FieldAddr(b, _) | Op::ElementAddr(b, _)) => p = *b,
+                Some(Op::Global(g)) => break self.constant_globals.get(g.index()).copied().unwrap_or(false),
+                _ => break false,
+            }
+        };
+        match op {
+            Op::Global(g) => self.constant_globals.get(g.index()).copied().unwrap_or(false),
+            Op::FieldAddr(b, _) | Op::ElementAddr(b, _) => constant_root(*b),
+            Op::Load(p) => constant_root(*p),
+            Op::Texture(
+                TextureOp::SampleLevel | TextureOp::Load | TextureOp::Size | TextureOp::Levels | TextureOp::Layers,
+                args,
+            ) => {
+                args.first().is_some_and(|&t| matches!(self.types.get(self.src.value(t).ty), Type::Texture(_, _, None)))
+            }
+            _ => false,
+        }
     }
 
     /// When block parameter `x` of `f` is another value available at loop

@@ -648,7 +648,9 @@ struct LoopInfo {
     /// `break` of its body run before a point (see [`Flag::NotLast`]):
     /// the body's top level, and the first of its nodes after which
     /// nothing exits.
-    body: Option<(*const Node, usize)>,
+    /// (That node, which the split before it may be in a part of the
+    /// body: the rest after an earlier exit.)
+    body: Option<*const Node>,
     /// In the backward part: whether the iteration being reversed is not
     /// the last one.
     rev_not_last: Option<ValueId>,

@@ -191,7 +191,7 @@ impl Rev<'_> {
             if i > 0 && has_exit(&nodes[i - 1]) && self.st.cur.is_some() {
                 let go = self.no_exit_yet();
                 let flag = match self.st.loop_stack.last().copied() {
-                    Some(l) if self.st.loops[l].body == Some((nodes.as_ptr(), i)) => Flag::NotLast(l),
+                    Some(l) if self.st.loops[l].body == Some(&nodes[i] as *const Node) => Flag::NotLast(l),
                     _ => match exit_test(&nodes[i - 1]) {
                         Some((cond, go_when)) => Flag::Cond(cond, go_when),
                         None => Flag::Saved(self.save(go)),
@@ -444,7 +444,7 @@ impl Rev<'_> {
         if ends_at_test {
             let from = body.iter().rposition(has_exit).map_or(0, |i| i + 1);
             if !has_continue(&body[..from]) {
-                self.st.loops[l].body = Some((body.as_ptr(), from));
+                self.st.loops[l].body = body.get(from).map(|n| n as *const Node);
             }
         }
         self.st.depth += 1;
