@@ -54,6 +54,9 @@
 //!   (Transcription itself saves no flag guarding the rest of a region
 //!   after `if (c) { … break; }` and the like: the backward part
 //!   evaluates `c` again, [`rev`](crate::autodiff::rev)'s `Flag::Cond`.)
+//! * **Read from the entry value**: a load of (a part of) an `inout`
+//!   parameter that nothing may have written before it, as a part of
+//!   the value the parameter held on entry ([`Combined::initial`]).
 //! * **Read again**: a load from a constant or read-only buffer, a texture
 //!   or sampler handle, a read of a texture that is not writable
 //!   (nothing writes that memory), from operands as above.
@@ -218,6 +221,60 @@ struct Recompute<'a> {
     /// Per global: whether nothing writes it (constant and read-only
     /// buffers, texture and sampler handles).
     constant_globals: Vec<bool>,
+    /// Per `inout` parameter of `f` whose initial value the backward part
+    /// has ([`Combined::initial`]): where writes to it may have run.
+    writes: HashMap<ValueId, Writes>,
+    /// Where each instruction of `f` is: its block and position.
+    position: HashMap<ValueId, (BlockId, usize)>,
+}
+
+/// Where writes to an `inout` parameter of `f` (through any pointer into
+/// it) may have run: the blocks a path from one reaches, and the first
+/// write of each block holding one.
+struct Writes {
+    reached: Vec<bool>,
+    first: HashMap<BlockId, usize>,
+}
+
+impl Writes {
+    fn of(src: &Function, q: ValueId) -> Writes {
+        let mut rooted: HashSet<ValueId> = HashSet::from([q]);
+        loop {
+            let before = rooted.len();
+            for (i, v) in src.values.iter().enumerate() {
+                if let ValueKind::Inst(Op::FieldAddr(b, _) | Op::ElementAddr(b, _)) = &v.kind {
+                    if rooted.contains(b) {
+                        rooted.insert(ValueId(i as u32));
+                    }
+                }
+            }
+            if rooted.len() == before {
+                break;
+            }
+        }
+        let mut first = HashMap::new();
+        for b in src.block_ids() {
+            for (pos, &i) in src.block(b).insts.iter().enumerate() {
+                // (Any use of a pointer into it but a load or an address
+                // computation may write it.)
+                let writes = match src.op(i) {
+                    Some(Op::Load(_) | Op::FieldAddr(..) | Op::ElementAddr(..)) | None => false,
+                    Some(op) => op.operands().iter().any(|o| rooted.contains(o)),
+                };
+                if writes {
+                    first.entry(b).or_insert(pos);
+                }
+            }
+        }
+        let mut reached = vec![false; src.blocks.len()];
+        let mut stack: Vec<BlockId> = first.keys().flat_map(|&b| src.block(b).term.successors()).collect();
+        while let Some(b) = stack.pop() {
+            if !std::mem::replace(&mut reached[b.index()], true) {
+                stack.extend(src.block(b).term.successors());
+            }
+        }
+        Writes { reached, first }
+    }
 }
 
 impl<'a> Recompute<'a> {
@@ -242,9 +299,48 @@ impl<'a> Recompute<'a> {
             pending: Vec::new(),
             pure,
             feasible_memo: RefCell::default(),
+            writes: HashMap::new(),
+            position: HashMap::new(),
             preds: src.predecessors(),
             constant_globals,
         }
+        .with_writes()
+    }
+
+    /// [`Self::writes`] and [`Self::position`], when `f` has `inout`
+    /// parameters.
+    fn with_writes(mut self) -> Self {
+        if self.combined.initial.is_empty() {
+            return self;
+        }
+        for b in self.src.block_ids() {
+            for (pos, &i) in self.src.block(b).insts.iter().enumerate() {
+                self.position.insert(i, (b, pos));
+            }
+        }
+        for &q in self.combined.initial.keys() {
+            self.writes.insert(q, Writes::of(self.src, q));
+        }
+        self
+    }
+
+    /// When load `x` of `f` reads an `inout` parameter (or a part of it)
+    /// before anything may have written it: the parameter, and the
+    /// addresses from it to the loaded part (outermost first).
+    fn initial_load(&self, x: ValueId) -> Option<(ValueId, Vec<ValueId>)> {
+        let Some(&Op::Load(mut p)) = self.src.op(x) else { return None };
+        let mut path = Vec::new();
+        while let Some(Op::FieldAddr(b, _) | Op::ElementAddr(b, _)) = self.src.op(p) {
+            path.push(p);
+            p = *b;
+        }
+        let writes = self.writes.get(&p)?;
+        let &(block, pos) = self.position.get(&x)?;
+        if writes.reached[block.index()] || writes.first.get(&block).is_some_and(|&w| w < pos) {
+            return None;
+        }
+        path.reverse();
+        Some((p, path))
     }
 
     fn run(&mut self) {
@@ -329,6 +425,13 @@ impl<'a> Recompute<'a> {
                 self.induction(x, lp).is_some()
                     || self.shift(x, lp).is_some()
                     || self.phi(x).is_some_and(|p| p.into_iter().all(|o| self.available(o, lp)))
+            }
+            Some(_) if self.initial_load(x).is_some() => {
+                let (_, path) = self.initial_load(x).expect("checked");
+                path.iter().all(|&a| match self.src.op(a) {
+                    Some(&Op::ElementAddr(_, i)) => self.available(i, lp),
+                    _ => true,
+                })
             }
             Some(op) => {
                 let call_ok = match op {
@@ -647,6 +750,24 @@ impl<'a> Recompute<'a> {
             }
             return self.recompute_induction(x, lp, block);
         };
+        if let Some((q, path)) = self.initial_load(x) {
+            let span = self.src.value(x).span;
+            let mut r = self.combined.initial[&q];
+            for a in path {
+                let (t, _) = self.types.pointee(self.src.value(a).ty).expect("an address");
+                let op = match self.src.op(a) {
+                    Some(&Op::FieldAddr(_, k)) => Op::Extract(r, k),
+                    Some(&Op::ElementAddr(_, i)) => match self.src.const_index(i) {
+                        Some(k) => Op::Extract(r, k),
+                        None => Op::ExtractDynamic(r, self.operand(i, lp, block)),
+                    },
+                    _ => unreachable!("a path of addresses"),
+                };
+                r = self.push(op, t, span);
+            }
+            self.memo.insert((x, block), r);
+            return r;
+        }
         let mut op = op.clone();
         let operands: HashMap<ValueId, ValueId> =
             op.operands().into_iter().map(|o| (o, self.operand(o, lp, block))).collect();

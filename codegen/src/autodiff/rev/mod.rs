@@ -201,6 +201,10 @@ pub struct Combined {
     /// Where each parameter of `f` is in `s_bwd_f` (values of its
     /// prologue, which the backward part may read directly).
     pub params: HashMap<ValueId, ValueId>,
+    /// Per `inout` parameter of `f`: the value it held on entry (a value
+    /// of the prologue, which the backward part may read directly: the
+    /// caller passes that value again).
+    pub initial: HashMap<ValueId, ValueId>,
     pub rev_start: BlockId,
     /// Where the primal part leaves `f`'s result.
     pub ret_var: Option<ValueId>,
@@ -367,11 +371,12 @@ pub fn transpose(module: &mut Module, requests: &mut Requests, unzipped: Unzippe
         .first()
         .map(|b| b.params.iter().filter_map(|&p| Some((p, t.st.map[p.index()]?))).collect())
         .unwrap_or_default();
+    let initial = std::mem::take(&mut t.st.initial);
     let (rev_start, ret_var) = (t.st.rev_start, t.st.ret_var);
     module.functions[derivative.index()] = t.st.b.finish();
     result?;
     let rev_start = rev_start.expect("a transcribed backward derivative");
-    Ok(Combined { primal, derivative, saves, loops, params, rev_start, ret_var })
+    Ok(Combined { primal, derivative, saves, loops, params, initial, rev_start, ret_var })
 }
 
 /// Replace `f`'s body by its normalized form — the control flow reverse
@@ -597,6 +602,9 @@ struct State {
     /// The `DifferentialPtrPair` parameter of each `IDifferentiablePtrType`
     /// parameter of `f`.
     ptr_pairs: HashMap<ValueId, ValueId>,
+    /// Per `inout` parameter of `f`: the value it held on entry (a value
+    /// of the prologue).
+    initial: HashMap<ValueId, ValueId>,
     /// `f`'s region tree (the maps above that are keyed by node point
     /// into it).
     tree: Vec<Node>,
@@ -735,6 +743,7 @@ impl<'a> Rev<'a> {
             call_ctx: HashMap::new(),
             normalize_only,
             ptr_pairs: HashMap::new(),
+            initial: HashMap::new(),
             tree: Vec::new(),
             write_back: Vec::new(),
             lin: std::rc::Rc::new(Linearized::default()),

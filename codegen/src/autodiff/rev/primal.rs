@@ -46,6 +46,7 @@ impl Rev<'_> {
                     let (t, _) = self.module.types.pointee(sty).expect("inout parameters are pointers");
                     let p = self.pair_part(pair, 0);
                     let init = self.load(p);
+                    self.st.initial.insert(sp, init);
                     let local = self.var(t, Some(init));
                     let d = self.pair_part(pair, 1);
                     let g = self.load(d);
@@ -68,6 +69,7 @@ impl Rev<'_> {
                 (ParamMap::Value(k), _) => {
                     let (t, _) = self.module.types.pointee(sty).expect("inout parameters are pointers");
                     let local = self.var(t, Some(bwd_params[k]));
+                    self.st.initial.insert(sp, bwd_params[k]);
                     self.st.map[sp.index()] = Some(local);
                 }
                 (ParamMap::Dropped, _) => {
