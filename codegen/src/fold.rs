@@ -1,5 +1,6 @@
 //! Constant folding of 32-bit integer arithmetic: an `Add`, `Sub` or
-//! `Mul` of two integer constants becomes a constant.
+//! `Mul` of two integer constants becomes a constant, and so does a
+//! conversion of one between `int` and `uint`.
 //!
 //! Unrolled loops compute their counters as chains (`i1 = 0 + 1`,
 //! `i2 = i1 + 1`, …) that index local arrays. Left as instructions, the
@@ -28,15 +29,29 @@ fn fold(types: &Types, func: &mut Function) {
     loop {
         let mut changed = false;
         for i in 0..func.values.len() {
-            let ValueKind::Inst(Op::Binary(op, a, b)) = &func.values[i].kind else { continue };
-            let (op, a, b) = (*op, *a, *b);
             let constant = |v: crate::ir::ValueId| match &func.values[v.index()].kind {
                 ValueKind::Inst(Op::Const(Const::Int(x))) => Some(*x),
                 _ => None,
             };
-            let (Some(x), Some(y)) = (constant(a), constant(b)) else { continue };
             let Type::Scalar(scalar) = types.get(func.values[i].ty) else { continue };
-            let Some(value) = evaluate(*scalar, op, x, y) else { continue };
+            let value = match &func.values[i].kind {
+                ValueKind::Inst(Op::Binary(op, a, b)) => match (constant(*a), constant(*b)) {
+                    (Some(x), Some(y)) => evaluate(*scalar, *op, x, y),
+                    _ => None,
+                },
+                // (`int` to `uint` and back: `6 + uint(i)` of an unrolled
+                // counter.)
+                ValueKind::Inst(Op::Convert(a)) => match (constant(*a), types.get(func.values[a.index()].ty)) {
+                    (Some(x), Type::Scalar(Scalar::Int32 | Scalar::UInt32)) => match scalar {
+                        Scalar::Int32 => Some(i64::from(x as i32)),
+                        Scalar::UInt32 => Some(i64::from(x as u32)),
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(value) = value else { continue };
             func.values[i].kind = ValueKind::Inst(Op::Const(Const::Int(value)));
             changed = true;
         }

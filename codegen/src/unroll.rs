@@ -126,7 +126,7 @@ pub fn infer_bounds(module: &mut Module) {
             .collect();
         let preds = f.predecessors();
         for (pre, header) in loops {
-            let count = shape_with(f, pre, true, &preds).and_then(|shape| trip_count(f, types, &shape));
+            let count = shape_with(f, pre, true, true, &preds).and_then(|shape| trip_count(f, types, &shape));
             if let Some(n) = count.filter(|&n| n <= MAX_UNROLL) {
                 f.max_iters.push((header, n));
             }
@@ -136,10 +136,10 @@ pub fn infer_bounds(module: &mut Module) {
 
 /// How many times the body of the loop entered from `pre` runs, when
 /// that is the same on every run: its only exit is the test at the top
-/// (no `break`, `return` or `continue`), evaluated from constant initial
-/// state ([`trip_count`]).
+/// (no `break` or `return`; a `continue` only skips to the continuing
+/// part), evaluated from constant initial state ([`trip_count`]).
 pub fn exact_trip_count(f: &Function, types: &Types, pre: BlockId) -> Option<u32> {
-    let shape = shape_of(f, pre, &f.predecessors())?;
+    let shape = shape_with(f, pre, false, true, &f.predecessors())?;
     if shape.blocks.iter().any(|&b| matches!(f.block(b).term, Terminator::Return(_))) {
         return None;
     }
@@ -175,12 +175,15 @@ struct Shape {
 /// The shape of the loop entered from `pre`, given the function's
 /// predecessors ([`Function::predecessors`]).
 fn shape_of(f: &Function, pre: BlockId, preds: &[Vec<BlockId>]) -> Option<Shape> {
-    shape_with(f, pre, false, preds)
+    shape_with(f, pre, false, false, preds)
 }
 
 /// [`shape_of`], also for loops with other exits (`break`, `return`) when
-/// `other_exits`: the test's count is then an upper bound.
-fn shape_with(f: &Function, pre: BlockId, other_exits: bool, preds: &[Vec<BlockId>]) -> Option<Shape> {
+/// `other_exits` (the test's count is then an upper bound), and with
+/// `continue`s when `continues` (a shape only counted, never copied: the
+/// state the back edge passes may then be the continuing block's
+/// parameters, which [`eval`] does not know).
+fn shape_with(f: &Function, pre: BlockId, other_exits: bool, continues: bool, preds: &[Vec<BlockId>]) -> Option<Shape> {
     let Terminator::Loop { header, brk, cont, ref args } = f.block(pre).term else { return None };
     let Terminator::If { cond, then, els, merge } = f.block(header).term else { return None };
     let jumps_to = |b: BlockId, to: BlockId| {
@@ -198,7 +201,7 @@ fn shape_with(f: &Function, pre: BlockId, other_exits: bool, preds: &[Vec<BlockI
     // end of the body (no `continue`).
     if (preds[brk.index()] != [els] && !other_exits)
         || !f.block(brk).params.is_empty()
-        || preds[cont.index()].len() != 1
+        || (preds[cont.index()].len() != 1 && !continues)
     {
         return None;
     }

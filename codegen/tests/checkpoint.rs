@@ -114,3 +114,153 @@ float layers(float w[16], float x[4])
     let (bytes, _) = context(src, "layers");
     assert_eq!(bytes, 0);
 }
+
+/// Counters recomputed from the iteration number however they advance:
+/// down by a step from a start computed at run time, and by the same
+/// amount on both sides of an `if` (one side adding twice). slangc: 4
+/// bytes (the iteration count) for `down`, 148 for `series` (`s` and `p`
+/// in 18 slots each, the count); the `do … while` that never breaks
+/// saves no flag for its continuing part either.
+#[test]
+fn counters_going_down_or_advanced_in_branches_are_recomputed() {
+    let src = r#"
+[Differentiable]
+float down(float x, no_diff int n)
+{
+    float r = 0.0;
+    [MaxIters(10)]
+    for (int i = 2 * n + 3; i >= n; i -= 3)
+        r += x * float(i) * x;
+    return r;
+}
+
+[Differentiable]
+float series(float x, no_diff int n)
+{
+    float s = 0.0;
+    float p = x;
+    int k = 0;
+    [MaxIters(16)]
+    do
+    {
+        s += p / float(k + 1);
+        p *= x;
+        if (s > 10.0) { k += 2; k -= 1; } else { k += 1; }
+    } while (k < n);
+    return s;
+}
+"#;
+    assert_eq!(context(src, "down").0, 4);
+    let (bytes, _) = context(src, "series");
+    assert!(bytes <= 148, "{bytes} B");
+    // `s` (for the test) and `p` in 17 slots, the count: no counter.
+    assert_eq!(bytes, 2 * 17 * 4 + 4);
+}
+
+/// Iteration counts known without saving them: a loop of constant trip
+/// count with a `continue`, a loop whose every iteration breaks (it ends
+/// one past its start); and the split after a `break` in a nested `if`
+/// known from the iteration number. slangc: 32 bytes for `skip` (`t`),
+/// nothing for `once`, 60 for `path` (`thp`, `depth`, the count).
+#[test]
+fn iteration_counts_of_loops_with_continue_or_always_breaking_are_not_saved() {
+    let src = r#"
+[Differentiable]
+float skip(float x)
+{
+    float t = x;
+    for (int i = 0; i < 6; i++)
+    {
+        if (i % 3 == 1)
+            continue;
+        t = sin(t) * float(i + 1);
+    }
+    return t;
+}
+
+[Differentiable]
+float once(float x)
+{
+    float y = 0.0;
+    for (int i = 0; i < 4; i++)
+    {
+        if (x > 1.0)
+        {
+            y = x * x;
+            break;
+        }
+        y = x * 3.0;
+        break;
+    }
+    return y;
+}
+
+[Differentiable]
+float path(float x)
+{
+    float thp = 1.0;
+    float L = 0.0;
+    uint depth = 0;
+    for (int i = 0; i < 5; i++)
+    {
+        if (depth < 3)
+        {
+            thp *= x;
+            L += thp;
+            if (thp > 8.0)
+                break;
+            depth++;
+        }
+        else
+        {
+            L += 1.0;
+        }
+    }
+    return L;
+}
+"#;
+    let (skip, _) = context(src, "skip");
+    assert!(skip <= 32, "{skip} B");
+    assert_eq!(context(src, "once").0, 0);
+    let (path, _) = context(src, "path");
+    assert!(path <= 60, "{path} B");
+}
+
+/// Reads of memory nothing writes (a read-only buffer, a texture) are
+/// read again rather than saved, and so is a `[PreferRecompute]` callee
+/// whatever it reads. slangc: 24 bytes for `weighted` (`weights[i]` per
+/// iteration), nothing for `scaled`.
+#[test]
+fn constant_memory_and_prefer_recompute_calls_are_read_again() {
+    let src = r#"
+StructuredBuffer<float> weights;
+Texture2D<float> tex;
+SamplerState samp;
+RWStructuredBuffer<float> table;
+
+[Differentiable]
+float weighted(float x)
+{
+    float s = 0.0;
+    for (int i = 0; i < 4; i++)
+    {
+        float w = no_diff weights[i] + (no_diff tex.SampleLevel(samp, float2(0.5), 0)).x;
+        s += w * x * x;
+    }
+    return s;
+}
+
+[PreferRecompute]
+float lookup(int i) { return table[i]; }
+
+[Differentiable]
+float scaled(float x)
+{
+    float a = no_diff lookup(1);
+    return sin(x * a);
+}
+"#;
+    // (The loop runs 4 times on every call: not even its count.)
+    assert_eq!(context(src, "weighted").0, 0);
+    assert_eq!(context(src, "scaled").0, 0);
+}

@@ -32,26 +32,36 @@
 //!   scalars and vectors: an existential value, say).
 //! * **Recomputed from the iteration number**: an integer induction
 //!   variable of a loop (a block parameter entering with a value readable
-//!   there and advanced by a constant step on every back edge — or, in
-//!   the shape normalization gives a `for` loop, on every path but the one
-//!   that leaves the loop), as its first value plus the step times the
-//!   iterations before the one being reversed.
+//!   there and advanced by the same step — added or subtracted, a
+//!   constant or a value available around the loop — on every back edge,
+//!   or, in the shape normalization gives a `for` loop, on every path but
+//!   the one that leaves the loop), as its first value plus (minus) the
+//!   step times the iterations before the one being reversed; a value
+//!   merged from the sides of an `if` that is another's plus the same
+//!   constant on every side, as that value plus the constant.
 //! * **Loop counters computed**: where each run of a loop in another loop
 //!   starts (the enclosing iteration's number times the loop's stride)
 //!   and, for a constant trip count, ends ([`counters`]).
 //! * **Saved once rather than per iteration**: a value of a loop in no
 //!   other loop that the backward part reads only after the loop's
 //!   reversal (the last iteration's) ([`last_only`]).
-//! * **Calls recomputed**: a call of a pure function ([`pure_callees`]:
-//!   reads only its arguments, writes only its own locals) from operands
-//!   as above, unless the callee is `[PreferCheckpoint]`.
+//! * **Calls recomputed**: a call of a `[PreferRecompute]` function or of
+//!   a pure one ([`pure_callees`]: reads only its arguments, writes only
+//!   its own locals) from operands as above, unless the callee is
+//!   `[PreferCheckpoint]`.
 //! * **Known at compile time**: the iteration count after a loop in no
 //!   other loop whose trip count is a constant ([`Save::constant`]).
 //!   (Transcription itself saves no flag guarding the rest of a region
 //!   after `if (c) { … break; }` and the like: the backward part
 //!   evaluates `c` again, [`rev`](crate::autodiff::rev)'s `Flag::Cond`.)
-//! * **Checkpointed**: everything else — loads (memory may have changed
-//!   since), other calls and their contexts, block parameters (the state loops
+//! * **Read from the entry value**: a load of (a part of) an `inout`
+//!   parameter that nothing may have written before it, as a part of
+//!   the value the parameter held on entry ([`Combined::initial`]).
+//! * **Read again**: a load from a constant or read-only buffer, a texture
+//!   or sampler handle, a read of a texture that is not writable
+//!   (nothing writes that memory), from operands as above.
+//! * **Checkpointed**: everything else — other loads (memory may have
+//!   changed since), other calls and their contexts, block parameters (the state loops
 //!   and merges carry), the transcription's own counters and flags — and
 //!   every value of a `[PreferCheckpoint]` function.
 //!
@@ -66,8 +76,8 @@ use std::cell::RefCell;
 
 use crate::autodiff::rev::{Combined, Save};
 use crate::ir::{
-    AddressSpace, BinaryOp, BlockId, Const, FuncId, Function, FunctionBuilder, Module, Op, Terminator, Type, TypeId,
-    Types, UnaryOp, Value, ValueId, ValueKind,
+    AddressSpace, BinaryOp, BlockId, Const, FuncId, Function, FunctionBuilder, Module, Op, Terminator, TextureOp, Type,
+    TypeId, Types, UnaryOp, Value, ValueId, ValueKind,
 };
 
 /// Run the pass on a transcribed backward derivative: recompute what is
@@ -80,8 +90,18 @@ pub fn run(module: &mut Module, combined: &mut Combined) -> (u32, u32) {
     let src = &module.functions[combined.primal.index()];
     if !src.prefer_checkpoint {
         let pure = pure_callees(module, src);
+        let constant_globals = module
+            .globals
+            .iter()
+            .map(|g| {
+                matches!(
+                    g.space,
+                    AddressSpace::Uniform | AddressSpace::Storage { writable: false } | AddressSpace::Handle
+                )
+            })
+            .collect();
         let src = &module.functions[combined.primal.index()];
-        Recompute::new(src, &mut func, &mut module.types, combined, pure).run();
+        Recompute::new(src, &mut func, &mut module.types, combined, pure, constant_globals).run();
     }
     counters(&mut func, combined);
     prune(&mut func, &mut combined.saves);
@@ -106,8 +126,10 @@ pub fn context_size(saves: &[Save]) -> (u32, u32) {
     saves.iter().fold((0u32, 0u32), |(bytes, n), s| (bytes.saturating_add(s.bytes), n + 1))
 }
 
-/// The functions that `f` calls which are pure (recomputable from their
-/// arguments alone), not `[PreferCheckpoint]`, and not replaced in
+/// The functions that `f` calls whose calls are computed again rather
+/// than saved: `[PreferRecompute]` ones (as the reference compiler does,
+/// whatever they read), and pure ones (recomputable from their arguments
+/// alone) that are not `[PreferCheckpoint]`; neither replaced in
 /// differentiated code by a `[PrimalSubstitute]` (recomputing the call
 /// would compute the original, not the substitute).
 fn pure_callees(module: &Module, f: &Function) -> HashSet<FuncId> {
@@ -117,7 +139,8 @@ fn pure_callees(module: &Module, f: &Function) -> HashSet<FuncId> {
         if let ValueKind::Inst(Op::Call(g, _)) = &v.kind {
             let callee = module.function(*g);
             let substituted = matches!(callee.derivative, crate::ir::Derivative::Substitute(_));
-            if !callee.prefer_checkpoint && !substituted && pure(module, *g, &mut memo) {
+            let wanted = callee.prefer_recompute || (!callee.prefer_checkpoint && pure(module, *g, &mut memo));
+            if !substituted && wanted {
                 out.insert(*g);
             }
         }
@@ -193,6 +216,65 @@ struct Recompute<'a> {
     pure: HashSet<FuncId>,
     /// What [`Self::feasible`] found, per value and loop level.
     feasible_memo: RefCell<HashMap<(ValueId, Option<usize>), bool>>,
+    /// The predecessors of `f`'s blocks.
+    preds: Vec<Vec<BlockId>>,
+    /// Per global: whether nothing writes it (constant and read-only
+    /// buffers, texture and sampler handles).
+    constant_globals: Vec<bool>,
+    /// Per `inout` parameter of `f` whose initial value the backward part
+    /// has ([`Combined::initial`]): where writes to it may have run.
+    writes: HashMap<ValueId, Writes>,
+    /// Where each instruction of `f` is: its block and position.
+    position: HashMap<ValueId, (BlockId, usize)>,
+}
+
+/// Where writes to an `inout` parameter of `f` (through any pointer into
+/// it) may have run: the blocks a path from one reaches, and the first
+/// write of each block holding one.
+struct Writes {
+    reached: Vec<bool>,
+    first: HashMap<BlockId, usize>,
+}
+
+impl Writes {
+    fn of(src: &Function, q: ValueId) -> Writes {
+        let mut rooted: HashSet<ValueId> = HashSet::from([q]);
+        loop {
+            let before = rooted.len();
+            for (i, v) in src.values.iter().enumerate() {
+                if let ValueKind::Inst(Op::FieldAddr(b, _) | Op::ElementAddr(b, _)) = &v.kind {
+                    if rooted.contains(b) {
+                        rooted.insert(ValueId(i as u32));
+                    }
+                }
+            }
+            if rooted.len() == before {
+                break;
+            }
+        }
+        let mut first = HashMap::new();
+        for b in src.block_ids() {
+            for (pos, &i) in src.block(b).insts.iter().enumerate() {
+                // (Any use of a pointer into it but a load or an address
+                // computation may write it.)
+                let writes = match src.op(i) {
+                    Some(Op::Load(_) | Op::FieldAddr(..) | Op::ElementAddr(..)) | None => false,
+                    Some(op) => op.operands().iter().any(|o| rooted.contains(o)),
+                };
+                if writes {
+                    first.entry(b).or_insert(pos);
+                }
+            }
+        }
+        let mut reached = vec![false; src.blocks.len()];
+        let mut stack: Vec<BlockId> = first.keys().flat_map(|&b| src.block(b).term.successors()).collect();
+        while let Some(b) = stack.pop() {
+            if !std::mem::replace(&mut reached[b.index()], true) {
+                stack.extend(src.block(b).term.successors());
+            }
+        }
+        Writes { reached, first }
+    }
 }
 
 impl<'a> Recompute<'a> {
@@ -202,6 +284,7 @@ impl<'a> Recompute<'a> {
         types: &'a mut Types,
         combined: &'a Combined,
         pure: HashSet<FuncId>,
+        constant_globals: Vec<bool>,
     ) -> Self {
         let by_var = combined.saves.iter().enumerate().map(|(i, s)| (s.var, i)).collect();
         let by_origin = combined.saves.iter().enumerate().filter_map(|(i, s)| Some((s.origin?, i))).collect();
@@ -216,7 +299,48 @@ impl<'a> Recompute<'a> {
             pending: Vec::new(),
             pure,
             feasible_memo: RefCell::default(),
+            writes: HashMap::new(),
+            position: HashMap::new(),
+            preds: src.predecessors(),
+            constant_globals,
         }
+        .with_writes()
+    }
+
+    /// [`Self::writes`] and [`Self::position`], when `f` has `inout`
+    /// parameters.
+    fn with_writes(mut self) -> Self {
+        if self.combined.initial.is_empty() {
+            return self;
+        }
+        for b in self.src.block_ids() {
+            for (pos, &i) in self.src.block(b).insts.iter().enumerate() {
+                self.position.insert(i, (b, pos));
+            }
+        }
+        for &q in self.combined.initial.keys() {
+            self.writes.insert(q, Writes::of(self.src, q));
+        }
+        self
+    }
+
+    /// When load `x` of `f` reads an `inout` parameter (or a part of it)
+    /// before anything may have written it: the parameter, and the
+    /// addresses from it to the loaded part (outermost first).
+    fn initial_load(&self, x: ValueId) -> Option<(ValueId, Vec<ValueId>)> {
+        let Some(&Op::Load(mut p)) = self.src.op(x) else { return None };
+        let mut path = Vec::new();
+        while let Some(Op::FieldAddr(b, _) | Op::ElementAddr(b, _)) = self.src.op(p) {
+            path.push(p);
+            p = *b;
+        }
+        let writes = self.writes.get(&p)?;
+        let &(block, pos) = self.position.get(&x)?;
+        if writes.reached[block.index()] || writes.first.get(&block).is_some_and(|&w| w < pos) {
+            return None;
+        }
+        path.reverse();
+        Some((p, path))
     }
 
     fn run(&mut self) {
@@ -299,18 +423,60 @@ impl<'a> Recompute<'a> {
         let ok = match self.src.op(x) {
             None => {
                 self.induction(x, lp).is_some()
+                    || self.shift(x, lp).is_some()
                     || self.phi(x).is_some_and(|p| p.into_iter().all(|o| self.available(o, lp)))
+            }
+            Some(_) if self.initial_load(x).is_some() => {
+                let (_, path) = self.initial_load(x).expect("checked");
+                path.iter().all(|&a| match self.src.op(a) {
+                    Some(&Op::ElementAddr(_, i)) => self.available(i, lp),
+                    _ => true,
+                })
             }
             Some(op) => {
                 let call_ok = match op {
                     Op::Call(g, _) => self.pure.contains(g),
-                    _ => recomputable_op(Some(op)),
+                    _ => recomputable_op(Some(op)) || self.reads_constant_memory(op),
                 };
                 call_ok && op.operands().into_iter().all(|o| self.available(o, lp))
             }
         };
         self.feasible_memo.borrow_mut().insert((x, lp), ok);
         ok
+    }
+
+    /// Whether `op` reads memory that nothing writes (so reads the same
+    /// again): the address of a global or of a part of one, a load from
+    /// a constant or read-only buffer or of a texture's or sampler's
+    /// handle, a read of a texture that is not writable.
+    fn reads_constant_memory(&self, op: &Op) -> bool {
+        let constant_root = |mut p: ValueId| loop {
+            match self.src.op(p) {
+                Some(Op::FieldAddr(b, _) | Op::ElementAddr(b, _)) => p = *b,
+                Some(Op::Global(g)) => break self.constant_globals.get(g.index()).copied().unwrap_or(false),
+                _ => break false,
+            }
+        };
+        match op {
+            Op::Global(g) => self.constant_globals.get(g.index()).copied().unwrap_or(false),
+            Op::FieldAddr(b, _) | Op::ElementAddr(b, _) => constant_root(*b),
+            Op::Load(p) => constant_root(*p),
+            Op::Texture(
+                TextureOp::SampleLevel | TextureOp::Load | TextureOp::Size | TextureOp::Levels | TextureOp::Layers,
+                args,
+            ) => {
+                args.first().is_some_and(|&t| matches!(self.types.get(self.src.value(t).ty), Type::Texture(_, _, None)))
+            }
+            _ => false,
+        }
+    }
+
+    /// When block parameter `x` of `f` is another value available at loop
+    /// level `lp` plus a constant ([`Self::shifted`]): that value and
+    /// the constant.
+    fn shift(&self, x: ValueId, lp: Option<usize>) -> Option<(ValueId, i64)> {
+        let (base, k) = self.shifted(x, 0);
+        (base != x && self.available(base, lp)).then_some((base, k))
     }
 
     /// When block parameter `x` of `f` is the merge of an `if` whose two
@@ -360,10 +526,12 @@ impl<'a> Recompute<'a> {
 
     /// When block parameter `x` of `f` is an integer induction variable of
     /// loop `lp` (saved per iteration of it): its first value and its
-    /// step. Every edge into its block passes either the same first value
-    /// (available at `lp`) or `x + step` (`step` a constant, the same on
-    /// every back edge); every iteration but the last runs the back edge.
-    fn induction(&self, x: ValueId, lp: Option<usize>) -> Option<(ValueId, ValueId)> {
+    /// step (negated when the loop subtracts it). Every edge into its
+    /// block passes either the same first value (available around `lp`)
+    /// or `x + step` / `x - step` (`step` a constant or a value available
+    /// around the loop, the same on every back edge); every iteration but
+    /// the last runs the back edge.
+    fn induction(&self, x: ValueId, lp: Option<usize>) -> Option<(ValueId, Step)> {
         let ValueKind::Param { block, index } = self.src.value(x).kind else { return None };
         let l = lp?;
         self.combined.loops[l].rev_index?;
@@ -372,7 +540,24 @@ impl<'a> Recompute<'a> {
         if !matches!(self.types.get(ty), Type::Scalar(Scalar::Int32 | Scalar::UInt32)) {
             return None;
         }
-        let (mut first, mut step) = (None, None);
+        let parent = self.combined.loops[l].parent;
+        let invariant = |c: ValueId| self.src.value(c).ty == ty && self.available(c, parent);
+        let advanced = |a: ValueId| match self.src.op(a) {
+            _ if a == x => None,
+            Some(Op::Binary(BinaryOp::Add, p, c)) | Some(Op::Binary(BinaryOp::Add, c, p))
+                if *p == x && !self.is_const(*c) && invariant(*c) =>
+            {
+                Some(Step::Value { by: *c, down: false })
+            }
+            Some(Op::Binary(BinaryOp::Sub, p, c)) if *p == x && !self.is_const(*c) && invariant(*c) => {
+                Some(Step::Value { by: *c, down: true })
+            }
+            _ => match self.shifted(a, 0) {
+                (b, k) if b == x => Some(Step::Const(k)),
+                _ => None,
+            },
+        };
+        let (mut first, mut step): (Option<ValueId>, Option<Step>) = (None, None);
         for b in &self.src.blocks {
             let args = match &b.term {
                 Terminator::Branch { target, args } | Terminator::Loop { header: target, args, .. }
@@ -383,27 +568,18 @@ impl<'a> Recompute<'a> {
                 _ => continue,
             };
             let a = *args.get(index as usize)?;
-            let advanced = |a: ValueId| match self.src.op(a) {
-                Some(Op::Binary(BinaryOp::Add, p, c)) | Some(Op::Binary(BinaryOp::Add, c, p))
-                    if *p == x && matches!(self.src.op(*c), Some(Op::Const(Const::Int(_)))) =>
-                {
-                    Some(*c)
-                }
-                _ => None,
-            };
-            let this_step = advanced(a).map(|c| vec![c]).or_else(|| self.advanced_unless_last(x, a, block, advanced));
+            let this_step = advanced(a).map(|c| vec![c]).or_else(|| self.advanced_unless_last(x, a, block, &advanced));
             match this_step {
                 Some(cs) => {
-                    let value = |v: ValueId| self.src.op(v).cloned();
                     for c in cs {
-                        if step.is_some_and(|s| value(s) != value(c)) {
+                        if step.is_some_and(|s| !self.same_step(s, c)) {
                             return None;
                         }
                         step = Some(c);
                     }
                 }
                 None => {
-                    if first.is_some_and(|f| f != a) || !self.available(a, self.combined.loops[l].parent) {
+                    if first.is_some_and(|f| f != a) || !self.available(a, parent) {
                         return None;
                     }
                     first = Some(a);
@@ -411,6 +587,58 @@ impl<'a> Recompute<'a> {
             }
         }
         Some((first?, step?))
+    }
+
+    fn is_const(&self, v: ValueId) -> bool {
+        matches!(self.src.op(v), Some(Op::Const(Const::Int(_))))
+    }
+
+    /// Whether two steps of an induction variable are the same.
+    fn same_step(&self, a: Step, b: Step) -> bool {
+        match (a, b) {
+            (Step::Const(a), Step::Const(b)) => a == b,
+            (Step::Value { by: a, down: da }, Step::Value { by: b, down: db }) => a == b && da == db,
+            _ => false,
+        }
+    }
+
+    /// Integer `v` as `base + k` for a constant `k` on every path that
+    /// reaches it: through additions and subtractions of constants and
+    /// the parameters of merge blocks (every edge passing the same base
+    /// plus the same constant), as a counter advanced differently on the
+    /// sides of an `if` is. The base is `v` itself when nothing else is
+    /// found; a parameter of a loop's header is a base.
+    fn shifted(&self, v: ValueId, depth: u32) -> (ValueId, i64) {
+        let int = |c: ValueId| match self.src.op(c) {
+            Some(Op::Const(Const::Int(k))) => Some(*k),
+            _ => None,
+        };
+        use slang_analysis::ty::Scalar;
+        let ty = self.types.get(self.src.value(v).ty);
+        if depth > 32 || !matches!(ty, Type::Scalar(Scalar::Int32 | Scalar::UInt32)) {
+            return (v, 0);
+        }
+        let add = |(b, k): (ValueId, i64), d: i64| Some((b, k.checked_add(d)?));
+        let found = match &self.src.value(v).kind {
+            ValueKind::Inst(Op::Binary(BinaryOp::Add, a, b)) => match (int(*a), int(*b)) {
+                (_, Some(k)) => add(self.shifted(*a, depth + 1), k),
+                (Some(k), _) => add(self.shifted(*b, depth + 1), k),
+                _ => None,
+            },
+            ValueKind::Inst(Op::Binary(BinaryOp::Sub, a, b)) => {
+                int(*b).and_then(|k| add(self.shifted(*a, depth + 1), k.checked_neg()?))
+            }
+            &ValueKind::Param { block, index } => {
+                let mut incoming = self.preds[block.index()].iter().map(|&p| match &self.src.block(p).term {
+                    Terminator::Branch { args, .. } => Some(self.shifted(*args.get(index as usize)?, depth + 1)),
+                    _ => None,
+                });
+                let first = incoming.next().flatten();
+                first.filter(|&o| incoming.all(|p| p == Some(o)))
+            }
+            _ => None,
+        };
+        found.unwrap_or((v, 0))
     }
 
     /// The steps of `x` when the back edge of its loop (header `header`)
@@ -424,8 +652,8 @@ impl<'a> Recompute<'a> {
         x: ValueId,
         a: ValueId,
         header: BlockId,
-        advanced: impl Fn(ValueId) -> Option<ValueId>,
-    ) -> Option<Vec<ValueId>> {
+        advanced: &dyn Fn(ValueId) -> Option<Step>,
+    ) -> Option<Vec<Step>> {
         let ValueKind::Param { block: merge, index } = self.src.value(a).kind else { return None };
         let brk = self.src.blocks.iter().find_map(|b| match b.term {
             Terminator::Loop { header: h, brk, .. } if h == header => Some(brk),
@@ -500,6 +728,18 @@ impl<'a> Recompute<'a> {
         }
         let Some(op) = self.src.op(x) else {
             if self.induction(x, lp).is_none() {
+                if let Some((base, k)) = self.shift(x, lp) {
+                    let value = self.src.value(x);
+                    let (ty, span) = (value.ty, value.span);
+                    let mut r = self.operand(base, lp, block);
+                    if k != 0 {
+                        let by = self.push(Op::Const(Const::Int(k.unsigned_abs() as i64)), ty, span);
+                        let op = if k < 0 { BinaryOp::Sub } else { BinaryOp::Add };
+                        r = self.push(Op::Binary(op, r, by), ty, span);
+                    }
+                    self.memo.insert((x, block), r);
+                    return r;
+                }
                 if let Some([c, a, b]) = self.phi(x) {
                     let ops = [c, a, b].map(|o| self.operand(o, lp, block));
                     let value = self.src.value(x);
@@ -510,6 +750,24 @@ impl<'a> Recompute<'a> {
             }
             return self.recompute_induction(x, lp, block);
         };
+        if let Some((q, path)) = self.initial_load(x) {
+            let span = self.src.value(x).span;
+            let mut r = self.combined.initial[&q];
+            for a in path {
+                let (t, _) = self.types.pointee(self.src.value(a).ty).expect("an address");
+                let op = match self.src.op(a) {
+                    Some(&Op::FieldAddr(_, k)) => Op::Extract(r, k),
+                    Some(&Op::ElementAddr(_, i)) => match self.src.const_index(i) {
+                        Some(k) => Op::Extract(r, k),
+                        None => Op::ExtractDynamic(r, self.operand(i, lp, block)),
+                    },
+                    _ => unreachable!("a path of addresses"),
+                };
+                r = self.push(op, t, span);
+            }
+            self.memo.insert((x, block), r);
+            return r;
+        }
         let mut op = op.clone();
         let operands: HashMap<ValueId, ValueId> =
             op.operands().into_iter().map(|o| (o, self.operand(o, lp, block))).collect();
@@ -557,10 +815,13 @@ impl<'a> Recompute<'a> {
         if ty != int {
             n = self.push(Op::Convert(n), ty, span);
         }
-        let c = self.src.op(step).cloned().expect("a constant");
-        let step = self.push(c, ty, span);
-        let offset = self.push(Op::Binary(BinaryOp::Mul, n, step), ty, span);
-        let r = self.push(Op::Binary(BinaryOp::Add, first, offset), ty, span);
+        let (by, down) = match step {
+            Step::Const(k) => (self.push(Op::Const(Const::Int(k.unsigned_abs() as i64)), ty, span), k < 0),
+            Step::Value { by, down } => (self.operand(by, parent, block), down),
+        };
+        let offset = self.push(Op::Binary(BinaryOp::Mul, n, by), ty, span);
+        let towards = if down { BinaryOp::Sub } else { BinaryOp::Add };
+        let r = self.push(Op::Binary(towards, first, offset), ty, span);
         self.memo.insert((x, block), r);
         r
     }
@@ -623,6 +884,16 @@ impl<'a> Recompute<'a> {
     }
 }
 
+/// How an induction variable advances per iteration
+/// ([`Recompute::induction`]).
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    /// By a constant.
+    Const(i64),
+    /// By a loop-invariant value, subtracted when `down`.
+    Value { by: ValueId, down: bool },
+}
+
 /// The most `select`s a merge of an `if` is recomputed with.
 const MAX_SELECT_LEAVES: u32 = 16;
 
@@ -640,8 +911,8 @@ fn leaves(types: &Types, t: TypeId) -> Option<u32> {
 /// Where a loop in another loop starts and ends, computed from the
 /// enclosing iteration's number rather than read: the counter of each
 /// run of loop `l` starts at that number times [`SavedLoop::stride`]
-/// (`crate::autodiff::rev::SavedLoop`), and ends `trip + 1` later when
-/// its trip count is a constant.
+/// (`crate::autodiff::rev::SavedLoop`), and ends [`SavedLoop::end`]
+/// later when that is known.
 fn counters(func: &mut Function, combined: &Combined) {
     let mut known: HashMap<ValueId, (i64, Option<i64>)> = HashMap::default();
     for l in &combined.loops {
@@ -649,8 +920,8 @@ fn counters(func: &mut Function, combined: &Combined) {
         if let Some(b) = l.before {
             known.insert(b, (stride, Some(0)));
         }
-        if let (Some(a), Some(t), Some(_)) = (l.after, l.trip, l.parent) {
-            known.insert(a, (stride, Some(i64::from(t) + 1)));
+        if let (Some(a), Some(e), Some(_)) = (l.after, l.end, l.parent) {
+            known.insert(a, (stride, Some(i64::from(e))));
         }
     }
     if known.is_empty() {

@@ -247,6 +247,10 @@ impl Rev<'_> {
         match flag {
             Flag::Saved(s) => self.restore(s),
             Flag::NotLast(l) => self.st.loops[l].rev_not_last.expect("in the loop's reversal"),
+            Flag::Always => {
+                let t = self.bool_ty();
+                self.inst(Op::Const(crate::ir::Const::Bool(true)), t)
+            }
             Flag::Cond(cond, go_when) => {
                 let c = self.primal(cond);
                 match go_when {

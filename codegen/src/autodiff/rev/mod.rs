@@ -201,6 +201,10 @@ pub struct Combined {
     /// Where each parameter of `f` is in `s_bwd_f` (values of its
     /// prologue, which the backward part may read directly).
     pub params: HashMap<ValueId, ValueId>,
+    /// Per `inout` parameter of `f`: the value it held on entry (a value
+    /// of the prologue, which the backward part may read directly: the
+    /// caller passes that value again).
+    pub initial: HashMap<ValueId, ValueId>,
     pub rev_start: BlockId,
     /// Where the primal part leaves `f`'s result.
     pub ret_var: Option<ValueId>,
@@ -245,9 +249,9 @@ pub struct SavedLoop {
     /// enclosing loop, each run's counter starts at the enclosing
     /// iteration's number times this.
     pub stride: u32,
-    /// How many times its body runs, when that is the same on every run
-    /// ([`crate::unroll::exact_trip_count`]).
-    pub trip: Option<u32>,
+    /// The counter after a run of it, counted from where the run started,
+    /// when that is the same on every run (see [`LoopInfo::end`]).
+    pub end: Option<u32>,
 }
 
 /// Transcribe the backward derivative `derivative` of `primal` into one
@@ -359,7 +363,7 @@ pub fn transpose(module: &mut Module, requests: &mut Requests, unzipped: Unzippe
                 before: l.before.map(|a| a.var),
                 after: l.after.map(|a| a.var),
                 stride: l.bound.saturating_add(1),
-                trip: l.trip,
+                end: l.end,
             })
             .collect();
     let params: HashMap<ValueId, ValueId> = src
@@ -367,11 +371,12 @@ pub fn transpose(module: &mut Module, requests: &mut Requests, unzipped: Unzippe
         .first()
         .map(|b| b.params.iter().filter_map(|&p| Some((p, t.st.map[p.index()]?))).collect())
         .unwrap_or_default();
+    let initial = std::mem::take(&mut t.st.initial);
     let (rev_start, ret_var) = (t.st.rev_start, t.st.ret_var);
     module.functions[derivative.index()] = t.st.b.finish();
     result?;
     let rev_start = rev_start.expect("a transcribed backward derivative");
-    Ok(Combined { primal, derivative, saves, loops, params, rev_start, ret_var })
+    Ok(Combined { primal, derivative, saves, loops, params, initial, rev_start, ret_var })
 }
 
 /// Replace `f`'s body by its normalized form — the control flow reverse
@@ -597,6 +602,9 @@ struct State {
     /// The `DifferentialPtrPair` parameter of each `IDifferentiablePtrType`
     /// parameter of `f`.
     ptr_pairs: HashMap<ValueId, ValueId>,
+    /// Per `inout` parameter of `f`: the value it held on entry (a value
+    /// of the prologue).
+    initial: HashMap<ValueId, ValueId>,
     /// `f`'s region tree (the maps above that are keyed by node point
     /// into it).
     tree: Vec<Node>,
@@ -648,7 +656,9 @@ struct LoopInfo {
     /// `break` of its body run before a point (see [`Flag::NotLast`]):
     /// the body's top level, and the first of its nodes after which
     /// nothing exits.
-    body: Option<(*const Node, usize)>,
+    /// (That node, which the split before it may be in a part of the
+    /// body: the rest after an earlier exit.)
+    body: Option<*const Node>,
     /// In the backward part: whether the iteration being reversed is not
     /// the last one.
     rev_not_last: Option<ValueId>,
@@ -658,8 +668,12 @@ struct LoopInfo {
     /// and the blocks of the reversal.
     rev_index: Option<ValueId>,
     rev_blocks: Vec<BlockId>,
-    /// How many times its body runs, when the same on every run.
-    trip: Option<u32>,
+    /// The counter after a run of the loop, counted from where the run
+    /// started, when that is the same on every run: a constant trip count
+    /// `n` ([`crate::unroll::exact_trip_count`]) plus one (the test that
+    /// failed), or one when every iteration that enters the body leaves
+    /// the loop ([`always_leaves`]).
+    end: Option<u32>,
 }
 
 /// A condition of the primal part that the backward part reads: saved,
@@ -679,6 +693,8 @@ enum Flag {
     /// branch taken — which the backward part recomputes from `cond`
     /// rather than saving the flag.
     Cond(ValueId, bool),
+    /// True: nothing before this point can have set it false.
+    Always,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -727,6 +743,7 @@ impl<'a> Rev<'a> {
             call_ctx: HashMap::default(),
             normalize_only,
             ptr_pairs: HashMap::default(),
+            initial: HashMap::default(),
             tree: Vec::new(),
             write_back: Vec::new(),
             lin: std::rc::Rc::new(Linearized::default()),
@@ -844,6 +861,43 @@ fn has_exit(node: &Node) -> bool {
         }
     }
     walk(node, false, false)
+}
+
+/// Whether `node` (of a loop's body) holds a `return`, or a `break` of
+/// that loop: an iteration may stop before its continuing part.
+fn breaks_or_returns(node: &Node) -> bool {
+    fn walk(node: &Node, nested: bool) -> bool {
+        match node {
+            Node::Return(_) => true,
+            Node::Break => !nested,
+            Node::If { then, els, .. } => then.iter().chain(els).any(|n| walk(n, nested)),
+            Node::Switch { cases, default, .. } => {
+                cases.iter().flat_map(|(_, b)| b).chain(default).any(|n| walk(n, true))
+            }
+            Node::Loop { body, continuing, .. } => body.iter().chain(continuing).any(|n| walk(n, true)),
+            _ => false,
+        }
+    }
+    walk(node, false)
+}
+
+/// Whether every path through `nodes` (of a loop's body) runs a `return`
+/// or a `break` of that loop (and no `continue` before it).
+fn always_leaves(nodes: &[Node]) -> bool {
+    for n in nodes {
+        let leaves = match n {
+            Node::Break | Node::Return(_) => true,
+            Node::If { then, els, .. } => always_leaves(then) && always_leaves(els),
+            _ => false,
+        };
+        if leaves {
+            return true;
+        }
+        if has_continue(std::slice::from_ref(n)) {
+            return false;
+        }
+    }
+    false
 }
 
 /// Whether `nodes` hold a `continue` of the loop they are in (not of a

@@ -46,6 +46,7 @@ impl Rev<'_> {
                     let (t, _) = self.module.types.pointee(sty).expect("inout parameters are pointers");
                     let p = self.pair_part(pair, 0);
                     let init = self.load(p);
+                    self.st.initial.insert(sp, init);
                     let local = self.var(t, Some(init));
                     let d = self.pair_part(pair, 1);
                     let g = self.load(d);
@@ -68,6 +69,7 @@ impl Rev<'_> {
                 (ParamMap::Value(k), _) => {
                     let (t, _) = self.module.types.pointee(sty).expect("inout parameters are pointers");
                     let local = self.var(t, Some(bwd_params[k]));
+                    self.st.initial.insert(sp, bwd_params[k]);
                     self.st.map[sp.index()] = Some(local);
                 }
                 (ParamMap::Dropped, _) => {
@@ -191,7 +193,7 @@ impl Rev<'_> {
             if i > 0 && has_exit(&nodes[i - 1]) && self.st.cur.is_some() {
                 let go = self.no_exit_yet();
                 let flag = match self.st.loop_stack.last().copied() {
-                    Some(l) if self.st.loops[l].body == Some((nodes.as_ptr(), i)) => Flag::NotLast(l),
+                    Some(l) if self.st.loops[l].body == Some(&nodes[i] as *const Node) => Flag::NotLast(l),
                     _ => match exit_test(&nodes[i - 1]) {
                         Some((cond, go_when)) => Flag::Cond(cond, go_when),
                         None => Flag::Saved(self.save(go)),
@@ -405,7 +407,7 @@ impl Rev<'_> {
             parent: self.st.loop_stack.last().copied(),
             rev_index: None,
             rev_blocks: Vec::new(),
-            trip: None,
+            end: None,
         });
         self.st.loop_of_node.insert(node as *const Node, l);
         // (A loop in no other one is reached at most once, with the
@@ -444,7 +446,7 @@ impl Rev<'_> {
         if ends_at_test {
             let from = body.iter().rposition(has_exit).map_or(0, |i| i + 1);
             if !has_continue(&body[..from]) {
-                self.st.loops[l].body = Some((body.as_ptr(), from));
+                self.st.loops[l].body = body.get(from).map(|n| n as *const Node);
             }
         }
         self.st.depth += 1;
@@ -461,6 +463,8 @@ impl Rev<'_> {
         let go = self.inst(Op::Unary(UnaryOp::Not, stop), bool_ty);
         self.st.loops[l].continuing_ran = Some(match ends_at_test {
             true => Flag::NotLast(l),
+            // (A `do … while` whose body neither breaks nor returns.)
+            false if !body.iter().any(breaks_or_returns) => Flag::Always,
             false => Flag::Saved(self.save(go)),
         });
         let (t_b, e_b, merge) = (self.st.b.new_block(), self.st.b.new_block(), self.st.b.new_block());
@@ -495,17 +499,22 @@ impl Rev<'_> {
         let c1 = self.load(counter);
         self.st.loops[l].after = Some(self.save(c1));
         // (After a loop whose body runs `n` times, the counter has counted
-        // `n + 1` tests from its start; in no other loop, from zero.)
+        // `n + 1` tests from its start; after one whose every iteration
+        // leaves, one; in no other loop, from zero.)
         if !self.st.normalize_only {
             let pre = self
                 .src
                 .block_ids()
                 .find(|&b| matches!(self.src.block(b).term, Terminator::Loop { header, .. } if header == header_block));
             let trip = pre.and_then(|pre| crate::unroll::exact_trip_count(self.src, &self.module.types, pre));
-            self.st.loops[l].trip = trip;
-            if let (Some(n), None) = (trip, self.st.loops[l].parent) {
+            let end = match always_leaves(body) {
+                true => Some(1),
+                false => trip.map(|n| n.saturating_add(1)),
+            };
+            self.st.loops[l].end = end;
+            if let (Some(n), None) = (end, self.st.loops[l].parent) {
                 if let Some(last) = self.st.saves.last_mut() {
-                    last.constant = Some(crate::ir::Const::Int(i64::from(n) + 1));
+                    last.constant = Some(crate::ir::Const::Int(i64::from(n)));
                 }
             }
         }
