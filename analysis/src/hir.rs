@@ -25,7 +25,7 @@ pub use ops::{BinOp, PostfixOp, PrefixOp};
 use std::sync::Arc;
 
 use slang_syntax::ast::{self, AstNode, HasName, HasPath};
-use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxNodePtr};
+use slang_syntax::{SyntaxKind, SyntaxNode, SyntaxNodePtr, TextSize};
 
 use crate::item_tree::item_source_map;
 use crate::{parse, Db, SourceFile};
@@ -128,6 +128,23 @@ pub fn lower_type(ty: Option<ast::Type>) -> TypeRef {
         }
         ast::Type::EachType(t) => TypeRef::Each(Box::new(lower_type(t.syntax().children().find_map(ast::Type::cast)))),
         _ => TypeRef::Unknown,
+    }
+}
+
+/// The type a `typedef` or `typealias` declaration names (with the
+/// array suffixes of `typedef float F[4];`).
+pub fn alias_target(node: &SyntaxNode) -> Option<TypeRef> {
+    match node.kind() {
+        SyntaxKind::TYPEALIAS => Some(lower_type(ast::Typealias::cast(node.clone())?.ty())),
+        SyntaxKind::TYPEDEF => {
+            let t = ast::Typedef::cast(node.clone())?;
+            let mut ty = lower_type(t.ty());
+            for s in node.children().filter_map(ast::ArraySuffix::cast).collect::<Vec<_>>().into_iter().rev() {
+                ty = TypeRef::Array(Box::new(ty), array_len(&s));
+            }
+            Some(ty)
+        }
+        _ => None,
     }
 }
 
@@ -559,6 +576,9 @@ struct LowerBody {
     /// The declaration's local bindings (offsets from its start).
     scopes: scope::ExprScopes,
     start: slang_syntax::TextSize,
+    /// The local type aliases, by their declaration's range (offsets from
+    /// `start`): their targets as written.
+    aliases: std::collections::HashMap<slang_syntax::TextRange, TypeRef>,
 }
 
 fn param_is_out(p: &ast::Param) -> bool {
@@ -572,6 +592,7 @@ impl LowerBody {
     fn function(&mut self, node: &SyntaxNode) {
         self.scopes = scope::ExprScopes::build(node);
         self.start = node.text_range().start();
+        self.local_aliases(node);
         if let Some(list) = node.children().find_map(ast::ParamList::cast) {
             for p in list.params() {
                 let mut ty = lower_type(p.ty());
@@ -649,6 +670,7 @@ impl LowerBody {
     }
 
     fn alloc_expr(&mut self, e: Expr, node: &SyntaxNode) -> ExprId {
+        let e = self.expr_aliases(e, node);
         let id = ExprId(self.body.exprs.len() as u32);
         self.body.exprs.push(e);
         let ptr = SyntaxNodePtr::new(node);
@@ -833,7 +855,9 @@ impl LowerBody {
             }
             ast::Stmt::StaticAssert(_) => Stmt::Other("static assert", Vec::new()),
             ast::Stmt::Fn(_) => Stmt::Other("fn", Vec::new()),
-            ast::Stmt::Typedef(_) | ast::Stmt::Typealias(_) => Stmt::Other("typedef", Vec::new()),
+            // A local type alias runs nothing; where it is named, its
+            // target is written instead.
+            ast::Stmt::Typedef(_) | ast::Stmt::Typealias(_) => Stmt::Empty,
             _ => Stmt::Other("type declaration", Vec::new()),
         };
         self.alloc_stmt(s, &node)
@@ -849,6 +873,7 @@ impl LowerBody {
                 for s in d.array_suffixes().collect::<Vec<_>>().into_iter().rev() {
                     ty = ty.map(|t| TypeRef::Array(Box::new(t), array_len(&s)));
                 }
+                let ty = ty.map(|t| self.local_type(t, v.syntax()));
                 let init = d.initializer().map(|e| self.expr(e));
                 LocalDecl { name: d.name().map(|n| n.text()).unwrap_or_default(), ty, init, immutable }
             })
@@ -1002,6 +1027,115 @@ impl LowerBody {
             }
         };
         self.alloc_expr(e, &node)
+    }
+}
+
+/// Local type aliases (`typedef T Name;`, `typealias Name = T;` in a
+/// body): the scope resolver says which one a name means; lowering writes
+/// its target there, so that the body's types name no local alias.
+impl LowerBody {
+    /// Records the targets of the local aliases of `root` (a generic one is
+    /// not modelled: its uses stay unknown).
+    fn local_aliases(&mut self, root: &SyntaxNode) {
+        for n in root.descendants() {
+            let local = n.parent().is_some_and(|p| scope::is_local_scope(p.kind()));
+            let generic = n.children().any(|c| c.kind() == SyntaxKind::GENERIC_PARAM_LIST);
+            if !matches!(n.kind(), SyntaxKind::TYPEDEF | SyntaxKind::TYPEALIAS) || !local || generic {
+                continue;
+            }
+            if let (Some(target), Some(range)) = (alias_target(&n), n.text_range().checked_sub(self.start)) {
+                self.aliases.insert(range, target);
+            }
+        }
+    }
+
+    /// `ty`, written at `node`, with the local aliases visible there
+    /// replaced by their targets.
+    fn local_type(&self, ty: TypeRef, node: &SyntaxNode) -> TypeRef {
+        match node.text_range().start().checked_sub(self.start) {
+            Some(at) if !self.aliases.is_empty() => self.subst_type(ty, at, 0),
+            _ => ty,
+        }
+    }
+
+    fn expr_aliases(&self, e: Expr, node: &SyntaxNode) -> Expr {
+        let Some(at) = node.text_range().start().checked_sub(self.start).filter(|_| !self.aliases.is_empty()) else {
+            return e;
+        };
+        match e {
+            Expr::Path(segs, false) => match self.subst_path(segs, at, 0) {
+                TypeRef::Path(segs) => Expr::Path(segs, false),
+                // (An alias of an array or pointer type named as a value.)
+                _ => Expr::Missing,
+            },
+            Expr::Path(segs, true) => Expr::Path(self.subst_segments(segs, at, 0), true),
+            Expr::Member { receiver, name, arrow, generic_args } => {
+                Expr::Member { receiver, name, arrow, generic_args: self.subst_args(generic_args, at, 0) }
+            }
+            Expr::Cast { ty, expr } => Expr::Cast { ty: self.subst_type(ty, at, 0), expr },
+            Expr::Is { expr, ty } => Expr::Is { expr, ty: self.subst_type(ty, at, 0) },
+            Expr::As { expr, ty } => Expr::As { expr, ty: self.subst_type(ty, at, 0) },
+            Expr::SizeOf { keyword, subs, ty } => {
+                Expr::SizeOf { keyword, subs, ty: ty.map(|t| self.subst_type(t, at, 0)) }
+            }
+            e => e,
+        }
+    }
+
+    /// (`depth`: aliases followed so far; a cycle, an error of the
+    /// reference compiler, ends as an unknown type.)
+    fn subst_type(&self, ty: TypeRef, at: TextSize, depth: u32) -> TypeRef {
+        let sub = |t: Box<TypeRef>| Box::new(self.subst_type(*t, at, depth));
+        match ty {
+            TypeRef::Path(segs) => self.subst_path(segs, at, depth),
+            TypeRef::Array(t, n) => TypeRef::Array(sub(t), n),
+            TypeRef::Pointer(t) => TypeRef::Pointer(sub(t)),
+            TypeRef::Tuple(ts) => TypeRef::Tuple(ts.into_iter().map(|t| self.subst_type(t, at, depth)).collect()),
+            TypeRef::Expand(t) => TypeRef::Expand(sub(t)),
+            TypeRef::Each(t) => TypeRef::Each(sub(t)),
+            TypeRef::PackElem(t, i) => TypeRef::PackElem(sub(t), i),
+            t @ (TypeRef::This | TypeRef::Unknown) => t,
+        }
+    }
+
+    /// A path whose first name is a local alias: the alias's target (its
+    /// own aliases replaced where it is written), then the path's other
+    /// names (`Alias.Member`).
+    fn subst_path(&self, segs: Vec<PathSegment>, at: TextSize, depth: u32) -> TypeRef {
+        let mut segs = self.subst_segments(segs, at, depth);
+        let alias = segs.first().filter(|s| s.args.is_empty()).and_then(|s| {
+            let b = self.scopes.resolve(&s.name, at, |_| true)?;
+            (b.kind == scope::BindingKind::TypeAlias)
+                .then(|| Some((b.decl.start(), self.aliases.get(&b.decl)?)))
+                .flatten()
+        });
+        let Some((decl_at, target)) = alias else { return TypeRef::Path(segs) };
+        if depth > 16 {
+            return TypeRef::Unknown;
+        }
+        let target = self.subst_type(target.clone(), decl_at, depth + 1);
+        let rest = segs.split_off(1);
+        match target {
+            TypeRef::Path(mut t) => {
+                t.extend(rest);
+                TypeRef::Path(t)
+            }
+            t if rest.is_empty() => t,
+            _ => TypeRef::Unknown,
+        }
+    }
+
+    fn subst_segments(&self, segs: Vec<PathSegment>, at: TextSize, depth: u32) -> Vec<PathSegment> {
+        segs.into_iter().map(|s| PathSegment { name: s.name, args: self.subst_args(s.args, at, depth) }).collect()
+    }
+
+    fn subst_args(&self, args: Vec<GenericArgRef>, at: TextSize, depth: u32) -> Vec<GenericArgRef> {
+        args.into_iter()
+            .map(|a| match a {
+                GenericArgRef::Type(t) => GenericArgRef::Type(self.subst_type(t, at, depth)),
+                v => v,
+            })
+            .collect()
     }
 }
 

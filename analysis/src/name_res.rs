@@ -537,7 +537,10 @@ impl Walker<'_> {
                 return;
             }
             TYPEDEF | TYPEALIAS | ASSOCIATED_TYPE => {
-                if let Some(n) = name_of(node) {
+                // (A local alias is `crate::hir::scope`'s, visible after
+                // its statement.)
+                let local = node.parent().is_some_and(|p| crate::hir::scope::is_local_scope(p.kind()));
+                if let Some(n) = name_of(node).filter(|_| !local) {
                     self.declare(n);
                 }
                 // `typealias Grid<T> = StructuredBuffer<T>;`

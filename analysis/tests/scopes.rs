@@ -167,3 +167,61 @@ void main()
         );
     }
 }
+
+/// Local type aliases are bindings of the same resolver: visible in their
+/// whole block (before their statement too), an inner block's hiding an
+/// outer one (the reference compiler accepts the program). The alias
+/// declarations are marked `A/*#N*/` and their uses `A/*@N*/`.
+#[test]
+fn every_feature_agrees_on_local_type_aliases() {
+    let text = r#"
+RWStructuredBuffer<float> o;
+[numthreads(1,1,1)]
+void main()
+{
+    A/*@1*/ x = 1;
+    typedef int A/*#1*/;
+    {
+        typealias A/*#2*/ = float2;
+        A/*@2*/ y = A/*@2*/(1.0, 2.0);
+        o[0] = y.x + float(x);
+    }
+    o[1] = float((A/*@1*/)2.5);
+}
+"#;
+    let fx = fixture(text);
+    let (db, file) = (&fx.db, fx.files[0]);
+    let text = file.text(db).to_string();
+    let marked = |tag: char| -> Vec<(TextRange, usize)> {
+        let pat = format!("A/*{tag}");
+        text.match_indices(&pat)
+            .map(|(i, _)| {
+                let n = text[i + pat.len()..].chars().next().unwrap().to_digit(10).unwrap() as usize;
+                (TextRange::at(TextSize::from(i as u32), TextSize::from(1)), n)
+            })
+            .collect()
+    };
+    let (decls, uses) = (marked('#'), marked('@'));
+    assert_eq!((decls.len(), uses.len()), (2, 4));
+    let decl_of = |n: usize| decls.iter().find(|(_, m)| *m == n).unwrap().0;
+    let occurrences = |n: usize| {
+        sorted(std::iter::once(decl_of(n)).chain(uses.iter().filter(|(_, m)| *m == n).map(|u| u.0)).collect())
+    };
+    let hovers = ["", "typedef int A", "typealias A = float2"];
+    let tokens = ide::semantic_tokens(db, file, None);
+    for &(at, n) in &uses {
+        let ctx = format!("the use of `A` at {at:?} (declaration #{n})");
+        let defs = ide::goto_definition(db, file, at.start());
+        assert_eq!(defs.iter().map(|d| d.focus_range).collect::<Vec<_>>(), vec![decl_of(n)], "goto: {ctx}");
+        let hover = ide::hover(db, file, at.start()).unwrap_or_else(|| panic!("hover: {ctx}"));
+        assert!(hover.markdown.contains(hovers[n]), "hover: {ctx}: {}", hover.markdown);
+        let refs = sorted(ide::find_references(db, file, at.start(), true).into_iter().map(|r| r.range).collect());
+        assert_eq!(refs, occurrences(n), "references: {ctx}");
+        let edits = ide::rename(db, file, at.start(), "B").unwrap_or_else(|e| panic!("rename: {ctx}: {e}"));
+        assert_eq!(sorted(edits.into_iter().map(|(_, r, _)| r).collect()), occurrences(n), "rename: {ctx}");
+        let token = tokens.iter().find(|t| t.range == at).unwrap_or_else(|| panic!("token: {ctx}"));
+        assert_eq!(token.kind, TokenKind::Type, "semantic token: {ctx}");
+    }
+    let diags = slang_analysis::file_diagnostics(db, file);
+    assert!(diags.iter().all(|d| d.severity != slang_analysis::Severity::Error), "{diags:?}");
+}

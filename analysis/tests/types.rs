@@ -1147,3 +1147,86 @@ extension<T : __BuiltinFloatingPointType> MyVector<T> : IDifferentiable
     check_type(&format!("{s}void f(DifferentialPair<MyVector<float>> dp) {{ $0dp.d; }}"), expect!["MyVector<float>"]);
     check_type(&format!("{s}void f(DifferentialPair<MyVector<float>> dp) {{ $0dp.d.dot(dp.p); }}"), expect!["float"]);
 }
+
+/// Type aliases in a function body (`typedef`, `typealias`): visible in
+/// their whole block, before their statement too, and in nested blocks
+/// (slangc: `V a = 1.5;` before `typedef int V;` in the same block warns of
+/// a float-to-int conversion; an alias of an alias means the one its own
+/// block sees).
+#[test]
+fn local_type_aliases() {
+    let s = "struct Box<T> { T value; }\ninterface ILayer { associatedtype Input; }\n";
+    check_type("void f() { typedef float4 V; V v; $0v; }", expect!["float4"]);
+    check_type("void f() { typedef float F[3]; F a; $0a; }", expect!["float[3]"]);
+    check_type("void f() { V a; typedef int V; $0a; }", expect!["int"]);
+    check_type("void f() { typedef float V; { V a; typedef int V; $0a; } }", expect!["int"]);
+    check_type("void f() { typedef int T; { typedef T U; typedef half T; U u; $0u; } }", expect!["half"]);
+    check_type("void f() { typedef int T; { typedef half T; } T t; $0t; }", expect!["int"]);
+    check_type(&format!("{s}void f() {{ typealias B = Box<int2>; B b; $0b.value; }}"), expect!["int2"]);
+    check_type(&format!("{s}void f() {{ typealias I = int2; Box<I> b; $0b.value; }}"), expect!["int2"]);
+    check_type("void f() { typealias V = vector<half, 2>; $0V(1, 2); }", expect!["half2"]);
+    check_type("void f() { typedef uint U; $0(U)2.5; }", expect!["uint"]);
+    check_type("T id<T>(T x) { return x; }\nvoid f() { typedef float3 V; $0id<V>(V(1)); }", expect!["float3"]);
+    check_type(
+        &format!("{s}void f<L : ILayer>(L.Input x) {{ typealias In = L.Input; In y = x; $0y; }}"),
+        expect!["L.Input"],
+    );
+    check_type(
+        &format!(
+            "{s}struct S {{ typealias Inner = Box<float>; }}\nvoid f() {{ typealias T = S; T.Inner b; $0b.value; }}"
+        ),
+        expect!["float"],
+    );
+}
+
+/// Names of local aliases where none is visible: after their block
+/// (slangc: "undefined identifier").
+#[test]
+fn local_type_alias_out_of_scope() {
+    check_diags(
+        r#"
+RWStructuredBuffer<float> o;
+[numthreads(1,1,1)]
+void main()
+{
+    { typedef float W; W a = 1.0; o[0] = a; }
+    W b = 2;
+    o[1] = b;
+}
+"#,
+        expect![[r#"
+            /main.slang:7:5: error[unresolved-type]: cannot find type `W` in this scope
+        "#]],
+    );
+}
+
+/// Functions the reference compiler declares for scalars and vectors only
+/// (`[__elementwise(vector)]` in the core module): a matrix argument
+/// matches no overload (slangc: "no overload for 'copysign' applicable to
+/// arguments of type (matrix<float,2,2>, …)"); `sin` has a matrix form.
+#[test]
+fn vector_only_elementwise_functions_reject_matrices() {
+    check_diags(
+        r#"
+void f(float2x2 m, float2 v)
+{
+    float2 a = copysign(v, v);
+    float2x2 b = copysign(m, m);
+    float2x2 c = fmin(m, m);
+    float2x2 d = sin(m);
+}
+"#,
+        expect![[r#"
+            /main.slang:5:18: error[no-matching-overload]: no overload of `copysign` takes arguments of type (float2x2, float2x2); candidates: copysign(T x, T y)
+            /main.slang:6:18: error[no-matching-overload]: no overload of `fmin` takes arguments of type (float2x2, float2x2); candidates: fmin(T x, T y)
+        "#]],
+    );
+}
+
+/// A descriptor handle indexes as its resource (slangc accepts `h[1]` of
+/// a `RWStructuredBuffer<float>.Handle` as a `float`).
+#[test]
+fn descriptor_handles_index_as_their_resource() {
+    check_type("void f(RWStructuredBuffer<float>.Handle h) { $0h[1]; }", expect!["float"]);
+    check_type("void f(StructuredBuffer<int2>.Handle h) { $0h[1]; }", expect!["int2"]);
+}

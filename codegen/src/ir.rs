@@ -465,6 +465,9 @@ pub enum Barrier {
     Device,
     /// `AllMemoryBarrierWithGroupSync`: both.
     All,
+    /// `GroupMemoryBarrierWithWaveSync`: `groupshared` memory, among the
+    /// threads of one subgroup (wave).
+    Wave,
 }
 
 /// What an [`Op::Subgroup`] combines over the subgroup's active threads

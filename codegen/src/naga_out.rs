@@ -101,7 +101,8 @@ pub fn validate(module: naga::Module) -> Result<Validated, CodegenError> {
             | naga::valid::Capabilities::FLOAT64
             | naga::valid::Capabilities::SHADER_INT64
             | naga::valid::Capabilities::CUBE_ARRAY_TEXTURES
-            | naga::valid::Capabilities::SUBGROUP,
+            | naga::valid::Capabilities::SUBGROUP
+            | naga::valid::Capabilities::SUBGROUP_BARRIER,
     );
     validator
         .subgroup_stages(naga::valid::ShaderStages::all())
@@ -773,6 +774,12 @@ impl<'a> FnBuilder<'a> {
                     ir::Barrier::Group => naga::Barrier::WORK_GROUP,
                     ir::Barrier::Device => naga::Barrier::STORAGE,
                     ir::Barrier::All => naga::Barrier::WORK_GROUP | naga::Barrier::STORAGE,
+                    // (SPIR-V: subgroup execution and memory scopes,
+                    // workgroup memory semantics, as the reference
+                    // compiler's `OpControlBarrier Subgroup Subgroup`;
+                    // WGSL has no such barrier: naga writes
+                    // `workgroupBarrier(); subgroupBarrier();`.)
+                    ir::Barrier::Wave => naga::Barrier::SUB_GROUP | naga::Barrier::WORK_GROUP,
                 };
                 self.stmt(naga::Statement::ControlBarrier(flags), span, block);
                 return Ok(());

@@ -550,6 +550,15 @@ void computeMain() { out[0] = a(2); }
 void computeMain() { undefinedThing = 1; }
 "#;
     assert!(compile_error(semantic_error).contains("undefinedThing"));
+
+    // (slangc compares element-wise into a `bool2x2`.)
+    let matrix_compare = r#"
+RWStructuredBuffer<float> out;
+[numthreads(1, 1, 1)]
+void computeMain() { float2x2 m = float2x2(1, -2, 3, -4); out[0] = all(m > float2x2(0)) ? 1.0 : 0.0; }
+"#;
+    expect![["comparing matrices (a matrix of `bool`) is not supported by code generation yet at `m > float2x2(0)`"]]
+        .assert_eq(&compile_error(matrix_compare));
 }
 
 /// Methods (with `this`, `[mutating]`, static, `__init`) and generic

@@ -1,7 +1,8 @@
 //! Local scopes: which local bindings (locals, parameters, `for`
 //! initializers, `if (let …)`, switch-case locals, compile-time `for`
-//! variables, `catch` names, lambda parameters, generic parameters) are
-//! visible at a position of a declaration, innermost first.
+//! variables, `catch` names, lambda parameters, generic parameters, local
+//! type aliases) are visible at a position of a declaration, innermost
+//! first.
 //!
 //! [`expr_scopes`] is built once per top-level declaration from its own
 //! syntax tree (offsets from the declaration's start, so that an edit
@@ -39,6 +40,11 @@ pub enum BindingKind {
     Catch,
     /// The implicit `newValue` of a `set` accessor without parameters.
     SetterValue,
+    /// A type alias in a function body (`typedef T Name;`, `typealias
+    /// Name = T;`): a type name, visible in its whole block, before its
+    /// statement too (the reference compiler's rule for local types; HIR
+    /// lowering writes its target where it is named).
+    TypeAlias,
 }
 
 /// One binding, with offsets from the start of its top-level declaration.
@@ -49,7 +55,8 @@ pub struct Binding {
     /// The declared name (`None` for the implicit `newValue`).
     pub name_range: Option<TextRange>,
     /// The declaring node: declarator, parameter, let condition, generic
-    /// parameter, loop or catch clause (for `newValue`: its accessor).
+    /// parameter, loop or catch clause, type alias (for `newValue`: its
+    /// accessor).
     pub decl: TextRange,
     pub decl_kind: K,
     /// The node the binding is visible in: from `from` to its end.
@@ -154,6 +161,12 @@ impl ExprScopes {
                         // (the reference compiler's rule).
                         self.push(base, &name, BindingKind::Local, &d, &scope, d.text_range().end());
                     }
+                }
+            }
+            K::TYPEDEF | K::TYPEALIAS => {
+                let Some(scope) = n.parent().filter(|p| is_local_scope(p.kind())) else { return };
+                if let Some(name) = name_of(n) {
+                    self.push(base, &name, BindingKind::TypeAlias, n, &scope, scope.text_range().start());
                 }
             }
             K::LET_CONDITION => {

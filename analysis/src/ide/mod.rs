@@ -472,7 +472,9 @@ pub fn hover(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<HoverRes
                     .filter(|t| !t.is_unknown());
                 let decl_node = root.covering_element(*decl);
                 let written = decl_node.as_node().map(declaration_text).unwrap_or_default();
-                let text = match use_ty {
+                // (A local type alias: its declaration.)
+                let is_alias = matches!(decl_node.kind(), K::TYPEDEF | K::TYPEALIAS);
+                let text = match use_ty.filter(|_| !is_alias) {
                     Some(t) => format!("{t} {name}"),
                     None if !written.is_empty() => written,
                     None => name.clone(),

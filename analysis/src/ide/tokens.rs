@@ -407,8 +407,11 @@ impl<'db> Walker<'db> {
                 .map(|(def, range)| (range, crate::hir::scope::expr_scopes(self.db, def).clone()));
         }
         let (range, scopes) = self.scopes.as_ref()?;
-        let b = scopes.resolve(name, offset - range.start(), |b| !types_only || b.kind == BindingKind::GenericParam)?;
+        let b = scopes.resolve(name, offset - range.start(), |b| {
+            !types_only || matches!(b.kind, BindingKind::GenericParam | BindingKind::TypeAlias)
+        })?;
         Some(match b.kind {
+            BindingKind::TypeAlias => Local { kind: TokenKind::Type, mods: 0, decl: None },
             BindingKind::GenericParam => Local {
                 kind: TokenKind::TypeParameter,
                 mods: if b.decl_kind == K::GENERIC_VALUE_PARAM { READONLY } else { 0 },

@@ -392,6 +392,10 @@ impl<'db> Infer<'_, 'db> {
             return Some((t, 0));
         }
         let sig = fn_sig(db, def).clone();
+        // (`[__elementwise(vector)]`: no matrix form.)
+        if sig.no_matrices && args.iter().any(|a| matches!(a, Ty::Matrix(..))) {
+            return None;
+        }
         let mut ctx = DeclCtx::for_def(db, def);
         // A method called on `x` of type `S<A…>` (or a static one on
         // `S<A…>` itself): `S`'s generic parameters are `A…`

@@ -247,6 +247,11 @@ pub fn applicable_extensions(db: &dyn Db, def: DefId, args: &[Ty]) -> Vec<DefId>
 /// The return type of the `__subscript` of `def<args>`, if it has one.
 pub(super) fn subscript_type(db: &dyn Db, def: DefId, args: &[Ty]) -> Option<Ty> {
     let item = item_of(db, def)?;
+    // A descriptor handle indexes as its resource (`T.Handle h; h[i]`).
+    if item.has_attr("__BuiltinDescriptorHandle") {
+        let Some(Ty::Adt { def, args, .. }) = args.first() else { return None };
+        return subscript_type(db, *def, args);
+    }
     let sub = item.members.iter().find(|m| m.kind == ItemKind::Subscript)?;
     let sdef = DefId::new(db, def.file(db), sub.ast_index);
     let mut ctx = DeclCtx::for_def(db, sdef);

@@ -113,15 +113,7 @@ pub fn decl_type_ref(db: &dyn Db, def: DefId) -> Option<TypeRef> {
             }
             Some(ty)
         }
-        SyntaxKind::TYPEALIAS => Some(lower_type(ast::Typealias::cast(node)?.ty())),
-        SyntaxKind::TYPEDEF => {
-            let t = ast::Typedef::cast(node.clone())?;
-            let mut ty = lower_type(t.ty());
-            for s in node.children().filter_map(ast::ArraySuffix::cast).collect::<Vec<_>>().into_iter().rev() {
-                ty = TypeRef::Array(Box::new(ty), crate::hir::array_len(&s));
-            }
-            Some(ty)
-        }
+        SyntaxKind::TYPEALIAS | SyntaxKind::TYPEDEF => crate::hir::alias_target(&node),
         SyntaxKind::PROPERTY => Some(lower_type(ast::Property::cast(node)?.ty())),
         _ => None,
     }
@@ -163,6 +155,8 @@ pub struct FnSig {
     pub packs: Vec<String>,
     /// `[__elementwise]`: also applies component-wise to vectors/matrices.
     pub elementwise: bool,
+    /// `[__elementwise(vector)]`: to vectors, not matrices.
+    pub no_matrices: bool,
 }
 
 impl FnSig {
@@ -200,6 +194,8 @@ pub fn fn_sig(db: &dyn Db, def: DefId) -> Arc<FnSig> {
         }
         _ => TypeRef::Unknown,
     };
+    let no_matrices =
+        item.as_ref().and_then(|i| i.attr("__elementwise")).is_some_and(|a| a.args.iter().any(|x| x == "vector"));
     let (has_defaults, variadic, generic_params, packs, elementwise) = match &item {
         Some(item) => (
             item.params.iter().map(|p| p.has_default).collect(),
@@ -210,7 +206,16 @@ pub fn fn_sig(db: &dyn Db, def: DefId) -> Arc<FnSig> {
         ),
         None => (Vec::new(), false, Vec::new(), Vec::new(), false),
     };
-    Arc::new(FnSig { params: b.params.clone(), has_defaults, variadic, ret, generic_params, packs, elementwise })
+    Arc::new(FnSig {
+        params: b.params.clone(),
+        has_defaults,
+        variadic,
+        ret,
+        generic_params,
+        packs,
+        elementwise,
+        no_matrices,
+    })
 }
 
 pub(crate) fn is_core(db: &dyn Db, file: SourceFile) -> bool {

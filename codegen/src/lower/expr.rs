@@ -418,6 +418,11 @@ impl FnLower<'_, '_> {
         if matches!(op, BinaryOp::And | BinaryOp::Or) {
             common = self.with_scalar(common, Scalar::Bool);
         }
+        if op.is_comparison() && matches!(self.ty(common), Type::Matrix { .. }) {
+            // (The targets have no matrices of `bool`; the reference
+            // compiler writes them as arrays of rows.)
+            return self.error("comparing matrices (a matrix of `bool`) is not supported by code generation yet");
+        }
         let a = self.coerce(a, common)?;
         let b = self.coerce(b, common)?;
         let result = if op.is_comparison() { self.with_scalar(common, Scalar::Bool) } else { common };

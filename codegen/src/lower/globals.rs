@@ -600,12 +600,14 @@ impl FnLower<'_, '_> {
         Ok(())
     }
 
-    /// The built-in functions about memory: the thread-group barriers.
+    /// The built-in functions about memory: the thread-group and subgroup
+    /// barriers.
     pub(super) fn memory_builtin(&mut self, name: &str, args: &[ExprId]) -> R<Option<ValueId>> {
         let barrier = match (name, args) {
             ("GroupMemoryBarrierWithGroupSync", []) => Barrier::Group,
             ("DeviceMemoryBarrierWithGroupSync", []) => Barrier::Device,
             ("AllMemoryBarrierWithGroupSync", []) => Barrier::All,
+            ("GroupMemoryBarrierWithWaveSync", []) => Barrier::Wave,
             _ => return Ok(None),
         };
         let void = self.void();

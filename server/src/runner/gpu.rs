@@ -116,6 +116,7 @@ impl Gpu {
             | wgpu::Features::SHADER_F16
             | wgpu::Features::SHADER_FLOAT32_ATOMIC
             | wgpu::Features::SUBGROUP
+            | wgpu::Features::SUBGROUP_BARRIER
             | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
             // (`bench`: GPU time of each dispatch.)
             | wgpu::Features::TIMESTAMP_QUERY;

@@ -428,6 +428,12 @@ impl<'db> FileCtx<'db> {
             K::DECLARATOR | K::PARAM | K::LET_CONDITION | K::COMPILE_TIME_FOR_STMT | K::CATCH_CLAUSE => {
                 vec![Symbol::Local { file: self.file, name: name.text_range() }]
             }
+            // A local type alias (not an item).
+            K::TYPEDEF | K::TYPEALIAS
+                if crate::hir::scope::binding_declared_at(self.db, self.file, name.text_range()).is_some() =>
+            {
+                vec![Symbol::Local { file: self.file, name: name.text_range() }]
+            }
             _ => Vec::new(),
         }
     }
@@ -503,12 +509,21 @@ impl<'db> FileCtx<'db> {
         Vec::new()
     }
 
-    /// A name looked up from `at` outwards: locals (for values), generic
+    /// A name looked up from `at` outwards: locals (for values; local type
+    /// aliases for types), generic
     /// parameters, members of enclosing types, enclosing namespaces, then
     /// the module, its imports and the core module.
     fn first(&self, at: &SyntaxNode, name: &str, value: bool) -> Vec<Symbol> {
         if value {
             if let Some(n) = self.local_named(name, at.text_range().start()) {
+                return vec![Symbol::Local { file: self.file, name: n }];
+            }
+        } else {
+            // A local type alias.
+            let alias = crate::hir::scope::resolve_local(self.db, self.file, name, at.text_range().start(), |k| {
+                k == BindingKind::TypeAlias
+            });
+            if let Some(n) = alias.and_then(|b| b.name_range) {
                 return vec![Symbol::Local { file: self.file, name: n }];
             }
         }
