@@ -89,18 +89,18 @@ pub fn resolved_imports(db: &dyn Db, file: SourceFile) -> Vec<Option<SourceFile>
 
 /// The files that make up `file`'s module: for a primary module file, the
 /// files it pulls in with `__include` and `#include`, transitively; for a
-/// file `implementing m`, those of `m`'s primary file. Always contains
-/// `file` itself, first.
+/// file `implementing m`, those of `m`'s primary file (found by path, or
+/// else the file named `m` that `__include`s it: a part kept in a folder
+/// below its module's file). Always contains `file` itself, first.
 #[salsa::tracked(returns(ref))]
 pub fn module_of(db: &dyn Db, file: SourceFile) -> Vec<SourceFile> {
     let imports = file_imports(db, file);
     let resolved = resolved_imports(db, file);
-    let primary = imports
-        .iter()
-        .zip(resolved)
-        .find(|(i, _)| i.kind == ImportKind::Implementing)
-        .and_then(|(_, r)| *r)
-        .unwrap_or(file);
+    let primary = match imports.iter().zip(resolved).find(|(i, _)| i.kind == ImportKind::Implementing) {
+        Some((_, Some(r))) => *r,
+        Some((i, None)) => including_module_file(db, file, &i.target).unwrap_or(file),
+        None => file,
+    };
     let mut out = vec![file];
     let mut stack = vec![primary];
     while let Some(f) = stack.pop() {
@@ -116,6 +116,21 @@ pub fn module_of(db: &dyn Db, file: SourceFile) -> Vec<SourceFile> {
         }
     }
     out
+}
+
+/// The file named after module `name` (`a.b` or `"a/b.slang"`: its last
+/// part) that `__include`s `file`.
+fn including_module_file(db: &dyn Db, file: SourceFile, name: &str) -> Option<SourceFile> {
+    let last = name.rsplit(['.', '/']).find(|s| !s.is_empty() && *s != "slang")?;
+    let suffix = format!("{last}.slang");
+    files_by_path(db).values().copied().find(|&f| {
+        f != file
+            && f.path(db).rsplit('/').next() == Some(suffix.as_str())
+            && file_imports(db, f)
+                .iter()
+                .zip(resolved_imports(db, f))
+                .any(|(i, t)| i.kind == ImportKind::Include && *t == Some(file))
+    })
 }
 
 /// Every file whose declarations `file` can see: its own module's files,

@@ -65,11 +65,29 @@ pub enum Output {
 }
 
 /// Why code could not be generated, at a range of the file compiled
-/// (`None`: no better place is known).
+/// (`None`: no better place is known), or of `file` when that is set (a
+/// function of an imported or bundled module).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodegenError {
+    /// The file `range` is in, when it is not the file compiled.
+    pub file: Option<slang_analysis::SourceFile>,
     pub range: Option<TextRange>,
     pub message: String,
+}
+
+impl CodegenError {
+    /// `PATH:LINE:COL` of the error when it lies in another file than
+    /// `root`, the file compiled (a function of an imported or bundled
+    /// module): its range is not one of `root`'s.
+    pub fn elsewhere(&self, db: &dyn Db, root: SourceFile) -> Option<String> {
+        let file = self.file.filter(|&f| f != root)?;
+        let text = file.text(db);
+        let at = self.range.map_or(0, |r| usize::from(r.start()).min(text.len()));
+        let before = &text.as_bytes()[..at];
+        let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
+        let col = before.iter().rev().take_while(|&&c| c != b'\n').count() + 1;
+        Some(format!("{}:{line}:{col}", file.path(db)))
+    }
 }
 
 impl std::fmt::Display for CodegenError {
@@ -196,7 +214,7 @@ pub fn backward_derivative_passes(
     def: slang_analysis::hir::DefId,
 ) -> Result<Vec<(&'static str, String)>, Vec<CodegenError>> {
     let (mut module, mut requests, root) = lower_to_differentiate(db, def)?;
-    let internal = |message: String| vec![CodegenError { range: None, message }];
+    let internal = |message: String| vec![CodegenError { file: None, range: None, message }];
     let mut out = vec![("primal", print::print_function(&module.types, &module, module.function(root)))];
     let mut normalized = module.clone();
     autodiff::rev::normalize(&mut normalized, root).map_err(|e| vec![e])?;
@@ -321,7 +339,7 @@ fn generate_derivative_with_defs(
         true => autodiff::forward_derivative(&mut module, &mut requests, root),
         false => autodiff::rev::backward_derivative(&mut module, &mut requests, root),
     }
-    .map_err(|message| vec![CodegenError { range: None, message }])?;
+    .map_err(|message| vec![CodegenError { file: None, range: None, message }])?;
     let first_generated = module.functions.len();
     differentiate(db, &mut module, &mut requests)?;
     Ok((module, derivative, first_generated, requests, defs))
@@ -356,7 +374,7 @@ fn file_errors(db: &dyn Db, file: SourceFile) -> Result<(), Vec<CodegenError>> {
     let errors: Vec<CodegenError> = slang_analysis::file_diagnostics(db, file)
         .iter()
         .filter(|d| d.severity == Severity::Error)
-        .map(|d| CodegenError { range: Some(d.range), message: d.message.clone() })
+        .map(|d| CodegenError { file: None, range: Some(d.range), message: d.message.clone() })
         .collect();
     if errors.is_empty() {
         Ok(())
@@ -374,7 +392,7 @@ fn lower(
 ) -> Result<ir::Module, Vec<CodegenError>> {
     file_errors(db, file)?;
     let Some(def) = lower::function_named(db, file, name) else {
-        return Err(vec![CodegenError { range: None, message: format!("no function named `{name}`") }]);
+        return Err(vec![CodegenError { file: None, range: None, message: format!("no function named `{name}`") }]);
     };
     let mut lowerer = lower::ModuleLowerer::new(db);
     lowerer.conformances = options.conformances.clone();
@@ -445,6 +463,7 @@ fn differentiate(
         }
         if pending == before {
             return Err(vec![CodegenError {
+                file: None,
                 range: None,
                 message: "internal: derivatives that never get a body".into(),
             }]);
@@ -460,6 +479,9 @@ fn check(module: &ir::Module, pending: &[ir::FuncId]) -> Result<(), Vec<CodegenE
         if std::env::var_os("SLANG_ANALYZER_DUMP_IR").is_some() {
             eprintln!("{}", print::print_module(module));
         }
-        errors.into_iter().map(|e| CodegenError { range: None, message: format!("internal IR error: {e}") }).collect()
+        errors
+            .into_iter()
+            .map(|e| CodegenError { file: None, range: None, message: format!("internal IR error: {e}") })
+            .collect()
     })
 }

@@ -76,7 +76,13 @@ mod types;
 type R<T> = Result<T, CodegenError>;
 
 fn err<T>(range: Option<TextRange>, message: impl Into<String>) -> R<T> {
-    Err(CodegenError { range, message: message.into() })
+    Err(CodegenError { file: None, range, message: message.into() })
+}
+
+/// `e`, located in `file` unless a file was said already.
+fn in_file(mut e: CodegenError, file: SourceFile) -> CodegenError {
+    e.file.get_or_insert(file);
+    e
 }
 
 /// One instantiation of a function: its declaration and the generic
@@ -100,30 +106,53 @@ pub(crate) struct Instance {
 
 /// The instance of `g`, a user-written derivative or substitute of `inst`'s
 /// function, with `inst`'s generic arguments and the buffers it is
-/// specialized to: those `this` holds (when `g` is a method too) and those
-/// of the parameters `g` takes at the same place with the same type
-/// (`write_bwd` reads the `grad` buffer of the struct `write` was called
-/// on).
+/// specialized to: those `this` holds (when `g` is a method too; a static
+/// `g` takes `this` as its first parameter) and those of the parameters
+/// `g` takes at the same place with the same type (`write_bwd` reads the
+/// `grad` buffer of the struct `write` was called on). A
+/// `DifferentialPtrPair<T>` for a `T` holds the primal's buffers in `p`
+/// and the differential's (`∂` paths, else the primal's) in `d`.
 fn derived_instance(db: &dyn Db, inst: &Instance, g: DefId) -> Instance {
-    let mut out = Instance::new(db, g, &inst.bindings());
+    let bindings = inst.bindings();
+    let mut out = Instance::new(db, g, &bindings);
     let (ours, theirs) = (fn_sig(db, inst.def), fn_sig(db, g));
-    let mut ctx_ours = DeclCtx::for_def(db, inst.def);
-    let mut ctx_theirs = DeclCtx::for_def(db, g);
+    // (Types compared as instantiated: generic parameters of the two
+    // functions are distinct types.)
+    let mut ctx_ours = DeclCtx::specialized(db, inst.def, &bindings);
+    let mut ctx_theirs = DeclCtx::specialized(db, g, &bindings);
+    let diff_prefix = format!("{}.", resources::DIFF_SEGMENT);
+    // `this` of a method passed to a static derivative as its first
+    // parameter: `g`'s parameters are shifted by one.
+    let this_first = is_instance_method(db, inst.def) && !is_instance_method(db, g);
+    let shift = u32::from(this_first && theirs.params.len() > ours.params.len());
+    let ours_ty = |k: u32, ctx: &mut DeclCtx| match k {
+        THIS_PARAM => Some(ctx.this.clone()),
+        k => ours.params.get(k as usize).map(|p| ctx.resolve(&p.ty)),
+    };
     for (i, path, gl) in &inst.resources {
-        match *i {
-            THIS_PARAM if is_instance_method(db, g) => out.resources.push((*i, path.clone(), *gl)),
-            THIS_PARAM => {}
-            k => {
-                let (Some(a), Some(b)) = (ours.params.get(k as usize), theirs.params.get(k as usize)) else { continue };
-                let (a, b) = (ctx_ours.resolve(&a.ty), ctx_theirs.resolve(&b.ty));
-                if a == b {
-                    out.resources.push((k, path.clone(), *gl));
-                } else if matches!(&b, Ty::Adt { name, args, .. } if name == "DifferentialPtrPair" && args.first() == Some(&a))
-                {
-                    // `DifferentialPtrPair<T>` for a `T`: both of the
-                    // pair hold the primal's buffers.
-                    for half in ["p", "d"] {
-                        out.resources.push((k, join_path(half, path), *gl));
+        let theirs_k = match *i {
+            THIS_PARAM if is_instance_method(db, g) => {
+                out.resources.push((*i, path.clone(), *gl));
+                continue;
+            }
+            THIS_PARAM if shift == 1 => 0,
+            THIS_PARAM => continue,
+            k => k + shift,
+        };
+        let (Some(a), Some(b)) = (ours_ty(*i, &mut ctx_ours), theirs.params.get(theirs_k as usize)) else { continue };
+        let b = ctx_theirs.resolve(&b.ty);
+        if a == b {
+            out.resources.push((theirs_k, path.clone(), *gl));
+        } else if matches!(&b, Ty::Adt { name, args, .. } if name == "DifferentialPtrPair" && args.first() == Some(&a))
+        {
+            // `DifferentialPtrPair<T>` for a `T`.
+            match path.strip_prefix(&diff_prefix) {
+                Some(rest) => out.resources.push((theirs_k, join_path("d", rest), *gl)),
+                None => {
+                    out.resources.push((theirs_k, join_path("p", path), *gl));
+                    let diff = format!("{diff_prefix}{path}");
+                    if !inst.resources.iter().any(|r| r.0 == *i && r.1 == diff) {
+                        out.resources.push((theirs_k, join_path("d", path), *gl));
                     }
                 }
             }
@@ -479,6 +508,7 @@ impl<'db> ModuleLowerer<'db> {
             eager_logic: false,
             resource_params: Vec::new(),
             res_fields: HashMap::new(),
+            call_values: HashMap::new(),
             returned: None,
         };
         let entry = lower.b.new_block();
@@ -500,6 +530,22 @@ impl<'db> ModuleLowerer<'db> {
         if let Some(&id) = self.funcs.get(&inst) {
             return Ok(id);
         }
+        // A differential holding its primal's buffers says nothing.
+        let mut inst = inst;
+        let own = inst.resources.clone();
+        inst.resources.retain(|(k, p, g)| match resources::primal_path(p) {
+            Some(primal) => !own.iter().any(|o| o.0 == *k && o.1 == primal && o.2 == *g),
+            None => true,
+        });
+        if let Some(&id) = self.funcs.get(&inst) {
+            return Ok(id);
+        }
+        // (Its errors are at ranges of `def`'s file.)
+        let file = inst.def.file(self.db);
+        self.declare_function_in(inst, entry).map_err(|e| in_file(e, file))
+    }
+
+    fn declare_function_in(&mut self, inst: Instance, entry: bool) -> R<FuncId> {
         let db = self.db;
         let def = inst.def;
         let at = self.def_range(def);
@@ -771,6 +817,12 @@ impl<'db> ModuleLowerer<'db> {
     }
 
     fn lower_body(&mut self, inst: Instance, id: FuncId) -> R<()> {
+        // (Its errors are at ranges of `def`'s file.)
+        let file = inst.def.file(self.db);
+        self.lower_body_in(inst, id).map_err(|e| in_file(e, file))
+    }
+
+    fn lower_body_in(&mut self, inst: Instance, id: FuncId) -> R<()> {
         let db = self.db;
         let def = inst.def;
         let bindings = inst.bindings();
@@ -814,6 +866,7 @@ impl<'db> ModuleLowerer<'db> {
                 })
                 .collect(),
             res_fields: HashMap::new(),
+            call_values: HashMap::new(),
             returned: None,
         };
         let name = lower.b.func.name.clone();
@@ -894,6 +947,7 @@ fn recursion(module: &Module) -> Vec<CodegenError> {
                     stack.push((g.index(), next, 0));
                 }
                 1 => errors.push(CodegenError {
+                    file: None,
                     range: module.functions[f].value(at).span.or(module.functions[f].span),
                     message: format!(
                         "recursion: `{}` calls `{}`, which leads back to it, and GPU targets do not allow recursion",
@@ -970,6 +1024,9 @@ struct FnLower<'a, 'db> {
     /// The buffers the returned struct's fields hold (a function returning
     /// a struct holding buffers), once a `return` said.
     returned: Option<Vec<(String, GlobalId)>>,
+    /// The value each call expression lowered to (the buffers a struct
+    /// built from calls' results holds are those the callees return).
+    call_values: HashMap<ExprId, ValueId>,
 }
 
 /// The name of the local holding element `index` of the pack parameter

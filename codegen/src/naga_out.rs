@@ -117,7 +117,7 @@ pub fn validate(module: naga::Module) -> Result<Validated, CodegenError> {
                 message.push_str(&format!(": {s}"));
                 source = s.source();
             }
-            Err(CodegenError { range, message })
+            Err(CodegenError { file: None, range, message })
         }
     }
 }
@@ -132,12 +132,20 @@ pub fn write(v: &Validated, target: Target, entry: &str) -> Result<crate::Output
             .map(|s| s.to_string())
             .or_else(|| p.downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        Err(CodegenError { range: None, message: format!("the {target:?} writer failed on this module: {what}") })
+        Err(CodegenError {
+            file: None,
+            range: None,
+            message: format!("the {target:?} writer failed on this module: {what}"),
+        })
     })
 }
 
 fn write_unchecked(v: &Validated, target: Target, entry: &str) -> Result<crate::Output, CodegenError> {
-    let fail = |what: &str, e: &dyn std::fmt::Display| CodegenError { range: None, message: format!("{what}: {e}") };
+    let fail = |what: &str, e: &dyn std::fmt::Display| CodegenError {
+        file: None,
+        range: None,
+        message: format!("{what}: {e}"),
+    };
     let stage = naga::ShaderStage::Compute;
     Ok(match target {
         Target::Wgsl => crate::Output::Text(
@@ -187,7 +195,11 @@ fn write_unchecked(v: &Validated, target: Target, entry: &str) -> Result<crate::
                 matches!(t.inner, naga::TypeInner::Scalar(s) | naga::TypeInner::Vector { scalar: s, .. }
                     if s.kind == naga::ScalarKind::Float && s.width == 8)
             }) {
-                return Err(CodegenError { range: None, message: "MSL: Metal has no 64-bit float type".into() });
+                return Err(CodegenError {
+                    file: None,
+                    range: None,
+                    message: "MSL: Metal has no 64-bit float type".into(),
+                });
             }
             // Metal 2.1 (macOS 10.14, iOS 12): `reverse_bits` and other
             // built-ins need it.
@@ -301,7 +313,13 @@ impl ModuleBuilder<'_> {
                     let size = match ty {
                         Type::Array(_, n) => match NonZeroU32::new(*n) {
                             Some(n) => naga::ArraySize::Constant(n),
-                            None => return Err(CodegenError { range: None, message: "zero-length array".into() }),
+                            None => {
+                                return Err(CodegenError {
+                                    file: None,
+                                    range: None,
+                                    message: "zero-length array".into(),
+                                })
+                            }
                         },
                         _ => naga::ArraySize::Dynamic,
                     };
@@ -337,6 +355,7 @@ impl ModuleBuilder<'_> {
                         None => naga::ImageClass::Sampled { kind: naga_scalar(*s).kind, multi: false },
                         Some(n) => naga::ImageClass::Storage {
                             format: storage_format(*s, *n).ok_or_else(|| CodegenError {
+                                file: None,
                                 range: None,
                                 message: format!("writable textures of {n} `{}` components have no format", s.name()),
                             })?,
@@ -349,6 +368,7 @@ impl ModuleBuilder<'_> {
                     Some(&base) => naga::TypeInner::Pointer { base, space: naga_space(*space) },
                     None => {
                         return Err(CodegenError {
+                            file: None,
                             range: None,
                             message: format!(
                                 "internal: a pointer to `{}`, which has no target type",
@@ -359,6 +379,7 @@ impl ModuleBuilder<'_> {
                 },
                 Type::DifferentialPair { .. } => {
                     return Err(CodegenError {
+                        file: None,
                         range: None,
                         message: "internal: DifferentialPair must be lowered before code generation".into(),
                     })
@@ -382,7 +403,9 @@ impl ModuleBuilder<'_> {
             // Memory that atomic operations reach holds atomic scalars
             // (loads and stores of them are atomic too).
             let ty = match atomic.contains(&GlobalId(i as u32)) {
-                true => self.atomic_type(g.ty).map_err(|message| CodegenError { range: g.span, message })?,
+                true => {
+                    self.atomic_type(g.ty).map_err(|message| CodegenError { file: None, range: g.span, message })?
+                }
                 false => self.types[&g.ty],
             };
             let var = naga::GlobalVariable {
@@ -469,7 +492,7 @@ fn literal(c: Const, s: Option<Scalar>) -> naga::Literal {
 }
 
 fn layout_error(e: naga::proc::LayoutError) -> CodegenError {
-    CodegenError { range: None, message: format!("type layout: {e}") }
+    CodegenError { file: None, range: None, message: format!("type layout: {e}") }
 }
 
 fn naga_space(space: AddressSpace) -> naga::AddressSpace {
@@ -527,7 +550,7 @@ impl<'a> FnBuilder<'a> {
 
     fn error(&self, v: Option<ValueId>, message: impl Into<String>) -> CodegenError {
         let range = v.and_then(|v| self.ir.value(v).span).or(self.ir.span);
-        CodegenError { range, message: message.into() }
+        CodegenError { file: None, range, message: message.into() }
     }
 
     fn ty(&self, t: TypeId) -> Handle<naga::Type> {

@@ -91,6 +91,7 @@ pub fn unroll_function(f: &mut Function, types: &Types) -> Result<(), CodegenErr
             }
             Some(n) if !bounded => {
                 return Err(CodegenError {
+                    file: None,
                     range,
                     message: format!(
                         "loop unrolling failed: this `[ForceUnroll]` loop runs {n} times, more than the {MAX_UNROLL} it can be unrolled to"
@@ -99,6 +100,7 @@ pub fn unroll_function(f: &mut Function, types: &Types) -> Result<(), CodegenErr
             }
             None if !bounded => {
                 return Err(CodegenError {
+                    file: None,
                     range,
                     message: "loop unrolling failed: the number of iterations of this `[ForceUnroll]` loop is not a compile-time constant (write `[ForceUnroll(n)]` or `[MaxIters(n)]` to bound it instead)".into(),
                 })

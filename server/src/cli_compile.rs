@@ -69,6 +69,11 @@ pub fn run(args: CompileArgs) -> ExitCode {
             let mut err = stderr.lock();
             for e in &errors {
                 match e.range {
+                    _ if e.file.is_some_and(|f| f != file) => {
+                        let at = e.elsewhere(db, file).unwrap_or_default();
+                        let _ =
+                            writeln!(err, "{}: {at}: {}", severity_name(slang_analysis::Severity::Error), e.message);
+                    }
                     Some(range) => {
                         let d = slang_analysis::Diagnostic {
                             range,

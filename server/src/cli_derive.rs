@@ -15,6 +15,7 @@ use slang_analysis::autodiff::{derivative_signature, fn_differentiability, funct
 use crate::cli_check::load_for_codegen;
 use crate::generated;
 use crate::FrontendArgs;
+use slang_analysis::{RootDatabase, SourceFile};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ModeArg {
@@ -56,7 +57,11 @@ pub struct DeriveArgs {
 
 /// `LINE:COL: ` of a code-generation error with a range (which may be
 /// far from the function, e.g. an error elsewhere in the file).
-fn located(text: &str, e: &slang_codegen::CodegenError) -> String {
+fn located(db: &RootDatabase, file: SourceFile, e: &slang_codegen::CodegenError) -> String {
+    if let Some(at) = e.elsewhere(db, file) {
+        return format!("{at}: ");
+    }
+    let text = file.text(db);
     e.range
         .map(|r| {
             let (line, col) = slang_syntax::line_col(text, r.start());
@@ -132,7 +137,7 @@ pub fn run(args: DeriveArgs) -> ExitCode {
                     }
                     Err(errors) => {
                         if let Some(e) = errors.first() {
-                            let at = located(file.text(&db), e);
+                            let at = located(&db, file, e);
                             let _ = writeln!(out, "// bwd_diff({}) is not generated: {at}{}", args.function, e.message);
                         }
                     }
@@ -149,7 +154,7 @@ pub fn run(args: DeriveArgs) -> ExitCode {
                 }
                 Err(errors) => {
                     for e in errors {
-                        let at = located(file.text(&db), &e);
+                        let at = located(&db, file, &e);
                         let _ = writeln!(out, "// no generated {} code: {at}{}", mode.operator(), e.message);
                     }
                 }
@@ -162,7 +167,7 @@ pub fn run(args: DeriveArgs) -> ExitCode {
                 }
                 Err(errors) => {
                     for e in errors {
-                        let at = located(file.text(&db), &e);
+                        let at = located(&db, file, &e);
                         let _ = writeln!(out, "// no reverse-mode passes: {at}{}", e.message);
                     }
                     failed = true;

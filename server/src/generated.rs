@@ -73,11 +73,17 @@ pub fn codegen_problems(db: &RootDatabase, file: SourceFile) -> Vec<Diagnostic> 
         for entry in slang_analysis::ide::entry_points(db, file) {
             let Err(errors) = slang_codegen::compile(db, file, &entry, Target::Wgsl) else { continue };
             for e in errors {
+                // (An error in an imported module: said where, at the
+                // file's start.)
+                let (range, message) = match e.elsewhere(db, file) {
+                    Some(at) => (Default::default(), format!("{at}: {}", e.message)),
+                    None => (e.range.unwrap_or_default(), e.message),
+                };
                 let d = Diagnostic {
-                    range: e.range.unwrap_or_default(),
+                    range,
                     severity: Severity::Warning,
                     code: "codegen",
-                    message: format!("`{entry}` cannot be compiled: {}", e.message),
+                    message: format!("`{entry}` cannot be compiled: {message}"),
                 };
                 if !out.contains(&d) {
                     out.push(d);

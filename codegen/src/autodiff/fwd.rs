@@ -108,7 +108,7 @@ impl Transcriber<'_> {
     }
 
     fn error(&self, message: impl Into<String>) -> CodegenError {
-        CodegenError { range: self.span.or(self.src.span), message: message.into() }
+        CodegenError { file: None, range: self.span.or(self.src.span), message: message.into() }
     }
 
     fn p(&self, v: ValueId) -> ValueId {

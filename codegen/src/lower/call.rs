@@ -17,7 +17,9 @@ impl FnLower<'_, '_> {
     /// function's generic body calls.)
     pub(super) fn call(&mut self, e: ExprId, callee: ExprId, args: &[ExprId]) -> R<ValueId> {
         let Some(req) = self.requirement_called(callee, args.len()) else {
-            return self.call_resolved(e, callee, args);
+            let v = self.call_resolved(e, callee, args)?;
+            self.call_values.insert(e, v);
+            return Ok(v);
         };
         let (params, this, ret) = requirement_diff(self.db(), req);
         let receiver = match self.body.expr(callee) {
@@ -37,6 +39,7 @@ impl FnLower<'_, '_> {
             self.detached.remove(&a);
         }
         let v = r?;
+        self.call_values.insert(e, v);
         Ok(if ret { v } else { self.detach(v) })
     }
 

@@ -295,7 +295,12 @@ impl FnLower<'_, '_> {
                 let held = self.receiver_resources(receiver, &owner);
                 self.m.dispatch_function(&owner, p, &[], &held, self.expr_span(e)).map(Some)
             }
-            Some(p) => self.instance_of(p, &owner, &[], &[], 0).map(Some),
+            Some(p) => {
+                let mut inst = self.instance(p, &owner, &[], &[], 0)?;
+                let root = self.struct_root(receiver);
+                self.this_resources(&mut inst, root, &owner);
+                self.m.declare_function(inst, false).map(Some)
+            }
             None => Ok(None),
         }
     }
@@ -379,13 +384,25 @@ impl FnLower<'_, '_> {
             };
             return self.m.dispatch_function(&owner, def, &generics, &held, self.expr_span(e)).map(Some);
         }
-        match set {
-            true => self.setter(def, &owner, &args, e).map(Some),
-            false => self.instance_of(def, &owner, &[], &args, 0).map(Some),
+        let mut inst = self.instance(def, &owner, &[], &args, 0)?;
+        // (Specialized to the buffers the receiver holds.)
+        let receiver = match self.body.expr(e) {
+            Expr::Index { base, .. } => Some(*base),
+            Expr::Member { receiver, .. } => Some(*receiver),
+            _ => None,
+        };
+        let root = receiver.and_then(|r| self.struct_root(r));
+        self.this_resources(&mut inst, root, &owner);
+        if set {
+            if body(self.db(), def).setter.is_none() {
+                return err(self.expr_span(e), "this has no `set` accessor: it cannot be assigned");
+            }
+            inst.setter = true;
         }
+        self.m.declare_function(inst, false).map(Some)
     }
 
-    /// The `set` accessor of property or `__subscript` `def` of `owner`
+    /// The `set` accessor of property `def` of `this`'s type `owner`
     /// (assigned by expression `e`).
     pub(super) fn setter(&mut self, def: DefId, owner: &Ty, args: &[ExprId], e: ExprId) -> R<FuncId> {
         if body(self.db(), def).setter.is_none() {
@@ -393,6 +410,8 @@ impl FnLower<'_, '_> {
         }
         let mut inst = self.instance(def, owner, &[], args, 0)?;
         inst.setter = true;
+        let root = self.this_ptr().map(|t| (t, String::new()));
+        self.this_resources(&mut inst, root, owner);
         self.m.declare_function(inst, false)
     }
 

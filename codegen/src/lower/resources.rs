@@ -5,6 +5,21 @@
 //! An interface value holds those of the struct it was given, under its
 //! variant's name (`as_Data_float_1.buffer`): functions taking it and
 //! the dispatch functions of its methods are specialized to them.
+//!
+//! A pointer-like value (`IDifferentiablePtrType`) also carries, under the
+//! path segment [`DIFF_SEGMENT`] (`∂.handle`), the buffers its
+//! *differential* holds, when a derivative was given a
+//! `DifferentialPtrPair` whose differential holds other buffers than its
+//! primal (values in `params`, gradients in `grads`). They travel as the
+//! primal's do: a function instance is specialized per (primal buffers,
+//! differential buffers) of its pointer-like parameters, copies and
+//! returns carry both, and the user-written derivatives of an instance
+//! (`derived_instance`) take the `∂` buffers as their pair's `d` half.
+//! A result of a call whose callee has a user-written forward derivative
+//! (`getOffset`'s) has the differential buffers that derivative's pair
+//! returns in `d`. Primal code ignores `∂` paths; an instance whose
+//! differential buffers are its primal's has none (the common case keeps
+//! one instance).
 
 use super::*;
 
@@ -42,6 +57,14 @@ impl<'db> ModuleLowerer<'db> {
             }
             if item.kind != ItemKind::Struct {
                 return;
+            }
+            // A pointer-like value: its differential's buffers too (one
+            // level: not those of a differential's differential).
+            if !prefix.split('.').any(|s| s == DIFF_SEGMENT)
+                && slang_analysis::autodiff::type_diff(db, def.file(db), ty) == slang_analysis::autodiff::TypeDiff::Ptr
+            {
+                let d = slang_analysis::autodiff::differential_of(db, ty);
+                walk(m, &d, &join_path(prefix, DIFF_SEGMENT), depth + 1, out);
             }
             let bindings: HashMap<String, Ty> =
                 item.generic_params.iter().filter_map(|g| g.name.clone()).zip(args.iter().cloned()).collect();
@@ -207,9 +230,10 @@ impl FnLower<'_, '_> {
         if let Some(bound) = self.constructed_resources(from, ty)? {
             return Ok(bound);
         }
+        let value = value.or_else(|| self.call_values.get(&from).copied());
         if let Some(&Op::Call(f, _)) = value.and_then(|v| self.b.func.op(v)) {
             if let Some(bound) = self.m.returned_resources(f)? {
-                return Ok(bound);
+                return self.with_derivative_result(f, bound);
             }
         }
         let Some((root, prefix)) = self.struct_root(from) else {
@@ -220,6 +244,29 @@ impl FnLower<'_, '_> {
             );
         };
         Ok(self.bound_under(root, &prefix, paths))
+    }
+
+    /// The buffers `bound` a call of `f` returns, with those of the
+    /// differential (under [`DIFF_SEGMENT`]) that `f`'s user-written
+    /// forward derivative returns in its pair's `d` (`getOffset`'s
+    /// derivative offsets the differential's location), where `f`'s body
+    /// did not say.
+    fn with_derivative_result(&mut self, f: FuncId, mut bound: Vec<(String, GlobalId)>) -> R<Vec<(String, GlobalId)>> {
+        let diff_prefix = format!("{DIFF_SEGMENT}.");
+        if bound.iter().any(|(p, _)| p.starts_with(&diff_prefix)) {
+            return Ok(bound);
+        }
+        let Derivative::Custom(g) = self.m.module.function(f).derivative else { return Ok(bound) };
+        if let Some(pair) = self.m.returned_resources(g)? {
+            for (p, gl) in pair {
+                if let Some(rest) = p.strip_prefix("d.") {
+                    if !rest.split('.').any(|s| s == DIFF_SEGMENT) {
+                        bound.push((join_path(DIFF_SEGMENT, rest), gl));
+                    }
+                }
+            }
+        }
+        Ok(bound)
     }
 
     /// The buffers bound to the fields `paths` of the struct at `root`'s
@@ -370,9 +417,9 @@ impl FnLower<'_, '_> {
 
     /// For `arg`, a `DifferentialPtrPair<T>` (`arg_ty`) passed for a `T`
     /// (`ty`, with buffer fields `paths`) of the primal function a
-    /// derivative is made of: the buffers its primal holds. The
-    /// derivative's code is the primal's, specialized to the same buffers,
-    /// so the differential must hold those too.
+    /// derivative is made of: the buffers its primal holds, and those of
+    /// its differential under [`DIFF_SEGMENT`] (the primal instance is
+    /// specialized to both; its derivative's pair takes them).
     fn ptr_pair_resources(
         &mut self,
         arg: ExprId,
@@ -391,16 +438,13 @@ impl FnLower<'_, '_> {
                 "a pair of pointer-like values holding buffers is passed from a variable or parameter only",
             );
         };
-        let primal = self.bound_under(root, &join_path(&prefix, "p"), paths.to_vec());
-        let diff = self.bound_under(root, &join_path(&prefix, "d"), paths.to_vec());
-        if primal != diff {
-            let at = self.expr_span(arg).or(self.span);
-            return err(
-                at,
-                "the differential of this pair holds other buffers than its primal: code generation binds buffers at compile time, so a derivative takes one set",
-            );
+        // The primal's buffers, and the differential's under `∂`.
+        let own: Vec<String> = paths.iter().filter(|p| !p.split('.').any(|s| s == DIFF_SEGMENT)).cloned().collect();
+        let mut bound = self.bound_under(root, &join_path(&prefix, "p"), own.clone());
+        for (p, g) in self.bound_under(root, &join_path(&prefix, "d"), own) {
+            bound.push((join_path(DIFF_SEGMENT, &p), g));
         }
-        Ok(Some(primal))
+        Ok(Some(bound))
     }
 
     /// The arguments of a call of `f` without those bound to buffers.
@@ -412,6 +456,18 @@ impl FnLower<'_, '_> {
             None => args,
         }
     }
+}
+
+/// The field path segment under which the buffers a pointer-like value's
+/// differential holds are found (not a name a field can have).
+pub(super) const DIFF_SEGMENT: &str = "∂";
+
+/// For the path of a buffer a differential holds (`∂.handle`,
+/// `inner.∂.handle`): the path of the primal's (`handle`).
+pub(super) fn primal_path(path: &str) -> Option<String> {
+    let segs: Vec<&str> = path.split('.').collect();
+    let k = segs.iter().position(|s| *s == DIFF_SEGMENT)?;
+    Some(segs[..k].iter().chain(&segs[k + 1..]).copied().collect::<Vec<_>>().join("."))
 }
 
 /// The field path segment under which the buffers of a value of struct

@@ -321,6 +321,9 @@ impl Program {
                 .iter()
                 .take(3)
                 .map(|e| match e.range {
+                    _ if e.file.is_some_and(|f| f != file) => {
+                        format!("{}: {}", e.elsewhere(db, file).unwrap_or_default(), e.message)
+                    }
                     Some(range) => {
                         let (line, col) = line_col(text, u32::from(range.start()) as usize);
                         format!("{line}:{col}: {}", e.message)

@@ -316,6 +316,7 @@ pub fn unzip(
     let src = module.function(primal).clone();
     if src.blocks.is_empty() {
         return Err(CodegenError {
+            file: None,
             range: src.span,
             message: format!("`bwd_diff` of `{}`, which has no body, needs a backward derivative", src.name),
         });
@@ -752,7 +753,7 @@ impl<'a> Rev<'a> {
     }
 
     fn error(&self, message: impl Into<String>) -> CodegenError {
-        CodegenError { range: self.st.span.or(self.src.span), message: message.into() }
+        CodegenError { file: None, range: self.st.span.or(self.src.span), message: message.into() }
     }
 
     fn block(&self) -> BlockId {
