@@ -238,7 +238,7 @@ struct Writes {
 
 impl Writes {
     fn of(src: &Function, q: ValueId) -> Writes {
-        let mut rooted: HashSet<ValueId> = HashSet::from([q]);
+        let mut rooted: HashSet<ValueId> = [q].into_iter().collect();
         loop {
             let before = rooted.len();
             for (i, v) in src.values.iter().enumerate() {
@@ -252,7 +252,7 @@ impl Writes {
                 break;
             }
         }
-        let mut first = HashMap::new();
+        let mut first = HashMap::default();
         for b in src.block_ids() {
             for (pos, &i) in src.block(b).insts.iter().enumerate() {
                 // (Any use of a pointer into it but a load or an address
@@ -299,8 +299,8 @@ impl<'a> Recompute<'a> {
             pending: Vec::new(),
             pure,
             feasible_memo: RefCell::default(),
-            writes: HashMap::new(),
-            position: HashMap::new(),
+            writes: HashMap::default(),
+            position: HashMap::default(),
             preds: src.predecessors(),
             constant_globals,
         }
