@@ -418,8 +418,13 @@ pub fn normalize(module: &mut Module, f: FuncId) -> Result<(), CodegenError> {
 pub fn extract(module: &mut Module, combined: &Combined) -> Extracted {
     let Combined { primal, derivative, ref saves, rev_start, ret_var, .. } = *combined;
     let saves: Vec<ValueId> = saves.iter().map(|s| s.var).collect();
-    let src = module.function(primal).clone();
-    let whole = module.functions[derivative.index()].clone();
+    // (No copies of whole functions but the one each half starts from:
+    // on unrolled kernels they are hundreds of thousands of values.)
+    let (src_name, src_ret) = (module.function(primal).name.clone(), module.function(primal).ret);
+    let whole = std::mem::replace(
+        &mut module.functions[derivative.index()],
+        FunctionBuilder::new(String::new(), src_ret, None).finish(),
+    );
     // The context: one field per saved value (or array of them).
     let mut fields: Vec<(String, TypeId)> = saves
         .iter()
@@ -434,7 +439,7 @@ pub fn extract(module: &mut Module, combined: &Combined) -> Extracted {
         fields.push(("_dummy".into(), int));
     }
     let ctx_ty =
-        module.types.intern(Type::Struct { name: format!("{}_Intermediates", src.name), fields: fields.clone() });
+        module.types.intern(Type::Struct { name: format!("{}_Intermediates", src_name), fields: fields.clone() });
     // The context is differentiable (in its float parts), so that
     // `fwd_diff(bwd_diff(f))` carries the saved values' tangents.
     let mut diff_fields = Vec::new();
@@ -451,7 +456,7 @@ pub fn extract(module: &mut Module, combined: &Combined) -> Extracted {
     if !diff_fields.is_empty() {
         let d = module
             .types
-            .intern(Type::Struct { name: format!("{}_Intermediates_Differential", src.name), fields: diff_fields });
+            .intern(Type::Struct { name: format!("{}_Intermediates_Differential", src_name), fields: diff_fields });
         module.types.set_struct_diff(ctx_ty, crate::ir::StructDiff { ty: d, fields: map });
     }
     let ctx_ptr = module.types.intern(Type::Ptr(ctx_ty, AddressSpace::Function));
@@ -470,23 +475,24 @@ pub fn extract(module: &mut Module, combined: &Combined) -> Extracted {
 
     // The primal-context function.
     let mut p = FunctionBuilder { func: whole.clone() };
-    p.func.name = format!("s_primal_ctx_{}", src.name);
-    p.func.ret = src.ret;
+    p.func.name = format!("s_primal_ctx_{}", src_name);
+    p.func.ret = src_ret;
     p.func.params.push(ctx_param("ctx", ParamDir::Out, ctx_ptr));
     let ctx_out = p.add_block_param(PROLOGUE, ctx_ptr, span);
     for (i, &v) in saves.iter().enumerate() {
         p.func.values[v.index()].kind = ValueKind::Inst(Op::FieldAddr(ctx_out, i as u32));
     }
     p.func.blocks[rev_start.index()].insts.clear();
-    let result = ret_var.map(|r| p.inst(rev_start, Op::Load(r), src.ret, span));
+    let result = ret_var.map(|r| p.inst(rev_start, Op::Load(r), src_ret, span));
     p.terminate(rev_start, Terminator::Return(result));
     clear(&mut p.func, rev_start.index() + 1..n_blocks);
     let primal_fn = FuncId(module.functions.len() as u32);
     module.functions.push(p.finish());
 
     // The backward-propagation function.
-    let mut q = FunctionBuilder { func: whole.clone() };
-    q.func.name = format!("s_bwd_prop_{}", src.name);
+    let (name, whole_params, derivative_kind) = (whole.name.clone(), whole.params.clone(), whole.derivative);
+    let mut q = FunctionBuilder { func: whole };
+    q.func.name = format!("s_bwd_prop_{}", src_name);
     q.func.params.push(ctx_param("ctx", ParamDir::In, ctx_ty));
     let ctx_in = q.add_block_param(PROLOGUE, ctx_ty, span);
     let local = q.inst(PROLOGUE, Op::Var, ctx_ptr, span);
@@ -504,14 +510,17 @@ pub fn extract(module: &mut Module, combined: &Combined) -> Extracted {
     module.functions.push(q.finish());
 
     // `s_bwd_f` calls one, then the other.
-    let mut w = FunctionBuilder::new(whole.name.clone(), void, span);
-    w.func.params = whole.params.clone();
-    w.func.derivative = whole.derivative;
-    let entry = w.new_block();
-    let params: Vec<ValueId> = whole.params.iter().map(|p| w.add_block_param(entry, p.ty, span)).collect();
+    let mut w = FunctionBuilder::new(name, void, span);
+    let params: Vec<ValueId> = {
+        let entry = w.new_block();
+        whole_params.iter().map(|p| w.add_block_param(entry, p.ty, span)).collect()
+    };
+    w.func.params = whole_params;
+    w.func.derivative = derivative_kind;
+    let entry = Function::ENTRY;
     let ctx = w.inst(entry, Op::Var, ctx_ptr, span);
     let args: Vec<ValueId> = params.iter().copied().chain([ctx]).collect();
-    w.inst(entry, Op::Call(primal_fn, args), src.ret, span);
+    w.inst(entry, Op::Call(primal_fn, args), src_ret, span);
     let c = w.inst(entry, Op::Load(ctx), ctx_ty, span);
     let args: Vec<ValueId> = params.iter().copied().chain([c]).collect();
     w.inst(entry, Op::Call(prop_fn, args), void, span);
