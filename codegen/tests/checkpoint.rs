@@ -264,3 +264,56 @@ float scaled(float x)
     assert_eq!(context(src, "weighted").0, 0);
     assert_eq!(context(src, "scaled").0, 0);
 }
+
+/// The reads of an `inout` struct before anything writes it (past an
+/// early `return` that does) come from the value it held on entry, which
+/// the backward part has again; and an array filled at unrolled indices
+/// computed as `4 + i` of a `uint` counter is split into values. slangc:
+/// 24 bytes for `bounce` (the struct), nothing for `spread`.
+#[test]
+fn entry_values_of_inout_structs_and_unrolled_arrays_are_not_saved() {
+    let src = r#"
+struct Ray : IDifferentiable
+{
+    float3 w;
+    float scale;
+    uint bounces;
+    bool done;
+}
+
+[Differentiable]
+void bounce(inout Ray r, float k)
+{
+    if (r.bounces >= 3)
+    {
+        r.done = true;
+        return;
+    }
+    float s = r.scale;
+    float3 w = r.w;
+    r.w = w * sin(s * k);
+    r.scale = s * k;
+    r.bounces++;
+}
+
+[Differentiable]
+float spread(float x, no_diff float offsets[4])
+{
+    float v[8];
+    v[0] = x;
+    v[1] = x * x;
+    v[2] = 1.0;
+    v[3] = 2.0;
+    [ForceUnroll]
+    for (uint i = 0; i < 4; i++)
+        v[4 + i] = offsets[i] * x;
+    float s = 0.0;
+    [ForceUnroll]
+    for (int j = 0; j < 8; j++)
+        s += sin(v[j]);
+    return s;
+}
+"#;
+    assert_eq!(context(src, "bounce").0, 0);
+    assert_eq!(context(src, "spread").0, 0);
+}

@@ -58,8 +58,9 @@
 //!   parameter that nothing may have written before it, as a part of
 //!   the value the parameter held on entry ([`Combined::initial`]).
 //! * **Read again**: a load from a constant or read-only buffer, a texture
-//!   or sampler handle, a read of a texture that is not writable
-//!   (nothing writes that memory), from operands as above.
+//!   or sampler handle, a `static` global no function writes, a read of a
+//!   texture that is not writable (nothing writes that memory), from
+//!   operands as above.
 //! * **Checkpointed**: everything else — other loads (memory may have
 //!   changed since), other calls and their contexts, block parameters (the state loops
 //!   and merges carry), the transcription's own counters and flags — and
@@ -90,16 +91,7 @@ pub fn run(module: &mut Module, combined: &mut Combined) -> (u32, u32) {
     let src = &module.functions[combined.primal.index()];
     if !src.prefer_checkpoint {
         let pure = pure_callees(module, src);
-        let constant_globals = module
-            .globals
-            .iter()
-            .map(|g| {
-                matches!(
-                    g.space,
-                    AddressSpace::Uniform | AddressSpace::Storage { writable: false } | AddressSpace::Handle
-                )
-            })
-            .collect();
+        let constant_globals = constant_globals(module, src);
         let src = &module.functions[combined.primal.index()];
         Recompute::new(src, &mut func, &mut module.types, combined, pure, constant_globals).run();
     }
@@ -108,6 +100,56 @@ pub fn run(module: &mut Module, combined: &mut Combined) -> (u32, u32) {
     last_only(&mut func, &mut module.types, combined);
     module.functions[d] = func;
     context_size(&combined.saves)
+}
+
+/// Per global of the module: whether nothing writes it while `f` runs —
+/// constant and read-only buffers, texture and sampler handles, and the
+/// `static` globals that `f` reads and no function writes (stores to,
+/// or passes a pointer into).
+fn constant_globals(module: &Module, f: &Function) -> Vec<bool> {
+    let mut constant: Vec<bool> = module
+        .globals
+        .iter()
+        .map(|g| {
+            matches!(g.space, AddressSpace::Uniform | AddressSpace::Storage { writable: false } | AddressSpace::Handle)
+        })
+        .collect();
+    let statics: HashSet<usize> = f
+        .values
+        .iter()
+        .filter_map(|v| match v.kind {
+            ValueKind::Inst(Op::Global(g)) if module.globals[g.index()].space == AddressSpace::Private => {
+                Some(g.index())
+            }
+            _ => None,
+        })
+        .collect();
+    if statics.is_empty() {
+        return constant;
+    }
+    let mut written: HashSet<usize> = HashSet::new();
+    for func in &module.functions {
+        let root = |mut p: ValueId| loop {
+            match func.op(p) {
+                Some(Op::FieldAddr(b, _) | Op::ElementAddr(b, _)) => p = *b,
+                Some(Op::Global(g)) => return Some(g.index()),
+                _ => return None,
+            }
+        };
+        for v in &func.values {
+            let ValueKind::Inst(op) = &v.kind else { continue };
+            let pointers = match op {
+                Op::Load(_) | Op::FieldAddr(..) | Op::ElementAddr(..) | Op::Global(_) => continue,
+                Op::Store { ptr, value } => vec![*ptr, *value],
+                other => other.operands(),
+            };
+            written.extend(pointers.into_iter().filter_map(root));
+        }
+    }
+    for g in statics {
+        constant[g] = !written.contains(&g);
+    }
+    constant
 }
 
 /// Bytes per thread of a save of `copies` values of type `t`: one value's
