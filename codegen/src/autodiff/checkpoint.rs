@@ -127,7 +127,7 @@ fn constant_globals(module: &Module, f: &Function) -> Vec<bool> {
     if statics.is_empty() {
         return constant;
     }
-    let mut written: HashSet<usize> = HashSet::new();
+    let mut written: HashSet<usize> = HashSet::default();
     for func in &module.functions {
         let root = |mut p: ValueId| loop {
             match func.op(p) {
