@@ -406,6 +406,11 @@ impl<'db> Infer<'_, 'db> {
         };
         if let Some(owner) = &receiver {
             ctx.generics.extend(receiver_bindings(db, def, owner));
+            // `This` of a method of generic struct `S<T>` called on an
+            // `S<float>`: `S<float>`.
+            if matches!((&ctx.this, owner), (Ty::Adt { def: a, .. }, Ty::Adt { def: b, .. }) if a == b) {
+                ctx.this = owner.clone();
+            }
         }
         let gp = &sig.generic_params;
         // More generic arguments than parameters: not this overload.

@@ -150,6 +150,12 @@ impl<'db> Infer<'_, 'db> {
         if let Some(t) = self.ctx.generics.get(&seg.name) {
             return Ty::TypeValue(Arc::new(t.clone()));
         }
+        // `This(…)` in a struct: the struct's type.
+        if let (Ty::Adt { def, .. }, "This", true) = (&self.ctx.this, seg.name.as_str(), seg.args.is_empty()) {
+            if item_of(self.db(), *def).is_some_and(|i| matches!(i.kind, ItemKind::Struct | ItemKind::Class)) {
+                return Ty::TypeValue(Arc::new(self.ctx.this.clone()));
+            }
+        }
         self.global_name(seg)
     }
 

@@ -242,7 +242,10 @@ impl FnLower<'_, '_> {
                     let mut t = self.inferred.type_of(*a);
                     for _ in 0..order {
                         match t {
-                            Ty::Adt { name, args, .. } if name == "DifferentialPair" && args.len() == 1 => {
+                            // (A pointer-like argument's pair too.)
+                            Ty::Adt { name, args, .. }
+                                if (name == "DifferentialPair" || name == "DifferentialPtrPair") && args.len() == 1 =>
+                            {
                                 t = args[0].clone()
                             }
                             _ => break,
