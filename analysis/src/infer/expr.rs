@@ -131,18 +131,6 @@ impl<'db> Infer<'_, 'db> {
                     Ty::Array(e, _) => (*e).clone(),
                     Ty::Vector(s, _) => Ty::Scalar(s),
                     Ty::Matrix(s, _, c) => Ty::Vector(s, c),
-                    // (A descriptor handle, `T.Handle`, indexes as its
-                    // resource does.)
-                    Ty::Adt { def, args, name }
-                        if name == "DescriptorHandle" && is_core(self.db(), def.file(self.db())) =>
-                    {
-                        match args.first() {
-                            Some(Ty::Adt { def, args, .. }) => {
-                                subscript_type(self.db(), *def, args).unwrap_or(Ty::Unknown)
-                            }
-                            _ => Ty::Unknown,
-                        }
-                    }
                     Ty::Adt { def, args, .. } => subscript_type(self.db(), def, &args).unwrap_or(Ty::Unknown),
                     Ty::Pointer(t) => (*t).clone(),
                     _ => Ty::Unknown,
