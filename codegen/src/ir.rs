@@ -603,30 +603,12 @@ impl Op {
 
     /// The values the instruction reads.
     pub fn operands(&self) -> Vec<ValueId> {
-        match self {
-            Op::Const(_) | Op::Var | Op::Global(_) | Op::Barrier(_) => Vec::new(),
-            Op::Unary(_, a)
-            | Op::Splat(a)
-            | Op::Extract(a, _)
-            | Op::Swizzle(a, _)
-            | Op::Convert(a)
-            | Op::Load(a)
-            | Op::Detach(a)
-            | Op::ArrayLength(a)
-            | Op::Subgroup(_, _, a)
-            | Op::FieldAddr(a, _) => vec![*a],
-            Op::Binary(_, a, b) | Op::ExtractDynamic(a, b) | Op::ElementAddr(a, b) => vec![*a, *b],
-            Op::Store { ptr, value } => vec![*ptr, *value],
-            Op::Atomic { ptr, value, compare, .. } => {
-                [Some(*ptr), Some(*value), *compare].into_iter().flatten().collect()
-            }
-            Op::Select(a, b, c) => vec![*a, *b, *c],
-            Op::Construct(args) | Op::Intrinsic(_, args) | Op::Call(_, args) | Op::Texture(_, args) => args.clone(),
-        }
+        let mut out = Vec::new();
+        self.for_each_operand(|v| out.push(v));
+        out
     }
 
-    /// Call `f` on each operand, in the order of [`Op::operands`]
-    /// (without allocating).
+    /// Call `f` on each operand, in order (without allocating).
     pub fn for_each_operand(&self, mut f: impl FnMut(ValueId)) {
         match self {
             Op::Const(_) | Op::Var | Op::Global(_) | Op::Barrier(_) => {}
@@ -772,13 +754,9 @@ impl Terminator {
 
     /// The values the terminator reads.
     pub fn operands(&self) -> Vec<ValueId> {
-        match self {
-            Terminator::Return(v) => v.iter().copied().collect(),
-            Terminator::Branch { args, .. } | Terminator::Loop { args, .. } => args.clone(),
-            Terminator::If { cond, .. } => vec![*cond],
-            Terminator::Switch { value, .. } => vec![*value],
-            Terminator::Unreachable => Vec::new(),
-        }
+        let mut out = Vec::new();
+        self.for_each_operand(|v| out.push(v));
+        out
     }
 
     /// Call `f` on each operand (without allocating).
