@@ -550,6 +550,30 @@ extension<T : IFoo> T { int plusOne(int i) { return i + 1; } }
     check_type(&format!("{s}void f<U : IFoo>(U u) {{ $0u.plusOne(1); }}"), expect!["int"]);
 }
 
+/// A blanket extension's method overloads one of the interface or type
+/// of the same name (SlangPy's `extension<T, X : ITensor<T, 2>> X { T
+/// load(int, int) }` beside `ITensor`'s `load(int[D])`), on interface
+/// values, type parameters and conforming structs; slangc accepts all
+/// three calls, and rejects the three-argument one (E39999, no overload).
+#[test]
+fn blanket_extension_overloads_own_methods() {
+    check_diags(
+        r#"
+interface ITen<T, let D : int> { T load(int idx[D]); }
+extension<T, X : ITen<T, 2>> X
+{
+    T load(int i0, int i1) { int a[2] = { i0, i1 }; return this.load(a); }
+}
+struct Ten<T, let D : int> : ITen<T, D> { T v; T load(int idx[D]) { return v; } }
+float f(ITen<float, 2> a, Ten<float, 2> b) { return a.load(1, 2) + b.load(3, 4); }
+float g<U : ITen<float, 2>>(U u) { return u.load(5, 6) + u.load(1, 2, 3); }
+"#,
+        expect![[r#"
+            /main.slang:9:58: error[argument-count]: `load` takes 1 or 2 arguments but 3 were given
+        "#]],
+    );
+}
+
 /// Blanket extensions (`extension<T : IFoo> T`): one that adds members
 /// only decides no conformance; one that adds an interface makes every
 /// type conforming to its constraint conform to it. slangc: E38029 for

@@ -388,15 +388,27 @@ impl<'db> Infer<'_, 'db> {
                 self.member(id, &args[0].clone(), name)
             }
             Ty::Adt { def, args, name: ty_name } => match lookup_member(db, *def, args, name) {
-                found @ Some(Member::Field(_) | Member::Methods(_)) => {
+                Some(Member::Field(t)) => {
                     self.check_access(id, *def, name);
-                    found.map_or(Ty::Unknown, Member::into_ty)
+                    t
+                }
+                // Overloads that blanket extensions add join the type's
+                // own (`extension<T, X : ITensor<T, 2>> X { T load(int,
+                // int) }` next to `ITensor`'s `load(int[D])`).
+                Some(Member::Methods(mut defs)) => {
+                    self.check_access(id, *def, name);
+                    for m in self.blanket_methods_of(receiver, name, true) {
+                        if !defs.contains(&m) {
+                            defs.push(m);
+                        }
+                    }
+                    Ty::Func(defs)
                 }
                 Some(Member::Opaque) => Ty::Unknown,
                 None => {
                     // A method a blanket extension (`extension<T : I> T`)
                     // adds to the types conforming to `I`.
-                    let blanket = self.blanket_methods_of(receiver, name);
+                    let blanket = self.blanket_methods_of(receiver, name, false);
                     if !blanket.is_empty() {
                         return Ty::Func(blanket);
                     }
@@ -496,14 +508,17 @@ impl<'db> Infer<'_, 'db> {
         for &i in &ifaces {
             complete &= super::generics::interface_closure(db, i, &mut closure);
         }
+        let blanket = super::generics::blanket_methods(db, self.ctx.file, name, &|i| closure.contains(&i));
         for &i in &closure {
             match lookup_member(db, i, &[], name) {
                 Some(Member::Field(_) | Member::Opaque) => return Ty::Unknown,
-                Some(Member::Methods(defs)) => return Ty::Func(defs),
+                Some(Member::Methods(mut defs)) => {
+                    defs.extend(blanket.iter().filter(|m| !defs.contains(m)).copied().collect::<Vec<_>>());
+                    return Ty::Func(defs);
+                }
                 None => {}
             }
         }
-        let blanket = super::generics::blanket_methods(db, self.ctx.file, name, &|i| closure.contains(&i));
         if !blanket.is_empty() {
             return Ty::Func(blanket);
         }
@@ -523,8 +538,9 @@ impl<'db> Infer<'_, 'db> {
 
     /// The methods named `name` that blanket extensions (`extension<T :
     /// I> T`) add to `receiver`, a user struct or an interface value:
-    /// those of extensions whose constraints it conforms to.
-    fn blanket_methods_of(&self, receiver: &Ty, name: &str) -> Vec<DefId> {
+    /// those of extensions whose constraints it conforms to, or (`maybe`)
+    /// may conform to.
+    fn blanket_methods_of(&self, receiver: &Ty, name: &str, maybe: bool) -> Vec<DefId> {
         let db = self.db();
         let Ty::Adt { def, .. } = receiver else { return Vec::new() };
         let file = self.ctx.file;
@@ -534,8 +550,10 @@ impl<'db> Infer<'_, 'db> {
                 super::generics::interface_closure(db, *def, &mut closure);
                 super::generics::blanket_methods(db, file, name, &|i| closure.contains(&i))
             }
+            // (With `maybe`, also where conformance cannot be told here,
+            // item macros for instance: extra overload candidates.)
             Some(ItemKind::Struct | ItemKind::Class) => super::generics::blanket_methods(db, file, name, &|i| {
-                super::generics::conformance(db, file, receiver, i) == Some(true)
+                super::generics::conformance(db, file, receiver, i).unwrap_or(maybe)
             }),
             _ => Vec::new(),
         }
