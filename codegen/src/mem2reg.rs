@@ -139,22 +139,19 @@ fn whole_loads(types: &Types, func: &mut Function) {
             }
             Some(op) if parts.contains_key(&v) => {
                 // (Its base is accounted for by the address itself.)
-                for o in op.operands().into_iter().skip(1) {
-                    spoil(&mut ok, o);
-                }
+                let mut first = true;
+                op.for_each_operand(|o| {
+                    if !std::mem::take(&mut first) {
+                        spoil(&mut ok, o);
+                    }
+                });
             }
-            Some(op) => {
-                for o in op.operands() {
-                    spoil(&mut ok, o);
-                }
-            }
+            Some(op) => op.for_each_operand(|o| spoil(&mut ok, o)),
             None => {}
         }
     }
-    for b in func.block_ids().collect::<Vec<_>>() {
-        for o in func.block(b).term.operands() {
-            spoil(&mut ok, o);
-        }
+    for block in &func.blocks {
+        block.term.for_each_operand(|o| spoil(&mut ok, o));
     }
     let mut changed = false;
     for b in func.block_ids().collect::<Vec<_>>() {
@@ -259,11 +256,11 @@ fn promotable(func: &Function, reachable: &[bool]) -> HashMap<ValueId, TypeId> {
                 }
             }
         }
-        for o in block.term.operands() {
+        block.term.for_each_operand(|o| {
             if let Some(ok) = candidates.get_mut(&o) {
                 *ok = false;
             }
-        }
+        });
     }
     candidates.into_iter().filter(|&(_, ok)| ok).map(|(v, _)| (v, func.value(v).ty)).collect()
 }
@@ -310,14 +307,15 @@ impl Ssa<'_> {
     }
 
     fn visit(&mut self, b: BlockId) {
-        let insts = self.func.block(b).insts.clone();
-        for v in insts {
-            match self.func.op(v).cloned() {
-                Some(Op::Load(p)) if self.vars.contains_key(&p) => {
+        // (Reads add values and parameters, never instructions.)
+        for k in 0..self.func.block(b).insts.len() {
+            let v = self.func.block(b).insts[k];
+            match self.func.op(v) {
+                Some(&Op::Load(p)) if self.vars.contains_key(&p) => {
                     let value = self.read(p, b);
                     self.replaced.insert(v, value);
                 }
-                Some(Op::Store { ptr, value }) if self.vars.contains_key(&ptr) => {
+                Some(&Op::Store { ptr, value }) if self.vars.contains_key(&ptr) => {
                     let value = self.resolve(value);
                     self.defs.insert((b, ptr), value);
                 }
