@@ -50,11 +50,23 @@ fn promote(types: &mut Types, func: &mut Function) {
         return;
     }
     let preds = func.predecessors();
+    // Straight-line runs of blocks share their variables' values: a block
+    // whose one predecessor has it as its one successor is that
+    // predecessor's run (RPO visits a predecessor first).
+    let mut run_of: Vec<BlockId> = func.block_ids().collect();
+    for &b in &rpo {
+        if let [p] = preds[b.index()][..] {
+            if p != b && func.block(p).term.successors().len() == 1 {
+                run_of[b.index()] = run_of[p.index()];
+            }
+        }
+    }
     let mut ssa = Ssa {
         types,
         func,
         vars,
         preds,
+        run_of,
         sealed: vec![false; 0],
         visited: Vec::new(),
         defs: HashMap::default(),
@@ -271,9 +283,15 @@ struct Ssa<'a> {
     /// Promoted variable → its pointer type.
     vars: HashMap<ValueId, TypeId>,
     preds: Vec<Vec<BlockId>>,
+    /// The first block of each block's straight-line run: the block the
+    /// run's variable values are kept for. (Unrolled loops are long runs
+    /// of blocks; keeping values per block walked every variable read
+    /// late in a run back through the run, and kept a value per block
+    /// and variable: quadratic in the width of an unrolled layer.)
+    run_of: Vec<BlockId>,
     sealed: Vec<bool>,
     visited: Vec<bool>,
-    /// The value of a variable at the end of a block (so far).
+    /// The value of a variable at the end of a run of blocks (so far).
     defs: HashMap<(BlockId, ValueId), ValueId>,
     /// Parameters made in blocks not yet sealed: (variable, parameter).
     incomplete: HashMap<BlockId, Vec<(ValueId, ValueId)>>,
@@ -317,7 +335,7 @@ impl Ssa<'_> {
                 }
                 Some(&Op::Store { ptr, value }) if self.vars.contains_key(&ptr) => {
                     let value = self.resolve(value);
-                    self.defs.insert((b, ptr), value);
+                    self.defs.insert((self.run_of[b.index()], ptr), value);
                 }
                 _ => {}
             }
@@ -335,6 +353,7 @@ impl Ssa<'_> {
     }
 
     fn read(&mut self, var: ValueId, b: BlockId) -> ValueId {
+        let b = self.run_of[b.index()];
         if let Some(&v) = self.defs.get(&(b, var)) {
             return self.resolve(v);
         }
