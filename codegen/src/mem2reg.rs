@@ -10,6 +10,10 @@
 //! a read in a block with several predecessors makes a block parameter
 //! (a phi), which is removed again when all its incoming values are the
 //! same. Reads of a variable that was never written give the type's zero.
+//! Values are kept per straight-line run of blocks (a block whose one
+//! predecessor has it as its one successor continues that predecessor's
+//! run), so that a read late in an unrolled loop does not walk back
+//! block by block.
 //!
 //! A variable that is only ever *read* in part — loads through
 //! `FieldAddr`s and constant-index `ElementAddr`s, written only whole —
