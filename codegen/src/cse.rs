@@ -172,20 +172,18 @@ impl Locals {
                             escaped.insert(r);
                         }
                     }
-                    op => {
-                        for o in op.operands() {
-                            if let Some(&r) = root.get(&o) {
-                                escaped.insert(r);
-                            }
+                    op => op.for_each_operand(|o| {
+                        if let Some(&r) = root.get(&o) {
+                            escaped.insert(r);
                         }
-                    }
+                    }),
                 }
             }
-            for o in func.block(b).term.operands() {
+            func.block(b).term.for_each_operand(|o| {
                 if let Some(&r) = root.get(&o) {
                     escaped.insert(r);
                 }
-            }
+            });
         }
         tracked.retain(|v| !escaped.contains(v));
         let stored = stored.into_iter().filter(|v| tracked.contains(v)).collect();

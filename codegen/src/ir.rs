@@ -734,12 +734,17 @@ pub enum Terminator {
 impl Terminator {
     /// The blocks control can go to next, each once (labels that share a
     /// case body, `case 1: case 2:`, are one edge).
-    pub fn successors(&self) -> Vec<BlockId> {
+    pub fn successors(&self) -> Successors {
+        let few = |blocks: &[BlockId]| {
+            let mut inline = [BlockId(0); 2];
+            inline[..blocks.len()].copy_from_slice(blocks);
+            Successors::Few(inline, blocks.len() as u8)
+        };
         match self {
-            Terminator::Return(_) | Terminator::Unreachable => Vec::new(),
-            Terminator::Branch { target, .. } => vec![*target],
-            Terminator::If { then, els, .. } => vec![*then, *els],
-            Terminator::Loop { header, .. } => vec![*header],
+            Terminator::Return(_) | Terminator::Unreachable => few(&[]),
+            Terminator::Branch { target, .. } => few(&[*target]),
+            Terminator::If { then, els, .. } => few(&[*then, *els]),
+            Terminator::Loop { header, .. } => few(&[*header]),
             Terminator::Switch { cases, default, .. } => {
                 let mut out: Vec<BlockId> = Vec::new();
                 for b in cases.iter().map(|c| c.1).chain([*default]) {
@@ -747,7 +752,7 @@ impl Terminator {
                         out.push(b);
                     }
                 }
-                out
+                Successors::Many(out)
             }
         }
     }
@@ -791,6 +796,53 @@ pub enum ValueKind {
         index: u32,
     },
     Inst(Op),
+}
+
+/// A terminator's successor blocks ([`Terminator::successors`]): a slice
+/// (through `Deref`) and an iterator, allocated only for a `switch` (the
+/// passes ask for them once per block, and more).
+#[derive(Debug, Clone)]
+pub enum Successors {
+    /// Up to two blocks: the first `n`.
+    Few([BlockId; 2], u8),
+    Many(Vec<BlockId>),
+}
+
+impl std::ops::Deref for Successors {
+    type Target = [BlockId];
+
+    fn deref(&self) -> &[BlockId] {
+        match self {
+            Successors::Few(blocks, n) => &blocks[..*n as usize],
+            Successors::Many(blocks) => blocks,
+        }
+    }
+}
+
+impl IntoIterator for Successors {
+    type Item = BlockId;
+    type IntoIter = SuccessorsIter;
+
+    fn into_iter(self) -> SuccessorsIter {
+        SuccessorsIter { blocks: self, next: 0 }
+    }
+}
+
+/// The iterator of [`Successors`].
+#[derive(Debug, Clone)]
+pub struct SuccessorsIter {
+    blocks: Successors,
+    next: usize,
+}
+
+impl Iterator for SuccessorsIter {
+    type Item = BlockId;
+
+    fn next(&mut self) -> Option<BlockId> {
+        let b = self.blocks.get(self.next).copied();
+        self.next += 1;
+        b
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -403,7 +403,7 @@ fn lower(
     // derivatives stay single functions.
     requests.no_extract = std::env::var_os("SLANG_ANALYZER_NO_EXTRACT").is_some();
     let pending = requests.pending();
-    check(&module, &pending)?;
+    validate(&module, &pending)?;
     prepare(&mut module, &pending)?;
     cancellation_point(db);
     if std::env::var_os("SLANG_ANALYZER_NORMALIZE_CFG").is_some() {
@@ -430,7 +430,7 @@ fn lower(
     pass("dce", || dce::run(&mut module));
     check(&module, &[])?;
     pass("layout", || layout::run(&mut module));
-    check(&module, &[])?;
+    validate(&module, &[])?;
     Ok(module)
 }
 
@@ -471,9 +471,26 @@ fn differentiate(
     }
 }
 
+/// Validate the IR between two passes ([`validate`]) where that is asked
+/// for: always in debug builds (the tests), and in release builds with
+/// `SLANG_ANALYZER_VALIDATE_PASSES` set. Otherwise a release build
+/// validates only what lowering made and the finished module: on a large
+/// unrolled kernel, validating after every pass was an eighth of the
+/// compile time.
+fn check(module: &ir::Module, pending: &[ir::FuncId]) -> Result<(), Vec<CodegenError>> {
+    static EACH_PASS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let each_pass = *EACH_PASS
+        .get_or_init(|| cfg!(debug_assertions) || std::env::var_os("SLANG_ANALYZER_VALIDATE_PASSES").is_some());
+    if each_pass {
+        validate(module, pending)
+    } else {
+        Ok(())
+    }
+}
+
 /// Run the IR validator (on all but the `pending` derivatives); its
 /// errors are bugs of the compiler.
-fn check(module: &ir::Module, pending: &[ir::FuncId]) -> Result<(), Vec<CodegenError>> {
+fn validate(module: &ir::Module, pending: &[ir::FuncId]) -> Result<(), Vec<CodegenError>> {
     pass("validate", || validate::validate_module_except(module, pending)).map_err(|errors| {
         // For compiler developers: the IR that broke an invariant.
         if std::env::var_os("SLANG_ANALYZER_DUMP_IR").is_some() {

@@ -10,6 +10,10 @@
 //! a read in a block with several predecessors makes a block parameter
 //! (a phi), which is removed again when all its incoming values are the
 //! same. Reads of a variable that was never written give the type's zero.
+//! Values are kept per straight-line run of blocks (a block whose one
+//! predecessor has it as its one successor continues that predecessor's
+//! run), so that a read late in an unrolled loop does not walk back
+//! block by block.
 //!
 //! A variable that is only ever *read* in part — loads through
 //! `FieldAddr`s and constant-index `ElementAddr`s, written only whole —
@@ -50,11 +54,23 @@ fn promote(types: &mut Types, func: &mut Function) {
         return;
     }
     let preds = func.predecessors();
+    // Straight-line runs of blocks share their variables' values: a block
+    // whose one predecessor has it as its one successor is that
+    // predecessor's run (RPO visits a predecessor first).
+    let mut run_of: Vec<BlockId> = func.block_ids().collect();
+    for &b in &rpo {
+        if let [p] = preds[b.index()][..] {
+            if p != b && func.block(p).term.successors().len() == 1 {
+                run_of[b.index()] = run_of[p.index()];
+            }
+        }
+    }
     let mut ssa = Ssa {
         types,
         func,
         vars,
         preds,
+        run_of,
         sealed: vec![false; 0],
         visited: Vec::new(),
         defs: HashMap::default(),
@@ -139,22 +155,19 @@ fn whole_loads(types: &Types, func: &mut Function) {
             }
             Some(op) if parts.contains_key(&v) => {
                 // (Its base is accounted for by the address itself.)
-                for o in op.operands().into_iter().skip(1) {
-                    spoil(&mut ok, o);
-                }
+                let mut first = true;
+                op.for_each_operand(|o| {
+                    if !std::mem::take(&mut first) {
+                        spoil(&mut ok, o);
+                    }
+                });
             }
-            Some(op) => {
-                for o in op.operands() {
-                    spoil(&mut ok, o);
-                }
-            }
+            Some(op) => op.for_each_operand(|o| spoil(&mut ok, o)),
             None => {}
         }
     }
-    for b in func.block_ids().collect::<Vec<_>>() {
-        for o in func.block(b).term.operands() {
-            spoil(&mut ok, o);
-        }
+    for block in &func.blocks {
+        block.term.for_each_operand(|o| spoil(&mut ok, o));
     }
     let mut changed = false;
     for b in func.block_ids().collect::<Vec<_>>() {
@@ -259,11 +272,11 @@ fn promotable(func: &Function, reachable: &[bool]) -> HashMap<ValueId, TypeId> {
                 }
             }
         }
-        for o in block.term.operands() {
+        block.term.for_each_operand(|o| {
             if let Some(ok) = candidates.get_mut(&o) {
                 *ok = false;
             }
-        }
+        });
     }
     candidates.into_iter().filter(|&(_, ok)| ok).map(|(v, _)| (v, func.value(v).ty)).collect()
 }
@@ -274,9 +287,15 @@ struct Ssa<'a> {
     /// Promoted variable → its pointer type.
     vars: HashMap<ValueId, TypeId>,
     preds: Vec<Vec<BlockId>>,
+    /// The first block of each block's straight-line run: the block the
+    /// run's variable values are kept for. (Unrolled loops are long runs
+    /// of blocks; keeping values per block walked every variable read
+    /// late in a run back through the run, and kept a value per block
+    /// and variable: quadratic in the width of an unrolled layer.)
+    run_of: Vec<BlockId>,
     sealed: Vec<bool>,
     visited: Vec<bool>,
-    /// The value of a variable at the end of a block (so far).
+    /// The value of a variable at the end of a run of blocks (so far).
     defs: HashMap<(BlockId, ValueId), ValueId>,
     /// Parameters made in blocks not yet sealed: (variable, parameter).
     incomplete: HashMap<BlockId, Vec<(ValueId, ValueId)>>,
@@ -310,16 +329,17 @@ impl Ssa<'_> {
     }
 
     fn visit(&mut self, b: BlockId) {
-        let insts = self.func.block(b).insts.clone();
-        for v in insts {
-            match self.func.op(v).cloned() {
-                Some(Op::Load(p)) if self.vars.contains_key(&p) => {
+        // (Reads add values and parameters, never instructions.)
+        for k in 0..self.func.block(b).insts.len() {
+            let v = self.func.block(b).insts[k];
+            match self.func.op(v) {
+                Some(&Op::Load(p)) if self.vars.contains_key(&p) => {
                     let value = self.read(p, b);
                     self.replaced.insert(v, value);
                 }
-                Some(Op::Store { ptr, value }) if self.vars.contains_key(&ptr) => {
+                Some(&Op::Store { ptr, value }) if self.vars.contains_key(&ptr) => {
                     let value = self.resolve(value);
-                    self.defs.insert((b, ptr), value);
+                    self.defs.insert((self.run_of[b.index()], ptr), value);
                 }
                 _ => {}
             }
@@ -337,6 +357,7 @@ impl Ssa<'_> {
     }
 
     fn read(&mut self, var: ValueId, b: BlockId) -> ValueId {
+        let b = self.run_of[b.index()];
         if let Some(&v) = self.defs.get(&(b, var)) {
             return self.resolve(v);
         }

@@ -248,7 +248,7 @@ fn narrow(types: &mut Types, read_only: &[bool], func: &mut Function) {
 fn reachable<'a>(func: &Function, cache: &'a mut HashMap<BlockId, Vec<bool>>, from: BlockId) -> &'a [bool] {
     cache.entry(from).or_insert_with(|| {
         let mut seen = vec![false; func.blocks.len()];
-        let mut stack = func.block(from).term.successors();
+        let mut stack = func.block(from).term.successors().to_vec();
         while let Some(b) = stack.pop() {
             if b.index() < seen.len() && !seen[b.index()] {
                 seen[b.index()] = true;

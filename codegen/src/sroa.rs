@@ -75,16 +75,10 @@ fn split(types: &mut Types, func: &mut Function) -> bool {
                     }
                     reject(&mut candidates, i);
                 }
-                op => {
-                    for o in op.operands() {
-                        reject(&mut candidates, &o);
-                    }
-                }
+                op => op.for_each_operand(|o| reject(&mut candidates, &o)),
             }
         }
-        for o in block.term.operands() {
-            reject(&mut candidates, &o);
-        }
+        block.term.for_each_operand(|o| reject(&mut candidates, &o));
     }
     if candidates.is_empty() {
         return false;

@@ -228,7 +228,7 @@ fn shape_with(f: &Function, pre: BlockId, other_exits: bool, continues: bool, pr
     seen[header.index()] = true;
     while let Some(b) = stack.pop() {
         blocks.push(b);
-        let mut next_blocks = f.block(b).term.successors();
+        let mut next_blocks = f.block(b).term.successors().to_vec();
         match f.block(b).term {
             Terminator::If { merge, .. } => next_blocks.push(merge),
             Terminator::Loop { brk, cont, .. } => next_blocks.extend([brk, cont]),
@@ -542,14 +542,10 @@ impl Uses {
         }
         for &i in &f.block(b).insts {
             if let ValueKind::Inst(op) = &f.value(i).kind {
-                for v in op.operands() {
-                    self.0[v.index()].push(Reader::Inst(i));
-                }
+                op.for_each_operand(|v| self.0[v.index()].push(Reader::Inst(i)));
             }
         }
-        for v in f.block(b).term.operands() {
-            self.0[v.index()].push(Reader::Term(b));
-        }
+        f.block(b).term.for_each_operand(|v| self.0[v.index()].push(Reader::Term(b)));
     }
 
     /// Every read of `from` reads `to` instead.

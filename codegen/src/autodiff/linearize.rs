@@ -157,7 +157,9 @@ pub fn linearize(types: &mut Types, src: &Function, active: Vec<bool>) -> Linear
         // Tagging: differential instructions read a differential.
         for &i in &seg.insts {
             if let Some(op) = b.func.op(i) {
-                differential[i.index()] = op.operands().iter().any(|o| differential[o.index()]);
+                let mut reads = false;
+                op.for_each_operand(|o| reads |= differential[o.index()]);
+                differential[i.index()] = reads;
             }
         }
     }
