@@ -46,9 +46,19 @@
 //!   other loop that the backward part reads only after the loop's
 //!   reversal (the last iteration's) ([`last_only`]).
 //! * **Calls recomputed**: a call of a `[PreferRecompute]` function or of
-//!   a pure one ([`pure_callees`]: reads only its arguments, writes only
-//!   its own locals) from operands as above, unless the callee is
-//!   `[PreferCheckpoint]`.
+//!   one that computes from its arguments alone ([`pure_callees`],
+//!   [`effects`]: reads only its arguments, writes only its own locals
+//!   and its `inout`/`out` arguments) from operands as above, unless the
+//!   callee is `[PreferCheckpoint]`; an `inout` argument from what it
+//!   held before the call (a value of `f`, or the save the callee's
+//!   backward derivative reads anyway), on a new local variable. A load
+//!   of (a part of) a local variable that such a call wrote before it
+//!   (in its block or the ones only it follows) is read from the
+//!   recomputed call's variable.
+//! * **Parts stored, whole recomputed**: a load of a whole local variable
+//!   (an array, say) whose value before it is known — loaded
+//!   or stored whole — and then changed by stores at constant positions,
+//!   as that value with those parts replaced.
 //! * **Known at compile time**: the iteration count after a loop in no
 //!   other loop whose trip count is a constant ([`Save::constant`]).
 //!   (Transcription itself saves no flag guarding the rest of a region
@@ -152,14 +162,41 @@ fn constant_globals(module: &Module, f: &Function) -> Vec<bool> {
     constant
 }
 
-/// Bytes per thread of a save of `copies` values of type `t`: one value's
-/// own size (a `float3` is 12 bytes, as the reference compiler counts
-/// it), or an array's (its elements' stride times their number).
+/// Bytes per thread of a save of `copies` values of type `t`, as the
+/// reference compiler counts them (its natural layout: a `float3` is 12
+/// bytes, alone or in an array; a struct's fields are aligned to their
+/// scalars' width), so that the two compilers' contexts compare.
 pub fn save_bytes(types: &Types, t: TypeId, copies: u32) -> u32 {
-    use crate::layout::{align_size, size_of, Rules};
-    match copies {
-        1 => align_size(types, t, Rules::Std430).1,
-        n => size_of(types, t, Rules::Std430).saturating_mul(n),
+    natural_align_size(types, t).1.saturating_mul(copies)
+}
+
+/// Alignment and size of `t` in the reference compiler's natural layout
+/// (see [`save_bytes`]).
+fn natural_align_size(types: &Types, t: TypeId) -> (u32, u32) {
+    use slang_analysis::ty::Scalar;
+    let width = |s: &Scalar| match s {
+        Scalar::Half => 2,
+        Scalar::Double | Scalar::Int64 | Scalar::UInt64 => 8,
+        _ => 4,
+    };
+    match types.get(t) {
+        Type::Scalar(s) => (width(s), width(s)),
+        Type::Vector(s, n) => (width(s), width(s) * u32::from(*n)),
+        Type::Matrix { scalar, rows, cols } => (width(scalar), width(scalar) * u32::from(*rows) * u32::from(*cols)),
+        Type::Array(e, n) => {
+            let (align, size) = natural_align_size(types, *e);
+            (align, size.saturating_mul(*n))
+        }
+        Type::Struct { fields, .. } => {
+            let (mut offset, mut align) = (0u32, 1u32);
+            for (_, f) in fields {
+                let (a, s) = natural_align_size(types, *f);
+                offset = offset.div_ceil(a.max(1)) * a.max(1) + s;
+                align = align.max(a);
+            }
+            (align, offset.div_ceil(align) * align)
+        }
+        _ => crate::layout::align_size(types, t, crate::layout::Rules::Std430),
     }
 }
 
@@ -539,6 +576,10 @@ impl<'a> Recompute<'a> {
                         _ => true,
                     })
             }
+            Some(_) if self.after_store_load(x).is_some() => {
+                let (base, stores) = self.after_store_load(x).expect("checked");
+                self.available(base, lp) && stores.iter().all(|&(_, v)| self.available(v, lp))
+            }
             Some(op) => {
                 (recomputable_op(Some(op)) || self.reads_constant_memory(op))
                     && op.operands().into_iter().all(|o| self.available(o, lp))
@@ -563,9 +604,29 @@ impl<'a> Recompute<'a> {
         }
     }
 
+    /// The instructions of `f` that run right before `x`, last first:
+    /// earlier in its block, then, while a block has a single predecessor
+    /// (up to [`MAX_BLOCKS_BACK`] blocks), in that one.
+    fn before(&self, x: ValueId) -> impl Iterator<Item = ValueId> + '_ {
+        let mut at = self.position.get(&x).copied();
+        let mut blocks = 0;
+        std::iter::from_fn(move || loop {
+            let (b, pos) = at?;
+            if pos > 0 {
+                at = Some((b, pos - 1));
+                return Some(self.src.block(b).insts[pos - 1]);
+            }
+            blocks += 1;
+            match self.preds[b.index()].as_slice() {
+                &[p] if blocks < MAX_BLOCKS_BACK => at = Some((p, self.src.block(p).insts.len())),
+                _ => return None,
+            }
+        })
+    }
+
     /// When load `x` of `f` reads (a part of) a local variable that a
-    /// call earlier in its block wrote as its `inout`/`out` argument `k`,
-    /// nothing touching the variable in between: the call, `k`, and the
+    /// call that ran before it ([`Self::before`]) wrote as its
+    /// `inout`/`out` argument `k`, nothing touching the variable in between: the call, `k`, and the
     /// addresses from the variable to the loaded part (outermost first).
     fn after_call_load(&self, x: ValueId) -> Option<(ValueId, usize, Vec<ValueId>)> {
         let Some(&Op::Load(mut p)) = self.src.op(x) else { return None };
@@ -584,8 +645,7 @@ impl<'a> Recompute<'a> {
                 _ => return q,
             }
         };
-        let &(block, pos) = self.position.get(&x)?;
-        for &w in self.src.block(block).insts[..pos].iter().rev() {
+        for w in self.before(x) {
             match self.src.op(w)? {
                 Op::Load(_) | Op::FieldAddr(..) | Op::ElementAddr(..) => {}
                 Op::Call(g, args) if args.iter().any(|&a| root(a) == p) => {
@@ -597,6 +657,70 @@ impl<'a> Recompute<'a> {
                 }
                 op => {
                     if op.operands().into_iter().any(|o| root(o) == p) {
+                        return None;
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// When load `x` of `f` reads a whole local variable whose value is
+    /// known from before it ([`Self::before`]) — a load of the whole
+    /// variable or a store to it — followed by stores to parts of it at constant
+    /// indices, nothing else touching it in between: that value, and the
+    /// stores (the parts' positions and values, first to last). The load
+    /// is that value with the parts replaced (an array updated element
+    /// by element is a value, not memory to save again).
+    fn after_store_load(&self, x: ValueId) -> Option<(ValueId, Vec<(Vec<u32>, ValueId)>)> {
+        let Some(&Op::Load(var)) = self.src.op(x) else { return None };
+        if !matches!(self.src.op(var), Some(Op::Var)) || leaves(self.types, self.src.value(x).ty)? > MAX_SELECT_LEAVES {
+            return None;
+        }
+        // The constant positions from `var` to `p`, when `p` is in it.
+        let path = |mut p: ValueId| -> Option<Option<Vec<u32>>> {
+            let mut path = Vec::new();
+            loop {
+                match self.src.op(p) {
+                    _ if p == var => {
+                        path.reverse();
+                        return Some(Some(path));
+                    }
+                    Some(&Op::FieldAddr(b, k)) => {
+                        path.push(k);
+                        p = b;
+                    }
+                    Some(&Op::ElementAddr(b, i)) => {
+                        match self.src.const_index(i) {
+                            Some(k) => path.push(k),
+                            None => return Some(None),
+                        }
+                        p = b;
+                    }
+                    _ => return None,
+                }
+            }
+        };
+        let mut stores = Vec::new();
+        for w in self.before(x) {
+            match self.src.op(w)? {
+                &Op::Load(q) if q == var => {
+                    stores.reverse();
+                    return Some((w, stores));
+                }
+                Op::Load(_) | Op::FieldAddr(..) | Op::ElementAddr(..) => {}
+                &Op::Store { ptr, value } => match path(ptr) {
+                    Some(Some(at)) if at.is_empty() => {
+                        stores.reverse();
+                        return Some((value, stores));
+                    }
+                    Some(Some(at)) => stores.push((at, value)),
+                    Some(None) => return None,
+                    None if path(value).is_some() => return None,
+                    None => {}
+                },
+                op => {
+                    if op.operands().into_iter().any(|o| path(o).is_some()) {
                         return None;
                     }
                 }
@@ -943,6 +1067,17 @@ impl<'a> Recompute<'a> {
             self.memo.insert((x, block), r);
             return r;
         }
+        if let Some((base, stores)) = self.after_store_load(x) {
+            let value = self.src.value(x);
+            let (ty, span) = (value.ty, value.span);
+            let mut r = self.operand(base, lp, block);
+            for (at, v) in stores {
+                let v = self.operand(v, lp, block);
+                r = self.replace_part(r, &at, v, ty, span);
+            }
+            self.memo.insert((x, block), r);
+            return r;
+        }
         if let Some(Op::Call(g, _)) = self.src.op(x) {
             if self.pure[g].iter().any(|&d| d != ParamDir::In) {
                 self.recompute_call(x, lp, block);
@@ -999,6 +1134,31 @@ impl<'a> Recompute<'a> {
         let r = self.push(Op::Call(g, new_args), self.src.value(x).ty, span);
         self.memo.insert((x, block), r);
         vars
+    }
+
+    /// `whole` (of type `ty`) with its part at constant positions `at`
+    /// replaced by `v`.
+    fn replace_part(
+        &mut self,
+        whole: ValueId,
+        at: &[u32],
+        v: ValueId,
+        ty: TypeId,
+        span: Option<slang_analysis::TextRange>,
+    ) -> ValueId {
+        let Some((&first, rest)) = at.split_first() else { return v };
+        let parts: Vec<TypeId> = match self.types.get(ty).clone() {
+            Type::Array(e, n) => vec![e; n as usize],
+            Type::Vector(s, n) => vec![self.types.intern(Type::Scalar(s)); n as usize],
+            Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
+            _ => unreachable!("constant positions are in arrays, vectors and structs"),
+        };
+        let mut out = Vec::with_capacity(parts.len());
+        for (i, t) in parts.into_iter().enumerate() {
+            let part = self.push(Op::Extract(whole, i as u32), t, span);
+            out.push(if i as u32 == first { self.replace_part(part, rest, v, t, span) } else { part });
+        }
+        self.push(Op::Construct(out), ty, span)
     }
 
     /// `c ? a : b` for `[c, a, b]` of type `ty`: a `select` of scalars or
@@ -1116,6 +1276,9 @@ enum Step {
     /// By a loop-invariant value, subtracted when `down`.
     Value { by: ValueId, down: bool },
 }
+
+/// The most blocks [`Recompute::before`] goes back through.
+const MAX_BLOCKS_BACK: u32 = 64;
 
 /// The most `select`s a merge of an `if` is recomputed with.
 const MAX_SELECT_LEAVES: u32 = 16;
