@@ -672,7 +672,7 @@ impl<'a> Recompute<'a> {
     /// stores (the parts' positions and values, first to last). The load
     /// is that value with the parts replaced (an array updated element
     /// by element is a value, not memory to save again).
-    fn after_store_load(&self, x: ValueId) -> Option<(ValueId, Vec<(Vec<u32>, ValueId)>)> {
+    fn after_store_load(&self, x: ValueId) -> Option<(ValueId, Vec<PartStore>)> {
         let Some(&Op::Load(var)) = self.src.op(x) else { return None };
         if !matches!(self.src.op(var), Some(Op::Var)) || leaves(self.types, self.src.value(x).ty)? > MAX_SELECT_LEAVES {
             return None;
@@ -1266,6 +1266,10 @@ impl<'a> Recompute<'a> {
         v
     }
 }
+
+/// A store to a part of a local variable at constant positions (from
+/// the variable inward) of a value of `f` ([`Recompute::after_store_load`]).
+type PartStore = (Vec<u32>, ValueId);
 
 /// How an induction variable advances per iteration
 /// ([`Recompute::induction`]).
