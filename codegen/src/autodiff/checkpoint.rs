@@ -46,9 +46,19 @@
 //!   other loop that the backward part reads only after the loop's
 //!   reversal (the last iteration's) ([`last_only`]).
 //! * **Calls recomputed**: a call of a `[PreferRecompute]` function or of
-//!   a pure one ([`pure_callees`]: reads only its arguments, writes only
-//!   its own locals) from operands as above, unless the callee is
-//!   `[PreferCheckpoint]`.
+//!   one that computes from its arguments alone ([`pure_callees`],
+//!   [`effects`]: reads only its arguments, writes only its own locals
+//!   and its `inout`/`out` arguments) from operands as above, unless the
+//!   callee is `[PreferCheckpoint]`; an `inout` argument from what it
+//!   held before the call (a value of `f`, or the save the callee's
+//!   backward derivative reads anyway), on a new local variable. A load
+//!   of (a part of) a local variable that such a call wrote before it
+//!   (in its block or the ones only it follows) is read from the
+//!   recomputed call's variable.
+//! * **Parts stored, whole recomputed**: a load of a whole local variable
+//!   (an array, say) whose value before it is known — loaded
+//!   or stored whole — and then changed by stores at constant positions,
+//!   as that value with those parts replaced.
 //! * **Known at compile time**: the iteration count after a loop in no
 //!   other loop whose trip count is a constant ([`Save::constant`]).
 //!   (Transcription itself saves no flag guarding the rest of a region
@@ -77,8 +87,8 @@ use std::cell::RefCell;
 
 use crate::autodiff::rev::{Combined, Save};
 use crate::ir::{
-    AddressSpace, BinaryOp, BlockId, Const, FuncId, Function, FunctionBuilder, Module, Op, Terminator, TextureOp, Type,
-    TypeId, Types, UnaryOp, Value, ValueId, ValueKind,
+    AddressSpace, BinaryOp, BlockId, Const, FuncId, Function, FunctionBuilder, Module, Op, ParamDir, Terminator,
+    TextureOp, Type, TypeId, Types, UnaryOp, Value, ValueId, ValueKind,
 };
 
 /// Run the pass on a transcribed backward derivative: recompute what is
@@ -152,14 +162,41 @@ fn constant_globals(module: &Module, f: &Function) -> Vec<bool> {
     constant
 }
 
-/// Bytes per thread of a save of `copies` values of type `t`: one value's
-/// own size (a `float3` is 12 bytes, as the reference compiler counts
-/// it), or an array's (its elements' stride times their number).
+/// Bytes per thread of a save of `copies` values of type `t`, as the
+/// reference compiler counts them (its natural layout: a `float3` is 12
+/// bytes, alone or in an array; a struct's fields are aligned to their
+/// scalars' width), so that the two compilers' contexts compare.
 pub fn save_bytes(types: &Types, t: TypeId, copies: u32) -> u32 {
-    use crate::layout::{align_size, size_of, Rules};
-    match copies {
-        1 => align_size(types, t, Rules::Std430).1,
-        n => size_of(types, t, Rules::Std430).saturating_mul(n),
+    natural_align_size(types, t).1.saturating_mul(copies)
+}
+
+/// Alignment and size of `t` in the reference compiler's natural layout
+/// (see [`save_bytes`]).
+fn natural_align_size(types: &Types, t: TypeId) -> (u32, u32) {
+    use slang_analysis::ty::Scalar;
+    let width = |s: &Scalar| match s {
+        Scalar::Half => 2,
+        Scalar::Double | Scalar::Int64 | Scalar::UInt64 => 8,
+        _ => 4,
+    };
+    match types.get(t) {
+        Type::Scalar(s) => (width(s), width(s)),
+        Type::Vector(s, n) => (width(s), width(s) * u32::from(*n)),
+        Type::Matrix { scalar, rows, cols } => (width(scalar), width(scalar) * u32::from(*rows) * u32::from(*cols)),
+        Type::Array(e, n) => {
+            let (align, size) = natural_align_size(types, *e);
+            (align, size.saturating_mul(*n))
+        }
+        Type::Struct { fields, .. } => {
+            let (mut offset, mut align) = (0u32, 1u32);
+            for (_, f) in fields {
+                let (a, s) = natural_align_size(types, *f);
+                offset = offset.div_ceil(a.max(1)) * a.max(1) + s;
+                align = align.max(a);
+            }
+            (align, offset.div_ceil(align) * align)
+        }
+        _ => crate::layout::align_size(types, t, crate::layout::Rules::Std430),
     }
 }
 
@@ -169,21 +206,25 @@ pub fn context_size(saves: &[Save]) -> (u32, u32) {
 }
 
 /// The functions that `f` calls whose calls are computed again rather
-/// than saved: `[PreferRecompute]` ones (as the reference compiler does,
-/// whatever they read), and pure ones (recomputable from their arguments
-/// alone) that are not `[PreferCheckpoint]`; neither replaced in
-/// differentiated code by a `[PrimalSubstitute]` (recomputing the call
-/// would compute the original, not the substitute).
-fn pure_callees(module: &Module, f: &Function) -> HashSet<FuncId> {
+/// than saved, with their parameters' directions: `[PreferRecompute]`
+/// ones (as the reference compiler does, whatever they read), and ones
+/// that compute from their arguments alone ([`effects`]: pure, or
+/// writing nothing but their `inout`/`out` arguments — the backward part
+/// calls them again on a copy of what the arguments held before) that
+/// are not `[PreferCheckpoint]`; none replaced in differentiated code by
+/// a `[PrimalSubstitute]` (recomputing the call would compute the
+/// original, not the substitute).
+fn pure_callees(module: &Module, f: &Function) -> HashMap<FuncId, Vec<ParamDir>> {
     let mut memo = HashMap::default();
-    let mut out = HashSet::default();
+    let mut out = HashMap::default();
     for v in &f.values {
         if let ValueKind::Inst(Op::Call(g, _)) = &v.kind {
             let callee = module.function(*g);
             let substituted = matches!(callee.derivative, crate::ir::Derivative::Substitute(_));
-            let wanted = callee.prefer_recompute || (!callee.prefer_checkpoint && pure(module, *g, &mut memo));
+            let wanted = callee.prefer_recompute
+                || (!callee.prefer_checkpoint && effects(module, *g, &mut memo) != Effects::Memory);
             if !substituted && wanted {
-                out.insert(*g);
+                out.insert(*g, callee.params.iter().map(|p| p.dir).collect());
             }
         }
     }
@@ -196,18 +237,32 @@ fn pure_callees(module: &Module, f: &Function) -> HashSet<FuncId> {
 pub(crate) fn recomputable_callee(module: &Module, g: FuncId) -> bool {
     let callee = module.function(g);
     let substituted = matches!(callee.derivative, crate::ir::Derivative::Substitute(_));
-    !callee.prefer_checkpoint && !substituted && pure(module, g, &mut HashMap::default())
+    !callee.prefer_checkpoint && !substituted && effects(module, g, &mut HashMap::default()) == Effects::Pure
 }
 
-/// Whether `g` only computes from its arguments: every parameter is an
-/// `in` value (no pointer), it reads no global memory or texture, writes
-/// only its own local variables, and calls only such functions.
-fn pure(module: &Module, g: FuncId, memo: &mut HashMap<FuncId, bool>) -> bool {
-    if let Some(&p) = memo.get(&g) {
-        return p;
+/// What a function reads and writes besides its own local variables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effects {
+    /// Computes from its `in` arguments alone.
+    Pure,
+    /// Also reads and writes its `inout` and `out` arguments (and nothing
+    /// else): computed again from what they held before the call.
+    Arguments,
+    /// Reads or writes global memory or textures, or synchronizes.
+    Memory,
+}
+
+/// What `g` touches: nothing but its arguments and its own local
+/// variables (no global memory, texture, atomic, barrier or subgroup
+/// operation), calling only such functions, is [`Effects::Pure`] when
+/// every parameter is an `in` value and [`Effects::Arguments`] when some
+/// are `inout` or `out`.
+fn effects(module: &Module, g: FuncId, memo: &mut HashMap<FuncId, Effects>) -> Effects {
+    if let Some(&e) = memo.get(&g) {
+        return e;
     }
-    // (Recursion: not pure.)
-    memo.insert(g, false);
+    // (Recursion: not recomputed.)
+    memo.insert(g, Effects::Memory);
     let func = module.function(g);
     let root = |mut p: ValueId| loop {
         match func.op(p) {
@@ -215,12 +270,17 @@ fn pure(module: &Module, g: FuncId, memo: &mut HashMap<FuncId, bool>) -> bool {
             other => return other,
         }
     };
-    let params_ok = func.params.iter().all(|p| {
-        p.dir == crate::ir::ParamDir::In && !matches!(module.types.get(p.ty), Type::Ptr(..) | Type::Texture(..))
+    let value_param = |p: &crate::ir::Param| !matches!(module.types.get(p.ty), Type::Ptr(..) | Type::Texture(..));
+    let params_ok = func.params.iter().all(|p| match p.dir {
+        ParamDir::In => value_param(p),
+        ParamDir::Out | ParamDir::InOut => true,
     });
+    let by_args = func.params.iter().any(|p| p.dir != ParamDir::In);
     let ok = params_ok
         && func.blocks.iter().flat_map(|b| &b.insts).all(|&i| match func.op(i) {
-            Some(Op::Store { ptr, .. }) => matches!(root(*ptr), Some(Op::Var)),
+            // (A pointer that is no local variable's is an `inout` or
+            // `out` parameter's.)
+            Some(Op::Store { ptr, .. }) => matches!(root(*ptr), Some(Op::Var)) || (by_args && root(*ptr).is_none()),
             Some(
                 Op::Global(_)
                 | Op::Atomic { .. }
@@ -229,11 +289,18 @@ fn pure(module: &Module, g: FuncId, memo: &mut HashMap<FuncId, bool>) -> bool {
                 | Op::Texture(..)
                 | Op::ArrayLength(_),
             ) => false,
-            Some(Op::Call(h, _)) => pure(module, *h, memo),
+            // (What a callee writes through its arguments is `g`'s locals
+            // or its own arguments.)
+            Some(Op::Call(h, _)) => effects(module, *h, memo) != Effects::Memory,
             _ => true,
         });
-    memo.insert(g, ok);
-    ok
+    let e = match (ok, by_args) {
+        (false, _) => Effects::Memory,
+        (true, false) => Effects::Pure,
+        (true, true) => Effects::Arguments,
+    };
+    memo.insert(g, e);
+    e
 }
 
 /// Whether an instruction of `f` may be computed again from its operands.
@@ -254,8 +321,15 @@ struct Recompute<'a> {
     memo: HashMap<(ValueId, BlockId), ValueId>,
     /// Instructions made for the load being replaced, in order.
     pending: Vec<ValueId>,
-    /// The pure functions `f` calls ([`pure_callees`]).
-    pure: HashSet<FuncId>,
+    /// The functions `f` calls that are computed again, with their
+    /// parameters' directions ([`pure_callees`]).
+    pure: HashMap<FuncId, Vec<ParamDir>>,
+    /// (call of `f`, argument, block) → the variable holding what a
+    /// recomputed call left in its `inout`/`out` argument there.
+    after_call: HashMap<(ValueId, usize, BlockId), ValueId>,
+    /// The saves the backward part reads before this pass (a save read
+    /// anyway costs nothing more to recompute from).
+    read_saves: HashSet<ValueId>,
     /// What [`Self::feasible`] found, per value and loop level.
     feasible_memo: RefCell<HashMap<(ValueId, Option<usize>), bool>>,
     /// The predecessors of `f`'s blocks.
@@ -325,9 +399,21 @@ impl<'a> Recompute<'a> {
         func: &'a mut Function,
         types: &'a mut Types,
         combined: &'a Combined,
-        pure: HashSet<FuncId>,
+        pure: HashMap<FuncId, Vec<ParamDir>>,
         constant_globals: Vec<bool>,
     ) -> Self {
+        let mut read_saves = HashSet::default();
+        for b in &func.blocks[combined.rev_start.index()..] {
+            for &i in &b.insts {
+                if let Some(&Op::Load(p)) = func.op(i) {
+                    let base = match func.op(p) {
+                        Some(&Op::ElementAddr(base, _)) => base,
+                        _ => p,
+                    };
+                    read_saves.insert(base);
+                }
+            }
+        }
         let by_var = combined.saves.iter().enumerate().map(|(i, s)| (s.var, i)).collect();
         let by_origin = combined.saves.iter().enumerate().filter_map(|(i, s)| Some((s.origin?, i))).collect();
         Recompute {
@@ -340,6 +426,8 @@ impl<'a> Recompute<'a> {
             memo: HashMap::default(),
             pending: Vec::new(),
             pure,
+            after_call: HashMap::default(),
+            read_saves,
             feasible_memo: RefCell::default(),
             writes: HashMap::default(),
             position: HashMap::default(),
@@ -352,9 +440,6 @@ impl<'a> Recompute<'a> {
     /// [`Self::writes`] and [`Self::position`], when `f` has `inout`
     /// parameters.
     fn with_writes(mut self) -> Self {
-        if self.combined.initial.is_empty() {
-            return self;
-        }
         for b in self.src.block_ids() {
             for (pos, &i) in self.src.block(b).insts.iter().enumerate() {
                 self.position.insert(i, (b, pos));
@@ -475,16 +560,173 @@ impl<'a> Recompute<'a> {
                     _ => true,
                 })
             }
+            Some(Op::Call(g, args)) => match self.pure.get(g) {
+                Some(dirs) => args.iter().zip(dirs).enumerate().all(|(k, (&a, dir))| match dir {
+                    ParamDir::In => self.available(a, lp),
+                    ParamDir::Out => true,
+                    ParamDir::InOut => self.before_call(x, k, lp),
+                }),
+                None => false,
+            },
+            Some(_) if self.after_call_load(x).is_some() => {
+                let (call, _, path) = self.after_call_load(x).expect("checked");
+                self.feasible(call, lp)
+                    && path.iter().all(|&a| match self.src.op(a) {
+                        Some(&Op::ElementAddr(_, i)) => self.available(i, lp),
+                        _ => true,
+                    })
+            }
+            Some(_) if self.after_store_load(x).is_some() => {
+                let (base, stores) = self.after_store_load(x).expect("checked");
+                self.available(base, lp) && stores.iter().all(|&(_, v)| self.available(v, lp))
+            }
             Some(op) => {
-                let call_ok = match op {
-                    Op::Call(g, _) => self.pure.contains(g),
-                    _ => recomputable_op(Some(op)) || self.reads_constant_memory(op),
-                };
-                call_ok && op.operands().into_iter().all(|o| self.available(o, lp))
+                (recomputable_op(Some(op)) || self.reads_constant_memory(op))
+                    && op.operands().into_iter().all(|o| self.available(o, lp))
             }
         };
         self.feasible_memo.borrow_mut().insert((x, lp), ok);
         ok
+    }
+
+    /// Whether what `inout` argument `k` of call `x` held before the call
+    /// can be had at loop level `lp`: a value of `f` available there, or
+    /// a save readable there that the backward part reads anyway (the
+    /// callee's backward derivative takes it).
+    fn before_call(&self, x: ValueId, k: usize, lp: Option<usize>) -> bool {
+        match self.combined.pre_call.get(&(x, k)) {
+            Some(&Ok(v)) => self.available(v, lp),
+            Some(&Err(var)) => {
+                self.read_saves.contains(&var)
+                    && self.by_var.get(&var).is_some_and(|&s| self.readable_at(self.combined.saves[s].lp, lp))
+            }
+            None => false,
+        }
+    }
+
+    /// The instructions of `f` that run right before `x`, last first:
+    /// earlier in its block, then, while a block has a single predecessor
+    /// (up to [`MAX_BLOCKS_BACK`] blocks), in that one.
+    fn before(&self, x: ValueId) -> impl Iterator<Item = ValueId> + '_ {
+        let mut at = self.position.get(&x).copied();
+        let mut blocks = 0;
+        std::iter::from_fn(move || loop {
+            let (b, pos) = at?;
+            if pos > 0 {
+                at = Some((b, pos - 1));
+                return Some(self.src.block(b).insts[pos - 1]);
+            }
+            blocks += 1;
+            match self.preds[b.index()].as_slice() {
+                &[p] if blocks < MAX_BLOCKS_BACK => at = Some((p, self.src.block(p).insts.len())),
+                _ => return None,
+            }
+        })
+    }
+
+    /// When load `x` of `f` reads (a part of) a local variable that a
+    /// call that ran before it ([`Self::before`]) wrote as its
+    /// `inout`/`out` argument `k`, nothing touching the variable in between: the call, `k`, and the
+    /// addresses from the variable to the loaded part (outermost first).
+    fn after_call_load(&self, x: ValueId) -> Option<(ValueId, usize, Vec<ValueId>)> {
+        let Some(&Op::Load(mut p)) = self.src.op(x) else { return None };
+        let mut path = Vec::new();
+        while let Some(Op::FieldAddr(b, _) | Op::ElementAddr(b, _)) = self.src.op(p) {
+            path.push(p);
+            p = *b;
+        }
+        if !matches!(self.src.op(p), Some(Op::Var)) {
+            return None;
+        }
+        path.reverse();
+        let root = |mut q: ValueId| loop {
+            match self.src.op(q) {
+                Some(Op::FieldAddr(b, _) | Op::ElementAddr(b, _)) => q = *b,
+                _ => return q,
+            }
+        };
+        for w in self.before(x) {
+            match self.src.op(w)? {
+                Op::Load(_) | Op::FieldAddr(..) | Op::ElementAddr(..) => {}
+                Op::Call(g, args) if args.iter().any(|&a| root(a) == p) => {
+                    let dirs = self.pure.get(g)?;
+                    let mut at = args.iter().enumerate().filter(|&(_, &a)| root(a) == p);
+                    let (k, &a) = at.next()?;
+                    let written = dirs.get(k).is_some_and(|&d| d != ParamDir::In);
+                    return (a == p && written && at.next().is_none()).then_some((w, k, path));
+                }
+                op => {
+                    if op.operands().into_iter().any(|o| root(o) == p) {
+                        return None;
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// When load `x` of `f` reads a whole local variable whose value is
+    /// known from before it ([`Self::before`]) — a load of the whole
+    /// variable or a store to it — followed by stores to parts of it at constant
+    /// indices, nothing else touching it in between: that value, and the
+    /// stores (the parts' positions and values, first to last). The load
+    /// is that value with the parts replaced (an array updated element
+    /// by element is a value, not memory to save again).
+    fn after_store_load(&self, x: ValueId) -> Option<(ValueId, Vec<PartStore>)> {
+        let Some(&Op::Load(var)) = self.src.op(x) else { return None };
+        if !matches!(self.src.op(var), Some(Op::Var)) || leaves(self.types, self.src.value(x).ty)? > MAX_SELECT_LEAVES {
+            return None;
+        }
+        // The constant positions from `var` to `p`, when `p` is in it.
+        let path = |mut p: ValueId| -> Option<Option<Vec<u32>>> {
+            let mut path = Vec::new();
+            loop {
+                match self.src.op(p) {
+                    _ if p == var => {
+                        path.reverse();
+                        return Some(Some(path));
+                    }
+                    Some(&Op::FieldAddr(b, k)) => {
+                        path.push(k);
+                        p = b;
+                    }
+                    Some(&Op::ElementAddr(b, i)) => {
+                        match self.src.const_index(i) {
+                            Some(k) => path.push(k),
+                            None => return Some(None),
+                        }
+                        p = b;
+                    }
+                    _ => return None,
+                }
+            }
+        };
+        let mut stores = Vec::new();
+        for w in self.before(x) {
+            match self.src.op(w)? {
+                &Op::Load(q) if q == var => {
+                    stores.reverse();
+                    return Some((w, stores));
+                }
+                Op::Load(_) | Op::FieldAddr(..) | Op::ElementAddr(..) => {}
+                &Op::Store { ptr, value } => match path(ptr) {
+                    Some(Some(at)) if at.is_empty() => {
+                        stores.reverse();
+                        return Some((value, stores));
+                    }
+                    Some(Some(at)) => stores.push((at, value)),
+                    Some(None) => return None,
+                    None if path(value).is_some() => return None,
+                    None => {}
+                },
+                op => {
+                    if op.operands().into_iter().any(|o| path(o).is_some()) {
+                        return None;
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Whether `op` reads memory that nothing writes (so reads the same
@@ -810,6 +1052,38 @@ impl<'a> Recompute<'a> {
             self.memo.insert((x, block), r);
             return r;
         }
+        if let Some((call, k, path)) = self.after_call_load(x) {
+            let mut r = self.recompute_call(call, lp, block)[k].expect("a written argument");
+            for a in path {
+                let op = match self.src.op(a) {
+                    Some(&Op::FieldAddr(_, f)) => Op::FieldAddr(r, f),
+                    Some(&Op::ElementAddr(_, i)) => Op::ElementAddr(r, self.operand(i, lp, block)),
+                    _ => unreachable!("a path of addresses"),
+                };
+                r = self.push(op, self.src.value(a).ty, self.src.value(a).span);
+            }
+            let value = self.src.value(x);
+            let r = self.push(Op::Load(r), value.ty, value.span);
+            self.memo.insert((x, block), r);
+            return r;
+        }
+        if let Some((base, stores)) = self.after_store_load(x) {
+            let value = self.src.value(x);
+            let (ty, span) = (value.ty, value.span);
+            let mut r = self.operand(base, lp, block);
+            for (at, v) in stores {
+                let v = self.operand(v, lp, block);
+                r = self.replace_part(r, &at, v, ty, span);
+            }
+            self.memo.insert((x, block), r);
+            return r;
+        }
+        if let Some(Op::Call(g, _)) = self.src.op(x) {
+            if self.pure[g].iter().any(|&d| d != ParamDir::In) {
+                self.recompute_call(x, lp, block);
+                return self.memo[&(x, block)];
+            }
+        }
         let mut op = op.clone();
         let operands: HashMap<ValueId, ValueId> =
             op.operands().into_iter().map(|o| (o, self.operand(o, lp, block))).collect();
@@ -818,6 +1092,73 @@ impl<'a> Recompute<'a> {
         let r = self.push(op, value.ty, value.span);
         self.memo.insert((x, block), r);
         r
+    }
+
+    /// Call `x` of `f` (whose callee writes its `inout`/`out` arguments)
+    /// made again at loop level `lp` in `block`, once per block: on new
+    /// local variables, the `inout` ones holding what the arguments held
+    /// before the call. The variables, per argument.
+    fn recompute_call(&mut self, x: ValueId, lp: Option<usize>, block: BlockId) -> Vec<Option<ValueId>> {
+        let Some(Op::Call(g, args)) = self.src.op(x) else { unreachable!("a call") };
+        let (g, args) = (*g, args.clone());
+        let dirs = self.pure[&g].clone();
+        let vars: Vec<Option<ValueId>> =
+            (0..args.len()).map(|k| self.after_call.get(&(x, k, block)).copied()).collect();
+        if dirs.iter().zip(&vars).any(|(&d, v)| d != ParamDir::In && v.is_some()) {
+            return vars;
+        }
+        let span = self.src.value(x).span;
+        let void = self.types.intern(Type::Void);
+        let mut new_args = Vec::with_capacity(args.len());
+        let mut vars = vec![None; args.len()];
+        for (k, (&a, &dir)) in args.iter().zip(&dirs).enumerate() {
+            if dir == ParamDir::In {
+                new_args.push(self.operand(a, lp, block));
+                continue;
+            }
+            // (A variable of the prologue, as every variable.)
+            let var = ValueId(self.func.values.len() as u32);
+            self.func.values.push(Value { ty: self.src.value(a).ty, kind: ValueKind::Inst(Op::Var), span });
+            self.func.blocks[0].insts.insert(0, var);
+            if dir == ParamDir::InOut {
+                let before = match self.combined.pre_call[&(x, k)] {
+                    Ok(v) => self.operand(v, lp, block),
+                    Err(save) => self.read(self.combined.saves[self.by_var[&save]], lp),
+                };
+                self.push(Op::Store { ptr: var, value: before }, void, span);
+            }
+            self.after_call.insert((x, k, block), var);
+            vars[k] = Some(var);
+            new_args.push(var);
+        }
+        let r = self.push(Op::Call(g, new_args), self.src.value(x).ty, span);
+        self.memo.insert((x, block), r);
+        vars
+    }
+
+    /// `whole` (of type `ty`) with its part at constant positions `at`
+    /// replaced by `v`.
+    fn replace_part(
+        &mut self,
+        whole: ValueId,
+        at: &[u32],
+        v: ValueId,
+        ty: TypeId,
+        span: Option<slang_analysis::TextRange>,
+    ) -> ValueId {
+        let Some((&first, rest)) = at.split_first() else { return v };
+        let parts: Vec<TypeId> = match self.types.get(ty).clone() {
+            Type::Array(e, n) => vec![e; n as usize],
+            Type::Vector(s, n) => vec![self.types.intern(Type::Scalar(s)); n as usize],
+            Type::Struct { fields, .. } => fields.iter().map(|f| f.1).collect(),
+            _ => unreachable!("constant positions are in arrays, vectors and structs"),
+        };
+        let mut out = Vec::with_capacity(parts.len());
+        for (i, t) in parts.into_iter().enumerate() {
+            let part = self.push(Op::Extract(whole, i as u32), t, span);
+            out.push(if i as u32 == first { self.replace_part(part, rest, v, t, span) } else { part });
+        }
+        self.push(Op::Construct(out), ty, span)
     }
 
     /// `c ? a : b` for `[c, a, b]` of type `ty`: a `select` of scalars or
@@ -926,6 +1267,10 @@ impl<'a> Recompute<'a> {
     }
 }
 
+/// A store to a part of a local variable at constant positions (from
+/// the variable inward) of a value of `f` ([`Recompute::after_store_load`]).
+type PartStore = (Vec<u32>, ValueId);
+
 /// How an induction variable advances per iteration
 /// ([`Recompute::induction`]).
 #[derive(Debug, Clone, Copy)]
@@ -935,6 +1280,9 @@ enum Step {
     /// By a loop-invariant value, subtracted when `down`.
     Value { by: ValueId, down: bool },
 }
+
+/// The most blocks [`Recompute::before`] goes back through.
+const MAX_BLOCKS_BACK: u32 = 64;
 
 /// The most `select`s a merge of an `if` is recomputed with.
 const MAX_SELECT_LEAVES: u32 = 16;

@@ -205,6 +205,11 @@ pub struct Combined {
     /// of the prologue, which the backward part may read directly: the
     /// caller passes that value again).
     pub initial: HashMap<ValueId, ValueId>,
+    /// For calls with `inout` arguments, by (call, argument): what the
+    /// argument pointed to before the call — a value of `f`, or (`Err`)
+    /// the variable of the save holding it. The checkpointing pass
+    /// recomputes such a call from it.
+    pub pre_call: HashMap<(ValueId, usize), Result<ValueId, ValueId>>,
     pub rev_start: BlockId,
     /// Where the primal part leaves `f`'s result.
     pub ret_var: Option<ValueId>,
@@ -373,11 +378,22 @@ pub fn transpose(module: &mut Module, requests: &mut Requests, unzipped: Unzippe
         .map(|b| b.params.iter().filter_map(|&p| Some((p, t.st.map[p.index()]?))).collect())
         .unwrap_or_default();
     let initial = std::mem::take(&mut t.st.initial);
+    let pre_call =
+        t.st.pre_call
+            .iter()
+            .map(|(&key, pre)| {
+                let before = match *pre {
+                    PreCall::Saved(s) => Err(s.var),
+                    PreCall::Value(x) => Ok(x),
+                };
+                (key, before)
+            })
+            .collect();
     let (rev_start, ret_var) = (t.st.rev_start, t.st.ret_var);
     module.functions[derivative.index()] = t.st.b.finish();
     result?;
     let rev_start = rev_start.expect("a transcribed backward derivative");
-    Ok(Combined { primal, derivative, saves, loops, params, initial, rev_start, ret_var })
+    Ok(Combined { primal, derivative, saves, loops, params, initial, pre_call, rev_start, ret_var })
 }
 
 /// Replace `f`'s body by its normalized form — the control flow reverse
