@@ -1,314 +1,16 @@
-//! Checkpointing versus recomputation: the pass between
-//! [`rev::transcribe`](crate::autodiff::rev::transcribe) and
-//! [`rev::extract`](crate::autodiff::rev::extract).
-//!
-//! Transcription checkpoints every primal value the backward part reads:
-//! the primal part stores it (in a loop, into an array slot per
-//! iteration) and the backward part loads it. This pass decides, per
-//! load, whether to keep reading the saved value or to recompute it
-//! there from its operands, and then drops the saves nothing reads any
-//! more — what is left is the intermediate context, whose size it
-//! returns.
-//!
-//! * **Recomputed**: arithmetic (unary and binary operators,
-//!   constructions, extractions, swizzles, splats, conversions, selects,
-//!   built-in functions, `detach`), from operands that are constants,
-//!   parameters, or values saved at the same loop level (themselves
-//!   recomputed when they can be, read otherwise) or in an enclosing
-//!   loop (read). A value is recomputed where the backward part is at
-//!   its own loop level: a value of a loop in the reversal of that loop
-//!   (from what that iteration saved), a value outside every loop outside
-//!   every reversed loop (values from outside a loop are read once
-//!   rather than recomputed per iteration, unless computed from constants
-//!   alone). Recomputations are shared
-//!   within a block.
-//!   Operands the backward part does not read themselves (so were never
-//!   saved) are recomputed the same way from theirs; a value of an
-//!   enclosing loop is recomputed at its own level (from that loop's
-//!   iteration being reversed).
-//! * **Merges recomputed**: a block parameter merging the two sides of an
-//!   `if` that branch straight to it, as a `select` on the condition of
-//!   the values the sides pass (one per part, for arrays and structs of
-//!   scalars and vectors: an existential value, say).
-//! * **Recomputed from the iteration number**: an integer induction
-//!   variable of a loop (a block parameter entering with a value readable
-//!   there and advanced by the same step — added or subtracted, a
-//!   constant or a value available around the loop — on every back edge,
-//!   or, in the shape normalization gives a `for` loop, on every path but
-//!   the one that leaves the loop), as its first value plus (minus) the
-//!   step times the iterations before the one being reversed; a value
-//!   merged from the sides of an `if` that is another's plus the same
-//!   constant on every side, as that value plus the constant.
-//! * **Loop counters computed**: where each run of a loop in another loop
-//!   starts (the enclosing iteration's number times the loop's stride)
-//!   and, for a constant trip count, ends ([`counters`]).
-//! * **Saved once rather than per iteration**: a value of a loop in no
-//!   other loop that the backward part reads only after the loop's
-//!   reversal (the last iteration's) ([`last_only`]).
-//! * **Calls recomputed**: a call of a `[PreferRecompute]` function or of
-//!   one that computes from its arguments alone ([`pure_callees`],
-//!   [`effects`]: reads only its arguments, writes only its own locals
-//!   and its `inout`/`out` arguments) from operands as above, unless the
-//!   callee is `[PreferCheckpoint]`; an `inout` argument from what it
-//!   held before the call (a value of `f`, or the save the callee's
-//!   backward derivative reads anyway), on a new local variable. A load
-//!   of (a part of) a local variable that such a call wrote before it
-//!   (in its block or the ones only it follows) is read from the
-//!   recomputed call's variable.
-//! * **Parts stored, whole recomputed**: a load of a whole local variable
-//!   (an array, say) whose value before it is known — loaded
-//!   or stored whole — and then changed by stores at constant positions,
-//!   as that value with those parts replaced.
-//! * **Known at compile time**: the iteration count after a loop in no
-//!   other loop whose trip count is a constant ([`Save::constant`]).
-//!   (Transcription itself saves no flag guarding the rest of a region
-//!   after `if (c) { … break; }` and the like: the backward part
-//!   evaluates `c` again, [`rev`](crate::autodiff::rev)'s `Flag::Cond`.)
-//! * **Read from the entry value**: a load of (a part of) an `inout`
-//!   parameter that nothing may have written before it, as a part of
-//!   the value the parameter held on entry ([`Combined::initial`]).
-//! * **Read again**: a load from a constant or read-only buffer, a texture
-//!   or sampler handle, a `static` global no function writes, a read of a
-//!   texture that is not writable (nothing writes that memory), from
-//!   operands as above.
-//! * **Checkpointed**: everything else — other loads (memory may have
-//!   changed since), other calls and their contexts, block parameters (the state loops
-//!   and merges carry), the transcription's own counters and flags — and
-//!   every value of a `[PreferCheckpoint]` function.
-//!
-//! (`[PreferRecompute]` on a callee acts earlier: transcription calls it
-//! plainly rather than through its primal-context function, so the
-//! caller keeps no context for it and its backward derivative recomputes
-//! its primal. So does a pure callee ([`recomputable_callee`]), as the
-//! reference compiler recomputes calls of functions that read no memory.)
+//! The recomputation of what the backward part reads ([`Recompute`]):
+//! arithmetic, merges, induction variables, calls, parts of variables,
+//! entry values and memory nothing writes (the module doc lists the
+//! rules).
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::cell::RefCell;
-
-use crate::autodiff::rev::{Combined, Save};
-use crate::ir::{
-    AddressSpace, BinaryOp, BlockId, Const, FuncId, Function, FunctionBuilder, Module, Op, ParamDir, Terminator,
-    TextureOp, Type, TypeId, Types, UnaryOp, Value, ValueId, ValueKind,
-};
-
-/// Run the pass on a transcribed backward derivative: recompute what is
-/// cheap (unless `f` is `[PreferCheckpoint]`), drop the saves no longer
-/// read, and return what is left: bytes per thread and values.
-pub fn run(module: &mut Module, combined: &mut Combined) -> (u32, u32) {
-    let d = combined.derivative.index();
-    let mut func =
-        std::mem::replace(&mut module.functions[d], FunctionBuilder::new(String::new(), TypeId(0), None).finish());
-    let src = &module.functions[combined.primal.index()];
-    if !src.prefer_checkpoint {
-        let pure = pure_callees(module, src);
-        let constant_globals = constant_globals(module, src);
-        let src = &module.functions[combined.primal.index()];
-        Recompute::new(src, &mut func, &mut module.types, combined, pure, constant_globals).run();
-    }
-    counters(&mut func, combined);
-    prune(&mut func, &mut combined.saves);
-    last_only(&mut func, &mut module.types, combined);
-    module.functions[d] = func;
-    context_size(&combined.saves)
-}
-
-/// Per global of the module: whether nothing writes it while `f` runs —
-/// constant and read-only buffers, texture and sampler handles, and the
-/// `static` globals that `f` reads and no function writes (stores to,
-/// or passes a pointer into).
-fn constant_globals(module: &Module, f: &Function) -> Vec<bool> {
-    let mut constant: Vec<bool> = module
-        .globals
-        .iter()
-        .map(|g| {
-            matches!(g.space, AddressSpace::Uniform | AddressSpace::Storage { writable: false } | AddressSpace::Handle)
-        })
-        .collect();
-    let statics: HashSet<usize> = f
-        .values
-        .iter()
-        .filter_map(|v| match v.kind {
-            ValueKind::Inst(Op::Global(g)) if module.globals[g.index()].space == AddressSpace::Private => {
-                Some(g.index())
-            }
-            _ => None,
-        })
-        .collect();
-    if statics.is_empty() {
-        return constant;
-    }
-    let mut written: HashSet<usize> = HashSet::default();
-    for func in &module.functions {
-        let root = |mut p: ValueId| loop {
-            match func.op(p) {
-                Some(Op::FieldAddr(b, _) | Op::ElementAddr(b, _)) => p = *b,
-                Some(Op::Global(g)) => return Some(g.index()),
-                _ => return None,
-            }
-        };
-        for v in &func.values {
-            let ValueKind::Inst(op) = &v.kind else { continue };
-            let pointers = match op {
-                Op::Load(_) | Op::FieldAddr(..) | Op::ElementAddr(..) | Op::Global(_) => continue,
-                Op::Store { ptr, value } => vec![*ptr, *value],
-                other => other.operands(),
-            };
-            written.extend(pointers.into_iter().filter_map(root));
-        }
-    }
-    for g in statics {
-        constant[g] = !written.contains(&g);
-    }
-    constant
-}
-
-/// Bytes per thread of a save of `copies` values of type `t`, as the
-/// reference compiler counts them (its natural layout: a `float3` is 12
-/// bytes, alone or in an array; a struct's fields are aligned to their
-/// scalars' width), so that the two compilers' contexts compare.
-pub fn save_bytes(types: &Types, t: TypeId, copies: u32) -> u32 {
-    natural_align_size(types, t).1.saturating_mul(copies)
-}
-
-/// Alignment and size of `t` in the reference compiler's natural layout
-/// (see [`save_bytes`]).
-fn natural_align_size(types: &Types, t: TypeId) -> (u32, u32) {
-    use slang_analysis::ty::Scalar;
-    let width = |s: &Scalar| match s {
-        Scalar::Half => 2,
-        Scalar::Double | Scalar::Int64 | Scalar::UInt64 => 8,
-        _ => 4,
-    };
-    match types.get(t) {
-        Type::Scalar(s) => (width(s), width(s)),
-        Type::Vector(s, n) => (width(s), width(s) * u32::from(*n)),
-        Type::Matrix { scalar, rows, cols } => (width(scalar), width(scalar) * u32::from(*rows) * u32::from(*cols)),
-        Type::Array(e, n) => {
-            let (align, size) = natural_align_size(types, *e);
-            (align, size.saturating_mul(*n))
-        }
-        Type::Struct { fields, .. } => {
-            let (mut offset, mut align) = (0u32, 1u32);
-            for (_, f) in fields {
-                let (a, s) = natural_align_size(types, *f);
-                offset = offset.div_ceil(a.max(1)) * a.max(1) + s;
-                align = align.max(a);
-            }
-            (align, offset.div_ceil(align) * align)
-        }
-        _ => crate::layout::align_size(types, t, crate::layout::Rules::Std430),
-    }
-}
-
-/// Bytes per thread and number of values of a set of saves.
-pub fn context_size(saves: &[Save]) -> (u32, u32) {
-    saves.iter().fold((0u32, 0u32), |(bytes, n), s| (bytes.saturating_add(s.bytes), n + 1))
-}
-
-/// The functions that `f` calls whose calls are computed again rather
-/// than saved, with their parameters' directions: `[PreferRecompute]`
-/// ones (as the reference compiler does, whatever they read), and ones
-/// that compute from their arguments alone ([`effects`]: pure, or
-/// writing nothing but their `inout`/`out` arguments — the backward part
-/// calls them again on a copy of what the arguments held before) that
-/// are not `[PreferCheckpoint]`; none replaced in differentiated code by
-/// a `[PrimalSubstitute]` (recomputing the call would compute the
-/// original, not the substitute).
-fn pure_callees(module: &Module, f: &Function) -> HashMap<FuncId, Vec<ParamDir>> {
-    let mut memo = HashMap::default();
-    let mut out = HashMap::default();
-    for v in &f.values {
-        if let ValueKind::Inst(Op::Call(g, _)) = &v.kind {
-            let callee = module.function(*g);
-            let substituted = matches!(callee.derivative, crate::ir::Derivative::Substitute(_));
-            let wanted = callee.prefer_recompute
-                || (!callee.prefer_checkpoint && effects(module, *g, &mut memo) != Effects::Memory);
-            if !substituted && wanted {
-                out.insert(*g, callee.params.iter().map(|p| p.dir).collect());
-            }
-        }
-    }
-    out
-}
-
-/// Whether a call of `g` may be computed again rather than saved: `g`
-/// is pure, not `[PreferCheckpoint]`, and not replaced by a
-/// `[PrimalSubstitute]` ([`pure_callees`]).
-pub(crate) fn recomputable_callee(module: &Module, g: FuncId) -> bool {
-    let callee = module.function(g);
-    let substituted = matches!(callee.derivative, crate::ir::Derivative::Substitute(_));
-    !callee.prefer_checkpoint && !substituted && effects(module, g, &mut HashMap::default()) == Effects::Pure
-}
-
-/// What a function reads and writes besides its own local variables.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Effects {
-    /// Computes from its `in` arguments alone.
-    Pure,
-    /// Also reads and writes its `inout` and `out` arguments (and nothing
-    /// else): computed again from what they held before the call.
-    Arguments,
-    /// Reads or writes global memory or textures, or synchronizes.
-    Memory,
-}
-
-/// What `g` touches: nothing but its arguments and its own local
-/// variables (no global memory, texture, atomic, barrier or subgroup
-/// operation), calling only such functions, is [`Effects::Pure`] when
-/// every parameter is an `in` value and [`Effects::Arguments`] when some
-/// are `inout` or `out`.
-fn effects(module: &Module, g: FuncId, memo: &mut HashMap<FuncId, Effects>) -> Effects {
-    if let Some(&e) = memo.get(&g) {
-        return e;
-    }
-    // (Recursion: not recomputed.)
-    memo.insert(g, Effects::Memory);
-    let func = module.function(g);
-    let root = |mut p: ValueId| loop {
-        match func.op(p) {
-            Some(Op::FieldAddr(b, _) | Op::ElementAddr(b, _)) => p = *b,
-            other => return other,
-        }
-    };
-    let value_param = |p: &crate::ir::Param| !matches!(module.types.get(p.ty), Type::Ptr(..) | Type::Texture(..));
-    let params_ok = func.params.iter().all(|p| match p.dir {
-        ParamDir::In => value_param(p),
-        ParamDir::Out | ParamDir::InOut => true,
-    });
-    let by_args = func.params.iter().any(|p| p.dir != ParamDir::In);
-    let ok = params_ok
-        && func.blocks.iter().flat_map(|b| &b.insts).all(|&i| match func.op(i) {
-            // (A pointer that is no local variable's is an `inout` or
-            // `out` parameter's.)
-            Some(Op::Store { ptr, .. }) => matches!(root(*ptr), Some(Op::Var)) || (by_args && root(*ptr).is_none()),
-            Some(
-                Op::Global(_)
-                | Op::Atomic { .. }
-                | Op::Barrier(_)
-                | Op::Subgroup(..)
-                | Op::Texture(..)
-                | Op::ArrayLength(_),
-            ) => false,
-            // (What a callee writes through its arguments is `g`'s locals
-            // or its own arguments.)
-            Some(Op::Call(h, _)) => effects(module, *h, memo) != Effects::Memory,
-            _ => true,
-        });
-    let e = match (ok, by_args) {
-        (false, _) => Effects::Memory,
-        (true, false) => Effects::Pure,
-        (true, true) => Effects::Arguments,
-    };
-    memo.insert(g, e);
-    e
-}
+use super::*;
 
 /// Whether an instruction of `f` may be computed again from its operands.
-fn recomputable_op(op: Option<&Op>) -> bool {
+pub(super) fn recomputable_op(op: Option<&Op>) -> bool {
     op.is_some_and(|op| matches!(op, Op::Intrinsic(..)) || op.is_value_arithmetic())
 }
 
-struct Recompute<'a> {
+pub(super) struct Recompute<'a> {
     src: &'a Function,
     func: &'a mut Function,
     types: &'a mut Types,
@@ -347,7 +49,7 @@ struct Recompute<'a> {
 /// Where writes to an `inout` parameter of `f` (through any pointer into
 /// it) may have run: the blocks a path from one reaches, and the first
 /// write of each block holding one.
-struct Writes {
+pub(super) struct Writes {
     reached: Vec<bool>,
     first: HashMap<BlockId, usize>,
 }
@@ -394,7 +96,7 @@ impl Writes {
 }
 
 impl<'a> Recompute<'a> {
-    fn new(
+    pub(super) fn new(
         src: &'a Function,
         func: &'a mut Function,
         types: &'a mut Types,
@@ -470,7 +172,7 @@ impl<'a> Recompute<'a> {
         Some((p, path))
     }
 
-    fn run(&mut self) {
+    pub(super) fn run(&mut self) {
         let in_reversed_loop: HashSet<BlockId> =
             self.combined.loops.iter().flat_map(|l| l.rev_blocks.iter().copied()).collect();
         let mut replaced: HashMap<ValueId, ValueId> = HashMap::default();
@@ -1269,12 +971,12 @@ impl<'a> Recompute<'a> {
 
 /// A store to a part of a local variable at constant positions (from
 /// the variable inward) of a value of `f` ([`Recompute::after_store_load`]).
-type PartStore = (Vec<u32>, ValueId);
+pub(super) type PartStore = (Vec<u32>, ValueId);
 
 /// How an induction variable advances per iteration
 /// ([`Recompute::induction`]).
 #[derive(Debug, Clone, Copy)]
-enum Step {
+pub(super) enum Step {
     /// By a constant.
     Const(i64),
     /// By a loop-invariant value, subtracted when `down`.
@@ -1282,185 +984,18 @@ enum Step {
 }
 
 /// The most blocks [`Recompute::before`] goes back through.
-const MAX_BLOCKS_BACK: u32 = 64;
+pub(super) const MAX_BLOCKS_BACK: u32 = 64;
 
 /// The most `select`s a merge of an `if` is recomputed with.
-const MAX_SELECT_LEAVES: u32 = 16;
+pub(super) const MAX_SELECT_LEAVES: u32 = 16;
 
 /// How many scalars and vectors make up a value of type `t` (`None`: a
 /// type with other parts, which a merge is not recomputed for).
-fn leaves(types: &Types, t: TypeId) -> Option<u32> {
+pub(super) fn leaves(types: &Types, t: TypeId) -> Option<u32> {
     match types.get(t) {
         Type::Scalar(_) | Type::Vector(..) => Some(1),
         Type::Array(e, n) => leaves(types, *e)?.checked_mul(*n),
         Type::Struct { fields, .. } => fields.iter().try_fold(0u32, |n, f| n.checked_add(leaves(types, f.1)?)),
         _ => None,
     }
-}
-
-/// Where a loop in another loop starts and ends, computed from the
-/// enclosing iteration's number rather than read: the counter of each
-/// run of loop `l` starts at that number times [`SavedLoop::stride`]
-/// (`crate::autodiff::rev::SavedLoop`), and ends [`SavedLoop::end`]
-/// later when that is known.
-fn counters(func: &mut Function, combined: &Combined) {
-    let mut known: HashMap<ValueId, (i64, Option<i64>)> = HashMap::default();
-    for l in &combined.loops {
-        let stride = i64::from(l.stride);
-        if let Some(b) = l.before {
-            known.insert(b, (stride, Some(0)));
-        }
-        if let (Some(a), Some(e), Some(_)) = (l.after, l.end, l.parent) {
-            known.insert(a, (stride, Some(i64::from(e))));
-        }
-    }
-    if known.is_empty() {
-        return;
-    }
-    let mut replaced: HashMap<ValueId, ValueId> = HashMap::default();
-    for b in 0..func.blocks.len() {
-        let old = std::mem::take(&mut func.blocks[b].insts);
-        let mut insts = Vec::with_capacity(old.len());
-        for v in old {
-            let hit = match func.op(v) {
-                Some(&Op::Load(addr)) => match func.op(addr) {
-                    Some(&Op::ElementAddr(base, idx)) => known.get(&base).map(|&k| (idx, k)),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let Some((idx, (stride, offset))) = hit else {
-                insts.push(v);
-                continue;
-            };
-            let (ty, span) = (func.value(v).ty, func.value(v).span);
-            let mut push = |func: &mut Function, op: Op| {
-                let r = ValueId(func.values.len() as u32);
-                func.values.push(Value { ty, kind: ValueKind::Inst(op), span });
-                insts.push(r);
-                r
-            };
-            let s = push(func, Op::Const(Const::Int(stride)));
-            let mut r = push(func, Op::Binary(BinaryOp::Mul, idx, s));
-            if let Some(o) = offset.filter(|&o| o != 0) {
-                let o = push(func, Op::Const(Const::Int(o)));
-                r = push(func, Op::Binary(BinaryOp::Add, r, o));
-            }
-            replaced.insert(v, r);
-        }
-        func.blocks[b].insts = insts;
-    }
-    if replaced.is_empty() {
-        return;
-    }
-    func.replace_uses(&replaced);
-}
-
-/// A value of a loop in no other loop that the backward part reads only
-/// after the loop's reversal (the last iteration's, as a value of the
-/// loop's header used after the loop) is saved in one variable that every
-/// iteration overwrites, rather than in a slot per iteration.
-fn last_only(func: &mut Function, types: &mut Types, combined: &mut Combined) {
-    let mut slots: HashMap<ValueId, Vec<ValueId>> = HashMap::default();
-    let mut in_reversal: HashSet<ValueId> = HashSet::default();
-    let rev_index: HashMap<usize, ValueId> =
-        combined.loops.iter().enumerate().filter_map(|(l, lp)| Some((l, lp.rev_index?))).collect();
-    let by_var: HashMap<ValueId, usize> = combined
-        .saves
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.lp.is_some_and(|l| combined.loops[l].parent.is_none()))
-        .map(|(i, s)| (s.var, i))
-        .collect();
-    for block in &func.blocks {
-        for &i in &block.insts {
-            let Some(&Op::ElementAddr(base, idx)) = func.op(i) else { continue };
-            let Some(&s) = by_var.get(&base) else { continue };
-            slots.entry(base).or_default().push(i);
-            let l = combined.saves[s].lp.expect("in a loop");
-            if rev_index.get(&l) == Some(&idx) {
-                in_reversal.insert(base);
-            }
-        }
-    }
-    // Every slot address must be a plain load or store's.
-    let mut used_otherwise: HashSet<ValueId> = HashSet::default();
-    for value in &func.values {
-        if let ValueKind::Inst(op) = &value.kind {
-            match op {
-                Op::Load(_) => {}
-                Op::Store { value, .. } => {
-                    used_otherwise.insert(*value);
-                }
-                other => used_otherwise.extend(other.operands()),
-            }
-        }
-    }
-    for block in &func.blocks {
-        used_otherwise.extend(block.term.operands());
-    }
-    let mut replaced: HashMap<ValueId, ValueId> = HashMap::default();
-    for (&var, addrs) in &slots {
-        if in_reversal.contains(&var) || addrs.iter().any(|a| used_otherwise.contains(a)) {
-            continue;
-        }
-        let s = by_var[&var];
-        let (at, space) = types.pointee(func.value(var).ty).expect("a variable");
-        let Type::Array(t, _) = *types.get(at) else { continue };
-        func.values[var.index()].ty = types.intern(Type::Ptr(t, space));
-        for &a in addrs {
-            replaced.insert(a, var);
-        }
-        let save = &mut combined.saves[s];
-        save.lp = None;
-        save.bytes = save_bytes(types, t, 1);
-    }
-    if replaced.is_empty() {
-        return;
-    }
-    for block in &mut func.blocks {
-        block.insts.retain(|i| !replaced.contains_key(i));
-    }
-    let map = |v: ValueId| replaced.get(&v).copied().unwrap_or(v);
-    for value in &mut func.values {
-        if let ValueKind::Inst(op) = &mut value.kind {
-            op.map_operands(map);
-        }
-    }
-}
-
-/// Drop the saves the backward part never reads: their variables, the
-/// stores that fill them and the slots they are stored through.
-fn prune(func: &mut Function, saves: &mut Vec<Save>) {
-    let base = |func: &Function, p: ValueId| match func.op(p) {
-        Some(Op::ElementAddr(base, _)) => *base,
-        _ => p,
-    };
-    let mut read = HashSet::default();
-    for block in &func.blocks {
-        for &i in &block.insts {
-            if let Some(Op::Load(p)) = func.op(i) {
-                read.insert(base(func, *p));
-            }
-        }
-    }
-    let unread: HashSet<ValueId> = saves.iter().map(|s| s.var).filter(|v| !read.contains(v)).collect();
-    if unread.is_empty() {
-        return;
-    }
-    let doomed = |func: &Function, i: ValueId| {
-        unread.contains(&i)
-            || match func.op(i) {
-                Some(Op::Store { ptr, .. }) => unread.contains(&base(func, *ptr)),
-                Some(Op::ElementAddr(b, _)) => unread.contains(b),
-                _ => false,
-            }
-    };
-    for b in 0..func.blocks.len() {
-        let gone: HashSet<ValueId> = func.blocks[b].insts.iter().copied().filter(|&i| doomed(func, i)).collect();
-        if !gone.is_empty() {
-            func.blocks[b].insts.retain(|i| !gone.contains(i));
-        }
-    }
-    saves.retain(|s| !unread.contains(&s.var));
 }
