@@ -445,7 +445,10 @@ pub fn distance(
     Ok(length_derivative(e, r, d, ty))
 }
 
-/// (dx - n dot(n, dx)) / length(x); zero at the origin.
+/// (dx - n dot(n, dx) k) / length(x) with k = length(x) / max(sqrt(1e-7),
+/// length(x)): the core module differentiates `normalize(x)` as
+/// `x * (1 / length(x))` with `length`'s bounded slope ([`length`]), so
+/// k is 1 except within 3.2e-4 of the origin; zero at the origin.
 pub fn normalize(
     e: &mut Emit,
     _: Intrinsic,
@@ -459,7 +462,11 @@ pub fn normalize(
     let st = e.types.intern(Type::Scalar(e.types.scalar_of(e.ty(x0)).unwrap_or(Scalar::Float)));
     let len = e.intrinsic(Intrinsic::Length, vec![x0], st);
     let nd = e.intrinsic(Intrinsic::Dot, vec![r, d], st);
-    let proj = e.bin(BinaryOp::Mul, r, nd);
+    let floor = e.konst(1e-7f64.sqrt(), st);
+    let bounded = e.intrinsic(Intrinsic::Max, vec![floor, len], st);
+    let k = e.bin(BinaryOp::Div, len, bounded);
+    let ndk = e.bin(BinaryOp::Mul, nd, k);
+    let proj = e.bin(BinaryOp::Mul, r, ndk);
     let diff = e.bin(BinaryOp::Sub, d, proj);
     let (nonzero, safe) = safe_divisor(e, len, st);
     let q = e.bin(BinaryOp::Div, diff, safe);
