@@ -41,10 +41,11 @@ pub struct Validated {
 pub fn build(ir: &Module) -> Result<naga::Module, CodegenError> {
     let mut b =
         ModuleBuilder { ir, out: naga::Module::default(), types: HashMap::default(), functions: HashMap::default() };
-    b.types()?;
+    let written = call_order(ir);
+    b.types(&used_types(ir, &written))?;
     let globals = b.globals()?;
     b.atomic_results();
-    for f in call_order(ir) {
+    for f in written {
         let func = ir.function(f);
         let built = FnBuilder::new(&b, &globals, func).build()?;
         match func.entry_point {
@@ -224,8 +225,10 @@ fn range_of(span: Span) -> Option<TextRange> {
     Some(TextRange::new(TextSize::from(r.start as u32), TextSize::from(r.end as u32)))
 }
 
-/// Functions in an order where callees come before their callers (naga
-/// requires it).
+/// The functions to write, in an order where callees come before their
+/// callers (naga requires it): those the entry points reach (the primal
+/// of a function only differentiated, a derivative only another one
+/// needed, are not written), or all of a module without entry points.
 fn call_order(ir: &Module) -> Vec<FuncId> {
     fn visit(ir: &Module, f: FuncId, seen: &mut Vec<bool>, out: &mut Vec<FuncId>) {
         if std::mem::replace(&mut seen[f.index()], true) {
@@ -240,10 +243,48 @@ fn call_order(ir: &Module) -> Vec<FuncId> {
     }
     let mut seen = vec![false; ir.functions.len()];
     let mut out = Vec::new();
-    for i in 0..ir.functions.len() {
-        visit(ir, FuncId(i as u32), &mut seen, &mut out);
+    let has_entry = ir.functions.iter().any(|f| f.entry_point.is_some());
+    for (i, f) in ir.functions.iter().enumerate() {
+        if !has_entry || f.entry_point.is_some() {
+            visit(ir, FuncId(i as u32), &mut seen, &mut out);
+        }
     }
     out
+}
+
+/// Per type, whether the module's globals or the functions in `written`
+/// use it (the types of their parameters, results and values, and the
+/// parts of those): the others (the contexts of derivatives not written,
+/// their pairs) are not declared.
+fn used_types(ir: &Module, written: &[FuncId]) -> Vec<bool> {
+    let mut used = vec![false; ir.types.iter().count()];
+    let mut mark = |t: TypeId| used[t.index()] = true;
+    ir.globals.iter().for_each(|g| mark(g.ty));
+    for &f in written {
+        let f = ir.function(f);
+        f.params.iter().for_each(|p| mark(p.ty));
+        mark(f.ret);
+        f.values.iter().for_each(|v| mark(v.ty));
+    }
+    // A type's parts come before it: one pass from the last type marks
+    // the parts of every used type (and the element types a constant of a
+    // vector or a matrix is written with).
+    for (id, ty) in ir.types.iter().collect::<Vec<_>>().into_iter().rev() {
+        if !used[id.index()] {
+            continue;
+        }
+        let mut parts: Vec<TypeId> = match ty {
+            Type::Array(e, _) | Type::RuntimeArray(e) | Type::Ptr(e, _) => vec![*e],
+            Type::Struct { fields, .. } => fields.iter().map(|(_, t)| *t).collect(),
+            Type::DifferentialPair { primal, diff } => vec![*primal, *diff],
+            _ => Vec::new(),
+        };
+        parts.extend(ir.types.element(id, 0).and_then(|t| ir.types.find(&t)));
+        for p in parts {
+            used[p.index()] = true;
+        }
+    }
+    used
 }
 
 /// The format of a writable texture of `n`-component `s` texels.
@@ -293,9 +334,13 @@ struct ModuleBuilder<'a> {
 
 impl ModuleBuilder<'_> {
     /// Every IR type as a naga type (types are interned parts first).
-    fn types(&mut self) -> Result<(), CodegenError> {
+    /// Declare the `used` types.
+    fn types(&mut self, used: &[bool]) -> Result<(), CodegenError> {
         let mut layouter = naga::proc::Layouter::default();
         for (id, ty) in self.ir.types.iter() {
+            if !used[id.index()] {
+                continue;
+            }
             let inner = match ty {
                 // (A texture or sampler global is its handle: no pointer.)
                 Type::Void | Type::Ptr(_, AddressSpace::Handle) => continue,

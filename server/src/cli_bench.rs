@@ -46,6 +46,10 @@ pub struct BenchArgs {
     /// until the run ends).
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     pub compile_timeout: u64,
+    /// List this many of the output words where ours and the reference's
+    /// differ (per kernel, after the table).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub mismatches: usize,
 }
 
 /// One compiler's results on one kernel.
@@ -127,6 +131,8 @@ struct Kernel {
     ours: Side,
     reference: Option<Side>,
     agree: Option<String>,
+    /// The first differing output words, as text.
+    mismatches: Vec<String>,
 }
 
 fn bench_kernel(gpu: &mut Gpu, args: &BenchArgs, path: &Path, runs: usize) -> Row {
@@ -167,11 +173,15 @@ fn bench_kernel(gpu: &mut Gpu, args: &BenchArgs, path: &Path, runs: usize) -> Ro
         measure(gpu, &header, elapsed, program, context, runs)
     });
     renew_if_lost(gpu);
-    let agree = match (&ours.result, reference.as_ref().map(|r| &r.result)) {
-        (Ok(a), Some(Ok(b))) => Some(agreement(a, b, header.rtol, header.atol)),
-        _ => None,
+    let out_names: Vec<&str> = header.buffers.iter().filter(|b| b.out).map(|b| b.name.as_str()).collect();
+    let (agree, mismatches) = match (&ours.result, reference.as_ref().map(|r| &r.result)) {
+        (Ok(a), Some(Ok(b))) => {
+            let (text, first) = agreement(a, b, header.rtol, header.atol, &out_names, args.mismatches);
+            (Some(text), first)
+        }
+        _ => (None, Vec::new()),
     };
-    Ok(Kernel { ours, reference, agree })
+    Ok(Kernel { ours, reference, agree, mismatches })
 }
 
 /// Replaces a lost device with a new one (keeps it when that fails: the
@@ -325,13 +335,23 @@ fn measure(
     Side { compile_ms, result }
 }
 
-/// Whether two runs' `out` buffers agree: floats within `rtol` of the
-/// larger magnitude (or `atol`), other words exactly. Text for the table.
-fn agreement(ours: &Measured, reference: &Measured, rtol: f64, atol: f64) -> String {
+/// Whether two runs' `out` buffers (named `names`) agree: floats within
+/// `rtol` of the larger magnitude (or `atol`), other words exactly. Text
+/// for the table, and the first `list` differing words (`result[7]: ours
+/// 1.5, reference 1.25`).
+fn agreement(
+    ours: &Measured,
+    reference: &Measured,
+    rtol: f64,
+    atol: f64,
+    names: &[&str],
+    list: usize,
+) -> (String, Vec<String>) {
     let mut mismatches = 0usize;
     let mut total = 0usize;
     let mut worst = 0.0f64;
-    for ((a, floats), (b, _)) in ours.outputs.iter().zip(&reference.outputs) {
+    let mut first = Vec::new();
+    for (buffer, ((a, floats), (b, _))) in ours.outputs.iter().zip(&reference.outputs).enumerate() {
         for (i, is_float) in floats.iter().enumerate() {
             let word = |d: &Vec<u8>| d.get(i * 4..i * 4 + 4).map(|w| u32::from_le_bytes(w.try_into().unwrap()));
             let (Some(x), Some(y)) = (word(a), word(b)) else { continue };
@@ -348,16 +368,25 @@ fn agreement(ours: &Measured, reference: &Measured, rtol: f64, atol: f64) -> Str
                 x == y
             };
             mismatches += usize::from(!ok);
+            if !ok && first.len() < list {
+                let name = names.get(buffer).copied().unwrap_or("?");
+                first.push(if *is_float {
+                    format!("{name}[{i}]: ours {}, reference {}", f32::from_bits(x), f32::from_bits(y))
+                } else {
+                    format!("{name}[{i}]: ours {x}, reference {y}")
+                });
+            }
         }
     }
     let all_zero = ours.outputs.iter().chain(&reference.outputs).all(|(d, _)| d.iter().all(|b| *b == 0));
-    if mismatches == 0 && all_zero {
+    let text = if mismatches == 0 && all_zero {
         "yes, but all zero".to_string()
     } else if mismatches == 0 {
         format!("yes (max rel {worst:.1e})")
     } else {
         format!("NO: {mismatches}/{total} differ (max rel {worst:.1e})")
-    }
+    };
+    (text, first)
 }
 
 fn print_table(rows: &[(String, Row)], with_reference: bool) {
@@ -384,7 +413,7 @@ fn print_table(rows: &[(String, Row)], with_reference: bool) {
     let mut ratios = Vec::new();
     let dash = || "-".to_string();
     for (name, row) in rows {
-        let Kernel { ours, reference, agree } = match row {
+        let Kernel { ours, reference, agree, mismatches } = match row {
             Ok(kernel) => kernel,
             Err(e) => {
                 notes.push(format!("{name}: not run: {e}"));
@@ -399,6 +428,7 @@ fn print_table(rows: &[(String, Row)], with_reference: bool) {
         if let Err(e) = &ours.result {
             notes.push(format!("{name}: ours: {e}"));
         }
+        notes.extend(mismatches.iter().map(|m| format!("{name}: differs at {m}")));
         match reference {
             None => cells.extend([gpu(ours), compile(ours), wgsl(ours), context(ours)]),
             Some(r) => {

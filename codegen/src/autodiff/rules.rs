@@ -412,7 +412,11 @@ pub fn saturate(
     Ok(e.select(inside, dx[0], None, ty))
 }
 
-/// dot(x, dx) / length(x); zero at the origin.
+/// dot(x, dx) / max(sqrt(1e-7), length(x)): the core module defines
+/// `length(x)` as `sqrt(dot(x, x))` for differentiation, and `sqrt`'s
+/// derivative `0.5 / sqrt(max(1e-7, s))` bounds the slope near the origin
+/// (within 3.2e-4 of it the derivative is damped by |x| / 3.2e-4, as the
+/// reference compiler's; zero at the origin).
 pub fn length(
     e: &mut Emit,
     _: Intrinsic,
@@ -425,7 +429,8 @@ pub fn length(
     Ok(length_derivative(e, r, d, ty))
 }
 
-/// dot(a - b, da - db) / distance(a, b); zero where a = b.
+/// dot(a - b, da - db) / max(sqrt(1e-7), distance(a, b)) (`distance` is
+/// `length(a - b)`: see [`length`]); zero where a = b.
 pub fn distance(
     e: &mut Emit,
     _: Intrinsic,
@@ -440,7 +445,10 @@ pub fn distance(
     Ok(length_derivative(e, r, d, ty))
 }
 
-/// (dx - n dot(n, dx)) / length(x); zero at the origin.
+/// (dx - n dot(n, dx) k) / length(x) with k = length(x) / max(sqrt(1e-7),
+/// length(x)): the core module differentiates `normalize(x)` as
+/// `x * (1 / length(x))` with `length`'s bounded slope ([`length`]), so
+/// k is 1 except within 3.2e-4 of the origin; zero at the origin.
 pub fn normalize(
     e: &mut Emit,
     _: Intrinsic,
@@ -454,7 +462,11 @@ pub fn normalize(
     let st = e.types.intern(Type::Scalar(e.types.scalar_of(e.ty(x0)).unwrap_or(Scalar::Float)));
     let len = e.intrinsic(Intrinsic::Length, vec![x0], st);
     let nd = e.intrinsic(Intrinsic::Dot, vec![r, d], st);
-    let proj = e.bin(BinaryOp::Mul, r, nd);
+    let floor = e.konst(1e-7f64.sqrt(), st);
+    let bounded = e.intrinsic(Intrinsic::Max, vec![floor, len], st);
+    let k = e.bin(BinaryOp::Div, len, bounded);
+    let ndk = e.bin(BinaryOp::Mul, nd, k);
+    let proj = e.bin(BinaryOp::Mul, r, ndk);
     let diff = e.bin(BinaryOp::Sub, d, proj);
     let (nonzero, safe) = safe_divisor(e, len, st);
     let q = e.bin(BinaryOp::Div, diff, safe);
@@ -571,12 +583,14 @@ fn componentwise_on_rows(
     Ok(Some(e.inst(Op::Construct(parts), ty)))
 }
 
-/// `d / len` where `len > 0`, zero otherwise.
+/// `d / max(sqrt(1e-7), len)`: `sqrt`'s derivative rule (its row in
+/// `builtins.rs`, `0.5 / sqrt(max(1e-7, s))`) applied to `s = len²`, with
+/// `ds = 2 d`.
 fn length_derivative(e: &mut Emit, len: ValueId, d: Option<ValueId>, ty: TypeId) -> Option<ValueId> {
     d?;
-    let (nonzero, safe) = safe_divisor(e, len, ty);
-    let q = e.div(d, safe)?;
-    e.select(nonzero, Some(q), None, ty)
+    let floor = e.konst(1e-7f64.sqrt(), ty);
+    let divisor = e.intrinsic(Intrinsic::Max, vec![floor, len], ty);
+    e.div(d, divisor)
 }
 
 /// `x > 0`, and `x` where it is, 1 elsewhere: a divisor whose quotient
