@@ -466,8 +466,10 @@ impl<'a> Recompute<'a> {
     }
 
     /// When block parameter `x` of `f` is the merge of an `if` whose two
-    /// sides branch straight to it: the condition and the value each side
-    /// passes (recomputed as a `select`).
+    /// sides reach it through straight-line blocks and the merges of
+    /// nested `if`s (`if … else if … else`): the condition and the value
+    /// each side passes (recomputed as a `select`; a value a nested `if`
+    /// merges is itself such a merge).
     fn phi(&self, x: ValueId) -> Option<[ValueId; 3]> {
         let ValueKind::Param { block, index } = self.src.value(x).kind else { return None };
         // (`select` takes scalars and vectors: arrays and structs of them
@@ -479,9 +481,22 @@ impl<'a> Recompute<'a> {
             Terminator::If { cond, then, els, merge } if merge == block => Some((cond, then, els)),
             _ => None,
         })?;
-        let arg = |side: BlockId| match &self.src.block(side).term {
-            Terminator::Branch { target, args } if *target == block => args.get(index as usize).copied(),
-            _ => None,
+        let preds_of = |b: BlockId| self.src.blocks.iter().filter(|p| p.term.successors().contains(&b)).count();
+        let arg = |side: BlockId| {
+            let mut b = side;
+            for _ in 0..MAX_BLOCKS_BACK {
+                match &self.src.block(b).term {
+                    Terminator::Branch { target, args } if *target == block => {
+                        return args.get(index as usize).copied()
+                    }
+                    // (Only into a block nothing else enters: never a
+                    // loop's header or exit.)
+                    Terminator::Branch { target, args } if args.is_empty() && preds_of(*target) == 1 => b = *target,
+                    Terminator::If { merge, .. } => b = *merge,
+                    _ => return None,
+                }
+            }
+            None
         };
         let preds = self.src.blocks.iter().filter(|b| b.term.successors().contains(&block)).count();
         (preds == 2).then_some(())?;
