@@ -36,6 +36,11 @@ pub enum Rules {
     Std430,
     /// Constant buffers.
     Std140,
+    /// Every type aligned to its scalars' width (a `float3` is 12 bytes,
+    /// alone or in an array): no buffer uses it; it is how the reference
+    /// compiler counts the bytes a backward pass saves
+    /// ([`crate::autodiff::checkpoint::save_bytes`]).
+    Scalar,
 }
 
 impl Rules {
@@ -70,11 +75,13 @@ pub fn align_size(types: &Types, t: TypeId, rules: Rules) -> (u32, u32) {
     };
     match types.get(t) {
         Type::Scalar(s) => (width(s), width(s)),
+        Type::Vector(s, n) if rules == Rules::Scalar => (width(s), width(s) * *n as u32),
         Type::Vector(s, n) => (vector_align(*n, width(s)), width(s) * *n as u32),
-        Type::Matrix { rows, cols, .. } => {
+        Type::Matrix { scalar, rows, cols } => {
             let column = match rules {
                 Rules::Std430 => vector_align(*rows, 4),
                 Rules::Std140 => 16,
+                Rules::Scalar => return (width(scalar), width(scalar) * *rows as u32 * *cols as u32),
             };
             (column, column * *cols as u32)
         }
@@ -87,7 +94,11 @@ pub fn align_size(types: &Types, t: TypeId, rules: Rules) -> (u32, u32) {
         Type::RuntimeArray(e) => (align_size(types, *e, rules).0, 0),
         Type::Struct { fields, .. } => {
             let mut offset = 0;
-            let mut align = if rules == Rules::Std140 { 16 } else { 4 };
+            let mut align = match rules {
+                Rules::Std140 => 16,
+                Rules::Std430 => 4,
+                Rules::Scalar => 1,
+            };
             for (_, f) in fields {
                 let (a, s) = align_size(types, *f, rules);
                 offset = round_up(offset, a) + s;
@@ -105,7 +116,7 @@ pub fn array_stride(types: &Types, e: TypeId, rules: Rules) -> u32 {
     let stride = round_up(size, align);
     match rules {
         Rules::Std140 => round_up(stride, 16),
-        Rules::Std430 => stride,
+        Rules::Std430 | Rules::Scalar => stride,
     }
 }
 

@@ -40,9 +40,9 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 
-def run(cmd, env=None):
+def run(cmd, cwd, env=None):
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env, cwd=cwd)
         return p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired:
         return -1, "timeout"
@@ -69,12 +69,10 @@ def main():
 
     def one(f):
         inc = ["-I", "slangpy/slang", "-I", "src/sgl/device", "-I", os.path.dirname(f) or "."]
-        os.chdir(root)
-        ref, _ = run([args.slangc, f, "-no-codegen"] + inc, env)
-        ours, out = run([ours_bin, "check", f] + inc)
+        ref, _ = run([os.path.abspath(args.slangc), f, "-no-codegen"] + inc, root, env)
+        ours, out = run([ours_bin, "check", f] + inc, root)
         return f, ref == 0, ours == 0, out
 
-    os.chdir(root)
     with ThreadPoolExecutor(args.jobs) as ex:
         results = list(ex.map(one, files))
     accepted = [r for r in results if r[1]]

@@ -172,41 +172,11 @@ fn constant_globals(module: &Module, f: &Function) -> Vec<bool> {
 }
 
 /// Bytes per thread of a save of `copies` values of type `t`, as the
-/// reference compiler counts them (its natural layout: a `float3` is 12
-/// bytes, alone or in an array; a struct's fields are aligned to their
-/// scalars' width), so that the two compilers' contexts compare.
+/// reference compiler counts them (its natural layout,
+/// [`Rules::Scalar`](crate::layout::Rules::Scalar)), so that the two
+/// compilers' contexts compare.
 pub fn save_bytes(types: &Types, t: TypeId, copies: u32) -> u32 {
-    natural_align_size(types, t).1.saturating_mul(copies)
-}
-
-/// Alignment and size of `t` in the reference compiler's natural layout
-/// (see [`save_bytes`]).
-fn natural_align_size(types: &Types, t: TypeId) -> (u32, u32) {
-    use slang_analysis::ty::Scalar;
-    let width = |s: &Scalar| match s {
-        Scalar::Half => 2,
-        Scalar::Double | Scalar::Int64 | Scalar::UInt64 => 8,
-        _ => 4,
-    };
-    match types.get(t) {
-        Type::Scalar(s) => (width(s), width(s)),
-        Type::Vector(s, n) => (width(s), width(s) * u32::from(*n)),
-        Type::Matrix { scalar, rows, cols } => (width(scalar), width(scalar) * u32::from(*rows) * u32::from(*cols)),
-        Type::Array(e, n) => {
-            let (align, size) = natural_align_size(types, *e);
-            (align, size.saturating_mul(*n))
-        }
-        Type::Struct { fields, .. } => {
-            let (mut offset, mut align) = (0u32, 1u32);
-            for (_, f) in fields {
-                let (a, s) = natural_align_size(types, *f);
-                offset = offset.div_ceil(a.max(1)) * a.max(1) + s;
-                align = align.max(a);
-            }
-            (align, offset.div_ceil(align) * align)
-        }
-        _ => crate::layout::align_size(types, t, crate::layout::Rules::Std430),
-    }
+    crate::layout::size_of(types, t, crate::layout::Rules::Scalar).saturating_mul(copies)
 }
 
 /// Bytes per thread and number of values of a set of saves.
